@@ -1,0 +1,210 @@
+"""The client side of the v1 API, shared by the terminal client, the Tk client and the MQTT bridge.
+
+It is for talking to a server: channels, request ids, tokens in metadata, and following a table's stream
+with reconnects (jittered backoff, resuming from the last version seen). It knows no game rules and
+renders nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+
+import grpc
+
+from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
+
+DEFAULT_PORT = 50051
+SEAT_TOKEN_KEY = "x-seat-token"
+HOST_TOKEN_KEY = "x-host-token"
+
+
+def server_address(given: str | None) -> str:
+    """The server to use: the given HOST[:PORT], else $TOADSTOOL_SERVER, else localhost."""
+    address = given or os.environ.get("TOADSTOOL_SERVER") or f"127.0.0.1:{DEFAULT_PORT}"
+    if ":" not in address.rsplit("]", 1)[-1]:
+        address = f"{address}:{DEFAULT_PORT}"
+    return address
+
+
+def describe_rpc_error(error: grpc.RpcError) -> str:
+    """A one-line explanation of a failed call for a person."""
+    code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
+    details = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else str(error)
+    if code == grpc.StatusCode.UNAVAILABLE:
+        return "the server cannot be reached (is it running, and is the address right?)"
+    if code == grpc.StatusCode.DEADLINE_EXCEEDED:
+        return "the server did not answer in time"
+    return f"{details} [{code.name if code else 'error'}]"
+
+
+@dataclass
+class StreamState:
+    """What a followed stream reports besides updates: connection lost/back, and why."""
+
+    connected: bool
+    message: str = ""
+
+
+class Client:
+    """An async connection to one Toadstool server."""
+
+    def __init__(self, address: str, timeout: float = 10.0) -> None:
+        self.address = address
+        self.timeout = timeout
+        self.channel = grpc.aio.insecure_channel(address)
+        self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def wait_ready(self, seconds: float = 10.0) -> None:
+        """Wait until the channel connects; raises TimeoutError otherwise."""
+        await asyncio.wait_for(self.channel.channel_ready(), seconds)
+
+    async def list_games(self) -> list[table_pb2.GameInfo]:
+        response = await self.stub.ListGames(service_pb2.ListGamesRequest(), timeout=self.timeout)
+        return list(response.games)
+
+    async def list_tables(self) -> list[table_pb2.TableInfo]:
+        response = await self.stub.ListTables(service_pb2.ListTablesRequest(), timeout=self.timeout)
+        return list(response.tables)
+
+    async def get_table(self, table_id: str) -> table_pb2.TableInfo:
+        response = await self.stub.GetTable(service_pb2.GetTableRequest(table_id=table_id), timeout=self.timeout)
+        return response.table
+
+    async def create_table(
+        self,
+        game: str,
+        players: int,
+        bots: int = 0,
+        options: Mapping[str, str] | None = None,
+        seed: int | None = None,
+        name: str = "",
+        manual_start: bool = False,
+        bot_delay_ms: int | None = None,
+    ) -> service_pb2.CreateTableResponse:
+        request = service_pb2.CreateTableRequest(
+            game=game,
+            players=players,
+            bots=bots,
+            options=dict(options or {}),
+            name=name,
+            manual_start=manual_start,
+        )
+        if seed is not None:
+            request.seed = seed
+        if bot_delay_ms is not None:
+            request.bot_delay_ms = bot_delay_ms
+        response: service_pb2.CreateTableResponse = await self.stub.CreateTable(request, timeout=self.timeout)
+        return response
+
+    async def join(self, table_id: str, name: str, seat: int | None = None) -> service_pb2.JoinTableResponse:
+        request = service_pb2.JoinTableRequest(table_id=table_id, name=name)
+        if seat is not None:
+            request.seat = seat
+        response: service_pb2.JoinTableResponse = await self.stub.JoinTable(request, timeout=self.timeout)
+        return response
+
+    async def add_bot(self, table_id: str, host_token: str, seat: int | None = None) -> int:
+        request = service_pb2.AddBotRequest(table_id=table_id)
+        if seat is not None:
+            request.seat = seat
+        response = await self.stub.AddBot(request, metadata=((HOST_TOKEN_KEY, host_token),), timeout=self.timeout)
+        return int(response.seat)
+
+    async def start(self, table_id: str, host_token: str) -> None:
+        await self.stub.StartTable(
+            service_pb2.StartTableRequest(table_id=table_id),
+            metadata=((HOST_TOKEN_KEY, host_token),),
+            timeout=self.timeout,
+        )
+
+    async def leave(self, table_id: str, seat_token: str) -> None:
+        await self.stub.LeaveTable(
+            service_pb2.LeaveTableRequest(table_id=table_id),
+            metadata=((SEAT_TOKEN_KEY, seat_token),),
+            timeout=self.timeout,
+        )
+
+    async def act(
+        self, table_id: str, seat_token: str, version: int, action_id: str, request_id: str | None = None
+    ) -> service_pb2.ActResponse:
+        """Send one legal action by its id; retried once on UNAVAILABLE with the same request id, which the
+        server never applies twice."""
+        request = service_pb2.ActRequest(
+            table_id=table_id, version=version, action_id=action_id, request_id=request_id or uuid.uuid4().hex
+        )
+        metadata = ((SEAT_TOKEN_KEY, seat_token),)
+        try:
+            response: service_pb2.ActResponse = await self.stub.Act(request, metadata=metadata, timeout=self.timeout)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            await asyncio.sleep(0.5)
+            response = await self.stub.Act(request, metadata=metadata, timeout=self.timeout)
+        return response
+
+    def watch(
+        self, table_id: str, seat_token: str | None = None, since_version: int | None = None
+    ) -> grpc.aio.UnaryStreamCall:
+        """One stream of updates (no reconnects): for tests and tools that want the raw stream."""
+        request = service_pb2.WatchRequest(table_id=table_id)
+        if since_version is not None:
+            request.since_version = since_version
+        metadata = ((SEAT_TOKEN_KEY, seat_token),) if seat_token else None
+        return self.stub.Watch(request, metadata=metadata)
+
+    async def follow(
+        self,
+        table_id: str,
+        seat_token: str | None = None,
+        max_backoff: float = 10.0,
+        give_up_after: float | None = None,
+    ) -> AsyncIterator[table_pb2.Update | StreamState]:
+        """Follow a table for as long as the caller iterates: yields updates, and a StreamState whenever the
+        connection is lost or back. Reconnects with jittered exponential backoff and resumes from the last
+        version seen, so nothing is missed and nothing repeats. Errors that a retry cannot fix (unknown
+        table, bad token) are raised.
+        """
+        since: int | None = None
+        delay = 0.25
+        lost_at: float | None = None
+        loop = asyncio.get_running_loop()
+        while True:
+            call = self.watch(table_id, seat_token, since)
+            try:
+                async for response in call:
+                    if lost_at is not None:
+                        lost_at = None
+                        delay = 0.25
+                        yield StreamState(connected=True, message="reconnected")
+                    since = response.update.version
+                    yield response.update
+                # The server ended the stream (shutdown): treat it as a lost connection.
+                raise_message = "the server closed the stream"
+            except grpc.aio.AioRpcError as error:
+                if error.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.CANCELLED):
+                    raise
+                raise_message = describe_rpc_error(error)
+            finally:
+                call.cancel()
+            now = loop.time()
+            if lost_at is None:
+                lost_at = now
+                yield StreamState(connected=False, message=raise_message)
+            if give_up_after is not None and now - lost_at > give_up_after:
+                raise ConnectionError(f"gave up after {give_up_after:.0f} s: {raise_message}")
+            await asyncio.sleep(delay * (0.5 + random.random()))
+            delay = min(max_backoff, delay * 2)

@@ -1,0 +1,196 @@
+"""The terminal client's screen and input loop.
+
+Each update redraws the screen (header, seats, the game, recent events, a numbered menu of the viewer's
+legal actions). Input is read with prompt_toolkit while updates keep arriving: an update that lands while
+the prompt is open redraws the screen and reopens the prompt with what was typed so far. It renders views
+and sends action ids; it knows no rules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+
+import grpc
+from prompt_toolkit import PromptSession
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table as RichTable
+from rich.text import Text
+
+from toadstool.v1 import table_pb2
+from toadstool_clients.connection import Client, StreamState, describe_rpc_error
+from toadstool_clients.terminal.games import render_game
+
+STATUS_NAMES = {
+    table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
+    table_pb2.TABLE_STATUS_PLAYING: "playing",
+    table_pb2.TABLE_STATUS_FINISHED: "finished",
+}
+KIND_NAMES = {
+    table_pb2.SEAT_KIND_EMPTY: "open",
+    table_pb2.SEAT_KIND_HUMAN: "",
+    table_pb2.SEAT_KIND_BOT: "bot",
+}
+
+
+def seats_table(update: table_pb2.Update) -> RichTable:
+    """Who sits where, their connection, the scoreboard, and whose move it is."""
+    grid = RichTable(box=None, padding=(0, 1), show_header=True, header_style="bold")
+    grid.add_column("")
+    grid.add_column("Seat")
+    grid.add_column("Player")
+    grid.add_column(update.score_label.capitalize() or "Score", justify="right")
+    grid.add_column("")
+    to_act = set(update.to_act)
+    for seat in update.seats:
+        marker = Text("▶", style="bold yellow") if seat.index in to_act else Text(" ")
+        name = Text(
+            seat.name or "(open)",
+            style="bold" if update.HasField("viewer_seat") and seat.index == update.viewer_seat else "",
+        )
+        if update.HasField("viewer_seat") and seat.index == update.viewer_seat:
+            name.append(" (you)", style="cyan")
+        score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
+        notes = [KIND_NAMES.get(seat.kind, "")]
+        if seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
+            notes.append("disconnected")
+        grid.add_row(marker, str(seat.index), name, score, Text(", ".join(n for n in notes if n), style="dim"))
+    return grid
+
+
+def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str = "") -> Group:
+    """The whole screen for one update."""
+    title = Text(update.table_name or update.table_id, style="bold")
+    title.append(f"  ·  {update.game}  ·  table {update.table_id}  ·  v{update.version}", style="dim")
+    header = Text(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
+    parts: list[object] = [title, header]
+    if banner:
+        parts.append(Text(banner, style="bold white on red"))
+    parts.append(seats_table(update))
+    parts.append(render_game(update))
+    if log_lines:
+        parts.append(Panel(Group(*log_lines), title="Events", title_align="left", border_style="dim"))
+    if update.status == table_pb2.TABLE_STATUS_FINISHED and update.HasField("outcome"):
+        names = {s.index: s.name for s in update.seats}
+        winners = ", ".join(names.get(w, str(w)) for w in update.outcome.winners)
+        result = Text(f"Game over. Winner: {winners}", style="bold green")
+        if update.outcome.summary:
+            result.append(f"  ({update.outcome.summary})")
+        parts.append(result)
+    elif update.legal_actions:
+        menu = RichTable(box=None, show_header=False, padding=(0, 1))
+        for number, action in enumerate(update.legal_actions, start=1):
+            menu.add_row(Text(f"{number:>2}", style="bold cyan"), Text(action.label))
+        parts.append(Panel(menu, title="Your move", title_align="left", border_style="cyan"))
+    elif update.status == table_pb2.TABLE_STATUS_PLAYING:
+        parts.append(Text("Waiting for the other players…", style="dim"))
+    return Group(*parts)  # type: ignore[arg-type]
+
+
+class TerminalClient:
+    """Plays (or watches) one table in the terminal until the game ends or the user quits."""
+
+    def __init__(
+        self,
+        client: Client,
+        table_id: str,
+        seat_token: str | None,
+        console: Console | None = None,
+        give_up_after: float = 120.0,
+    ) -> None:
+        self.client = client
+        self.give_up_after = give_up_after
+        self.table_id = table_id
+        self.seat_token = seat_token
+        self.console = console or Console(highlight=False)
+        self.latest: table_pb2.Update | None = None
+        self.banner = ""
+        self.error = ""
+        self.log_lines: deque[Text] = deque(maxlen=8)
+        self.changed = asyncio.Event()
+        self.session: PromptSession[str] = PromptSession()
+
+    async def _read_stream(self) -> None:
+        async for item in self.client.follow(self.table_id, self.seat_token, give_up_after=self.give_up_after):
+            if isinstance(item, StreamState):
+                self.banner = "" if item.connected else f"Connection lost: {item.message}. Reconnecting…"
+            else:
+                for event in item.events:
+                    self.log_lines.append(Text(event.text))
+                self.latest = item
+            self.changed.set()
+
+    def _draw(self) -> None:
+        if self.latest is None:
+            return
+        self.console.clear()
+        self.console.print(render_update(self.latest, self.log_lines, self.banner))
+        if self.error:
+            self.console.print(Text(self.error, style="bold red"))
+
+    async def run(self) -> int:
+        """The main loop; returns a process exit code."""
+        reader = asyncio.create_task(self._read_stream(), name="stream")
+        typed = ""
+        try:
+            while True:
+                changed = asyncio.create_task(self.changed.wait())
+                done, _ = await asyncio.wait({changed, reader}, return_when=asyncio.FIRST_COMPLETED)
+                if reader in done:
+                    changed.cancel()
+                    reader.result()  # raises what ended the stream
+                    return 1
+                self.changed.clear()
+                self._draw()
+                update = self.latest
+                if update is None:
+                    continue
+                if update.status == table_pb2.TABLE_STATUS_FINISHED:
+                    return 0
+                if not update.legal_actions or self.banner:
+                    continue
+                prompt = asyncio.create_task(
+                    self.session.prompt_async("Your choice (number, q to quit): ", default=typed)
+                )
+                waiter = asyncio.create_task(self.changed.wait())
+                done, _ = await asyncio.wait({prompt, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                if prompt not in done:
+                    typed = self.session.default_buffer.text
+                    prompt.cancel()
+                    with contextlib.suppress(asyncio.CancelledError, Exception):
+                        await prompt
+                    continue
+                waiter.cancel()
+                typed = ""
+                try:
+                    answer = prompt.result().strip()
+                except (EOFError, KeyboardInterrupt):
+                    return 0
+                if answer.lower() in ("q", "quit", "exit"):
+                    return 0
+                await self._choose(update, answer)
+                self.changed.set()
+        except grpc.aio.AioRpcError as error:
+            self.console.print(Text(f"Stopped: {describe_rpc_error(error)}", style="bold red"))
+            return 1
+        except ConnectionError as error:
+            self.console.print(Text(f"Stopped: the server went away and did not come back ({error})", style="bold red"))
+            return 1
+        finally:
+            reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await reader
+
+    async def _choose(self, update: table_pb2.Update, answer: str) -> None:
+        self.error = ""
+        if not answer.isdigit() or not 1 <= int(answer) <= len(update.legal_actions):
+            self.error = f"Type a number from 1 to {len(update.legal_actions)}, or q to quit."
+            return
+        action = update.legal_actions[int(answer) - 1]
+        try:
+            assert self.seat_token is not None
+            await self.client.act(self.table_id, self.seat_token, update.version, action.id)
+        except grpc.aio.AioRpcError as error:
+            self.error = f"Not accepted: {describe_rpc_error(error)}"

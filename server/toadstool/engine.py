@@ -1,0 +1,256 @@
+"""The one engine interface that all four games implement, and the small value types they share.
+
+This module is for what every game has in common: the `Engine` protocol (DESIGN.md principle 1), events
+with their per-viewer visibility, outcomes, option specs and the stable action id. It is not for anything a
+particular game decides: rules live in `toadstool.games.<game>`, and nothing here speaks gRPC.
+
+An engine is a stateless object of pure functions over an immutable state value. The state carries its own
+seeded RNG so that a game is exactly its seed plus its list of actions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
+
+S = TypeVar("S")
+A = TypeVar("A")
+
+#: The viewer id of a spectator: someone watching who holds no seat and may see only public state.
+SPECTATOR: int | None = None
+
+
+class EngineError(Exception):
+    """Base of the errors an engine raises; each carries a message a person can act on."""
+
+
+class IllegalAction(EngineError):
+    """The action is not among the seat's legal actions right now (raised by the table, not by `apply`)."""
+
+
+class BadOptions(EngineError):
+    """A table option is unknown or its value is out of range."""
+
+
+@dataclass(frozen=True, slots=True)
+class DieRoll:
+    """A die roll, public by nature, so clients can animate it and the MQTT bridge can show it on LED dice."""
+
+    roller: int
+    purpose: str  # "start_order", "move", "booster", "thwomp", ...
+    value: int
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that just happened, as each viewer may know it.
+
+    `text` is what everybody (spectators included) is told. `private` gives some seats a different text
+    instead ("you drew the red 5" where the others read "Luigi drew a card"). Keeping both in one value
+    lets `event_text` be the single rule for who reads what.
+    """
+
+    text: str
+    seat: int | None = None
+    private: tuple[tuple[int, str], ...] = ()
+    roll: DieRoll | None = None
+
+
+def event_text(event: Event, viewer: int | None) -> str:
+    """The text of `event` that `viewer` (a seat, or None for a spectator) is allowed to read."""
+    if viewer is not None:
+        for seat, text in event.private:
+            if seat == viewer:
+                return text
+    return event.text
+
+
+_SEAT_REF = re.compile(r"\{p(\d+)\}")
+
+
+def name_seats(text: str, names: Sequence[str]) -> str:
+    """Replace the seat references `{p0}`, `{p1}`, ... in an engine text with the seats' names.
+
+    Engines write every human text this way because only the table knows who sits where; a reference to
+    a seat with no name reads "Player N" (N counted from 1).
+    """
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if seat < len(names) and names[seat] else f"Player {seat + 1}"
+
+    return _SEAT_REF.sub(name, text)
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended: the winning seats (several when the win is shared) and final scores."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...] = ()
+    summary: str = ""
+
+
+class OptionKind(enum.Enum):
+    INT = "int"
+    BOOL = "bool"
+    CHOICE = "choice"
+    TEXT = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """One table option a game accepts at creation (`--option name=value`), with its default and range."""
+
+    name: str
+    kind: OptionKind
+    default: str
+    help: str
+    minimum: int | None = None
+    maximum: int | None = None
+    choices: tuple[str, ...] = ()
+    max_length: int = 200
+
+
+def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str]) -> dict[str, Any]:
+    """Validate raw string options against `specs` and return typed values, defaults filled in.
+
+    Raises BadOptions naming the option and what is allowed, so `toadstool new --option` errors are clear.
+    """
+    by_name = {spec.name: spec for spec in specs}
+    for name in given:
+        if name not in by_name:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise BadOptions(f"unknown option {name!r}; this game's options are: {known}")
+    values: dict[str, Any] = {}
+    for spec in specs:
+        raw = given.get(spec.name, spec.default)
+        values[spec.name] = _parse_option(spec, raw)
+    return values
+
+
+def _parse_option(spec: OptionSpec, raw: str) -> Any:
+    if spec.kind is OptionKind.INT:
+        try:
+            value = int(raw)
+        except ValueError:
+            raise BadOptions(f"option {spec.name!r} must be a whole number, not {raw!r}") from None
+        if spec.minimum is not None and value < spec.minimum:
+            raise BadOptions(f"option {spec.name!r} must be at least {spec.minimum}, not {value}")
+        if spec.maximum is not None and value > spec.maximum:
+            raise BadOptions(f"option {spec.name!r} must be at most {spec.maximum}, not {value}")
+        return value
+    if spec.kind is OptionKind.BOOL:
+        lowered = raw.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off", ""):
+            return False
+        raise BadOptions(f"option {spec.name!r} must be true or false, not {raw!r}")
+    if spec.kind is OptionKind.CHOICE:
+        if raw not in spec.choices:
+            raise BadOptions(f"option {spec.name!r} must be one of {', '.join(spec.choices)}, not {raw!r}")
+        return raw
+    if len(raw) > spec.max_length:
+        raise BadOptions(f"option {spec.name!r} is longer than {spec.max_length} characters")
+    return raw
+
+
+def action_id(action: object) -> str:
+    """A stable, human-readable id for a dataclass action, e.g. ``play_card:card_id=12,color=1``.
+
+    Ids are derived from the action's type and field values, so the same action always has the same id
+    across versions and processes; clients may send an id back instead of the typed action.
+    """
+    name = _snake(type(action).__name__)
+    if not dataclasses.is_dataclass(action):
+        return name
+    parts = []
+    for field in dataclasses.fields(action):
+        value = getattr(action, field.name)
+        if isinstance(value, enum.Enum):
+            value = value.name.lower()
+        elif isinstance(value, bool):
+            value = int(value)
+        elif isinstance(value, tuple):
+            value = "-".join(str(v.value if isinstance(v, enum.Enum) else v) for v in value)
+        parts.append(f"{field.name}={value}")
+    return f"{name}:{','.join(parts)}" if parts else name
+
+
+_SNAKE_CACHE: dict[str, str] = {}
+
+
+def _snake(name: str) -> str:
+    cached = _SNAKE_CACHE.get(name)
+    if cached is None:
+        out = []
+        for i, ch in enumerate(name):
+            if ch.isupper() and i and not name[i - 1].isupper():
+                out.append("_")
+            out.append(ch.lower())
+        cached = _SNAKE_CACHE[name] = "".join(out)
+    return cached
+
+
+class Engine(Protocol[S, A]):
+    """The rules of one game as pure functions over an immutable state (DESIGN.md principle 1).
+
+    The server, bots, store and clients never branch on which game it is: they call these.
+
+    - `new` deals/sets up a fresh game from the player count, parsed options and a seed.
+    - `to_act` lists the seats the game is waiting for (it stalls until one of them acts). Other seats may
+      still have optional actions (catching a missed UNO call, any-time cards): `legal_actions` tells.
+    - `legal_actions` is the single place legality is decided (principle 3); it is empty for a seat with
+      nothing to do and for every seat once the game is over.
+    - `apply` assumes a legal action and returns the next state (never mutating the old one), resolving
+      everything automatic that follows (deals, skipped turns, scoring). It records what happened in
+      `last_events`.
+    - `view` is the only door for state leaving the server (principle 4): everything `viewer` may know.
+      Every view dataclass has at least `phase: str` (what is happening, in a few words) and
+      `scores: tuple[int, ...]` (one per seat), which the table copies into each update for generic clients.
+    - `outcome` is None until the game is over.
+    """
+
+    name: str
+    title: str
+    #: What the `scores` in every view count: "points", "Extra Lives", "laps".
+    score_label: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+    action_types: tuple[type, ...]
+    view_type: type
+
+    def new(self, players: int, options: Mapping[str, Any], seed: int) -> S: ...
+
+    def to_act(self, state: S) -> tuple[int, ...]: ...
+
+    def legal_actions(self, state: S, seat: int) -> Sequence[A]: ...
+
+    def apply(self, state: S, seat: int, action: A) -> S: ...
+
+    def view(self, state: S, viewer: int | None) -> Any: ...
+
+    def outcome(self, state: S) -> Outcome | None: ...
+
+    def last_events(self, state: S) -> tuple[Event, ...]: ...
+
+    def describe(self, state: S, seat: int, action: A) -> str: ...
+
+
+class Bot(Protocol):
+    """Chooses an action for one seat from what that seat may know (its view) and its legal actions.
+
+    Bots see only the view, never the state, so a bot cannot cheat. `choose` returns None when the seat
+    is not obliged to act (it is not in `to_act`) and prefers to let an optional window pass.
+    """
+
+    #: False for bots that ignore the view, so playouts can skip computing it.
+    needs_view: bool
+
+    def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: Any) -> Any | None: ...

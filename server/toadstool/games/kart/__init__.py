@@ -1,0 +1,12 @@
+"""Super Mario Kart, the fan-made board game (RULINGS.md section 4): registry entry point.
+
+Exports ENGINE (the rules) and BOT (the sensible bot's factory); nothing else belongs here.
+"""
+
+from toadstool.games.kart.bot import KartBot
+from toadstool.games.kart.engine import KartEngine
+
+ENGINE = KartEngine()
+BOT = KartBot
+
+__all__ = ["BOT", "ENGINE"]

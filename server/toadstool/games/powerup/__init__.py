@@ -1,0 +1,12 @@
+"""The Super Mario Bros. Power Up Card Game (RULINGS.md section 2): registry key `powerup`.
+
+Exports the engine and the sensible bot for the game registry; the rules live in `engine`, the card data
+in `data`, the wire shapes in `views` and the strategy in `bot`.
+"""
+
+from toadstool.games.powerup.bot import PowerUpBot
+from toadstool.games.powerup.engine import ENGINE, PowerUpEngine
+
+BOT = PowerUpBot
+
+__all__ = ["BOT", "ENGINE", "PowerUpBot", "PowerUpEngine"]

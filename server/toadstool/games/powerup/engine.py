@@ -1,0 +1,795 @@
+"""The rules of the Super Mario Bros. Power Up Card Game (RULINGS.md section 2) as a pure engine.
+
+This module is for play: setup, the round (deal, keep or trade, reveal, modify, score), elimination and
+the end, what each seat may do now, and what each viewer may know. It is not for card data (data.py), the
+wire shapes (views.py) or strategy (bot.py).
+
+The state is an immutable value; `apply` copies it into a small mutable builder, resolves the action and
+everything automatic after it, and freezes the result.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toadstool.engine import Event, OptionSpec, Outcome
+from toadstool.games.powerup import data
+from toadstool.games.powerup.data import CARD_TYPE, IS_CASTLE, LEVEL_VALUE, QUESTION_CARD_KIND, CardKind, Target, Timing
+from toadstool.games.powerup.views import (
+    AcceptSwap,
+    DrawNewLevel,
+    Keep,
+    Pass,
+    PlayCard,
+    PowerUpCard,
+    PowerUpLevelCard,
+    PowerUpPeek,
+    PowerUpPendingSwap,
+    PowerUpSeat,
+    PowerUpView,
+    Stage,
+    SwapKind,
+    Trade,
+)
+
+Action = Keep | Trade | DrawNewLevel | PlayCard | AcceptSwap | Pass
+
+_PLAYING = (Stage.KEEP_OR_TRADE, Stage.ANSWER, Stage.MODIFY)
+_ANY_TIME_KINDS = tuple(t.kind for t in data.QUESTION_CARD_TYPES if t.timing is Timing.ANY_TIME)
+_MODIFY_KINDS = tuple(t.kind for t in data.QUESTION_CARD_TYPES if t.timing is Timing.MODIFY)
+
+
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """A trade or Warp Pipe waiting for its target's answer."""
+
+    actor: int
+    target: int
+    kind: SwapKind
+
+
+@dataclass(frozen=True, slots=True)
+class PowerUpState:
+    players: int
+    rng_state: int
+    round_no: int
+    dealer: int
+    tokens: tuple[int, ...]
+    supply: int
+    alive: tuple[bool, ...]  # still in the game
+    in_round: tuple[bool, ...]  # dealt in this round
+    level: tuple[int, ...]  # Level card id per seat, -1 for none
+    face_up: tuple[bool, ...]
+    knows: tuple[tuple[int, ...], ...]  # knows[v][s]: the card v knows s holds, -1 when v does not know
+    modifier: tuple[int, ...]  # id of the most recent modifier ? card on each seat's Level, -1 for none
+    hands: tuple[tuple[int, ...], ...]
+    level_deck: tuple[int, ...]  # the top card is the last
+    level_discard: tuple[int, ...]
+    q_deck: tuple[int, ...]
+    q_discard: tuple[int, ...]
+    q_table: tuple[int, ...]  # ? cards played this round (to the discard pile at the round's end)
+    stage: Stage
+    turn: int  # the deciding seat (keep or trade) or the seat whose modify turn it is; -1 when over
+    decided: tuple[bool, ...]
+    pending: Pending | None
+    passes: int
+    peeks: tuple[tuple[int, int, int], ...]  # (viewer, seat, card id) Boo showed this round
+    started: tuple[int, ...]  # seats that held a token when this round started
+    winners: tuple[int, ...]
+    events: tuple[Event, ...]
+
+
+def _card_name(card: int) -> str:
+    return CARD_TYPE[QUESTION_CARD_KIND[card]].name
+
+
+def _end(text: str) -> str:
+    """`text` as a sentence: a full stop added unless it already ends with one ("Hammer Bros.")."""
+    return text if text.endswith(".") else f"{text}."
+
+
+def _level_name(card: int) -> str:
+    return "a Castle" if IS_CASTLE[card] else f"a {LEVEL_VALUE[card]}"
+
+
+class _Builder:
+    """A mutable copy of a state for one `apply` (or the setup)."""
+
+    def __init__(self, s: PowerUpState) -> None:
+        self.n = s.players
+        self.rng_state = s.rng_state
+        self._rng: random.Random | None = None
+        self.round_no = s.round_no
+        self.dealer = s.dealer
+        self.tokens = list(s.tokens)
+        self.supply = s.supply
+        self.alive = list(s.alive)
+        self.in_round = list(s.in_round)
+        self.level = list(s.level)
+        self.face_up = list(s.face_up)
+        self.knows = [list(row) for row in s.knows]
+        self.modifier = list(s.modifier)
+        self.hands = [list(h) for h in s.hands]
+        self.level_deck = list(s.level_deck)
+        self.level_discard = list(s.level_discard)
+        self.q_deck = list(s.q_deck)
+        self.q_discard = list(s.q_discard)
+        self.q_table = list(s.q_table)
+        self.stage = s.stage
+        self.turn = s.turn
+        self.decided = list(s.decided)
+        self.pending = s.pending
+        self.passes = s.passes
+        self.peeks = list(s.peeks)
+        self.started = s.started
+        self.winners = s.winners
+        self.events: list[Event] = []
+
+    @property
+    def rng(self) -> random.Random:
+        if self._rng is None:
+            self._rng = random.Random(self.rng_state)
+        return self._rng
+
+    def freeze(self) -> PowerUpState:
+        rng_state = self._rng.getrandbits(64) if self._rng is not None else self.rng_state
+        return PowerUpState(
+            players=self.n,
+            rng_state=rng_state,
+            round_no=self.round_no,
+            dealer=self.dealer,
+            tokens=tuple(self.tokens),
+            supply=self.supply,
+            alive=tuple(self.alive),
+            in_round=tuple(self.in_round),
+            level=tuple(self.level),
+            face_up=tuple(self.face_up),
+            knows=tuple(tuple(row) for row in self.knows),
+            modifier=tuple(self.modifier),
+            hands=tuple(tuple(h) for h in self.hands),
+            level_deck=tuple(self.level_deck),
+            level_discard=tuple(self.level_discard),
+            q_deck=tuple(self.q_deck),
+            q_discard=tuple(self.q_discard),
+            q_table=tuple(self.q_table),
+            stage=self.stage,
+            turn=self.turn,
+            decided=tuple(self.decided),
+            pending=self.pending,
+            passes=self.passes,
+            peeks=tuple(self.peeks),
+            started=self.started,
+            winners=self.winners,
+            events=tuple(self.events),
+        )
+
+    # Helpers -----------------------------------------------------------------------------------------
+
+    def say(self, text: str, seat: int | None = None, private: Sequence[tuple[int, str]] = ()) -> None:
+        self.events.append(Event(text=text, seat=seat, private=tuple(private)))
+
+    def next_in_round(self, seat: int) -> int:
+        for step in range(1, self.n + 1):
+            other = (seat + step) % self.n
+            if self.in_round[other]:
+                return other
+        return seat
+
+    def round_order(self) -> list[int]:
+        """Seats in the round from the dealer's left, the dealer last."""
+        return [
+            (self.dealer + step) % self.n
+            for step in range(1, self.n + 1)
+            if self.in_round[(self.dealer + step) % self.n]
+        ]
+
+    def castle(self, seat: int) -> bool:
+        card = self.level[seat]
+        return card >= 0 and IS_CASTLE[card]
+
+    def draw_level(self) -> int:
+        if not self.level_deck:
+            self.level_deck = self.level_discard
+            self.level_discard = []
+            self.rng.shuffle(self.level_deck)
+            self.say("The Level deck ran out: its discard pile is shuffled into a new deck.")
+        return self.level_deck.pop()
+
+    def draw_question(self, seat: int) -> None:
+        if not self.q_deck:
+            if not self.q_discard:
+                self.say(f"{{p{seat}}} would draw a ? card, but none is left.", seat)
+                return
+            self.q_deck = self.q_discard
+            self.q_discard = []
+            self.rng.shuffle(self.q_deck)
+            self.say("The ? deck ran out: its discard pile is shuffled into a new deck.")
+        card = self.q_deck.pop()
+        self.hands[seat].append(card)
+        self.say(f"{{p{seat}}} draws a ? card.", seat, [(seat, _end(f"You draw {_card_name(card)}"))])
+
+    def take_card(self, seat: int, kind: CardKind) -> int:
+        hand = self.hands[seat]
+        for i, card in enumerate(hand):
+            if QUESTION_CARD_KIND[card] == kind:
+                del hand[i]
+                return card
+        raise ValueError(f"seat {seat} holds no {kind.name}")
+
+    def lose_token(self, seat: int) -> bool:
+        if self.tokens[seat] <= 0 or self.castle(seat):
+            return False
+        self.tokens[seat] -= 1
+        self.supply += 1
+        return True
+
+    def value(self, seat: int) -> int:
+        card = self.level[seat]
+        mod = self.modifier[seat]
+        if mod < 0:
+            return LEVEL_VALUE[card]
+        kind = CARD_TYPE[QUESTION_CARD_KIND[mod]]
+        if kind.set_value is not None:
+            return kind.set_value
+        return LEVEL_VALUE[card] + (kind.delta or 0)
+
+    # The round -----------------------------------------------------------------------------------------
+
+    def start_round(self) -> None:
+        self.round_no += 1
+        self.in_round = [self.alive[s] and self.tokens[s] > 0 for s in range(self.n)]
+        self.started = tuple(s for s in range(self.n) if self.in_round[s])
+        self.level = [-1] * self.n
+        self.face_up = [False] * self.n
+        self.knows = [[-1] * self.n for _ in range(self.n)]
+        self.modifier = [-1] * self.n
+        self.decided = [False] * self.n
+        self.pending = None
+        self.passes = 0
+        self.peeks = []
+        order = self.round_order()
+        for seat in order:
+            card = self.draw_level()
+            self.level[seat] = card
+            self.knows[seat][seat] = card
+        self.say(
+            f"Round {self.round_no}: {{p{self.dealer}}} deals a Level card to each player.",
+            self.dealer,
+            [(s, f"Round {self.round_no}: you are dealt {_level_name(self.level[s])}.") for s in order],
+        )
+        for seat in order:
+            if self.castle(seat):
+                self.reveal_castle(seat)
+        self.stage = Stage.KEEP_OR_TRADE
+        self.turn = order[0]
+        self.begin_decision()
+
+    def reveal_castle(self, seat: int) -> None:
+        self.face_up[seat] = True
+        self.say(f"{{p{seat}}} reveals a Castle: immune this round, and draws a ? card.", seat)
+        self.draw_question(seat)
+
+    def begin_decision(self) -> None:
+        seat = self.turn
+        if seat == self.dealer and not self.face_up[seat]:
+            self.face_up[seat] = True
+            self.say(f"{{p{seat}}} (the dealer) reveals {_level_name(self.level[seat])}.", seat)
+
+    def end_decision(self, seat: int) -> None:
+        self.decided[seat] = True
+        self.pending = None
+        self.stage = Stage.KEEP_OR_TRADE
+        if seat == self.dealer:
+            self.reveal_all()
+        else:
+            self.turn = self.next_in_round(seat)
+            self.begin_decision()
+
+    def reveal_all(self) -> None:
+        order = self.round_order()
+        for seat in order:
+            self.face_up[seat] = True
+        shown = ", ".join(f"{{p{s}}} {'Castle' if self.castle(s) else LEVEL_VALUE[self.level[s]]}" for s in order)
+        self.say(f"All Level cards are revealed: {shown}.")
+        counts: dict[int, int] = {}
+        for seat in order:
+            if not self.castle(seat):
+                counts[LEVEL_VALUE[self.level[seat]]] = counts.get(LEVEL_VALUE[self.level[seat]], 0) + 1
+        for seat in order:
+            if not self.castle(seat) and counts[LEVEL_VALUE[self.level[seat]]] > 1:
+                self.say(f"{{p{seat}}}'s Level matches another: a ? card for {{p{seat}}}.", seat)
+                self.draw_question(seat)
+        self.stage = Stage.MODIFY
+        self.turn = order[0]
+        self.passes = 0
+
+    def end_modify_turn(self, played: bool) -> None:
+        if played:
+            self.passes = 0
+        else:
+            self.passes += 1
+            if self.passes >= sum(self.in_round):
+                self.score()
+                return
+        self.turn = self.next_in_round(self.turn)
+
+    def score(self) -> None:
+        order = self.round_order()
+        contenders = [s for s in order if not self.castle(s)]
+        if not contenders:
+            self.say("Every player holds a Castle: nobody loses an Extra Life.")
+        else:
+            values = {s: self.value(s) for s in contenders}
+            lowest = min(values.values())
+            losers = [s for s in contenders if values[s] == lowest]
+            shown = ", ".join(f"{{p{s}}} {values[s]}" for s in contenders)
+            self.say(f"Final Levels: {shown}. Lowest: {lowest}.")
+            for seat in losers:
+                if self.lose_token(seat):
+                    self.say(f"{{p{seat}}} loses an Extra Life ({self.tokens[seat]} left).", seat)
+                else:
+                    self.say(f"{{p{seat}}} has the lowest Level but no Extra Life left to lose.", seat)
+        for seat in order:
+            if self.tokens[seat] == 0:
+                self.alive[seat] = False
+                self.q_discard.extend(self.hands[seat])
+                self.hands[seat] = []
+                self.say(f"{{p{seat}}} has no Extra Lives left and is out.", seat)
+        for seat in order:
+            self.level_discard.append(self.level[seat])
+        self.q_discard.extend(self.q_table)
+        self.q_table = []
+        survivors = [s for s in range(self.n) if self.alive[s]]
+        if len(survivors) <= 1:
+            self.winners = tuple(survivors) if survivors else self.started
+            self.stage = Stage.GAME_OVER
+            self.turn = -1
+            self.pending = None
+            names = " and ".join(f"{{p{s}}}" for s in self.winners)
+            verb = "wins" if len(self.winners) == 1 else "share the win"
+            self.say(f"Game over: {names} {verb}.")
+            return
+        self.dealer = next(s for s in ((self.dealer + k) % self.n for k in range(1, self.n + 1)) if self.alive[s])
+        self.start_round()
+
+    # Actions -----------------------------------------------------------------------------------------
+
+    def swap(self, actor: int, target: int, kind: SwapKind) -> None:
+        given, received = self.level[actor], self.level[target]
+        self.level[actor], self.level[target] = received, given
+        for row in self.knows:
+            row[actor], row[target] = row[target], row[actor]
+        self.knows[actor][actor] = received
+        self.knows[target][target] = given
+        what = "trades Level cards with" if kind is SwapKind.TRADE else "plays Warp Pipe and swaps Level cards with"
+        self.say(
+            f"{{p{actor}}} {what} {{p{target}}}.",
+            actor,
+            [
+                (actor, f"You give {{p{target}}} {_level_name(given)} and receive {_level_name(received)}."),
+                (target, f"{{p{actor}}} gives you {_level_name(given)} for your {LEVEL_VALUE[received]}."),
+            ],
+        )
+
+    def aim_swap(self, actor: int, target: int, kind: SwapKind) -> None:
+        # The target is asked whenever they hold any ? card (not only a Hammer Bros.), so that waiting for
+        # them does not tell the table what they hold; counts are public anyway.
+        if self.hands[target]:
+            self.pending = Pending(actor, target, kind)
+            self.stage = Stage.ANSWER
+            what = "trade" if kind is SwapKind.TRADE else "Warp Pipe"
+            self.say(f"{{p{actor}}} aims a {what} at {{p{target}}}, who may answer.", actor)
+            return
+        self.swap(actor, target, kind)
+        self.end_decision(actor)
+
+    def play(self, seat: int, action: PlayCard) -> None:
+        kind = action.card
+        card = self.take_card(seat, kind)
+        self.q_table.append(card)
+        name = CARD_TYPE[kind].name
+        target = action.target
+        if kind == CardKind.BOO:
+            assert target is not None
+            seen = self.level[target]
+            self.knows[seat][target] = seen
+            self.peeks.append((seat, target, seen))
+            self.say(
+                f"{{p{seat}}} plays Boo and looks at {{p{target}}}'s Level card.",
+                seat,
+                [(seat, f"Boo shows you {{p{target}}}'s Level card: {_level_name(seen)}.")],
+            )
+        elif kind == CardKind.WARP_PIPE:
+            assert target is not None
+            self.say(f"{{p{seat}}} plays Warp Pipe on {{p{target}}}.", seat)
+            self.aim_swap(seat, target, SwapKind.WARP_PIPE)
+        elif kind == CardKind.VINE:
+            old = self.level[seat]
+            self.level_discard.append(old)
+            new = self.draw_level()
+            self.level[seat] = new
+            for row in self.knows:
+                row[seat] = -1
+            self.knows[seat][seat] = new
+            self.say(
+                f"{{p{seat}}} plays Vine: discards {_level_name(old)} and takes the top Level card.",
+                seat,
+                [(seat, f"You play Vine: you discard {_level_name(old)} and take {_level_name(new)}.")],
+            )
+            if IS_CASTLE[new]:
+                self.reveal_castle(seat)
+            self.end_decision(seat)
+        elif kind == CardKind.HAMMER_BROS:
+            pending = self.pending
+            assert pending is not None
+            what = "trade" if pending.kind is SwapKind.TRADE else "Warp Pipe"
+            self.say(f"{{p{seat}}} answers with Hammer Bros.: {{p{pending.actor}}}'s {what} is cancelled.", seat)
+            self.end_decision(pending.actor)
+        elif kind == CardKind.GREEN_SHELL:
+            assert target is not None
+            hand = self.hands[target]
+            lost = hand.pop(self.rng.randrange(len(hand)))
+            self.q_discard.append(lost)
+            self.say(f"{{p{seat}}} plays Green Shell: {{p{target}}} discards {_card_name(lost)} at random.", seat)
+        elif kind == CardKind.RED_SHELL:
+            assert target is not None
+            hand = self.hands[target]
+            taken = hand.pop(self.rng.randrange(len(hand)))
+            self.hands[seat].append(taken)
+            self.say(
+                f"{{p{seat}}} plays Red Shell and takes a ? card at random from {{p{target}}}.",
+                seat,
+                [
+                    (seat, f"You play Red Shell and take {_card_name(taken)} from {{p{target}}}."),
+                    (target, _end(f"{{p{seat}}} plays Red Shell and takes your {_card_name(taken)}")),
+                ],
+            )
+        elif kind == CardKind.ONE_UP_MUSHROOM:
+            if self.supply > 0:
+                self.supply -= 1
+                self.tokens[seat] += 1
+                self.say(f"{{p{seat}}} plays 1-Up Mushroom and takes an Extra Life ({self.tokens[seat]}).", seat)
+            else:
+                self.say(f"{{p{seat}}} plays 1-Up Mushroom, but the supply is empty.", seat)
+        elif kind == CardKind.BULLET_BILL:
+            assert target is not None
+            self.lose_token(target)
+            note = " and stays in this round" if self.tokens[target] == 0 else ""
+            self.say(
+                f"{{p{seat}}} plays Bullet Bill: {{p{target}}} loses an Extra Life ({self.tokens[target]} left){note}.",
+                seat,
+            )
+        else:  # a Level modifier
+            assert target is not None
+            self.modifier[target] = card
+            self.say(f"{{p{seat}}} plays {name} on {{p{target}}}'s Level: it is now {self.value(target)}.", seat)
+        timing = CARD_TYPE[kind].timing
+        if timing is Timing.ANY_TIME and self.stage is Stage.MODIFY:
+            self.passes = 0  # restarts the count, ends nobody's turn
+        elif kind in _MODIFY_KINDS:
+            self.end_modify_turn(played=True)
+
+
+def _castle(state: PowerUpState, seat: int) -> bool:
+    card = state.level[seat]
+    return card >= 0 and IS_CASTLE[card]
+
+
+def _next_in_round(state: PowerUpState, seat: int) -> int:
+    n = state.players
+    for step in range(1, n + 1):
+        other = (seat + step) % n
+        if state.in_round[other]:
+            return other
+    return seat
+
+
+def _targets(state: PowerUpState, seat: int, target: Target) -> list[int | None]:
+    n = state.players
+    if target is Target.NONE:
+        return [None]
+    if target is Target.OWN_LEVEL:
+        return [] if _castle(state, seat) else [seat]
+    out: list[int | None] = []
+    for other in range(n):
+        if not state.in_round[other] or _castle(state, other):
+            continue
+        if other == seat and target is not Target.ANY_LEVEL:
+            continue
+        if target is Target.OTHER_WITH_CARDS and not state.hands[other]:
+            continue
+        if target is Target.OTHER_WITH_TOKENS and state.tokens[other] <= 0:
+            continue
+        if target is Target.OTHER_FACE_DOWN and (state.face_up[other] or state.knows[seat][other] >= 0):
+            continue
+        out.append(other)
+    return out
+
+
+def _plays(state: PowerUpState, seat: int, kinds: Sequence[CardKind]) -> list[Action]:
+    held = {QUESTION_CARD_KIND[c] for c in state.hands[seat]}
+    actions: list[Action] = []
+    for kind in kinds:
+        if kind in held:
+            actions.extend(PlayCard(kind, t) for t in _targets(state, seat, CARD_TYPE[kind].target))
+    return actions
+
+
+class PowerUpEngine:
+    """The Power Up Card Game behind the generic Engine protocol."""
+
+    name = "powerup"
+    title = "Super Mario Bros. Power Up Card Game"
+    score_label = "Extra Lives"
+    min_players = 2
+    max_players = 8
+    options: tuple[OptionSpec, ...] = ()
+    action_types: tuple[type, ...] = (Keep, Trade, DrawNewLevel, PlayCard, AcceptSwap, Pass)
+    view_type = PowerUpView
+
+    def new(self, players: int, options: Mapping[str, Any], seed: int) -> PowerUpState:
+        return new_game(players, seed)
+
+    def to_act(self, state: PowerUpState) -> tuple[int, ...]:
+        if state.stage is Stage.ANSWER and state.pending is not None:
+            return (state.pending.target,)
+        if state.stage in _PLAYING:
+            return (state.turn,)
+        return ()
+
+    def legal_actions(self, state: PowerUpState, seat: int) -> Sequence[Action]:
+        if state.stage not in _PLAYING or not state.in_round[seat]:
+            return ()
+        actions: list[Action] = []
+        if state.stage is Stage.KEEP_OR_TRADE and seat == state.turn:
+            castle = _castle(state, seat)
+            actions.append(Keep())
+            if seat == state.dealer:
+                if not castle:
+                    actions.append(DrawNewLevel())
+            elif not castle:
+                left = _next_in_round(state, seat)
+                if not _castle(state, left):
+                    actions.append(Trade(left))
+                actions.extend(_plays(state, seat, (CardKind.WARP_PIPE, CardKind.VINE)))
+            actions.extend(_plays(state, seat, (CardKind.BOO,)))
+        elif state.stage is Stage.ANSWER and state.pending is not None and seat == state.pending.target:
+            actions.append(AcceptSwap())
+            actions.extend(_plays(state, seat, (CardKind.HAMMER_BROS,)))
+        elif state.stage is Stage.MODIFY and seat == state.turn:
+            actions.append(Pass())
+            actions.extend(_plays(state, seat, _MODIFY_KINDS))
+        if state.hands[seat]:
+            actions.extend(_plays(state, seat, _ANY_TIME_KINDS))
+        return tuple(actions)
+
+    def apply(self, state: PowerUpState, seat: int, action: Action) -> PowerUpState:
+        b = _Builder(state)
+        if isinstance(action, Keep):
+            b.say(f"{{p{seat}}} keeps their Level card.", seat)
+            b.end_decision(seat)
+        elif isinstance(action, Trade):
+            b.aim_swap(seat, action.target, SwapKind.TRADE)
+        elif isinstance(action, DrawNewLevel):
+            old = b.level[seat]
+            b.level_discard.append(old)
+            new = b.draw_level()
+            b.level[seat] = new
+            b.face_up[seat] = True
+            b.say(f"{{p{seat}}} discards {_level_name(old)} and draws {_level_name(new)}.", seat)
+            if IS_CASTLE[new]:
+                b.reveal_castle(seat)
+            b.end_decision(seat)
+        elif isinstance(action, AcceptSwap):
+            pending = b.pending
+            assert pending is not None
+            b.swap(pending.actor, pending.target, pending.kind)
+            b.end_decision(pending.actor)
+        elif isinstance(action, Pass):
+            b.say(f"{{p{seat}}} passes.", seat)
+            b.end_modify_turn(played=False)
+        else:
+            b.play(seat, action)
+        return b.freeze()
+
+    def view(self, state: PowerUpState, viewer: int | None) -> PowerUpView:
+        n = state.players
+        seats = []
+        for s in range(n):
+            card = state.level[s]
+            known = card >= 0 and (state.face_up[s] or (viewer is not None and state.knows[viewer][s] == card))
+            mod = state.modifier[s]
+            value: int | None = None
+            if known and not IS_CASTLE[card]:
+                value = _value(state, s)
+            seats.append(
+                PowerUpSeat(
+                    seat=s,
+                    active=state.alive[s],
+                    in_round=state.in_round[s],
+                    tokens=state.tokens[s],
+                    has_level=card >= 0,
+                    face_up=state.face_up[s],
+                    level=_level_card(card) if known else None,
+                    castle=card >= 0 and state.face_up[s] and IS_CASTLE[card],
+                    modifier=_question_card(mod) if mod >= 0 else None,
+                    value=value,
+                    hand_count=len(state.hands[s]),
+                    decided=state.decided[s],
+                )
+            )
+        pending = None
+        if state.pending is not None:
+            pending = PowerUpPendingSwap(state.pending.actor, state.pending.target, state.pending.kind)
+        peeks = tuple(
+            PowerUpPeek(seat=t, card=_level_card(c)) for v, t, c in state.peeks if viewer is not None and v == viewer
+        )
+        return PowerUpView(
+            you=viewer,
+            phase=_phase(state),
+            scores=state.tokens,
+            stage=state.stage,
+            round=state.round_no,
+            dealer=state.dealer,
+            turn=None if state.stage is Stage.GAME_OVER else state.turn,
+            pending=pending,
+            seats=tuple(seats),
+            hand=tuple(_question_card(c) for c in state.hands[viewer]) if viewer is not None else (),
+            supply=state.supply,
+            level_deck_count=len(state.level_deck),
+            level_discard_count=len(state.level_discard),
+            question_deck_count=len(state.q_deck),
+            question_discard_count=len(state.q_discard),
+            peeks=peeks,
+            passes_in_a_row=state.passes,
+            played=tuple(_question_card(c) for c in state.q_table),
+            winners=state.winners,
+        )
+
+    def outcome(self, state: PowerUpState) -> Outcome | None:
+        if state.stage is not Stage.GAME_OVER:
+            return None
+        names = " and ".join(f"{{p{s}}}" for s in state.winners)
+        if len(state.winners) == 1:
+            summary = f"{names} is the last player with Extra Lives"
+        else:
+            summary = f"{names} lost their last Extra Lives together and share the win"
+        return Outcome(winners=state.winners, scores=state.tokens, summary=summary)
+
+    def last_events(self, state: PowerUpState) -> tuple[Event, ...]:
+        return state.events
+
+    def describe(self, state: PowerUpState, seat: int, action: Action) -> str:
+        if isinstance(action, Keep):
+            return "Keep your Level card"
+        if isinstance(action, Trade):
+            return f"Trade Level cards with {{p{action.target}}}"
+        if isinstance(action, DrawNewLevel):
+            return "Discard your Level card and draw a new one"
+        if isinstance(action, AcceptSwap):
+            pending = state.pending
+            what = "Warp Pipe" if pending is not None and pending.kind is SwapKind.WARP_PIPE else "trade"
+            return f"Accept the {what}"
+        if isinstance(action, Pass):
+            return "Pass"
+        card = CARD_TYPE[action.card]
+        target = action.target
+        if action.card == CardKind.HAMMER_BROS:
+            return "Play Hammer Bros.: cancel the swap"
+        if target is None:
+            return f"Play {card.name} ({card.effect})"
+        if card.is_modifier:
+            whose = "your" if target == seat else f"{{p{target}}}'s"
+            return f"Play {card.name} ({card.effect.split(' to ')[0]}) on {whose} Level"
+        return f"Play {card.name} on {{p{target}}} ({card.effect})"
+
+
+def _value(state: PowerUpState, seat: int) -> int:
+    card = state.level[seat]
+    mod = state.modifier[seat]
+    if mod < 0:
+        return LEVEL_VALUE[card]
+    kind = CARD_TYPE[QUESTION_CARD_KIND[mod]]
+    if kind.set_value is not None:
+        return kind.set_value
+    return LEVEL_VALUE[card] + (kind.delta or 0)
+
+
+_LEVEL_CARD_VIEWS = tuple(PowerUpLevelCard(c.id, c.value, c.suit, c.castle) for c in data.LEVEL_CARDS)
+_QUESTION_CARD_VIEWS = tuple(
+    PowerUpCard(i, k, CARD_TYPE[k].name, CARD_TYPE[k].effect, CARD_TYPE[k].timing)
+    for i, k in enumerate(QUESTION_CARD_KIND)
+)
+
+
+def _level_card(card: int) -> PowerUpLevelCard:
+    return _LEVEL_CARD_VIEWS[card]
+
+
+def _question_card(card: int) -> PowerUpCard:
+    return _QUESTION_CARD_VIEWS[card]
+
+
+def _phase(state: PowerUpState) -> str:
+    if state.stage is Stage.GAME_OVER:
+        names = " and ".join(f"{{p{s}}}" for s in state.winners)
+        return f"{names} {'wins' if len(state.winners) == 1 else 'share the win'}"
+    if state.stage is Stage.ANSWER and state.pending is not None:
+        return f"{{p{state.pending.target}}} to answer {{p{state.pending.actor}}}'s swap"
+    if state.stage is Stage.KEEP_OR_TRADE:
+        if state.turn == state.dealer:
+            return f"{{p{state.turn}}} (dealer) to keep or draw"
+        return f"{{p{state.turn}}} to keep or trade"
+    return f"{{p{state.turn}}} to play a ? card or pass"
+
+
+def new_game(
+    players: int,
+    seed: int,
+    level_deck: Sequence[int] | None = None,
+    question_deck: Sequence[int] | None = None,
+    dealer: int = 0,
+) -> PowerUpState:
+    """Set up a game and deal its first round.
+
+    `level_deck` and `question_deck`, when given, list card ids from the top of the deck down (for scenario
+    tests: the setup ? cards go to seats 0, 1, ... first, then the deal starts at the dealer's left); cards
+    not listed follow in shuffled order.
+    """
+    rng = random.Random(seed)
+
+    def deck(size: int, top: Sequence[int] | None) -> list[int]:
+        rest = list(range(size))
+        rng.shuffle(rest)
+        if top:
+            chosen = set(top)
+            rest = [c for c in rest if c not in chosen]
+            rest.extend(reversed(top))
+        return rest
+
+    levels = deck(data.LEVEL_DECK_SIZE, level_deck)
+    questions = deck(data.QUESTION_DECK_SIZE, question_deck)
+    hands = tuple(tuple(questions.pop() for _ in range(data.STARTING_QUESTION_CARDS)) for _ in range(players))
+    state = PowerUpState(
+        players=players,
+        rng_state=rng.getrandbits(64),
+        round_no=0,
+        dealer=dealer,
+        tokens=(data.STARTING_TOKENS,) * players,
+        supply=data.TOTAL_TOKENS - data.STARTING_TOKENS * players,
+        alive=(True,) * players,
+        in_round=(False,) * players,
+        level=(-1,) * players,
+        face_up=(False,) * players,
+        knows=((-1,) * players,) * players,
+        modifier=(-1,) * players,
+        hands=hands,
+        level_deck=tuple(levels),
+        level_discard=(),
+        q_deck=tuple(questions),
+        q_discard=(),
+        q_table=(),
+        stage=Stage.KEEP_OR_TRADE,
+        turn=0,
+        decided=(False,) * players,
+        pending=None,
+        passes=0,
+        peeks=(),
+        started=(),
+        winners=(),
+        events=(),
+    )
+    b = _Builder(state)
+    text = f"{players} players take {data.STARTING_TOKENS} Extra Lives and {data.STARTING_QUESTION_CARDS} ? card each."
+    b.say(
+        text,
+        private=[(s, _end(f"{text} Yours: {', '.join(_card_name(c) for c in hands[s])}")) for s in range(players)],
+    )
+    b.start_round()
+    return b.freeze()
+
+
+ENGINE = PowerUpEngine()

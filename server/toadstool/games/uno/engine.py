@@ -1,0 +1,993 @@
+"""The UNO Super Mario engine: the rules of RULINGS.md section 1 as pure functions over an immutable state.
+
+This module is for the rules: dealing, legality, applying actions (plays, draws, answers, challenges, UNO
+calls and catches), scoring and the per-viewer view. It is not for card facts (those are data in `data.py`),
+for choosing moves (`bot.py`) or for anything networked.
+
+Performance notes: cards are ints (ids into the tables of `data.py`), hands and piles are tuples, every
+action object is built once at import, events are stored as compact records and only turned into text by
+`last_events`, and `apply` builds exactly one new state value.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from toadstool.engine import Event, OptionKind, OptionSpec, Outcome
+
+from .data import (
+    ALL_CARDS,
+    CARD_COLOR,
+    CARD_KIND,
+    CARD_NAMES,
+    CARD_NUMBER,
+    CARD_POINTS,
+    CARD_RANK,
+    CAUGHT_BLUFF_PENALTY,
+    COLOR_NAMES,
+    COLORS,
+    DEALER_DRAW_VALUE,
+    DRAW_TWO_PENALTY,
+    FAILED_CHALLENGE_PENALTY,
+    HAND_SIZE,
+    PLAYABLE,
+    UNO_PENALTY,
+    WILD_DRAW_FOUR_PENALTY,
+    UnoColor,
+    UnoKind,
+)
+
+# --------------------------------------------------------------------------------------------------------
+# Actions (each dataclass `FooBar` is the oneof member `foo_bar` of the UnoAction message)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayCard:
+    """Play `card_id`; `color` is the colour play continues with (the card's own colour unless it is a wild);
+    `uno` calls UNO with the play (meaningful when it is the next-to-last card). In an answer window
+    (a Draw Two or Wild Draw Four played on you) playing a Super Star is the Super Star answer."""
+
+    card_id: int
+    color: UnoColor
+    uno: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Draw:
+    """Draw one card instead of playing (always allowed while the draw pile can give a card)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Keep:
+    """Keep the card just drawn; the turn ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class PassTurn:
+    """No card can be played and none can be drawn (the draw pile is exhausted): the turn ends."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChooseColor:
+    """The first player chooses the colour when a wild card starts the discard pile."""
+
+    color: UnoColor
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptPenalty:
+    """Take the pending Draw Two or Wild Draw Four: draw the cards and lose the turn."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """Challenge the Wild Draw Four just played on you (its player shows you their hand)."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallUno:
+    """Call UNO after playing your next-to-last card without the UNO flag (before anyone catches you)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Catch:
+    """Catch `seat`, who played their next-to-last card without calling UNO: they draw 2."""
+
+    seat: int
+
+
+# --------------------------------------------------------------------------------------------------------
+# View
+
+
+class UnoDirection(enum.IntEnum):
+    UNSPECIFIED = 0
+    CLOCKWISE = 1
+    COUNTER_CLOCKWISE = 2
+
+
+class UnoStage(enum.IntEnum):
+    """What the seat to act is asked to do."""
+
+    UNSPECIFIED = 0
+    PLAY = 1  # play a card or draw
+    DRAWN = 2  # play the card just drawn or keep it
+    CHOOSE_FIRST_COLOR = 3  # a wild card was flipped first: choose the colour, then play
+    ANSWER_DRAW_TWO = 4  # accept the Draw Two or answer with a Super Star
+    ANSWER_WILD_DRAW_FOUR = 5  # accept, challenge, or answer with a Super Star
+    GAME_OVER = 6
+
+
+@dataclass(frozen=True, slots=True)
+class UnoCard:
+    """One physical card."""
+
+    id: int
+    color: UnoColor
+    kind: UnoKind
+    number: int | None
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class UnoReveal:
+    """The hand shown to a challenger of a Wild Draw Four (only the challenger's view has it)."""
+
+    attacker: int
+    cards: tuple[UnoCard, ...]
+    prior_color: UnoColor
+    held_prior_color: bool
+
+
+@dataclass(frozen=True, slots=True)
+class UnoView:
+    """Everything one viewer may know about an UNO table."""
+
+    phase: str
+    scores: tuple[int, ...]
+    you: int | None
+    hand: tuple[UnoCard, ...]
+    hand_counts: tuple[int, ...]
+    top_card: UnoCard | None
+    color: UnoColor
+    direction: UnoDirection
+    current: int
+    stage: UnoStage
+    draw_pile_count: int
+    discard_count: int
+    pending_penalty: int
+    attacker: int | None
+    prior_color: UnoColor
+    drawn_card: UnoCard | None
+    reveal: UnoReveal | None
+    uno_catchable: int | None
+    hand_number: int
+    dealer: int
+    target: int
+    lowest_wins: bool
+    house_rule: str
+    last_hand_winner: int | None
+    last_hand_points: int
+    winners: tuple[int, ...]
+
+
+CARD_VIEWS: tuple[UnoCard, ...] = tuple(
+    UnoCard(
+        id=c,
+        color=UnoColor(CARD_COLOR[c]),
+        kind=UnoKind(CARD_KIND[c]),
+        number=CARD_NUMBER[c],
+        points=CARD_POINTS[c],
+    )
+    for c in ALL_CARDS
+)
+
+# --------------------------------------------------------------------------------------------------------
+# State
+
+PLAY = 1
+DRAWN = 2
+FIRST_COLOR = 3
+ANSWER_D2 = 4
+ANSWER_WD4 = 5
+OVER = 6
+
+_NUMBER = int(UnoKind.NUMBER)
+_SKIP = int(UnoKind.SKIP)
+_REVERSE = int(UnoKind.REVERSE)
+_DRAW_TWO = int(UnoKind.DRAW_TWO)
+_WILD_DRAW_FOUR = int(UnoKind.WILD_DRAW_FOUR)
+_SUPER_STAR = int(UnoKind.SUPER_STAR)
+
+
+@dataclass(frozen=True, slots=True)
+class UnoConfig:
+    """The table's fixed settings (shared by every state of a game)."""
+
+    players: int
+    target: int
+    lowest_wins: bool
+    house_rule: str
+
+
+@dataclass(frozen=True, slots=True)
+class Attack:
+    """A pending Draw Two / Wild Draw Four waiting for its target's answer."""
+
+    attacker: int
+    penalty: int
+    prior_color: int  # the colour active before a Wild Draw Four (0 for a Draw Two)
+    held_prior_color: bool  # the attacker's hand held a card of prior_color when playing it
+    hand: tuple[int, ...]  # the attacker's hand right after playing it (shown to a challenger)
+
+
+@dataclass(frozen=True, slots=True)
+class UnoState:
+    """One moment of an UNO game. Draw pile and discard pile tuples have their top card last."""
+
+    config: UnoConfig
+    rng: int
+    hands: tuple[tuple[int, ...], ...]
+    draw_pile: tuple[int, ...]
+    discard: tuple[int, ...]
+    color: int
+    direction: int  # +1 clockwise, -1 counter-clockwise
+    current: int
+    stage: int
+    attack: Attack | None
+    drawn: int  # the card just drawn (stage DRAWN), else -1
+    catchable: int  # the seat that may be caught for not calling UNO, else -1
+    reveal: tuple[int, int] | None  # (challenger, attacker) of the last challenge, shown until the next turn
+    revealed: Attack | None  # the challenged attack (hand and prior colour), with `reveal`
+    hand_number: int
+    dealer: int
+    scores: tuple[int, ...]
+    last_hand: tuple[int, int]  # (winner, points) of the previous hand, (-1, 0) before the first
+    winners: tuple[int, ...]
+    events: tuple[tuple[Any, ...], ...]  # compact event records of the last apply (see _event_objects)
+
+
+# Event record codes
+E_DEALER_DRAW = 1  # (code, seat, card)
+E_DEALER_TIE = 2  # (code, seats)
+E_DEALER = 3  # (code, dealer, hand_number)
+E_DEALT = 4  # (code, hands)
+E_FLIP = 5  # (code, card)
+E_FLIP_RETURNED = 6  # (code, card)
+E_FIRST_SKIP = 7  # (code, seat)
+E_FIRST_REVERSE = 8  # (code, dealer)
+E_PLAY = 9  # (code, seat, card, color, uno, answer)
+E_DRAW = 10  # (code, seat, cards, why)
+E_RESHUFFLE = 11  # (code, count)
+E_CANCELLED = 12  # (code, seat, missing)
+E_KEEP = 13  # (code, seat)
+E_PASS = 14  # (code, seat)
+E_CHOOSE = 15  # (code, seat, color)
+E_SKIPPED = 16  # (code, seat)
+E_REVERSED = 17  # (code, direction)
+E_CHALLENGE = 18  # (code, challenger, attacker, held, prior_color, hand)
+E_CALL_UNO = 19  # (code, seat)
+E_CATCH = 20  # (code, catcher, caught)
+E_HAND_WON = 21  # (code, winner, points, charged)
+E_GAME_OVER = 22  # (code, winners, scores)
+E_ACCEPT = 23  # (code, seat, penalty)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Precomputed action objects
+
+_PLAY_PLAIN: tuple[tuple[PlayCard, ...], ...] = tuple(
+    tuple(PlayCard(c, col, False) for col in COLORS)
+    if CARD_COLOR[c] == 0
+    else (PlayCard(c, UnoColor(CARD_COLOR[c]), False),)
+    for c in ALL_CARDS
+)
+_PLAY_UNO: tuple[tuple[PlayCard, ...], ...] = tuple(
+    tuple(PlayCard(a.card_id, a.color, flag) for a in plain for flag in (True, False))
+    for plain in _PLAY_PLAIN
+)
+_DRAW = Draw()
+_KEEP = Keep()
+_PASS = PassTurn()
+_ACCEPT = AcceptPenalty()
+_CHALLENGE = Challenge()
+_CALL_UNO = CallUno()
+_CHOOSE = tuple(ChooseColor(col) for col in COLORS)
+_CATCH = tuple(Catch(s) for s in range(16))
+_ONLY_CALL = (_CALL_UNO,)
+_ONLY_CATCH = tuple((c,) for c in _CATCH)
+_SEAT = tuple((s,) for s in range(16))
+_NONE: tuple[Any, ...] = ()
+_NO_LAST_HAND = (-1, 0)
+
+
+def _take(
+    pile: tuple[int, ...], discard: tuple[int, ...], rng: int, k: int, events: list[tuple[Any, ...]]
+) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
+    """Draw k cards: (drawn, pile, discard, rng). An empty pile is rebuilt from the discards under the top
+    card; if nothing is left to shuffle, the rest of the draw is cancelled."""
+    size = len(pile)
+    if size >= k:
+        split = size - k
+        return pile[split:], pile[:split], discard, rng
+    got = pile
+    rest = discard[:-1]
+    if not rest:
+        return got, (), discard, rng
+    shuffler = random.Random(rng)
+    cards = list(rest)
+    shuffler.shuffle(cards)
+    rng = shuffler.getrandbits(64)
+    events.append((E_RESHUFFLE, len(cards)))
+    pile = tuple(cards)
+    discard = discard[-1:]
+    need = k - len(got)
+    split = max(len(pile) - need, 0)
+    return got + pile[split:], pile[:split], discard, rng
+
+
+def _remove(hand: tuple[int, ...], card: int) -> tuple[int, ...]:
+    i = hand.index(card)
+    return hand[:i] + hand[i + 1 :]
+
+
+def _hand_points(hand: tuple[int, ...]) -> int:
+    points = CARD_POINTS
+    return sum([points[c] for c in hand])
+
+
+@dataclass(frozen=True, slots=True)
+class _Deal:
+    rng: int
+    hands: tuple[tuple[int, ...], ...]
+    pile: tuple[int, ...]
+    discard: tuple[int, ...]
+    color: int
+    direction: int
+    current: int
+    stage: int
+
+
+def _deal(rng_state: int, n: int, dealer: int, events: list[tuple[Any, ...]]) -> _Deal:
+    """Shuffle all 112 cards, deal 7 each from the dealer's left, flip the first card and apply it."""
+    rng = random.Random(rng_state)
+    deck = list(ALL_CARDS)
+    rng.shuffle(deck)
+    hands: list[list[int]] = [[] for _ in range(n)]
+    for _ in range(HAND_SIZE):
+        for i in range(n):
+            hands[(dealer + 1 + i) % n].append(deck.pop())
+    events.append((E_DEALT, tuple(tuple(h) for h in hands)))
+    first = deck.pop()
+    while CARD_KIND[first] == _WILD_DRAW_FOUR:
+        # RULINGS: "Wild Draw Four: put it back into the draw pile, reshuffle, flip again."
+        events.append((E_FLIP_RETURNED, first))
+        deck.append(first)
+        rng.shuffle(deck)
+        first = deck.pop()
+    events.append((E_FLIP, first))
+    state_rng = rng.getrandbits(64)
+    left = (dealer + 1) % n
+    kind = CARD_KIND[first]
+    color = CARD_COLOR[first]
+    direction = 1
+    current = left
+    stage = PLAY
+    pile = tuple(deck)
+    if color == 0:
+        stage = FIRST_COLOR
+    elif kind == _SKIP:
+        events.append((E_FIRST_SKIP, left))
+        current = (left + 1) % n
+    elif kind == _REVERSE:
+        direction = -1
+        current = dealer
+        events.append((E_FIRST_REVERSE, dealer))
+    elif kind == _DRAW_TWO:
+        drawn, pile, _, state_rng = _take(pile, (first,), state_rng, DRAW_TWO_PENALTY, events)
+        hands[left].extend(drawn)
+        events.append((E_DRAW, left, drawn, "the first card is a Draw Two"))
+        events.append((E_SKIPPED, left))
+        current = (left + 1) % n
+    return _Deal(
+        rng=state_rng,
+        hands=tuple(tuple(h) for h in hands),
+        pile=pile,
+        discard=(first,),
+        color=color,
+        direction=direction,
+        current=current,
+        stage=stage,
+    )
+
+
+def _start_hand(
+    config: UnoConfig,
+    rng: int,
+    dealer: int,
+    hand_number: int,
+    scores: tuple[int, ...],
+    last_hand: tuple[int, int],
+    events: list[tuple[Any, ...]],
+) -> UnoState:
+    events.append((E_DEALER, dealer, hand_number))
+    deal = _deal(rng, config.players, dealer, events)
+    return UnoState(
+        config,
+        deal.rng,
+        deal.hands,
+        deal.pile,
+        deal.discard,
+        deal.color,
+        deal.direction,
+        deal.current,
+        deal.stage,
+        None,
+        -1,
+        -1,
+        None,
+        None,
+        hand_number,
+        dealer,
+        scores,
+        last_hand,
+        (),
+        tuple(events),
+    )
+
+
+def _choose_dealer(rng: random.Random, n: int, events: list[tuple[Any, ...]]) -> int:
+    """RULINGS: each player draws a card; the highest number deals (action cards count 0); tied highest
+    seats draw again among themselves."""
+    deck = list(ALL_CARDS)
+    rng.shuffle(deck)
+    drawing = list(range(n))
+    while True:
+        if len(deck) < len(drawing):
+            deck = list(ALL_CARDS)
+            rng.shuffle(deck)
+        values = {}
+        for seat in drawing:
+            card = deck.pop()
+            events.append((E_DEALER_DRAW, seat, card))
+            values[seat] = DEALER_DRAW_VALUE[card]
+        best = max(values.values())
+        tied = [s for s in drawing if values[s] == best]
+        if len(tied) == 1:
+            return tied[0]
+        events.append((E_DEALER_TIE, tuple(tied)))
+        drawing = tied
+
+
+# --------------------------------------------------------------------------------------------------------
+# The engine
+
+
+class UnoEngine:
+    """UNO Super Mario (RULINGS.md section 1)."""
+
+    name = "uno"
+    title = "UNO Super Mario"
+    score_label = "points"
+    min_players = 2
+    max_players = 10
+    options = (
+        OptionSpec("target", OptionKind.INT, "500", "points that end the game", minimum=1, maximum=100_000),
+        OptionSpec(
+            "lowest_wins",
+            OptionKind.BOOL,
+            "false",
+            "running tally variant: each player is charged their own hand; at the target the lowest"
+            " total wins",
+        ),
+        OptionSpec(
+            "house_rule",
+            OptionKind.TEXT,
+            "",
+            "house rule shown for the Wild Customizable card (not enforced)",
+            max_length=200,
+        ),
+    )
+    action_types = (PlayCard, Draw, Keep, PassTurn, ChooseColor, AcceptPenalty, Challenge, CallUno, Catch)
+    view_type = UnoView
+
+    # ---- setup
+
+    def new(self, players: int, options: Mapping[str, Any], seed: int) -> UnoState:
+        if not self.min_players <= players <= self.max_players:
+            raise ValueError(f"UNO takes 2 to 10 players, not {players}")
+        config = UnoConfig(
+            players=players,
+            target=int(options.get("target", 500)),
+            lowest_wins=bool(options.get("lowest_wins", False)),
+            house_rule=str(options.get("house_rule", "")),
+        )
+        rng = random.Random(seed)
+        events: list[tuple[Any, ...]] = []
+        dealer = _choose_dealer(rng, players, events)
+        return _start_hand(config, rng.getrandbits(64), dealer, 1, (0,) * players, _NO_LAST_HAND, events)
+
+    # ---- queries
+
+    def to_act(self, state: UnoState) -> tuple[int, ...]:
+        if state.stage == OVER:
+            return _NONE
+        return _SEAT[state.current]
+
+    def legal_actions(self, state: UnoState, seat: int) -> Sequence[Any]:
+        catchable = state.catchable
+        if seat != state.current:
+            if catchable < 0:
+                return _NONE
+            if catchable == seat:
+                return _ONLY_CALL
+            return _ONLY_CATCH[catchable]
+        stage = state.stage
+        hand = state.hands[seat]
+        table = _PLAY_UNO if len(hand) == 2 else _PLAY_PLAIN
+        acts: list[Any]
+        if stage == PLAY:
+            ok = PLAYABLE[state.color][CARD_RANK[state.discard[-1]]]
+            acts = []
+            for c in hand:
+                if c in ok:
+                    acts.extend(table[c])
+            if state.draw_pile or len(state.discard) > 1:
+                acts.append(_DRAW)
+            elif not acts:
+                acts.append(_PASS)
+        elif stage == DRAWN:
+            drawn = state.drawn
+            if drawn in PLAYABLE[state.color][CARD_RANK[state.discard[-1]]]:
+                acts = [*table[drawn], _KEEP]
+            else:
+                acts = [_KEEP]
+        elif stage in (ANSWER_D2, ANSWER_WD4):
+            acts = [_ACCEPT, _CHALLENGE] if stage == ANSWER_WD4 else [_ACCEPT]
+            for c in hand:
+                if CARD_KIND[c] == _SUPER_STAR:
+                    acts.extend(table[c])
+        elif stage == FIRST_COLOR:
+            return _CHOOSE
+        else:
+            return _NONE
+        if catchable >= 0:
+            acts.append(_CALL_UNO if catchable == seat else _CATCH[catchable])
+        return acts
+
+    def outcome(self, state: UnoState) -> Outcome | None:
+        if state.stage != OVER:
+            return None
+        names = " and ".join(f"{{p{w}}}" for w in state.winners)
+        if state.config.lowest_wins:
+            summary = f"{names} won with the lowest total ({min(state.scores)} points)"
+        else:
+            summary = f"{names} won with {state.scores[state.winners[0]]} points"
+        return Outcome(winners=state.winners, scores=state.scores, summary=summary)
+
+    # ---- apply
+
+    def apply(self, state: UnoState, seat: int, action: Any) -> UnoState:
+        config = state.config
+        n = config.players
+        events: list[tuple[Any, ...]] = []
+        hands = state.hands
+        pile = state.draw_pile
+        discard = state.discard
+        rng = state.rng
+        color = state.color
+        direction = state.direction
+        current = state.current
+        stage = state.stage
+        attack = state.attack
+        drawn = -1
+        catchable = -1
+        reveal = None
+        revealed = None
+        kind_of = type(action)
+
+        if kind_of is CallUno:
+            events.append((E_CALL_UNO, seat))
+            return UnoState(
+                config, rng, hands, pile, discard, color, direction, current, stage, attack, state.drawn,
+                -1, state.reveal, state.revealed, state.hand_number, state.dealer, state.scores,
+                state.last_hand, state.winners, tuple(events),
+            )  # fmt: skip
+        if kind_of is Catch:
+            caught = action.seat
+            events.append((E_CATCH, seat, caught))
+            got, pile, discard, rng = _take(pile, discard, rng, UNO_PENALTY, events)
+            events.append((E_DRAW, caught, got, "caught not calling UNO"))
+            if len(got) < UNO_PENALTY:
+                events.append((E_CANCELLED, caught, UNO_PENALTY - len(got)))
+            hands = _replace_hand(hands, caught, hands[caught] + got)
+            return UnoState(
+                config, rng, hands, pile, discard, color, direction, current, stage, attack, state.drawn,
+                -1, state.reveal, state.revealed, state.hand_number, state.dealer, state.scores,
+                state.last_hand, state.winners, tuple(events),
+            )  # fmt: skip
+
+        winner = -1
+        if kind_of is PlayCard:
+            card = action.card_id
+            hand = _remove(hands[seat], card)
+            hands = _replace_hand(hands, seat, hand)
+            discard = (*discard, card)
+            previous_color = color
+            color = int(action.color)
+            answering = stage in (ANSWER_D2, ANSWER_WD4)
+            events.append((E_PLAY, seat, card, color, action.uno, answering))
+            left = len(hand)
+            if left == 1 and not action.uno:
+                catchable = seat
+            kind = CARD_KIND[card]
+            if answering:
+                assert attack is not None
+                # RULINGS: "the attacker draws the 2 or 4 (and is not skipped), you choose the colour, and
+                # play continues with the player after you."
+                hands, pile, discard, rng = _penalty(
+                    hands, pile, discard, rng, attack.attacker, attack.penalty, "answered with a Super Star",
+                    events,
+                )  # fmt: skip
+                attack = None
+                current = (seat + direction) % n
+                stage = PLAY
+                if left == 0:
+                    winner = seat
+            elif left == 0:
+                winner = seat
+                # RULINGS: "if that card is a Draw Two or Wild Draw Four the next player still draws, with no
+                # answer, for scoring"
+                if kind in (_DRAW_TWO, _WILD_DRAW_FOUR):
+                    amount = DRAW_TWO_PENALTY if kind == _DRAW_TWO else WILD_DRAW_FOUR_PENALTY
+                    hands, pile, discard, rng = _penalty(
+                        hands, pile, discard, rng, (seat + direction) % n, amount, "for scoring", events
+                    )
+            elif kind == _NUMBER or (CARD_COLOR[card] == 0 and kind != _WILD_DRAW_FOUR):
+                current = (seat + direction) % n
+                stage = PLAY
+            elif kind == _SKIP:
+                skipped = (seat + direction) % n
+                events.append((E_SKIPPED, skipped))
+                current = (skipped + direction) % n
+                stage = PLAY
+            elif kind == _REVERSE:
+                direction = -direction
+                events.append((E_REVERSED, direction))
+                if n == 2:
+                    # RULINGS: "with 2 players it acts as Skip"
+                    events.append((E_SKIPPED, (seat + 1) % n))
+                    current = seat
+                else:
+                    current = (seat + direction) % n
+                stage = PLAY
+            elif kind == _DRAW_TWO:
+                attack = Attack(seat, DRAW_TWO_PENALTY, 0, False, ())
+                current = (seat + direction) % n
+                stage = ANSWER_D2
+            else:  # Wild Draw Four
+                held = False
+                for c in hand:
+                    if CARD_COLOR[c] == previous_color:
+                        held = True
+                        break
+                attack = Attack(seat, WILD_DRAW_FOUR_PENALTY, previous_color, held, hand)
+                current = (seat + direction) % n
+                stage = ANSWER_WD4
+        elif kind_of is Draw:
+            got, pile, discard, rng = _take(pile, discard, rng, 1, events)
+            events.append((E_DRAW, seat, got, ""))
+            hands = _replace_hand(hands, seat, hands[seat] + got)
+            drawn = got[0]
+            stage = DRAWN
+        elif kind_of is Keep:
+            events.append((E_KEEP, seat))
+            current = (seat + direction) % n
+            stage = PLAY
+        elif kind_of is PassTurn:
+            events.append((E_PASS, seat))
+            current = (seat + direction) % n
+        elif kind_of is AcceptPenalty:
+            assert attack is not None
+            events.append((E_ACCEPT, seat, attack.penalty))
+            hands, pile, discard, rng = _penalty(hands, pile, discard, rng, seat, attack.penalty, "", events)
+            events.append((E_SKIPPED, seat))
+            attack = None
+            current = (seat + direction) % n
+            stage = PLAY
+        elif kind_of is Challenge:
+            assert attack is not None
+            events.append(
+                (E_CHALLENGE, seat, attack.attacker, attack.held_prior_color, attack.prior_color, attack.hand)
+            )
+            reveal = (seat, attack.attacker)
+            revealed = attack
+            if attack.held_prior_color:
+                hands, pile, discard, rng = _penalty(
+                    hands, pile, discard, rng, attack.attacker, CAUGHT_BLUFF_PENALTY, "challenged", events
+                )
+                current = seat
+            else:
+                hands, pile, discard, rng = _penalty(
+                    hands, pile, discard, rng, seat, FAILED_CHALLENGE_PENALTY, "the challenge failed", events
+                )
+                events.append((E_SKIPPED, seat))
+                current = (seat + direction) % n
+            attack = None
+            stage = PLAY
+        elif kind_of is ChooseColor:
+            color = int(action.color)
+            events.append((E_CHOOSE, seat, color))
+            stage = PLAY
+        else:  # pragma: no cover - the table checks legality first
+            raise TypeError(f"not an UNO action: {action!r}")
+
+        if winner >= 0:
+            return _end_hand(state, winner, hands, pile, discard, rng, color, direction, events)
+        return UnoState(
+            config, rng, hands, pile, discard, color, direction, current, stage, attack, drawn, catchable,
+            reveal, revealed, state.hand_number, state.dealer, state.scores, state.last_hand, (),
+            tuple(events),
+        )  # fmt: skip
+
+    # ---- views and texts
+
+    def last_events(self, state: UnoState) -> tuple[Event, ...]:
+        return tuple(_event_object(record) for record in state.events)
+
+    def view(self, state: UnoState, viewer: int | None) -> UnoView:
+        config = state.config
+        attack = state.attack
+        seen = viewer is not None and 0 <= viewer < config.players
+        reveal = None
+        if seen and state.reveal is not None and state.reveal[0] == viewer and state.revealed is not None:
+            shown = state.revealed
+            reveal = UnoReveal(
+                attacker=shown.attacker,
+                cards=tuple(CARD_VIEWS[c] for c in sorted(shown.hand)),
+                prior_color=UnoColor(shown.prior_color),
+                held_prior_color=shown.held_prior_color,
+            )
+        winner, points = state.last_hand
+        hand: tuple[UnoCard, ...] = ()
+        drawn = None
+        if viewer is not None and seen:
+            hand = tuple(CARD_VIEWS[c] for c in sorted(state.hands[viewer]))
+            if state.drawn >= 0 and viewer == state.current:
+                drawn = CARD_VIEWS[state.drawn]
+        return UnoView(
+            phase=self.phase(state),
+            scores=state.scores,
+            you=viewer if seen else None,
+            hand=hand,
+            hand_counts=tuple(len(h) for h in state.hands),
+            top_card=CARD_VIEWS[state.discard[-1]],
+            color=UnoColor(state.color),
+            direction=UnoDirection.CLOCKWISE if state.direction == 1 else UnoDirection.COUNTER_CLOCKWISE,
+            current=state.current,
+            stage=UnoStage(state.stage),
+            draw_pile_count=len(state.draw_pile),
+            discard_count=len(state.discard),
+            pending_penalty=attack.penalty if attack is not None else 0,
+            attacker=attack.attacker if attack is not None else None,
+            prior_color=UnoColor(attack.prior_color) if attack is not None else UnoColor.UNSPECIFIED,
+            drawn_card=drawn,
+            reveal=reveal,
+            uno_catchable=state.catchable if state.catchable >= 0 else None,
+            hand_number=state.hand_number,
+            dealer=state.dealer,
+            target=config.target,
+            lowest_wins=config.lowest_wins,
+            house_rule=config.house_rule,
+            last_hand_winner=winner if winner >= 0 else None,
+            last_hand_points=points,
+            winners=state.winners,
+        )
+
+    def phase(self, state: UnoState) -> str:
+        """What is happening, in a few words."""
+        who = f"{{p{state.current}}}"
+        stage = state.stage
+        if stage == PLAY:
+            return f"{who} to play"
+        if stage == DRAWN:
+            return f"{who} to play the drawn card or keep it"
+        if stage == FIRST_COLOR:
+            return f"{who} to choose the first colour"
+        if stage == ANSWER_D2:
+            return f"{who} to answer the Draw Two"
+        if stage == ANSWER_WD4:
+            return f"{who} to answer the Wild Draw Four"
+        return "Game over: " + " and ".join(f"{{p{w}}}" for w in state.winners) + " won"
+
+    def describe(self, state: UnoState, seat: int, action: Any) -> str:
+        kind_of = type(action)
+        if kind_of is PlayCard:
+            card = action.card_id
+            verb = "Answer with" if state.stage in (ANSWER_D2, ANSWER_WD4) else "Play"
+            text = f"{verb} {CARD_NAMES[card]}"
+            if CARD_COLOR[card] == 0:
+                text += f" (choose {COLOR_NAMES[action.color]})"
+            if action.uno:
+                text += " and call UNO"
+            return text
+        if kind_of is Draw:
+            return "Draw a card"
+        if kind_of is Keep:
+            return "Keep the drawn card"
+        if kind_of is PassTurn:
+            return "Pass (nothing to play or draw)"
+        if kind_of is ChooseColor:
+            return f"Choose {COLOR_NAMES[action.color]}"
+        if kind_of is AcceptPenalty:
+            penalty = state.attack.penalty if state.attack is not None else 0
+            return f"Draw {penalty} and lose your turn"
+        if kind_of is Challenge:
+            return "Challenge the Wild Draw Four"
+        if kind_of is CallUno:
+            return "Call UNO"
+        if kind_of is Catch:
+            return f"Catch {{p{action.seat}}}: UNO not called"
+        return str(action)
+
+
+def _replace_hand(
+    hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]
+) -> tuple[tuple[int, ...], ...]:
+    return (*hands[:seat], hand, *hands[seat + 1 :])
+
+
+def _penalty(
+    hands: tuple[tuple[int, ...], ...],
+    pile: tuple[int, ...],
+    discard: tuple[int, ...],
+    rng: int,
+    seat: int,
+    amount: int,
+    why: str,
+    events: list[tuple[Any, ...]],
+) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int]:
+    got, pile, discard, rng = _take(pile, discard, rng, amount, events)
+    events.append((E_DRAW, seat, got, why))
+    if len(got) < amount:
+        events.append((E_CANCELLED, seat, amount - len(got)))
+    return _replace_hand(hands, seat, hands[seat] + got), pile, discard, rng
+
+
+def _end_hand(
+    state: UnoState,
+    winner: int,
+    hands: tuple[tuple[int, ...], ...],
+    pile: tuple[int, ...],
+    discard: tuple[int, ...],
+    rng: int,
+    color: int,
+    direction: int,
+    events: list[tuple[Any, ...]],
+) -> UnoState:
+    """Score the hand (RULINGS: "The winner scores all cards left in the other hands"; with lowest_wins each
+    player is charged their own hand), then end the game at the target or deal the next hand."""
+    config = state.config
+    charged = tuple(_hand_points(h) for h in hands)
+    total = sum(charged)
+    if config.lowest_wins:
+        scores = tuple(s + c for s, c in zip(state.scores, charged, strict=True))
+    else:
+        scores = tuple(s + total if i == winner else s for i, s in enumerate(state.scores))
+    events.append((E_HAND_WON, winner, total, charged))
+    if max(scores) >= config.target:
+        if config.lowest_wins:
+            low = min(scores)
+            winners = tuple(i for i, s in enumerate(scores) if s == low)
+        else:
+            winners = (winner,)
+        events.append((E_GAME_OVER, winners, scores))
+        return UnoState(
+            config, rng, hands, pile, discard, color, direction, winner, OVER,
+            None, -1, -1, None, None, state.hand_number, state.dealer, scores, (winner, total), winners,
+            tuple(events),
+        )  # fmt: skip
+    dealer = (state.dealer + 1) % config.players
+    return _start_hand(config, rng, dealer, state.hand_number + 1, scores, (winner, total), events)
+
+
+# --------------------------------------------------------------------------------------------------------
+# Event texts
+
+
+def _cards_text(cards: Sequence[int]) -> str:
+    return ", ".join(CARD_NAMES[c] for c in cards) if cards else "nothing"
+
+
+def _count(k: int) -> str:
+    return "a card" if k == 1 else f"{k} cards"
+
+
+def _event_object(record: tuple[Any, ...]) -> Event:
+    code = record[0]
+    if code == E_DEALER_DRAW:
+        _, seat, card = record
+        return Event(f"{{p{seat}}} drew the {CARD_NAMES[card]} to choose the dealer", seat=seat)
+    if code == E_DEALER_TIE:
+        seats = " and ".join(f"{{p{s}}}" for s in record[1])
+        return Event(f"{seats} tied for highest and draw again")
+    if code == E_DEALER:
+        _, dealer, number = record
+        return Event(f"Hand {number}: {{p{dealer}}} deals 7 cards each", seat=dealer)
+    if code == E_DEALT:
+        hands = record[1]
+        private = tuple((s, f"you were dealt {_cards_text(sorted(h))}") for s, h in enumerate(hands))
+        return Event("Everyone was dealt 7 cards", private=private)
+    if code == E_FLIP:
+        return Event(f"The first card is the {CARD_NAMES[record[1]]}")
+    if code == E_FLIP_RETURNED:
+        return Event("A Wild Draw Four was flipped first: it goes back into the draw pile, reshuffled")
+    if code == E_FIRST_SKIP:
+        return Event(f"{{p{record[1]}}} is skipped by the first card", seat=record[1])
+    if code == E_FIRST_REVERSE:
+        return Event(f"The first card is a Reverse: {{p{record[1]}}} plays first, counter-clockwise")
+    if code == E_PLAY:
+        _, seat, card, color, uno, answer = record
+        verb = "answered with" if answer else "played"
+        text = f"{{p{seat}}} {verb} the {CARD_NAMES[card]}"
+        if CARD_COLOR[card] == 0:
+            text += f" and chose {COLOR_NAMES[color]}"
+        if uno:
+            text += " and called UNO"
+        return Event(text, seat=seat)
+    if code == E_DRAW:
+        _, seat, cards, why = record
+        reason = f" ({why})" if why else ""
+        return Event(
+            f"{{p{seat}}} drew {_count(len(cards))}{reason}",
+            seat=seat,
+            private=((seat, f"you drew {_cards_text(cards)}{reason}"),),
+        )
+    if code == E_RESHUFFLE:
+        return Event(f"The draw pile ran out: {record[1]} discards were shuffled into a new draw pile")
+    if code == E_CANCELLED:
+        _, seat, missing = record
+        return Event(f"No cards left to draw: {{p{seat}}} is spared {_count(missing)}", seat=seat)
+    if code == E_KEEP:
+        return Event(f"{{p{record[1]}}} kept the drawn card", seat=record[1])
+    if code == E_PASS:
+        return Event(f"{{p{record[1]}}} passed (nothing to play or draw)", seat=record[1])
+    if code == E_CHOOSE:
+        return Event(f"{{p{record[1]}}} chose {COLOR_NAMES[record[2]]}", seat=record[1])
+    if code == E_SKIPPED:
+        return Event(f"{{p{record[1]}}} loses the turn", seat=record[1])
+    if code == E_REVERSED:
+        way = "clockwise" if record[1] == 1 else "counter-clockwise"
+        return Event(f"Play now goes {way}")
+    if code == E_CHALLENGE:
+        _, challenger, attacker, held, prior, hand = record
+        result = "succeeded" if held else "failed"
+        public = f"{{p{challenger}}} challenged {{p{attacker}}}'s Wild Draw Four: the challenge {result}"
+        had = "held" if held else "did not hold"
+        secret = (
+            f"you challenged {{p{attacker}}}'s Wild Draw Four and saw their hand: "
+            f"{_cards_text(sorted(hand))}; they {had} a {COLOR_NAMES[prior]} card, so the challenge {result}"
+        )
+        return Event(public, seat=challenger, private=((challenger, secret),))
+    if code == E_CALL_UNO:
+        return Event(f"{{p{record[1]}}} called UNO", seat=record[1])
+    if code == E_CATCH:
+        _, catcher, caught = record
+        return Event(f"{{p{catcher}}} caught {{p{caught}}} not calling UNO", seat=catcher)
+    if code == E_HAND_WON:
+        _, winner, points, _charged = record
+        return Event(f"{{p{winner}}} went out and won the hand ({points} points in other hands)", seat=winner)
+    if code == E_GAME_OVER:
+        _, winners, scores = record
+        names = " and ".join(f"{{p{w}}}" for w in winners)
+        return Event(f"Game over: {names} won (scores {', '.join(str(s) for s in scores)})")
+    if code == E_ACCEPT:
+        return Event(f"{{p{record[1]}}} takes the {record[2]}-card penalty", seat=record[1])
+    return Event(str(record))  # pragma: no cover
+
+
+ENGINE = UnoEngine()

@@ -1,0 +1,37 @@
+"""Wraps a game's view and action values in the table-level `GameView` and `Action` messages.
+
+The game-specific message lives in the oneof member named like the game's registry key; this module is
+the one place that maps between them, for the service, golden playthroughs and tests.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from toadstool import wire
+from toadstool.engine import Engine
+from toadstool.v1 import table_pb2
+
+
+def game_view_message(engine: Engine[Any, Any], view: Any) -> table_pb2.GameView:
+    """The GameView message carrying `view` (a game's view dataclass)."""
+    message = table_pb2.GameView()
+    wire.to_message(view, getattr(message, engine.name))
+    return message
+
+
+def action_message(engine: Engine[Any, Any], action: Any) -> table_pb2.Action:
+    """The Action message carrying `action` (one of the game's action dataclasses)."""
+    message = table_pb2.Action()
+    wire.action_to_message(action, getattr(message, engine.name))
+    return message
+
+
+def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> Any:
+    """The action dataclass in `message`; ValueError when it is for another game or malformed."""
+    member = message.WhichOneof("game")
+    if member is None:
+        raise ValueError("the action names no game (set the member for this table's game)")
+    if member != engine.name:
+        raise ValueError(f"this table plays {engine.name!r}, but the action is for {member!r}")
+    return wire.action_from_message(getattr(message, member), engine.action_types)

@@ -1,0 +1,241 @@
+"""The gRPC service: the only place that speaks gRPC (DESIGN.md "The shape").
+
+It authenticates the caller (seat token / host token from metadata), turns requests into calls on the
+table layer, and maps the closed set of `TableError`s to gRPC status codes in one adapter
+(principle 6). It holds no game logic and builds no view itself: updates come from `Table.update_for`.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+
+import grpc
+
+from toadstool import messages
+from toadstool.engine import OptionKind, action_id
+from toadstool.games import GAMES
+from toadstool.tables import ErrorKind, Table, TableError, TableRegistry
+from toadstool.v1 import service_pb2, service_pb2_grpc
+
+log = logging.getLogger(__name__)
+
+SEAT_TOKEN_KEY = "x-seat-token"
+HOST_TOKEN_KEY = "x-host-token"
+MAX_ID_LENGTH = 256
+
+STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
+    ErrorKind.UNKNOWN_TABLE: grpc.StatusCode.NOT_FOUND,
+    ErrorKind.UNAUTHENTICATED: grpc.StatusCode.UNAUTHENTICATED,
+    ErrorKind.NOT_YOUR_SEAT: grpc.StatusCode.PERMISSION_DENIED,
+    ErrorKind.NOT_LEGAL: grpc.StatusCode.FAILED_PRECONDITION,
+    ErrorKind.STALE_VERSION: grpc.StatusCode.ABORTED,
+    ErrorKind.GAME_OVER: grpc.StatusCode.FAILED_PRECONDITION,
+    ErrorKind.BAD_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
+    ErrorKind.DUPLICATE_REQUEST: grpc.StatusCode.ALREADY_EXISTS,
+    ErrorKind.NOT_PLAYING: grpc.StatusCode.FAILED_PRECONDITION,
+    ErrorKind.LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
+}
+
+R = TypeVar("R")
+
+
+def _maps_errors(
+    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
+) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]:
+    """Turn TableErrors into their gRPC status, and anything unexpected into INTERNAL (logged, never
+    leaked: the client reads only that the server failed)."""
+
+    @functools.wraps(method)
+    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
+        try:
+            return await method(self, request, context)
+        except TableError as error:
+            await context.abort(STATUS_OF[error.kind], error.message)
+        except grpc.aio.AbortError:
+            raise
+        except Exception:
+            log.exception("unexpected failure in %s", method.__name__)
+            await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
+        raise AssertionError("unreachable")
+
+    return wrapper
+
+
+def _metadata(context: grpc.aio.ServicerContext, key: str) -> str:
+    for item in context.invocation_metadata() or ():
+        if item.key == key:
+            value = item.value
+            return value if isinstance(value, str) else value.decode("utf-8", "replace")
+    return ""
+
+
+def _check_id(value: str, what: str) -> str:
+    if not value:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is missing")
+    if len(value) > MAX_ID_LENGTH:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is longer than {MAX_ID_LENGTH} characters")
+    return value
+
+
+class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
+    """Implements toadstool.v1.ToadstoolService over a TableRegistry."""
+
+    def __init__(self, registry: TableRegistry) -> None:
+        self.registry = registry
+
+    def _table(self, table_id: str) -> Table:
+        return self.registry.get(_check_id(table_id, "table id"))
+
+    def _seat(self, table: Table, context: grpc.aio.ServicerContext) -> int:
+        token = _metadata(context, SEAT_TOKEN_KEY)
+        if not token:
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED,
+                f"no seat token: send the token from JoinTable in the {SEAT_TOKEN_KEY!r} metadata",
+            )
+        return table.seat_of_token(token)
+
+    @_maps_errors
+    async def ListGames(
+        self, request: service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.ListGamesResponse:
+        response = service_pb2.ListGamesResponse()
+        for spec in GAMES.values():
+            engine = spec.engine
+            info = response.games.add(
+                name=engine.name,
+                title=engine.title,
+                min_players=engine.min_players,
+                max_players=engine.max_players,
+            )
+            for option in engine.options:
+                message = info.options.add(
+                    name=option.name,
+                    kind=option.kind.value,
+                    default_value=option.default,
+                    help=option.help,
+                    choices=option.choices,
+                )
+                if option.kind is OptionKind.INT:
+                    if option.minimum is not None:
+                        message.minimum = option.minimum
+                    if option.maximum is not None:
+                        message.maximum = option.maximum
+        return response
+
+    @_maps_errors
+    async def CreateTable(
+        self, request: service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.CreateTableResponse:
+        table, host_token = self.registry.create(
+            game=request.game,
+            players=request.players,
+            bots=request.bots,
+            options=dict(request.options),
+            seed=request.seed if request.HasField("seed") else None,
+            name=request.name,
+            manual_start=request.manual_start,
+            bot_delay=request.bot_delay_ms / 1000 if request.HasField("bot_delay_ms") else None,
+        )
+        return service_pb2.CreateTableResponse(table=table.info(), host_token=host_token)
+
+    @_maps_errors
+    async def ListTables(
+        self, request: service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.ListTablesResponse:
+        return service_pb2.ListTablesResponse(tables=[t.info() for t in self.registry.tables.values()])
+
+    @_maps_errors
+    async def GetTable(
+        self, request: service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.GetTableResponse:
+        return service_pb2.GetTableResponse(table=self._table(request.table_id).info())
+
+    @_maps_errors
+    async def JoinTable(
+        self, request: service_pb2.JoinTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.JoinTableResponse:
+        table = self._table(request.table_id)
+        seat, token = table.join(request.name, request.seat if request.HasField("seat") else None)
+        return service_pb2.JoinTableResponse(seat=seat, seat_token=token, table=table.info())
+
+    @_maps_errors
+    async def AddBot(
+        self, request: service_pb2.AddBotRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.AddBotResponse:
+        table = self._table(request.table_id)
+        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        seat = table.add_bot(request.seat if request.HasField("seat") else None)
+        return service_pb2.AddBotResponse(seat=seat, table=table.info())
+
+    @_maps_errors
+    async def StartTable(
+        self, request: service_pb2.StartTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.StartTableResponse:
+        table = self._table(request.table_id)
+        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table.start()
+        return service_pb2.StartTableResponse(table=table.info())
+
+    @_maps_errors
+    async def LeaveTable(
+        self, request: service_pb2.LeaveTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.LeaveTableResponse:
+        table = self._table(request.table_id)
+        table.leave(self._seat(table, context))
+        return service_pb2.LeaveTableResponse()
+
+    @_maps_errors
+    async def Act(self, request: service_pb2.ActRequest, context: grpc.aio.ServicerContext) -> service_pb2.ActResponse:
+        table = self._table(request.table_id)
+        seat = self._seat(table, context)
+        if len(request.request_id) > MAX_ID_LENGTH:
+            raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+        wanted = self._wanted_action_id(table, request)
+        version, replayed = table.act(seat, wanted, request.version, request.request_id)
+        return service_pb2.ActResponse(version=version, replayed=replayed)
+
+    def _wanted_action_id(self, table: Table, request: service_pb2.ActRequest) -> str:
+        """The stable id of the action a request names, given by id or in its typed form."""
+        if request.action_id and request.HasField("action"):
+            raise TableError(ErrorKind.BAD_REQUEST, "send either action_id or action, not both")
+        if request.action_id:
+            return _check_id(request.action_id, "action id")
+        if not request.HasField("action"):
+            raise TableError(ErrorKind.BAD_REQUEST, "the request names no action: set action_id or action")
+        try:
+            return action_id(messages.action_from_message(table.engine, request.action))
+        except (ValueError, TypeError) as error:
+            raise TableError(ErrorKind.BAD_REQUEST, f"malformed action: {error}") from None
+
+    async def Watch(
+        self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[service_pb2.WatchResponse]:
+        try:
+            table = self._table(request.table_id)
+            token = _metadata(context, SEAT_TOKEN_KEY)
+            seat = table.seat_of_token(token) if token else None
+        except TableError as error:
+            await context.abort(STATUS_OF[error.kind], error.message)
+            return
+        since = request.since_version if request.HasField("since_version") else None
+        if since is not None and since > table.version:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"since_version {since} is ahead of the table (version {table.version})",
+            )
+        if seat is not None:
+            table.set_connected(seat, +1)
+        try:
+            while True:
+                revision = table.revision
+                update = table.update_for(seat, since)
+                since = table.version
+                yield service_pb2.WatchResponse(update=update)
+                await table.wait_change(revision)
+        finally:
+            if seat is not None:
+                table.set_connected(seat, -1)

@@ -1,0 +1,569 @@
+"""Tables: lifecycle (lobby -> playing -> finished), seats and their secret tokens, the validation ladder
+in front of every action, bots, and the per-viewer updates that leave the server.
+
+This module is for everything about a table that is not a game rule and not gRPC: engines decide rules,
+`toadstool.service` speaks gRPC and maps `TableError` to status codes. Everything here runs on one asyncio
+loop; every mutation is synchronous (no await between check and apply), so actions are atomic.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import enum
+import hashlib
+import hmac
+import logging
+import random
+import secrets
+import unicodedata
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from toadstool.engine import (
+    BadOptions,
+    Bot,
+    Engine,
+    Event,
+    action_id,
+    event_text,
+    name_seats,
+    parse_options,
+)
+from toadstool.games import GAMES, GameSpec
+from toadstool.messages import action_message, game_view_message
+from toadstool.v1 import table_pb2
+
+log = logging.getLogger(__name__)
+
+MAX_NAME_LENGTH = 24
+MAX_TABLE_NAME_LENGTH = 40
+#: How many events a first update carries when the client gives no version to resume from.
+HISTORY_ON_JOIN = 30
+#: How many request ids a table remembers for idempotent retries.
+REMEMBERED_REQUESTS = 4096
+
+
+class ErrorKind(enum.Enum):
+    """The closed set of table errors (DESIGN.md principle 6); the service maps each to one gRPC status."""
+
+    UNKNOWN_TABLE = "unknown table"
+    UNAUTHENTICATED = "unauthenticated"
+    NOT_YOUR_SEAT = "not your seat"
+    NOT_LEGAL = "not legal now"
+    STALE_VERSION = "stale version"
+    GAME_OVER = "game over"
+    BAD_REQUEST = "bad request"
+    DUPLICATE_REQUEST = "duplicate request"
+    NOT_PLAYING = "not playing"
+    LIMIT = "limit reached"
+
+
+class TableError(Exception):
+    """A refused request: nothing was changed. The message says what to do about it."""
+
+    def __init__(self, kind: ErrorKind, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Status(enum.IntEnum):
+    LOBBY = table_pb2.TABLE_STATUS_LOBBY
+    PLAYING = table_pb2.TABLE_STATUS_PLAYING
+    FINISHED = table_pb2.TABLE_STATUS_FINISHED
+
+
+class SeatKind(enum.IntEnum):
+    EMPTY = table_pb2.SEAT_KIND_EMPTY
+    HUMAN = table_pb2.SEAT_KIND_HUMAN
+    BOT = table_pb2.SEAT_KIND_BOT
+
+
+def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, what: str = "name") -> str:
+    """A display name safe to show in any terminal or window: printable characters only.
+
+    Control characters, escape sequences, bidi overrides and other format characters are dropped, runs
+    of white space become one space, and the result must be 1..limit characters.
+    """
+    kept = []
+    for ch in raw:
+        category = unicodedata.category(ch)
+        if category[0] in ("C", "Z"):  # controls, format (bidi), unassigned, private; separators
+            kept.append(" " if category[0] == "Z" or ch in "\t\n\r" else "")
+        else:
+            kept.append(ch)
+    name = " ".join("".join(kept).split())
+    if not name:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is empty once unprintable characters are removed")
+    if len(name) > limit:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is longer than {limit} characters")
+    return name
+
+
+def _hash_token(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def new_token() -> tuple[str, bytes]:
+    """A fresh secret (256 random bits, URL-safe) and the hash that is all the server keeps of it."""
+    token = secrets.token_urlsafe(32)
+    return token, _hash_token(token)
+
+
+def token_matches(token: str, digest: bytes | None) -> bool:
+    """Constant-time check of a presented token against a stored hash."""
+    if digest is None or not token:
+        return False
+    return hmac.compare_digest(_hash_token(token), digest)
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str = ""
+    kind: SeatKind = SeatKind.EMPTY
+    token_hash: bytes | None = None
+    connections: int = 0
+    bot: Bot | None = None
+
+
+@dataclass(frozen=True)
+class AppliedRequest:
+    seat: int
+    action_id: str
+    version: int
+
+
+@dataclass
+class Table:
+    """One game being played: its seats, its state and everything a watcher needs to follow it."""
+
+    table_id: str
+    spec: GameSpec
+    players: int
+    raw_options: dict[str, str]
+    options: dict[str, Any]
+    seed: int
+    name: str
+    manual_start: bool
+    bot_delay: float
+    host_token_hash: bytes
+    seats: list[Seat] = field(default_factory=list)
+    status: Status = Status.LOBBY
+    state: Any = None
+    version: int = 0
+    #: Raised by every change a watcher should see (actions, seats, connections).
+    revision: int = 0
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    actions: list[tuple[int, Any]] = field(default_factory=list)
+    requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
+    _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def engine(self) -> Engine[Any, Any]:
+        return self.spec.engine
+
+    # -- change notification ---------------------------------------------------------------------------
+
+    def _touch(self) -> None:
+        self.revision += 1
+        self._changed.set()
+        self._changed = asyncio.Event()
+
+    async def wait_change(self, seen_revision: int) -> None:
+        """Return once the table's revision differs from `seen_revision`."""
+        while self.revision == seen_revision:
+            await self._changed.wait()
+
+    # -- seats --------------------------------------------------------------------------------------------
+
+    def seat_of_token(self, token: str) -> int:
+        """The seat whose token this is; UNAUTHENTICATED otherwise (tokens never cross tables)."""
+        found = -1
+        for seat in self.seats:
+            if token_matches(token, seat.token_hash):
+                found = seat.index
+        if found < 0:
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED,
+                f"that seat token is not valid at table {self.table_id}; join the table to get one",
+            )
+        return found
+
+    def is_host(self, token: str) -> bool:
+        return token_matches(token, self.host_token_hash)
+
+    def require_host(self, token: str) -> None:
+        if not self.is_host(token):
+            raise TableError(
+                ErrorKind.NOT_YOUR_SEAT,
+                f"only the host of table {self.table_id} may do that (send its host token)",
+            )
+
+    def open_seats(self) -> list[int]:
+        return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
+
+    def join(self, name: str, seat: int | None) -> tuple[int, str]:
+        """Seat a person; returns (seat, secret token)."""
+        clean = sanitize_name(name)
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started; watch it instead")
+        index = self._pick_open_seat(seat)
+        token, digest = new_token()
+        self.seats[index] = Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest)
+        self._touch()
+        self._maybe_autostart()
+        return index, token
+
+    def add_bot(self, seat: int | None) -> int:
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
+        index = self._pick_open_seat(seat)
+        self._seat_bot(index)
+        self._touch()
+        self._maybe_autostart()
+        return index
+
+    def _seat_bot(self, index: int) -> None:
+        taken = {s.name for s in self.seats}
+        name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
+        self.seats[index] = Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot())
+
+    def _pick_open_seat(self, seat: int | None) -> int:
+        if seat is None:
+            open_seats = self.open_seats()
+            if not open_seats:
+                raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has no open seat; watch it instead")
+            return open_seats[0]
+        if not 0 <= seat < self.players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+        if self.seats[seat].kind is not SeatKind.EMPTY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} is taken; open seats: {self.open_seats()}")
+        return seat
+
+    def leave(self, seat: int) -> None:
+        """A person gives up their seat: empty in the lobby, played by a bot once the game runs."""
+        if self.status is Status.LOBBY:
+            self.seats[seat] = Seat(index=seat)
+        elif self.status is Status.PLAYING:
+            old = self.seats[seat]
+            self.seats[seat] = Seat(
+                index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot(), token_hash=None
+            )
+        self._touch()
+
+    def set_connected(self, seat: int, delta: int) -> None:
+        self.seats[seat].connections = max(0, self.seats[seat].connections + delta)
+        self._touch()
+
+    def _maybe_autostart(self) -> None:
+        if not self.manual_start and not self.open_seats():
+            self.start()
+
+    def start(self) -> None:
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
+        if self.open_seats():
+            raise TableError(
+                ErrorKind.NOT_PLAYING,
+                f"table {self.table_id} still has open seats {self.open_seats()}: fill them or add bots",
+            )
+        self.state = self.engine.new(self.players, self.options, self.seed)
+        self.status = Status.PLAYING
+        self._rng = random.Random(self.seed ^ 0xB07)
+        self._record_events(self.engine.last_events(self.state))
+        self._check_finished()
+        self._touch()
+
+    # -- actions ------------------------------------------------------------------------------------------
+
+    def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
+        """Apply the action with id `wanted` for `seat` after the validation ladder.
+
+        Returns (new version, replayed). The ladder (table and token were checked by the caller): a request
+        id seen before (same action: answered again, never applied twice), the game running, the action
+        legal now, the version current. A refused action changes nothing.
+        """
+        if request_id and request_id in self.requests:
+            prior = self.requests[request_id]
+            if prior.seat == seat and prior.action_id == wanted:
+                return prior.version, True
+            raise TableError(
+                ErrorKind.DUPLICATE_REQUEST,
+                f"request id {request_id!r} was already used for another action; use a fresh id per action",
+            )
+        if self.status is Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has not started yet")
+        if self.status is Status.FINISHED:
+            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
+        legal = self.engine.legal_actions(self.state, seat)
+        action = next((a for a in legal if action_id(a) == wanted), None)
+        if action is None:
+            if not legal:
+                hint = "you have nothing to do right now; wait for your turn"
+            else:
+                hint = "your legal actions now: " + "; ".join(
+                    name_seats(self.engine.describe(self.state, seat, a), self.names()) for a in legal[:8]
+                )
+            raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
+        if expected_version != self.version:
+            raise TableError(
+                ErrorKind.STALE_VERSION,
+                f"you acted on version {expected_version} but the table is at version {self.version}; "
+                "look at the latest view and act again",
+            )
+        self._apply(seat, action, request_id)
+        return self.version, False
+
+    def _apply(self, seat: int, action: Any, request_id: str = "") -> None:
+        self.state = self.engine.apply(self.state, seat, action)
+        self.version += 1
+        self.actions.append((seat, action))
+        if request_id:
+            self.requests[request_id] = AppliedRequest(seat, action_id(action), self.version)
+            while len(self.requests) > REMEMBERED_REQUESTS:
+                self.requests.popitem(last=False)
+        self._record_events(self.engine.last_events(self.state))
+        self._check_finished()
+        self._touch()
+
+    def _record_events(self, events: Sequence[Event]) -> None:
+        self.events.extend((self.version, e) for e in events)
+
+    def _check_finished(self) -> None:
+        if self.engine.outcome(self.state) is not None:
+            self.status = Status.FINISHED
+
+    # -- bots ---------------------------------------------------------------------------------------------
+
+    def bot_choice(self) -> tuple[int, Any] | None:
+        """The next bot action at this version, if any bot wants to act: waited-for bots first."""
+        if self.status is not Status.PLAYING:
+            return None
+        waiting = self.engine.to_act(self.state)
+        order = list(waiting) + [s for s in range(self.players) if s not in waiting]
+        for index in order:
+            seat = self.seats[index]
+            if seat.kind is not SeatKind.BOT or seat.bot is None:
+                continue
+            legal = self.engine.legal_actions(self.state, index)
+            if not legal:
+                continue
+            view = self.engine.view(self.state, index) if seat.bot.needs_view else None
+            action = seat.bot.choose(view, legal, index in waiting, self._rng)
+            if action is not None:
+                return index, action
+        return None
+
+    async def run_bots(self) -> None:
+        """Let bots act, one action per bot delay, until the game ends (a task per playing table)."""
+        while self.status is not Status.FINISHED:
+            revision = self.revision
+            choice = self.bot_choice()
+            if choice is None:
+                await self.wait_change(revision)
+                continue
+            await asyncio.sleep(self.bot_delay)
+            if self.revision != revision:
+                continue  # the table moved on while the bot was thinking: choose again
+            self._apply(*choice)
+
+    # -- what leaves the server ---------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    def info(self) -> table_pb2.TableInfo:
+        return table_pb2.TableInfo(
+            table_id=self.table_id,
+            game=self.spec.name,
+            name=self.name,
+            status=self.status.value,
+            seats=self.seat_messages(),
+            version=self.version,
+            options=self.raw_options,
+            open_seats=len(self.open_seats()),
+        )
+
+    def seat_messages(self) -> list[table_pb2.Seat]:
+        return [
+            table_pb2.Seat(
+                index=s.index,
+                name=s.name,
+                kind=s.kind.value,
+                connected=s.kind is SeatKind.BOT or s.connections > 0,
+            )
+            for s in self.seats
+        ]
+
+    def update_for(self, viewer: int | None, since_version: int | None) -> table_pb2.Update:
+        """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
+
+        Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
+        the one door out of the server (DESIGN.md principle 4).
+        """
+        names = self.names()
+        update = table_pb2.Update(
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status.value,
+            seats=self.seat_messages(),
+            game=self.spec.name,
+            table_name=self.name,
+            score_label=self.engine.score_label,
+        )
+        if viewer is not None:
+            update.viewer_seat = viewer
+        if self.state is None:
+            update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
+            return update
+        engine = self.engine
+        view = engine.view(self.state, viewer)
+        update.view.CopyFrom(game_view_message(engine, view))
+        update.phase = name_seats(view.phase, names)
+        update.scores.extend(view.scores)
+        update.to_act.extend(engine.to_act(self.state))
+        if viewer is not None:
+            for action in engine.legal_actions(self.state, viewer):
+                update.legal_actions.append(
+                    table_pb2.LegalAction(
+                        id=action_id(action),
+                        label=name_seats(engine.describe(self.state, viewer, action), names),
+                        action=action_message(engine, action),
+                    )
+                )
+        if since_version is None:
+            recent = self.events[-HISTORY_ON_JOIN:]
+        else:
+            recent = [(v, e) for v, e in self.events[-500:] if v > since_version]
+        for version, event in recent:
+            message = table_pb2.Event(version=version, text=name_seats(event_text(event, viewer), names))
+            if event.seat is not None:
+                message.seat = event.seat
+            if event.roll is not None:
+                message.roll.CopyFrom(
+                    table_pb2.DieRoll(roller=event.roll.roller, purpose=event.roll.purpose, value=event.roll.value)
+                )
+            update.events.append(message)
+        outcome = engine.outcome(self.state)
+        if outcome is not None:
+            update.outcome.CopyFrom(
+                table_pb2.Outcome(
+                    winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, names)
+                )
+            )
+        return update
+
+
+class TableRegistry:
+    """All tables of one server, and the tasks that run their bots.
+
+    Use it as an async context manager so bot tasks end with it (structured concurrency).
+    """
+
+    def __init__(self, bot_delay: float = 0.6, max_tables: int = 1000) -> None:
+        self.tables: dict[str, Table] = {}
+        self.bot_delay = bot_delay
+        self.max_tables = max_tables
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> TableRegistry:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        for task in list(self._tasks):
+            task.cancel()
+        for task in list(self._tasks):
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError(
+                ErrorKind.UNKNOWN_TABLE,
+                f"there is no table {table_id!r} on this server; list tables to see them",
+            )
+        return table
+
+    def create(
+        self,
+        game: str,
+        players: int,
+        bots: int = 0,
+        options: Mapping[str, str] | None = None,
+        seed: int | None = None,
+        name: str = "",
+        manual_start: bool = False,
+        bot_delay: float | None = None,
+    ) -> tuple[Table, str]:
+        """Create a table (validated in full before anything is stored); returns it and its host token."""
+        spec = GAMES.get(game)
+        if spec is None:
+            raise TableError(ErrorKind.BAD_REQUEST, f"unknown game {game!r}; this server hosts: {', '.join(GAMES)}")
+        engine = spec.engine
+        if not engine.min_players <= players <= engine.max_players:
+            raise TableError(
+                ErrorKind.BAD_REQUEST,
+                f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {players}",
+            )
+        if not 0 <= bots <= players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"bots must be between 0 and {players}, not {bots}")
+        raw = dict(options or {})
+        try:
+            parsed = parse_options(engine.options, raw)
+        except BadOptions as error:
+            raise TableError(ErrorKind.BAD_REQUEST, str(error)) from None
+        if len(self.tables) >= self.max_tables:
+            raise TableError(ErrorKind.LIMIT, f"this server holds its maximum of {self.max_tables} tables")
+        clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, "table name") if name.strip() else ""
+        table_id = self._new_id()
+        host_token, host_hash = new_token()
+        table = Table(
+            table_id=table_id,
+            spec=spec,
+            players=players,
+            raw_options=raw,
+            options=parsed,
+            seed=seed if seed is not None else secrets.randbits(63),
+            name=clean_name or f"{engine.title} {table_id}",
+            manual_start=manual_start,
+            bot_delay=self.bot_delay if bot_delay is None else bot_delay,
+            host_token_hash=host_hash,
+            seats=[Seat(index=i) for i in range(players)],
+        )
+        for index in range(players - bots, players):
+            table._seat_bot(index)
+        self.tables[table_id] = table
+        if not manual_start and not table.open_seats():
+            table.start()
+        self._spawn_bots(table)
+        return table, host_token
+
+    def _new_id(self) -> str:
+        alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+        while True:
+            table_id = "".join(secrets.choice(alphabet) for _ in range(6))
+            if table_id not in self.tables:
+                return table_id
+
+    def _spawn_bots(self, table: Table) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: used synchronously (tests of validation); bots run only on a live server
+        task = loop.create_task(table.run_bots(), name=f"bots-{table.table_id}")
+        self._tasks.add(task)
+        task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("bot task %s failed", task.get_name(), exc_info=task.exception())

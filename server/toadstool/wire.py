@@ -1,0 +1,123 @@
+"""Converts engine values (frozen dataclasses, enums, tuples) to and from their protobuf messages.
+
+Engines stay pure Python and know nothing of protobuf; each game's .proto mirrors its view and action
+dataclasses field by field (same names), and this one converter maps between them. It is for that mapping
+only: it makes no decisions about what a viewer may see (that is `Engine.view`).
+
+Conventions a game follows so that the converter needs no per-game code:
+- a dataclass field maps to the proto field of the same name;
+- an `enum.Enum` member maps to the proto enum number `member.value` (so Python enums are IntEnums whose
+  values equal the proto numbers, zero being UNSPECIFIED);
+- `tuple[X, ...]` maps to a repeated field; `X | None` maps to an optional/message field left unset;
+- an action dataclass `FooBar` is the oneof member `foo_bar` of the game's action message.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+import types
+import typing
+from functools import cache
+from typing import Any
+
+from google.protobuf.message import Message
+
+from toadstool.engine import _snake
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
+
+
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _fields(cls: type) -> tuple[str, ...]:
+    names = _FIELDS.get(cls)
+    if names is None:
+        names = _FIELDS[cls] = tuple(f.name for f in dataclasses.fields(cls))
+    return names
+
+
+def to_message(value: Any, message: Message) -> Message:
+    """Fill `message` from the dataclass `value` and return it."""
+    for name in _fields(type(value)):
+        item = getattr(value, name)
+        if item is None:
+            continue
+        if dataclasses.is_dataclass(item):
+            to_message(item, getattr(message, name))
+        elif isinstance(item, tuple):
+            repeated = getattr(message, name)
+            for element in item:
+                if dataclasses.is_dataclass(element):
+                    to_message(element, repeated.add())
+                elif isinstance(element, enum.Enum):
+                    repeated.append(element.value)
+                else:
+                    repeated.append(element)
+        elif isinstance(item, enum.Enum):
+            setattr(message, name, item.value)
+        else:
+            setattr(message, name, item)
+    return message
+
+
+def from_message(message: Message, cls: type) -> Any:
+    """Build a dataclass of type `cls` from `message` (the inverse of `to_message`)."""
+    hints = _hints(cls)
+    kwargs: dict[str, Any] = {}
+    for name in _fields(cls):
+        kwargs[name] = _from_field(message, name, hints[name])
+    return cls(**kwargs)
+
+
+def _from_field(message: Message, name: str, hint: Any) -> Any:
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        inner = args[0]
+        has_presence = message.DESCRIPTOR.fields_by_name[name].has_presence
+        if has_presence and not message.HasField(name):
+            return None
+        return _from_field(message, name, inner)
+    if origin is tuple:
+        element = typing.get_args(hint)[0]
+        return tuple(_convert(v, element) for v in getattr(message, name))
+    return _convert(getattr(message, name), hint)
+
+
+def _convert(raw: Any, hint: Any) -> Any:
+    if isinstance(hint, type):
+        if dataclasses.is_dataclass(hint):
+            return from_message(raw, hint)
+        if issubclass(hint, enum.Enum):
+            return hint(raw)
+    return raw
+
+
+def action_to_message(action: Any, message: Message) -> Message:
+    """Set the oneof member of a game's action message that corresponds to `action`'s type."""
+    member = getattr(message, _snake(type(action).__name__))
+    member.SetInParent()
+    to_message(action, member)
+    return message
+
+
+def action_from_message(message: Message, action_types: tuple[type, ...]) -> Any:
+    """Read a game's action message back into the action dataclass named by its set oneof member.
+
+    Raises ValueError when no member is set or the member names no known action (a malformed request).
+    """
+    oneofs = message.DESCRIPTOR.oneofs
+    if not oneofs:
+        raise ValueError(f"{message.DESCRIPTOR.name} has no action oneof")
+    member = message.WhichOneof(oneofs[0].name)
+    if member is None:
+        raise ValueError(f"{message.DESCRIPTOR.name} names no action (its oneof is empty)")
+    for cls in action_types:
+        if _snake(cls.__name__) == member:
+            return from_message(getattr(message, member), cls)
+    raise ValueError(f"{message.DESCRIPTOR.name}.{member} is not an action this server knows")

@@ -1,0 +1,144 @@
+"""The `toadstool` command as a person uses it: real processes, a real server, the terminal client driven
+through a pseudo-terminal with pexpect."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+from pathlib import Path
+
+import pexpect
+import pytest
+
+from conftest import toadstool_command
+
+PROMPT = "Your choice"
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "TERM": "xterm-256color", "COLUMNS": "140"}
+
+
+def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        toadstool_command(*args), env=_env(tmp_path), capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def _spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
+    command = toadstool_command(*args)
+    return pexpect.spawn(
+        command[0], command[1:], env=_env(tmp_path), encoding="utf-8", timeout=30, dimensions=(60, 140)
+    )
+
+
+def _play_to_the_end(child: pexpect.spawn, max_moves: int = 400) -> int:
+    """Answer every prompt with the first offered action until the game is over; returns moves made."""
+    for moves in range(max_moves):
+        index = child.expect([PROMPT, "Game over", pexpect.EOF])
+        if index == 0:
+            child.sendline("1")
+        else:
+            return moves
+    raise AssertionError(f"no end after {max_moves} moves")
+
+
+def test_games_new_and_tables_manage_tables(tmp_path: Path, server_process: tuple[object, str]) -> None:
+    _, address = server_process
+    games = _run(tmp_path, "games", "--server", address)
+    assert games.returncode == 0, games.stderr
+    assert re.search(r"^uno\s+UNO Super Mario", games.stdout, re.M)
+    created = _run(tmp_path, "new", "uno", "--players", "3", "--bots", "1", "--server", address, "--name", "Friday")
+    assert created.returncode == 0, created.stderr
+    table_id = created.stdout.strip()
+    assert re.fullmatch(r"[a-z2-9]{6}", table_id)
+    assert f"toadstool join {table_id}" in created.stderr
+    tables = _run(tmp_path, "tables", "--server", address)
+    assert table_id in tables.stdout
+    assert "Friday" in tables.stdout
+    bad = _run(tmp_path, "new", "uno", "--players", "30", "--server", address)
+    assert bad.returncode == 1
+    assert "2 to 10 players" in bad.stderr
+
+
+def test_the_server_address_may_come_from_the_environment(tmp_path: Path, server_process: tuple[object, str]) -> None:
+    _, address = server_process
+    result = subprocess.run(
+        toadstool_command("games"),
+        env={**_env(tmp_path), "TOADSTOOL_SERVER": address},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0
+    assert "uno" in result.stdout
+
+
+def test_an_unreachable_server_gets_a_clear_message(tmp_path: Path) -> None:
+    from conftest import free_port
+
+    result = _run(tmp_path, "tables", "--server", f"127.0.0.1:{free_port()}")
+    assert result.returncode == 1
+    assert "cannot be reached" in result.stderr
+
+
+def test_selfplay_prints_a_json_summary(tmp_path: Path) -> None:
+    result = _run(tmp_path, "selfplay", "uno", "--games", "3", "--seed", "4", "--players", "3")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["games"] == 3
+    assert sum(summary["wins_by_seat"]) >= 3
+    assert summary["games_per_second"] > 0
+
+
+def test_play_runs_a_whole_game_against_bots_in_the_terminal(tmp_path: Path) -> None:
+    child = _spawn(
+        tmp_path, "play", "uno", "--bots", "2", "--seed", "3", "--bot-delay", "0.01", "--option", "target=1"
+    )
+    moves = _play_to_the_end(child)
+    assert moves > 0
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_join_and_watch_from_other_processes(tmp_path: Path, server_process: tuple[object, str]) -> None:
+    _, address = server_process
+    created = _run(tmp_path, "new", "uno", "--players", "2", "--bots", "1", "--option", "target=1", "--server", address)
+    table_id = created.stdout.strip()
+    watcher = _spawn(tmp_path, "watch", table_id, "--server", address)
+    player = _spawn(tmp_path, "join", table_id, "--server", address, "--name", "Ann")
+    player.expect("Ann")
+    _play_to_the_end(player)
+    watcher.expect("Game over", timeout=30)
+    watcher.expect(pexpect.EOF)
+    player.expect(pexpect.EOF)
+
+
+def test_a_server_that_goes_away_is_reported(tmp_path: Path, server_process: tuple[subprocess.Popen[bytes], str]) -> None:
+    process, address = server_process
+    created = _run(tmp_path, "new", "uno", "--players", "2", "--server", address)
+    table_id = created.stdout.strip()
+    player = _spawn(tmp_path, "join", table_id, "--server", address, "--name", "Ann")
+    player.expect("Waiting for players")
+    process.kill()
+    player.expect("Connection lost", timeout=20)
+    player.sendcontrol("c")
+    player.expect(pexpect.EOF, timeout=10)
+
+
+@pytest.mark.parametrize("name", ["\x1b[2J\x1b[31mEvil", "\u202eevil"])
+def test_hostile_names_are_refused_or_cleaned(tmp_path: Path, server_process: tuple[object, str], name: str) -> None:
+    _, address = server_process
+    created = _run(tmp_path, "new", "uno", "--players", "2", "--server", address)
+    table_id = created.stdout.strip()
+    player = _spawn(tmp_path, "join", table_id, "--server", address, "--name", name)
+    player.expect("Waiting for players")
+    tables = _run(tmp_path, "tables", "--server", address)
+    assert "\x1b" not in tables.stdout
+    assert "\u202e" not in tables.stdout
+    assert "evil" in tables.stdout.lower()
+    player.terminate(force=True)
