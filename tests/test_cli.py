@@ -18,7 +18,7 @@ PROMPT = "Your choice"
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "TERM": "xterm-256color", "COLUMNS": "140"}
+    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -30,7 +30,13 @@ def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def _spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
     command = toadstool_command(*args)
     return pexpect.spawn(
-        command[0], command[1:], env=_env(tmp_path), encoding="utf-8", timeout=30, dimensions=(60, 140)
+        command[0],
+        command[1:],
+        env=_env(tmp_path),
+        encoding="utf-8",
+        codec_errors="replace",
+        timeout=30,
+        dimensions=(60, 140),
     )
 
 
@@ -95,9 +101,7 @@ def test_selfplay_prints_a_json_summary(tmp_path: Path) -> None:
 
 
 def test_play_runs_a_whole_game_against_bots_in_the_terminal(tmp_path: Path) -> None:
-    child = _spawn(
-        tmp_path, "play", "uno", "--bots", "2", "--seed", "3", "--bot-delay", "0.01", "--option", "target=1"
-    )
+    child = _spawn(tmp_path, "play", "uno", "--bots", "2", "--seed", "3", "--bot-delay", "0.01", "--option", "target=1")
     moves = _play_to_the_end(child)
     assert moves > 0
     child.expect(pexpect.EOF)
@@ -118,7 +122,9 @@ def test_join_and_watch_from_other_processes(tmp_path: Path, server_process: tup
     player.expect(pexpect.EOF)
 
 
-def test_a_server_that_goes_away_is_reported(tmp_path: Path, server_process: tuple[subprocess.Popen[bytes], str]) -> None:
+def test_a_server_that_goes_away_is_reported(
+    tmp_path: Path, server_process: tuple[subprocess.Popen[bytes], str]
+) -> None:
     process, address = server_process
     created = _run(tmp_path, "new", "uno", "--players", "2", "--server", address)
     table_id = created.stdout.strip()

@@ -65,6 +65,9 @@ def remembered_seat(address: str, table_id: str) -> tuple[int, str] | None:
 
 def _add_server_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
+    parser.add_argument(
+        "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -77,6 +80,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=50051)
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds before each bot action (default 0.6)")
     p.add_argument("--max-tables", type=int, default=1000)
+    p.add_argument(
+        "--db",
+        help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
+    )
+    p.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
+    p.add_argument(
+        "--db-sync", choices=("normal", "full"), default="normal", help="full: also survive a power cut (slower)"
+    )
+    p.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
+    p.add_argument("--tls-key", help="PEM private key of --tls-cert")
 
     p = sub.add_parser("play", help="play a game in the terminal against bots (starts its own server)")
     p.add_argument("game")
@@ -112,6 +125,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int)
     p.add_argument("--name", default="")
     p.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
+    p.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
+    p.add_argument(
+        "--takeover-seconds", type=int, default=0, help="a bot plays a disconnected seat after this many seconds"
+    )
     _add_server_arg(p)
 
     p = sub.add_parser("selfplay", help="play bot-only games in-process and print a JSON summary")
@@ -122,11 +139,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
 
     sub.add_parser("tracks", help="list the installed Kart tracks")
+    for name, (_, help_text) in PASSTHROUGH.items():
+        p = sub.add_parser(name, help=help_text, add_help=False)
+        p.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
 
 
-async def _with_client(address: str, body: Any) -> int:
-    async with Client(address) as client:
+#: Subcommands with options of their own: `toadstool NAME ARGS...` calls `MODULE.main(ARGS)`.
+PASSTHROUGH: dict[str, tuple[str, str]] = {
+    "tk": ("toadstool_clients.tk.app", "the Tk desktop client"),
+    "bridge": (
+        "toadstool_clients.bridge.app",
+        "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
+    ),
+    "discover": ("toadstool_clients.discovery", "list Toadstool servers announced on the LAN"),
+    "cert": ("toadstool_clients.certs", "make a self-signed TLS certificate and key for a home LAN"),
+    "replay": ("toadstool_clients.replay", "replay a finished game step by step"),
+}
+
+
+async def _with_client(address: str, body: Any, tls_ca: str | None = None) -> int:
+    async with Client(address, tls_ca=tls_ca) as client:
         try:
             result: int = await body(client)
             return result
@@ -180,6 +213,8 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
         seed=args.seed,
         name=args.name,
         manual_start=args.manual_start,
+        turn_seconds=args.turn_seconds,
+        takeover_seconds=args.takeover_seconds,
     )
     host_file = _config_dir() / "hosted.json"
     host_file.parent.mkdir(parents=True, exist_ok=True)
@@ -214,7 +249,7 @@ async def cmd_play(args: argparse.Namespace) -> int:
 
 
 async def _play_remote(address: str, args: argparse.Namespace) -> int:
-    async with Client(address) as client:
+    async with Client(address, tls_ca=getattr(args, "tls_ca", None)) as client:
         try:
             players = args.bots + 1
             created = await client.create_table(
@@ -247,12 +282,25 @@ def cmd_tracks() -> int:
         print("toadstool: the Kart game is not installed", file=sys.stderr)
         return 2
     for track in list_tracks():
-        print(f"{track.name:16} {track.title:24} {track.length} fields  {track.source}")
+        if track.error:
+            print(f"{track.name:16} BROKEN: {track.error}  {track.source}")
+        else:
+            print(f"{track.name:16} {track.title:24} {track.length} fields  {track.source}")
     return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if arguments and arguments[0] in PASSTHROUGH:
+        import importlib
+
+        module = importlib.import_module(PASSTHROUGH[arguments[0]][0])
+        try:
+            result: int = module.main(arguments[1:])
+            return result
+        except KeyboardInterrupt:
+            return 130
+    args = build_parser().parse_args(arguments)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     try:
         return _dispatch(args)
@@ -265,8 +313,26 @@ def _dispatch(args: argparse.Namespace) -> int:
     command = args.command
     if command == "serve":
         from toadstool.server import ServerConfig, serve
+        from toadstool.store import StoreError, default_db_path
 
-        asyncio.run(serve(ServerConfig(args.host, args.port, args.bot_delay, args.max_tables)))
+        config = ServerConfig(
+            args.host,
+            args.port,
+            args.bot_delay,
+            args.max_tables,
+            db=None if args.no_db else str(args.db or default_db_path()),
+            db_sync=args.db_sync,
+            tls_cert=args.tls_cert,
+            tls_key=args.tls_key,
+        )
+        try:
+            asyncio.run(serve(config))
+        except StoreError as error:
+            print(f"toadstool: {error}", file=sys.stderr)
+            return 2
+        except OSError as error:
+            print(f"toadstool: {error}", file=sys.stderr)
+            return 2
         return 0
     if command == "selfplay":
         return cmd_selfplay(args)
@@ -282,7 +348,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         "watch": lambda c: play_at_table(c, args.table, None),
         "new": lambda c: cmd_new(c, args),
     }
-    return asyncio.run(_with_client(address, bodies[command]))
+    return asyncio.run(_with_client(address, bodies[command], args.tls_ca))
 
 
 if __name__ == "__main__":

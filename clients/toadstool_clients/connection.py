@@ -21,6 +21,7 @@ from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 DEFAULT_PORT = 50051
 SEAT_TOKEN_KEY = "x-seat-token"
 HOST_TOKEN_KEY = "x-host-token"
+DEVICE_TOKEN_KEY = "x-device-token"
 
 
 def server_address(given: str | None) -> str:
@@ -53,10 +54,18 @@ class StreamState:
 class Client:
     """An async connection to one Toadstool server."""
 
-    def __init__(self, address: str, timeout: float = 10.0) -> None:
+    def __init__(self, address: str, timeout: float = 10.0, tls_ca: str | None = None) -> None:
+        """`tls_ca` is the PEM file of the certificate (or its CA) that a TLS server presents; without it the
+        channel is plaintext."""
         self.address = address
         self.timeout = timeout
-        self.channel = grpc.aio.insecure_channel(address)
+        tls_ca = tls_ca or os.environ.get("TOADSTOOL_TLS_CA") or None
+        if tls_ca:
+            with open(tls_ca, "rb") as pem:
+                credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
+            self.channel = grpc.aio.secure_channel(address, credentials)
+        else:
+            self.channel = grpc.aio.insecure_channel(address)
         self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
 
     async def __aenter__(self) -> Client:
@@ -94,6 +103,8 @@ class Client:
         name: str = "",
         manual_start: bool = False,
         bot_delay_ms: int | None = None,
+        turn_seconds: int = 0,
+        takeover_seconds: int = 0,
     ) -> service_pb2.CreateTableResponse:
         request = service_pb2.CreateTableRequest(
             game=game,
@@ -102,6 +113,8 @@ class Client:
             options=dict(options or {}),
             name=name,
             manual_start=manual_start,
+            turn_seconds=turn_seconds,
+            takeover_seconds=takeover_seconds,
         )
         if seed is not None:
             request.seed = seed
@@ -131,6 +144,24 @@ class Client:
             timeout=self.timeout,
         )
 
+    async def issue_device_token(self, table_id: str, host_token: str) -> str:
+        response = await self.stub.IssueDeviceToken(
+            service_pb2.IssueDeviceTokenRequest(table_id=table_id),
+            metadata=((HOST_TOKEN_KEY, host_token),),
+            timeout=self.timeout,
+        )
+        return str(response.device_token)
+
+    async def device_roll(
+        self, table_id: str, device_token: str, version: int, request_id: str
+    ) -> service_pb2.ActResponse:
+        """A hardware button's roll for whoever must roll now (the only thing a device token can do)."""
+        request = service_pb2.ActRequest(table_id=table_id, version=version, action_id="roll", request_id=request_id)
+        response: service_pb2.ActResponse = await self.stub.Act(
+            request, metadata=((DEVICE_TOKEN_KEY, device_token),), timeout=self.timeout
+        )
+        return response
+
     async def leave(self, table_id: str, seat_token: str) -> None:
         await self.stub.LeaveTable(
             service_pb2.LeaveTableRequest(table_id=table_id),
@@ -155,6 +186,14 @@ class Client:
             await asyncio.sleep(0.5)
             response = await self.stub.Act(request, metadata=metadata, timeout=self.timeout)
         return response
+
+    async def history(self, table_id: str, seat_token: str | None = None) -> list[table_pb2.HistoryStep]:
+        """The table's history as this seat (or a spectator, without a token) may know it."""
+        metadata = ((SEAT_TOKEN_KEY, seat_token),) if seat_token else None
+        call = self.stub.GetHistory(
+            service_pb2.GetHistoryRequest(table_id=table_id), metadata=metadata, timeout=self.timeout * 6
+        )
+        return [response.step async for response in call]
 
     def watch(
         self, table_id: str, seat_token: str | None = None, since_version: int | None = None

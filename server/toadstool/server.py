@@ -12,12 +12,14 @@ import logging
 import signal
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from toadstool.service import ToadstoolService
+from toadstool.store import Store
 from toadstool.tables import TableRegistry
 from toadstool.v1 import service_pb2, service_pb2_grpc
 
@@ -35,6 +37,13 @@ class ServerConfig:
     bot_delay: float = 0.6
     max_tables: int = 1000
     grace: float = 3.0
+    #: The SQLite file that keeps tables durable; None keeps them in memory only (`toadstool play`).
+    db: str | None = None
+    #: "normal" survives a killed process; "full" also a power cut (an fsync per action).
+    db_sync: str = "normal"
+    #: PEM files; with both set the server speaks TLS only (plaintext clients are refused).
+    tls_cert: str | None = None
+    tls_key: str | None = None
 
 
 @dataclass
@@ -51,32 +60,58 @@ class RunningServer:
         return f"{self.host}:{self.port}"
 
 
+def server_credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
+    """TLS credentials from the configured PEM files (read once, at start-up), or None for plaintext."""
+    if config.tls_cert and config.tls_key:
+        key, cert = Path(config.tls_key).read_bytes(), Path(config.tls_cert).read_bytes()
+        return grpc.ssl_server_credentials([(key, cert)])
+    if config.tls_cert or config.tls_key:
+        raise ValueError("TLS needs both a certificate (--tls-cert) and its key (--tls-key)")
+    return None
+
+
 @contextlib.asynccontextmanager
 async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
-    """Start the server, yield it, and stop it gracefully (watchers are told by their stream ending)."""
-    registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.max_tables)
-    server = grpc.aio.server(
-        options=[
-            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
-            ("grpc.so_reuseport", 0),
-        ]
-    )
-    service_pb2_grpc.add_ToadstoolServiceServicer_to_server(ToadstoolService(registry), server)
-    health_servicer = health.aio.HealthServicer()
-    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-    port = server.add_insecure_port(f"{config.host}:{config.port}")
-    if port == 0:
-        raise OSError(f"cannot listen on {config.host}:{config.port} (is another server using it?)")
-    await server.start()
-    await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-    await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    """Start the server, yield it, and stop it gracefully.
+
+    Tables come back from the store before the port opens, so no client ever sees a half-loaded server.
+    """
+    store = Store(config.db, config.db_sync) if config.db else None
     try:
+        registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.max_tables, store=store)
         async with registry:
-            yield RunningServer(server=server, registry=registry, host=config.host, port=port)
+            server = grpc.aio.server(
+                options=[
+                    ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+                    ("grpc.so_reuseport", 0),
+                    # A reconnect storm after a restart: thousands of streams re-open at once. gRPC's
+                    # defaults (1,000 pending, hard limit 3,000) would refuse many of them.
+                    ("grpc.server.max_pending_requests", 100_000),
+                    ("grpc.server.max_pending_requests_hard_limit", 200_000),
+                ]
+            )
+            service_pb2_grpc.add_ToadstoolServiceServicer_to_server(ToadstoolService(registry), server)
+            health_servicer = health.aio.HealthServicer()
+            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+            reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+            bind = f"{config.host}:{config.port}"
+            credentials = server_credentials(config)
+            port = server.add_secure_port(bind, credentials) if credentials else server.add_insecure_port(bind)
+            if port == 0:
+                raise OSError(f"cannot listen on {config.host}:{config.port} (is another server using it?)")
+            await server.start()
+            await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+            await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+            try:
+                yield RunningServer(server=server, registry=registry, host=config.host, port=port)
+            finally:
+                # Stop taking new calls, tell watchers, let in-flight actions finish, then flush.
+                await health_servicer.enter_graceful_shutdown()
+                registry.shutting_down()
+                await server.stop(config.grace)
     finally:
-        await health_servicer.enter_graceful_shutdown()
-        await server.stop(config.grace)
+        if store is not None:
+            store.close()
 
 
 async def serve(config: ServerConfig) -> None:
@@ -88,6 +123,7 @@ async def serve(config: ServerConfig) -> None:
             loop.add_signal_handler(sig, stop.set)
     async with running_server(config) as running:
         log.info("Toadstool serving on %s", running.address)
-        print(f"Toadstool server listening on {running.address} (Ctrl+C to stop)", flush=True)
+        secure = "TLS" if config.tls_cert else "plaintext"
+        print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)
         await stop.wait()
         print("Shutting down…", flush=True)

@@ -17,13 +17,14 @@ import grpc
 from toadstool import messages
 from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
-from toadstool.tables import ErrorKind, Table, TableError, TableRegistry
+from toadstool.tables import DEVICE_ACTION, ErrorKind, Table, TableError, TableRegistry
 from toadstool.v1 import service_pb2, service_pb2_grpc
 
 log = logging.getLogger(__name__)
 
 SEAT_TOKEN_KEY = "x-seat-token"
 HOST_TOKEN_KEY = "x-host-token"
+DEVICE_TOKEN_KEY = "x-device-token"
 MAX_ID_LENGTH = 256
 
 STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
@@ -139,6 +140,8 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             name=request.name,
             manual_start=request.manual_start,
             bot_delay=request.bot_delay_ms / 1000 if request.HasField("bot_delay_ms") else None,
+            turn_seconds=request.turn_seconds,
+            takeover_seconds=request.takeover_seconds,
         )
         return service_pb2.CreateTableResponse(table=table.info(), host_token=host_token)
 
@@ -191,12 +194,26 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     @_maps_errors
     async def Act(self, request: service_pb2.ActRequest, context: grpc.aio.ServicerContext) -> service_pb2.ActResponse:
         table = self._table(request.table_id)
-        seat = self._seat(table, context)
+        device_token = _metadata(context, DEVICE_TOKEN_KEY)
+        if device_token and not _metadata(context, SEAT_TOKEN_KEY):
+            seat = table.device_seat(device_token)
+            if self._wanted_action_id(table, request) != DEVICE_ACTION:
+                raise TableError(ErrorKind.NOT_YOUR_SEAT, f"a device token may only {DEVICE_ACTION!r}")
+        else:
+            seat = self._seat(table, context)
         if len(request.request_id) > MAX_ID_LENGTH:
             raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
         wanted = self._wanted_action_id(table, request)
         version, replayed = table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
+
+    @_maps_errors
+    async def IssueDeviceToken(
+        self, request: service_pb2.IssueDeviceTokenRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.IssueDeviceTokenResponse:
+        table = self._table(request.table_id)
+        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        return service_pb2.IssueDeviceTokenResponse(device_token=table.issue_device_token())
 
     def _wanted_action_id(self, table: Table, request: service_pb2.ActRequest) -> str:
         """The stable id of the action a request names, given by id or in its typed form."""
@@ -210,6 +227,20 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             return action_id(messages.action_from_message(table.engine, request.action))
         except (ValueError, TypeError) as error:
             raise TableError(ErrorKind.BAD_REQUEST, f"malformed action: {error}") from None
+
+    async def GetHistory(
+        self, request: service_pb2.GetHistoryRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[service_pb2.GetHistoryResponse]:
+        try:
+            table = self._table(request.table_id)
+            token = _metadata(context, SEAT_TOKEN_KEY)
+            viewer = table.seat_of_token(token) if token else None
+            steps = table.history_for(viewer)
+        except TableError as error:
+            await context.abort(STATUS_OF[error.kind], error.message)
+            return
+        for step in steps:
+            yield service_pb2.GetHistoryResponse(step=step)
 
     async def Watch(
         self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
@@ -230,12 +261,15 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         if seat is not None:
             table.set_connected(seat, +1)
         try:
-            while True:
+            while not self.registry.closing:
                 revision = table.revision
                 update = table.update_for(seat, since)
                 since = table.version
                 yield service_pb2.WatchResponse(update=update)
                 await table.wait_change(revision)
+            await context.abort(
+                grpc.StatusCode.UNAVAILABLE, "the server is shutting down; clients reconnect when it is back"
+            )
         finally:
             if seat is not None:
                 table.set_connected(seat, -1)

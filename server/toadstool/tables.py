@@ -16,6 +16,7 @@ import hmac
 import logging
 import random
 import secrets
+import time
 import unicodedata
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -34,6 +35,7 @@ from toadstool.engine import (
 )
 from toadstool.games import GAMES, GameSpec
 from toadstool.messages import action_message, game_view_message
+from toadstool.store import Store, StoredAction, StoredSeat, StoredTable
 from toadstool.v1 import table_pb2
 
 log = logging.getLogger(__name__)
@@ -42,6 +44,12 @@ MAX_NAME_LENGTH = 24
 MAX_TABLE_NAME_LENGTH = 40
 #: How many events a first update carries when the client gives no version to resume from.
 HISTORY_ON_JOIN = 30
+#: The only action a device token may take (a physical roll button).
+DEVICE_ACTION = "roll"
+#: Longest turn clock or takeover grace a table may ask for (a day).
+MAX_CLOCK_SECONDS = 86_400
+#: The store's note on an action made for a person whose turn clock ran out.
+TIMEOUT_NOTE = "timeout"
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 4096
 
@@ -128,6 +136,17 @@ class Seat:
     token_hash: bytes | None = None
     connections: int = 0
     bot: Bot | None = None
+    #: A person's seat played by a bot while they are away (takeover); cleared when they return.
+    bot_controlled: bool = False
+    #: Monotonic time the last stream for this seat closed (None while connected or never connected).
+    away_since: float | None = None
+
+    def stored(self) -> StoredSeat:
+        return StoredSeat(seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash)
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.bot is not None and (self.kind is SeatKind.BOT or self.bot_controlled)
 
 
 @dataclass(frozen=True)
@@ -152,6 +171,15 @@ class Table:
     bot_delay: float
     host_token_hash: bytes
     seats: list[Seat] = field(default_factory=list)
+    #: Hash of the token a host issued for hardware input (a roll button); None until issued.
+    device_token_hash: bytes | None = None
+    #: Seconds per decision before a default move is made for a person (0: no clock).
+    turn_seconds: float = 0.0
+    #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
+    takeover_seconds: float = 0.0
+    store: Store | None = None
+    #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
+    decision_started: float = 0.0
     status: Status = Status.LOBBY
     state: Any = None
     version: int = 0
@@ -204,6 +232,31 @@ class Table:
                 f"only the host of table {self.table_id} may do that (send its host token)",
             )
 
+    def issue_device_token(self) -> str:
+        """A new device token for this table (replacing any earlier one): it may only roll dice."""
+        token, digest = new_token()
+        if self.store is not None:
+            self.store.set_device_token(self.table_id, digest)
+        self.device_token_hash = digest
+        self._touch()
+        return token
+
+    def device_seat(self, token: str) -> int:
+        """The seat a hardware button acts for: the one seat the game waits for, if it may roll now.
+
+        Devices get exactly one power, rolling for whoever must roll; anything else is refused.
+        """
+        if not token_matches(token, self.device_token_hash):
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED, f"that device token is not valid at table {self.table_id}; ask its host"
+            )
+        if self.status is not Status.PLAYING:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} is not being played")
+        for seat in self.engine.to_act(self.state):
+            if any(action_id(a) == DEVICE_ACTION for a in self.engine.legal_actions(self.state, seat)):
+                return seat
+        raise TableError(ErrorKind.NOT_LEGAL, "nobody can roll right now; press the button when it is a roll")
+
     def open_seats(self) -> list[int]:
         return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
 
@@ -214,7 +267,7 @@ class Table:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started; watch it instead")
         index = self._pick_open_seat(seat)
         token, digest = new_token()
-        self.seats[index] = Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest)
+        self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
         self._touch()
         self._maybe_autostart()
         return index, token
@@ -231,7 +284,13 @@ class Table:
     def _seat_bot(self, index: int) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
-        self.seats[index] = Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot())
+        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+
+    def _set_seat(self, seat: Seat) -> None:
+        """Replace a seat, durably first."""
+        if self.store is not None:
+            self.store.set_seat(self.table_id, seat.stored())
+        self.seats[seat.index] = seat
 
     def _pick_open_seat(self, seat: int | None) -> int:
         if seat is None:
@@ -248,17 +307,30 @@ class Table:
     def leave(self, seat: int) -> None:
         """A person gives up their seat: empty in the lobby, played by a bot once the game runs."""
         if self.status is Status.LOBBY:
-            self.seats[seat] = Seat(index=seat)
+            self._set_seat(Seat(index=seat))
         elif self.status is Status.PLAYING:
             old = self.seats[seat]
-            self.seats[seat] = Seat(
-                index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot(), token_hash=None
-            )
+            self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+            self._note(f"{{p{seat}}} left the table; a bot plays their seat")
         self._touch()
 
     def set_connected(self, seat: int, delta: int) -> None:
-        self.seats[seat].connections = max(0, self.seats[seat].connections + delta)
+        """A stream for `seat` opened (+1) or closed (-1); a returning person takes their seat back."""
+        state = self.seats[seat]
+        state.connections = max(0, state.connections + delta)
+        if state.connections > 0:
+            state.away_since = None
+            if state.bot_controlled:
+                state.bot_controlled = False
+                state.bot = None
+                self._note(f"{{p{seat}}} is back and plays again")
+        elif state.kind is SeatKind.HUMAN:
+            state.away_since = time.monotonic()
         self._touch()
+
+    def _note(self, text: str) -> None:
+        """A table-level event (not from the engine): public, at the current version."""
+        self.events.append((self.version, Event(text=text)))
 
     def _maybe_autostart(self) -> None:
         if not self.manual_start and not self.open_seats():
@@ -272,12 +344,22 @@ class Table:
                 ErrorKind.NOT_PLAYING,
                 f"table {self.table_id} still has open seats {self.open_seats()}: fill them or add bots",
             )
+        try:
+            self._begin()
+        except BadOptions as error:  # e.g. a Kart track file removed since the table was created
+            self.state, self.status = None, Status.LOBBY
+            raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
+        if self.store is not None:
+            self.store.set_started(self.table_id)
+        self._touch()
+
+    def _begin(self) -> None:
         self.state = self.engine.new(self.players, self.options, self.seed)
         self.status = Status.PLAYING
         self._rng = random.Random(self.seed ^ 0xB07)
+        self.decision_started = time.monotonic()
         self._record_events(self.engine.last_events(self.state))
         self._check_finished()
-        self._touch()
 
     # -- actions ------------------------------------------------------------------------------------------
 
@@ -319,9 +401,22 @@ class Table:
         self._apply(seat, action, request_id)
         return self.version, False
 
-    def _apply(self, seat: int, action: Any, request_id: str = "") -> None:
-        self.state = self.engine.apply(self.state, seat, action)
+    def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
+        """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
+        state = self.engine.apply(self.state, seat, action)
+        if self.store is not None:
+            self.store.add_action(
+                self.table_id, StoredAction(self.version + 1, seat, action_id(action), request_id, note)
+            )
+        self._advance(seat, action, state, request_id, note)
+        self._touch()
+
+    def _advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
+        self.state = state
         self.version += 1
+        if note == TIMEOUT_NOTE:
+            self._note(f"{{p{seat}}} ran out of time; a default move was made for them")
+        self.decision_started = time.monotonic()
         self.actions.append((seat, action))
         if request_id:
             self.requests[request_id] = AppliedRequest(seat, action_id(action), self.version)
@@ -329,7 +424,20 @@ class Table:
                 self.requests.popitem(last=False)
         self._record_events(self.engine.last_events(self.state))
         self._check_finished()
-        self._touch()
+
+    def replay(self, stored: list[StoredAction]) -> None:
+        """Rebuild state, events and request ids from the durable log (after a restart)."""
+        self._begin()
+        for entry in stored:
+            legal = self.engine.legal_actions(self.state, entry.seat)
+            action = next((a for a in legal if action_id(a) == entry.action_id), None)
+            if action is None:
+                raise RuntimeError(
+                    f"table {self.table_id}: stored action {entry.action_id!r} at version {entry.version} is not "
+                    "legal on replay (the rules changed since it was played?)"
+                )
+            state = self.engine.apply(self.state, entry.seat, action)
+            self._advance(entry.seat, action, state, entry.request_id, entry.note)
 
     def _record_events(self, events: Sequence[Event]) -> None:
         self.events.extend((self.version, e) for e in events)
@@ -348,7 +456,7 @@ class Table:
         order = list(waiting) + [s for s in range(self.players) if s not in waiting]
         for index in order:
             seat = self.seats[index]
-            if seat.kind is not SeatKind.BOT or seat.bot is None:
+            if not seat.played_by_bot or seat.bot is None:
                 continue
             legal = self.engine.legal_actions(self.state, index)
             if not legal:
@@ -372,6 +480,62 @@ class Table:
                 continue  # the table moved on while the bot was thinking: choose again
             self._apply(*choice)
 
+    # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
+
+    def _waiting_people(self) -> list[int]:
+        waiting = self.engine.to_act(self.state)
+        return [s for s in waiting if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled]
+
+    def turn_deadline(self) -> float | None:
+        """Monotonic time the current decision times out, if a turn clock runs and a person must decide."""
+        if not self.turn_seconds or self.status is not Status.PLAYING or not self._waiting_people():
+            return None
+        return self.decision_started + self.turn_seconds
+
+    def _takeover_deadlines(self) -> list[tuple[float, int]]:
+        if not self.takeover_seconds or self.status is not Status.PLAYING:
+            return []
+        return [
+            (seat.away_since + self.takeover_seconds, seat.index)
+            for seat in self.seats
+            if seat.kind is SeatKind.HUMAN and not seat.bot_controlled and seat.away_since is not None
+        ]
+
+    def check_clocks(self, now: float) -> None:
+        """Make the default move for a timed-out decision, and hand away seats to bots."""
+        for deadline, index in self._takeover_deadlines():
+            if now >= deadline:
+                away = self.seats[index]
+                away.bot_controlled = True
+                away.bot = self.spec.smart_bot()
+                self._note(f"{{p{index}}} is away; a bot plays for them until they return")
+                self._touch()
+        turn = self.turn_deadline()
+        if turn is not None and now >= turn:
+            seat = self._waiting_people()[0]
+            legal = self.engine.legal_actions(self.state, seat)
+            bot = self.spec.smart_bot()
+            view = self.engine.view(self.state, seat) if bot.needs_view else None
+            action = bot.choose(view, legal, True, self._rng) or legal[0]
+            self._apply(seat, action, note=TIMEOUT_NOTE)
+
+    async def run_clocks(self) -> None:
+        """Sleep until the next clock deadline or change, then check the clocks (a task per timed table)."""
+        while self.status is not Status.FINISHED:
+            revision = self.revision
+            deadlines = [d for d, _ in self._takeover_deadlines()]
+            turn = self.turn_deadline()
+            if turn is not None:
+                deadlines.append(turn)
+            if not deadlines:
+                await self.wait_change(revision)
+                continue
+            delay = max(0.0, min(deadlines) - time.monotonic())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self.wait_change(revision)
+            self.check_clocks(time.monotonic())
+
     # -- what leaves the server ---------------------------------------------------------------------------
 
     def names(self) -> list[str]:
@@ -387,6 +551,8 @@ class Table:
             version=self.version,
             options=self.raw_options,
             open_seats=len(self.open_seats()),
+            turn_seconds=int(self.turn_seconds),
+            takeover_seconds=int(self.takeover_seconds),
         )
 
     def seat_messages(self) -> list[table_pb2.Seat]:
@@ -396,9 +562,65 @@ class Table:
                 name=s.name,
                 kind=s.kind.value,
                 connected=s.kind is SeatKind.BOT or s.connections > 0,
+                bot_controlled=s.bot_controlled,
             )
             for s in self.seats
         ]
+
+    @staticmethod
+    def _event_message(version: int, event: Event, viewer: int | None, names: Sequence[str]) -> table_pb2.Event:
+        message = table_pb2.Event(version=version, text=name_seats(event_text(event, viewer), names))
+        if event.seat is not None:
+            message.seat = event.seat
+        if event.roll is not None:
+            message.roll.CopyFrom(
+                table_pb2.DieRoll(roller=event.roll.roller, purpose=event.roll.purpose, value=event.roll.value)
+            )
+        return message
+
+    def history_for(self, viewer: int | None) -> list[table_pb2.HistoryStep]:
+        """The table's history as `viewer` may know it: each version's events and view, by replaying the log.
+
+        Every step goes through `Engine.view` and `event_text` for this viewer, like a live update.
+        """
+        if self.status is Status.LOBBY:
+            return []
+        engine = self.engine
+        names = self.names()
+        by_version: dict[int, list[Event]] = {}
+        for version, event in self.events:
+            by_version.setdefault(version, []).append(event)
+        state = engine.new(self.players, self.options, self.seed)
+        steps: list[table_pb2.HistoryStep] = []
+        for version in range(len(self.actions) + 1):
+            step = table_pb2.HistoryStep(version=version)
+            if version > 0:
+                seat, action = self.actions[version - 1]
+                if seat == viewer:
+                    step.label = name_seats(engine.describe(state, seat, action), names)
+                state = engine.apply(state, seat, action)
+                step.seat = seat
+            step.events.extend(self._event_message(version, e, viewer, names) for e in by_version.get(version, ()))
+            step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer)))
+            steps.append(step)
+        return steps
+
+    def stored(self) -> StoredTable:
+        return StoredTable(
+            table_id=self.table_id,
+            game=self.spec.name,
+            players=self.players,
+            options=self.raw_options,
+            seed=self.seed,
+            name=self.name,
+            manual_start=self.manual_start,
+            bot_delay=self.bot_delay,
+            turn_seconds=self.turn_seconds,
+            takeover_seconds=self.takeover_seconds,
+            host_token_hash=self.host_token_hash,
+            device_token_hash=self.device_token_hash,
+            started=self.status is not Status.LOBBY,
+        )
 
     def update_for(self, viewer: int | None, since_version: int | None) -> table_pb2.Update:
         """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
@@ -415,9 +637,14 @@ class Table:
             game=self.spec.name,
             table_name=self.name,
             score_label=self.engine.score_label,
+            turn_seconds=int(self.turn_seconds),
+            takeover_seconds=int(self.takeover_seconds),
         )
         if viewer is not None:
             update.viewer_seat = viewer
+        deadline = self.turn_deadline()
+        if deadline is not None:
+            update.turn_deadline_unix_ms = int((time.time() + deadline - time.monotonic()) * 1000)
         if self.state is None:
             update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
             return update
@@ -440,15 +667,7 @@ class Table:
             recent = self.events[-HISTORY_ON_JOIN:]
         else:
             recent = [(v, e) for v, e in self.events[-500:] if v > since_version]
-        for version, event in recent:
-            message = table_pb2.Event(version=version, text=name_seats(event_text(event, viewer), names))
-            if event.seat is not None:
-                message.seat = event.seat
-            if event.roll is not None:
-                message.roll.CopyFrom(
-                    table_pb2.DieRoll(roller=event.roll.roller, purpose=event.roll.purpose, value=event.roll.value)
-                )
-            update.events.append(message)
+        update.events.extend(self._event_message(v, e, viewer, names) for v, e in recent)
         outcome = engine.outcome(self.state)
         if outcome is not None:
             update.outcome.CopyFrom(
@@ -460,36 +679,94 @@ class Table:
 
 
 class TableRegistry:
-    """All tables of one server, and the tasks that run their bots.
+    """All tables of one server, the tasks that run their bots and clocks, and their durable store.
 
-    Use it as an async context manager so bot tasks end with it (structured concurrency).
+    Use it as an async context manager so those tasks end with it (structured concurrency).
     """
 
-    def __init__(self, bot_delay: float = 0.6, max_tables: int = 1000) -> None:
+    def __init__(self, bot_delay: float = 0.6, max_tables: int = 1000, store: Store | None = None) -> None:
         self.tables: dict[str, Table] = {}
         self.bot_delay = bot_delay
         self.max_tables = max_tables
+        self.store = store
+        #: Set when the server shuts down, so open streams can say so and end.
+        self.closing = False
         self._tasks: set[asyncio.Task[None]] = set()
 
     async def __aenter__(self) -> TableRegistry:
+        self.load()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
     async def aclose(self) -> None:
-        for task in list(self._tasks):
-            task.cancel()
-        for task in list(self._tasks):
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        """Cancel every bot and clock task and wait until each has really ended."""
+        while self._tasks:
+            pending = list(self._tasks)
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=1.0)
+            self._tasks.difference_update(t for t in pending if t.done())
+
+    def shutting_down(self) -> None:
+        """Tell every open stream that the server is going away."""
+        self.closing = True
+        for table in self.tables.values():
+            table._touch()
+
+    def load(self) -> int:
+        """Bring back every table from the store (after a restart); returns how many."""
+        if self.store is None:
+            return 0
+        for stored, seats, actions in self.store.tables():
+            spec = GAMES.get(stored.game)
+            if spec is None:
+                log.warning("table %s plays %r, which this server does not know; skipped", stored.table_id, stored.game)
+                continue
+            table = Table(
+                table_id=stored.table_id,
+                spec=spec,
+                players=stored.players,
+                raw_options=stored.options,
+                options=parse_options(spec.engine.options, stored.options),
+                seed=stored.seed,
+                name=stored.name,
+                manual_start=stored.manual_start,
+                bot_delay=stored.bot_delay,
+                host_token_hash=stored.host_token_hash,
+                device_token_hash=stored.device_token_hash,
+                turn_seconds=stored.turn_seconds,
+                takeover_seconds=stored.takeover_seconds,
+                seats=[Seat(index=i) for i in range(stored.players)],
+            )
+            now = time.monotonic()
+            for seat in seats:
+                kind = SeatKind(seat.kind)
+                table.seats[seat.seat] = Seat(
+                    index=seat.seat,
+                    name=seat.name,
+                    kind=kind,
+                    token_hash=seat.token_hash,
+                    bot=spec.smart_bot() if kind is SeatKind.BOT else None,
+                    away_since=now if kind is SeatKind.HUMAN else None,
+                )
+            try:
+                if stored.started:
+                    table.replay(actions)
+            except Exception:
+                log.warning("table %s cannot be restored; it stays in the file but is not served", stored.table_id)
+                continue
+            table.store = self.store
+            self.tables[table.table_id] = table
+            self._spawn_tasks(table)
+        return len(self.tables)
 
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
         if table is None:
             raise TableError(
-                ErrorKind.UNKNOWN_TABLE,
-                f"there is no table {table_id!r} on this server; list tables to see them",
+                ErrorKind.UNKNOWN_TABLE, f"there is no table {table_id!r} on this server; list tables to see them"
             )
         return table
 
@@ -503,6 +780,8 @@ class TableRegistry:
         name: str = "",
         manual_start: bool = False,
         bot_delay: float | None = None,
+        turn_seconds: float = 0.0,
+        takeover_seconds: float = 0.0,
     ) -> tuple[Table, str]:
         """Create a table (validated in full before anything is stored); returns it and its host token."""
         spec = GAMES.get(game)
@@ -516,6 +795,9 @@ class TableRegistry:
             )
         if not 0 <= bots <= players:
             raise TableError(ErrorKind.BAD_REQUEST, f"bots must be between 0 and {players}, not {bots}")
+        for what, value in (("turn_seconds", turn_seconds), ("takeover_seconds", takeover_seconds)):
+            if not 0 <= value <= MAX_CLOCK_SECONDS:
+                raise TableError(ErrorKind.BAD_REQUEST, f"{what} must be 0 (off) to {MAX_CLOCK_SECONDS}, not {value}")
         raw = dict(options or {})
         try:
             parsed = parse_options(engine.options, raw)
@@ -537,14 +819,19 @@ class TableRegistry:
             manual_start=manual_start,
             bot_delay=self.bot_delay if bot_delay is None else bot_delay,
             host_token_hash=host_hash,
+            turn_seconds=turn_seconds,
+            takeover_seconds=takeover_seconds,
             seats=[Seat(index=i) for i in range(players)],
         )
         for index in range(players - bots, players):
             table._seat_bot(index)
+        if self.store is not None:
+            self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
+            table.store = self.store
         self.tables[table_id] = table
         if not manual_start and not table.open_seats():
             table.start()
-        self._spawn_bots(table)
+        self._spawn_tasks(table)
         return table, host_token
 
     def _new_id(self) -> str:
@@ -554,16 +841,22 @@ class TableRegistry:
             if table_id not in self.tables:
                 return table_id
 
-    def _spawn_bots(self, table: Table) -> None:
+    def _spawn_tasks(self, table: Table) -> None:
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             return  # no loop: used synchronously (tests of validation); bots run only on a live server
-        task = loop.create_task(table.run_bots(), name=f"bots-{table.table_id}")
-        self._tasks.add(task)
-        task.add_done_callback(self._task_done)
+        if table.status is Status.FINISHED:
+            return
+        runners = [("bots", table.run_bots())]
+        if table.turn_seconds or table.takeover_seconds:
+            runners.append(("clocks", table.run_clocks()))
+        for name, runner in runners:
+            task = loop.create_task(runner, name=f"{name}-{table.table_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._task_done)
 
     def _task_done(self, task: asyncio.Task[None]) -> None:
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
-            log.error("bot task %s failed", task.get_name(), exc_info=task.exception())
+            log.error("task %s failed", task.get_name(), exc_info=task.exception())

@@ -86,6 +86,8 @@ class CreateTableRequest(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     MANUAL_START_FIELD_NUMBER: _builtins.int
     BOT_DELAY_MS_FIELD_NUMBER: _builtins.int
+    TURN_SECONDS_FIELD_NUMBER: _builtins.int
+    TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     players: _builtins.int
     bots: _builtins.int
@@ -97,6 +99,10 @@ class CreateTableRequest(_message.Message):
     """If true the table waits for StartTable even when every seat is taken."""
     bot_delay_ms: _builtins.int
     """Delay before each bot action, in milliseconds; unset uses the server default."""
+    turn_seconds: _builtins.int
+    """Seconds per decision; when they run out a default move is made for the seat (0: no clock)."""
+    takeover_seconds: _builtins.int
+    """Seconds a disconnected person's seat waits before a bot plays it until they return (0: never)."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
     def __init__(
@@ -110,10 +116,12 @@ class CreateTableRequest(_message.Message):
         name: _builtins.str = ...,
         manual_start: _builtins.bool = ...,
         bot_delay_ms: _builtins.int | None = ...,
+        turn_seconds: _builtins.int = ...,
+        takeover_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "bots", b"bots", "game", b"game", "manual_start", b"manual_start", "name", b"name", "options", b"options", "players", b"players", "seed", b"seed"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "bots", b"bots", "game", b"game", "manual_start", b"manual_start", "name", b"name", "options", b"options", "players", b"players", "seed", b"seed", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bot_delay_ms: _TypeAlias = _typing.Literal["bot_delay_ms"]  # noqa: Y015
     _WhichOneofArgType__bot_delay_ms: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms"]  # noqa: Y015
@@ -500,3 +508,80 @@ class ActResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ActResponse: _TypeAlias = ActResponse  # noqa: Y015
+
+@_typing.final
+class IssueDeviceTokenRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueDeviceTokenRequest: _TypeAlias = IssueDeviceTokenRequest  # noqa: Y015
+
+@_typing.final
+class IssueDeviceTokenResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DEVICE_TOKEN_FIELD_NUMBER: _builtins.int
+    device_token: _builtins.str
+    def __init__(
+        self,
+        *,
+        device_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["device_token", b"device_token"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___IssueDeviceTokenResponse: _TypeAlias = IssueDeviceTokenResponse  # noqa: Y015
+
+@_typing.final
+class GetHistoryRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHistoryRequest: _TypeAlias = GetHistoryRequest  # noqa: Y015
+
+@_typing.final
+class GetHistoryResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STEP_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def step(self) -> _table_pb2.HistoryStep: ...
+    def __init__(
+        self,
+        *,
+        step: _table_pb2.HistoryStep | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["step", b"step"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["step", b"step"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GetHistoryResponse: _TypeAlias = GetHistoryResponse  # noqa: Y015

@@ -26,8 +26,9 @@ if _version_not_supported:
 
 
 class ToadstoolServiceStub:
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     def __init__(self, channel):
@@ -86,11 +87,22 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.ActRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.ActResponse.FromString,
                 _registered_method=True)
+        self.IssueDeviceToken = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/IssueDeviceToken',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenResponse.FromString,
+                _registered_method=True)
+        self.GetHistory = channel.unary_stream(
+                '/toadstool.v1.ToadstoolService/GetHistory',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
+                _registered_method=True)
 
 
 class ToadstoolServiceServicer:
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     def ListGames(self, request, context):
@@ -155,7 +167,24 @@ class ToadstoolServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Act(self, request, context):
-        """Take one of the legal actions.
+        """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
+        is "roll", for the seat the game is waiting for.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def IssueDeviceToken(self, request, context):
+        """Issue (or replace) the table's device token for hardware input such as an LED die's roll button
+        (host only).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetHistory(self, request, context):
+        """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
+        redacted history, anyone else the spectators' one.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -214,6 +243,16 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.ActRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.ActResponse.SerializeToString,
             ),
+            'IssueDeviceToken': grpc.unary_unary_rpc_method_handler(
+                    servicer.IssueDeviceToken,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenResponse.SerializeToString,
+            ),
+            'GetHistory': grpc.unary_stream_rpc_method_handler(
+                    servicer.GetHistory,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'toadstool.v1.ToadstoolService', rpc_method_handlers)
@@ -223,8 +262,9 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ToadstoolService:
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     @staticmethod
@@ -487,6 +527,60 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/Act',
             toadstool_dot_v1_dot_service__pb2.ActRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.ActResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def IssueDeviceToken(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/IssueDeviceToken',
+            toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.IssueDeviceTokenResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetHistory(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/GetHistory',
+            toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -27,8 +27,9 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class ToadstoolServiceStub:
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     @_typing.overload
@@ -52,12 +53,23 @@ class ToadstoolServiceStub:
     Watch: _grpc.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]
     """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one."""
     Act: _grpc.UnaryUnaryMultiCallable[_service_pb2.ActRequest, _service_pb2.ActResponse]
-    """Take one of the legal actions."""
+    """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
+    is "roll", for the seat the game is waiting for.
+    """
+    IssueDeviceToken: _grpc.UnaryUnaryMultiCallable[_service_pb2.IssueDeviceTokenRequest, _service_pb2.IssueDeviceTokenResponse]
+    """Issue (or replace) the table's device token for hardware input such as an LED die's roll button
+    (host only).
+    """
+    GetHistory: _grpc.UnaryStreamMultiCallable[_service_pb2.GetHistoryRequest, _service_pb2.GetHistoryResponse]
+    """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
+    redacted history, anyone else the spectators' one.
+    """
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -78,11 +90,22 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     Watch: _aio.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]  # type: ignore[assignment]
     """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one."""
     Act: _aio.UnaryUnaryMultiCallable[_service_pb2.ActRequest, _service_pb2.ActResponse]  # type: ignore[assignment]
-    """Take one of the legal actions."""
+    """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
+    is "roll", for the seat the game is waiting for.
+    """
+    IssueDeviceToken: _aio.UnaryUnaryMultiCallable[_service_pb2.IssueDeviceTokenRequest, _service_pb2.IssueDeviceTokenResponse]  # type: ignore[assignment]
+    """Issue (or replace) the table's device token for hardware input such as an LED die's roll button
+    (host only).
+    """
+    GetHistory: _aio.UnaryStreamMultiCallable[_service_pb2.GetHistoryRequest, _service_pb2.GetHistoryResponse]  # type: ignore[assignment]
+    """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
+    redacted history, anyone else the spectators' one.
+    """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch and Act;
-    host tokens in "x-host-token" for StartTable and AddBot.
+    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
+    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
+    (for a physical roll button) in "x-device-token" for Act.
     """
 
     @_abc_1.abstractmethod
@@ -161,6 +184,28 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _service_pb2.ActRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.ActResponse, _abc.Awaitable[_service_pb2.ActResponse]]:
-        """Take one of the legal actions."""
+        """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
+        is "roll", for the seat the game is waiting for.
+        """
+
+    @_abc_1.abstractmethod
+    def IssueDeviceToken(
+        self,
+        request: _service_pb2.IssueDeviceTokenRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.IssueDeviceTokenResponse, _abc.Awaitable[_service_pb2.IssueDeviceTokenResponse]]:
+        """Issue (or replace) the table's device token for hardware input such as an LED die's roll button
+        (host only).
+        """
+
+    @_abc_1.abstractmethod
+    def GetHistory(
+        self,
+        request: _service_pb2.GetHistoryRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_service_pb2.GetHistoryResponse], _abc.AsyncIterator[_service_pb2.GetHistoryResponse]]:
+        """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
+        redacted history, anyone else the spectators' one.
+        """
 
 def add_ToadstoolServiceServicer_to_server(servicer: ToadstoolServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

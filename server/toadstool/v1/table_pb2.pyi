@@ -158,11 +158,14 @@ class Seat(_message.Message):
     NAME_FIELD_NUMBER: _builtins.int
     KIND_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
+    BOT_CONTROLLED_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     name: _builtins.str
     kind: Global___SeatKind.ValueType
     connected: _builtins.bool
     """True while at least one stream is watching for this seat (bots are always connected)."""
+    bot_controlled: _builtins.bool
+    """True while a bot plays this person's seat because they have been away longer than the takeover grace."""
     def __init__(
         self,
         *,
@@ -170,10 +173,11 @@ class Seat(_message.Message):
         name: _builtins.str = ...,
         kind: Global___SeatKind.ValueType = ...,
         connected: _builtins.bool = ...,
+        bot_controlled: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["connected", b"connected", "index", b"index", "kind", b"kind", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_controlled", b"bot_controlled", "connected", b"connected", "index", b"index", "kind", b"kind", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -213,6 +217,8 @@ class TableInfo(_message.Message):
     VERSION_FIELD_NUMBER: _builtins.int
     OPTIONS_FIELD_NUMBER: _builtins.int
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
+    TURN_SECONDS_FIELD_NUMBER: _builtins.int
+    TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     game: _builtins.str
     name: _builtins.str
@@ -220,6 +226,10 @@ class TableInfo(_message.Message):
     version: _builtins.int
     open_seats: _builtins.int
     """Seats still open to join."""
+    turn_seconds: _builtins.int
+    """Seconds per decision before a default move is made (0: no turn clock)."""
+    takeover_seconds: _builtins.int
+    """Seconds a disconnected person's seat waits before a bot takes it over (0: never)."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]: ...
     @_builtins.property
@@ -235,10 +245,12 @@ class TableInfo(_message.Message):
         version: _builtins.int = ...,
         options: _abc.Mapping[_builtins.str, _builtins.str] | None = ...,
         open_seats: _builtins.int = ...,
+        turn_seconds: _builtins.int = ...,
+        takeover_seconds: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "open_seats", b"open_seats", "options", b"options", "seats", b"seats", "status", b"status", "table_id", b"table_id", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "open_seats", b"open_seats", "options", b"options", "seats", b"seats", "status", b"status", "table_id", b"table_id", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -464,6 +476,9 @@ class Update(_message.Message):
     PHASE_FIELD_NUMBER: _builtins.int
     SCORES_FIELD_NUMBER: _builtins.int
     SCORE_LABEL_FIELD_NUMBER: _builtins.int
+    TURN_DEADLINE_UNIX_MS_FIELD_NUMBER: _builtins.int
+    TURN_SECONDS_FIELD_NUMBER: _builtins.int
+    TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     version: _builtins.int
     status: Global___TableStatus.ValueType
@@ -474,6 +489,10 @@ class Update(_message.Message):
     phase: _builtins.str
     """What is happening now, in a few words ("Luigi to play", "Vote on Peach")."""
     score_label: _builtins.str
+    turn_deadline_unix_ms: _builtins.int
+    """With a turn clock: when the current decision times out, in milliseconds since the Unix epoch."""
+    turn_seconds: _builtins.int
+    takeover_seconds: _builtins.int
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]: ...
     @_builtins.property
@@ -516,13 +535,60 @@ class Update(_message.Message):
         phase: _builtins.str = ...,
         scores: _abc.Iterable[_builtins.int] | None = ...,
         score_label: _builtins.str = ...,
+        turn_deadline_unix_ms: _builtins.int | None = ...,
+        turn_seconds: _builtins.int = ...,
+        takeover_seconds: _builtins.int = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "outcome", b"outcome", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_turn_deadline_unix_ms", b"_turn_deadline_unix_ms", "_viewer_seat", b"_viewer_seat", "outcome", b"outcome", "turn_deadline_unix_ms", b"turn_deadline_unix_ms", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat", "events", b"events", "game", b"game", "legal_actions", b"legal_actions", "outcome", b"outcome", "phase", b"phase", "score_label", b"score_label", "scores", b"scores", "seats", b"seats", "status", b"status", "table_id", b"table_id", "table_name", b"table_name", "to_act", b"to_act", "version", b"version", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_turn_deadline_unix_ms", b"_turn_deadline_unix_ms", "_viewer_seat", b"_viewer_seat", "events", b"events", "game", b"game", "legal_actions", b"legal_actions", "outcome", b"outcome", "phase", b"phase", "score_label", b"score_label", "scores", b"scores", "seats", b"seats", "status", b"status", "table_id", b"table_id", "table_name", b"table_name", "takeover_seconds", b"takeover_seconds", "to_act", b"to_act", "turn_deadline_unix_ms", b"turn_deadline_unix_ms", "turn_seconds", b"turn_seconds", "version", b"version", "view", b"view", "viewer_seat", b"viewer_seat"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__turn_deadline_unix_ms: _TypeAlias = _typing.Literal["turn_deadline_unix_ms"]  # noqa: Y015
+    _WhichOneofArgType__turn_deadline_unix_ms: _TypeAlias = _typing.Literal["_turn_deadline_unix_ms", b"_turn_deadline_unix_ms"]  # noqa: Y015
     _WhichOneofReturnType__viewer_seat: _TypeAlias = _typing.Literal["viewer_seat"]  # noqa: Y015
     _WhichOneofArgType__viewer_seat: _TypeAlias = _typing.Literal["_viewer_seat", b"_viewer_seat"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__turn_deadline_unix_ms) -> _WhichOneofReturnType__turn_deadline_unix_ms | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__viewer_seat) -> _WhichOneofReturnType__viewer_seat | None: ...
 
 Global___Update: _TypeAlias = Update  # noqa: Y015
+
+@_typing.final
+class HistoryStep(_message.Message):
+    """One step of a table's history, as the requesting viewer may know it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    VERSION_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    EVENTS_FIELD_NUMBER: _builtins.int
+    VIEW_FIELD_NUMBER: _builtins.int
+    version: _builtins.int
+    seat: _builtins.int
+    """The seat whose action led to this version (unset for the setup at version 0)."""
+    label: _builtins.str
+    """The action's label, only on the requester's own steps."""
+    @_builtins.property
+    def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]: ...
+    @_builtins.property
+    def view(self) -> Global___GameView: ...
+    def __init__(
+        self,
+        *,
+        version: _builtins.int = ...,
+        seat: _builtins.int | None = ...,
+        label: _builtins.str = ...,
+        events: _abc.Iterable[Global___Event] | None = ...,
+        view: Global___GameView | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "events", b"events", "label", b"label", "seat", b"seat", "version", b"version", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
+    _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__seat) -> _WhichOneofReturnType__seat | None: ...
+
+Global___HistoryStep: _TypeAlias = HistoryStep  # noqa: Y015

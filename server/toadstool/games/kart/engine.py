@@ -7,6 +7,17 @@ gets. It is not for the numbers (`data.py`), the track files (`tracks.py`) or pl
 Position is progress p along the main route since the start; a kart stands on field p mod N. Only karts
 still at p = 0 are in the start area (exempt from the same-field rule). Every die roll is an Event carrying
 a DieRoll. The only secret is the order of the item deck: views carry its size only.
+
+Points RULINGS.md leaves open, decided here:
+- The one-item-per-turn limit counts items used before a roll (Mushroom, Lightning, Ghost, shells). Spending
+  the Feather on a shortcut after the roll is not limited by it, so a Feather stolen with the Ghost may be
+  spent the same turn; a stolen Mushroom or shell waits for the next turn.
+- Throwing an item away is not using it, and is allowed before the booster roll too.
+- On a booster, the turn may end without the roll only while no coin bundle is paid for that roll.
+- Under the Lightning, the others on the shared field skip one turn instead of paying; the privilege holds
+  for the landing of the move right after it was used (not for a later booster move).
+- A free field for a banana chip has no kart on it, start-area karts included (they stand on field 0).
+- A shell can send its victim back to progress 0, into the start area again.
 """
 
 from __future__ import annotations
@@ -39,7 +50,7 @@ from toadstool.games.kart.data import (
     Item,
     KartColor,
 )
-from toadstool.games.kart.tracks import DEFAULT_TRACK, Shortcut, Track, TrackError, load_track
+from toadstool.games.kart.tracks import DEFAULT_TRACK, Shortcut, Track, TrackError, known_track_names, load_track
 
 
 class Stage(enum.IntEnum):
@@ -225,6 +236,14 @@ class KartView:
 
 
 # -------------------------------------------------------------------------------------------- helpers
+def _coins(count: int) -> str:
+    return f"{count} coin" if count == 1 else f"{count} coins"
+
+
+def _fields(count: int) -> str:
+    return f"{count} field" if count == 1 else f"{count} fields"
+
+
 def _half_up(coins: int) -> int:
     """Half of the coins, odd counts rounded up (9 coins lose 5)."""
     return (coins + 1) // 2
@@ -285,6 +304,7 @@ class _Race:
         self.rng_state = state.rng_state
         self._rng: random.Random | None = None
         self.events: list[Event] = []
+        self.actor: int | None = None  # the seat whose action is being applied
 
     @property
     def seat(self) -> int:
@@ -318,7 +338,8 @@ class _Race:
 
     # -- small steps
     def say(self, text: str, seat: int | None = None, roll: DieRoll | None = None) -> None:
-        self.events.append(Event(text=text, seat=seat, roll=roll))
+        """Record an event; its seat is the seat that acted (the roller for automatic rolls)."""
+        self.events.append(Event(text=text, seat=self.actor if seat is None else seat, roll=roll))
 
     def rng(self) -> random.Random:
         if self._rng is None:
@@ -374,7 +395,7 @@ class _Race:
             if coins:
                 self.bank -= coins
                 self.coins[seat] += coins
-                self.say(f"{{p{seat}}} starts in place {place} and gets {coins} coin from the bank", seat=seat)
+                self.say(f"{{p{seat}}} starts in place {place} and gets {_coins(coins)} from the bank")
         self.turn = 0
         self.stage = Stage.PRE_ROLL
         self.say(f"{{p{self.seat}}} starts the race")
@@ -397,13 +418,13 @@ class _Race:
         bonus = BUNDLE_BONUS.get(self.bundle, 0)
         if bonus:
             move += bonus
-            parts.append(f"+{bonus} coins")
+            parts.append(f"+{bonus} for coins")
         self.mushroom = False
         self.bundle = 0
         if len(parts) > 1:
-            self.say(f"{{p{seat}}} moves {move} ({', '.join(parts)})", seat=seat)
+            self.say(f"{{p{seat}}} moves {move} ({', '.join(parts)})")
         if move <= 0:
-            self.say(f"{{p{seat}}} does not move", seat=seat)
+            self.say(f"{{p{seat}}} does not move")
             self.lightning = False
             self.end_turn()
             return
@@ -424,18 +445,18 @@ class _Race:
             progress = shortcut_progress(self.track, start, move, cut)
             self.items[seat] = None
             self.under_deck(Item.FEATHER)
-            self.say(f"{{p{seat}}} spends the Feather on shortcut {cut.label} ({cut.start} -> {cut.exit})", seat=seat)
+            self.say(f"{{p{seat}}} spends the Feather on shortcut {cut.label} ({cut.start} -> {cut.exit})")
         goal = LAPS * self.n
         if progress >= goal:
             self.progress[seat] = goal
             self.winner = seat
             self.stage = Stage.FINISHED
-            self.say(f"{{p{seat}}} crosses the finish line after lap {LAPS} and wins the race!", seat=seat)
+            self.say(f"{{p{seat}}} crosses the finish line after lap {LAPS} and wins the race!")
             return
         self.progress[seat] = progress
         for lap_line in range(start // self.n + 1, progress // self.n + 1):
-            self.say(f"{{p{seat}}} crosses the finish line: lap {lap_line + 1} of {LAPS}", seat=seat)
-        self.say(f"{{p{seat}}} lands on field {progress % self.n}", seat=seat)
+            self.say(f"{{p{seat}}} crosses the finish line: lap {lap_line + 1} of {LAPS}")
+        self.say(f"{{p{seat}}} lands on field {progress % self.n}")
         self.land()
 
     def land(self) -> None:
@@ -449,25 +470,25 @@ class _Race:
         ]
         if others:
             if self.lightning:
-                self.say(f"{{p{seat}}} shares the field under the Lightning and pays nothing", seat=seat)
+                self.say(f"{{p{seat}}} shares the field under the Lightning and pays nothing")
                 for other in others:
                     self.skips[other] += 1
-                    self.say(f"{{p{other}}} shares the field with the Lightning and skips a turn", seat=other)
+                    self.say(f"{{p{other}}} shares the field with the Lightning and skips a turn")
             else:
                 for who in [seat, *others]:
                     if self.coins[who] > 0:
                         self.pay(who, 1)
-                        self.say(f"{{p{who}}} pays a coin for the shared field", seat=who)
+                        self.say(f"{{p{who}}} pays a coin for the shared field")
                     else:
                         self.skips[who] += 1
-                        self.say(f"{{p{who}}} is broke and skips a turn for the shared field", seat=who)
+                        self.say(f"{{p{who}}} is broke and skips a turn for the shared field")
         self.lightning = False
         # 2. banana chip
         if field in self.bananas:
             self.bananas.discard(field)
             self.skips[seat] += 1
             lost = self.lose_half(seat)
-            self.say(f"{{p{seat}}} slips on a banana: skips a turn and loses {lost} coins", seat=seat)
+            self.say(f"{{p{seat}}} slips on a banana: skips a turn and loses {_coins(lost)}")
         # 3. the field's effect
         kind = self.track.fields[field]
         if kind is FieldType.ITEM:
@@ -476,37 +497,39 @@ class _Race:
                 return
         elif kind is FieldType.BOOSTER:
             self.stage = Stage.BOOSTER
-            self.say(f"{{p{seat}}} is on a booster and may roll again", seat=seat)
+            self.say(f"{{p{seat}}} is on a booster and may roll again")
             return
         elif kind is FieldType.MUSHROOM:
             self.halving[seat] = True
-            self.say(f"{{p{seat}}} is on a mushroom field: the next move is halved", seat=seat)
+            self.say(f"{{p{seat}}} is on a mushroom field: the next move is halved")
         elif kind is FieldType.THWOMP:
             value = self.die(seat, "thwomp", "The Thwomp: {p} rolls {value}")
             skipped = THWOMP_SKIPS[value]
             self.skips[seat] += skipped
             if skipped:
-                self.say(f"{{p{seat}}} is crushed by the Thwomp and skips {skipped} turn(s)", seat=seat)
+                self.say(
+                    f"{{p{seat}}} is crushed by the Thwomp and skips {skipped} turn{'s' if skipped > 1 else ''}",
+                )
             else:
-                self.say(f"{{p{seat}}} dodges the Thwomp", seat=seat)
+                self.say(f"{{p{seat}}} dodges the Thwomp")
         self.end_turn()
 
     def draw(self) -> None:
         seat = self.seat
         held = self.items[seat]
         if held is not None:
-            self.say(f"{{p{seat}}} already holds the {ITEM_NAMES[held]} and draws nothing", seat=seat)
+            self.say(f"{{p{seat}}} already holds the {ITEM_NAMES[held]} and draws nothing")
             return
         card = self.deck.pop(0)
         if card is Item.BANANA:
             self.stage = Stage.BANANA
-            self.say(f"{{p{seat}}} draws a Banana", seat=seat)
+            self.say(f"{{p{seat}}} draws a Banana")
         elif card is Item.DUD:
             self.under_deck(card)
-            self.say(f"{{p{seat}}} draws a Dud: back under the deck", seat=seat)
+            self.say(f"{{p{seat}}} draws a Dud: back under the deck")
         else:
             self.items[seat] = card
-            self.say(f"{{p{seat}}} draws the {ITEM_NAMES[card]}", seat=seat)
+            self.say(f"{{p{seat}}} draws the {ITEM_NAMES[card]}")
 
     def end_turn(self) -> None:
         self.item_used = False
@@ -521,7 +544,7 @@ class _Race:
             if self.skips[seat] <= 0:
                 break
             self.skips[seat] -= 1
-            self.say(f"{{p{seat}}} skips this turn", seat=seat)
+            self.say(f"{{p{seat}}} skips this turn")
         self.stage = Stage.PRE_ROLL
 
     def use_item(self, target: int | None) -> None:
@@ -534,27 +557,26 @@ class _Race:
         name = ITEM_NAMES[item]
         if item is Item.MUSHROOM:
             self.mushroom = True
-            self.say(f"{{p{seat}}} uses the Mushroom: this move counts double", seat=seat)
+            self.say(f"{{p{seat}}} uses the Mushroom: this move counts double")
         elif item is Item.LIGHTNING:
             self.lightning = True
             for other in range(len(self.progress)):
                 if other != seat:
                     self.halving[other] = True
-            self.say(f"{{p{seat}}} uses the Lightning: every other kart's next move is halved", seat=seat)
+            self.say(f"{{p{seat}}} uses the Lightning: every other kart's next move is halved")
         elif item is Item.GHOST:
             assert target is not None
             stolen = self.items[target]
             assert stolen is not None
             self.items[target] = None
             self.items[seat] = stolen
-            self.say(f"{{p{seat}}} uses the Ghost and takes the {ITEM_NAMES[stolen]} from {{p{target}}}", seat=seat)
+            self.say(f"{{p{seat}}} uses the Ghost and takes the {ITEM_NAMES[stolen]} from {{p{target}}}")
         elif item is Item.BLUE_SHELL:
             assert target is not None
             self.skips[target] += 1
             lost = self.lose_half(target)
             self.say(
-                f"{{p{seat}}} fires the Blue Shell at the leader {{p{target}}}: skips a turn and loses {lost} coins",
-                seat=seat,
+                f"{{p{seat}}} fires the Blue Shell at the leader {{p{target}}}: skips a turn and loses {_coins(lost)}",
             )
         else:  # Green or Red Shell
             assert target is not None
@@ -562,8 +584,7 @@ class _Race:
             lost = self.lose_half(target)
             self.say(
                 f"{{p{seat}}} hits {{p{target}}} with the {name}: back to field "
-                f"{self.progress[target] % self.n} behind {{p{seat}}}, loses {lost} coins",
-                seat=seat,
+                f"{self.progress[target] % self.n} behind {{p{seat}}}, loses {_coins(lost)}",
             )
 
 
@@ -602,13 +623,15 @@ class KartEngine:
     score_label = "laps"
     min_players = 2
     max_players = 7
+    #: The track choices are the usable tracks found when the server starts (restart it to offer a new
+    #: user track); `new` checks the name again and refuses an unknown one with BadOptions.
     options = (
         OptionSpec(
             name="track",
-            kind=OptionKind.TEXT,
+            kind=OptionKind.CHOICE,
             default=DEFAULT_TRACK,
-            help="the track to race on (see `toadstool tracks`): mushroom-loop, mini-loop or a user track",
-            max_length=40,
+            help="the track to race on (`toadstool tracks` lists them)",
+            choices=tuple(known_track_names()),
         ),
     )
     action_types = ACTION_TYPES
@@ -678,12 +701,13 @@ class KartEngine:
     # -- acting
     def apply(self, state: KartState, seat: int, action: Any) -> KartState:
         race = _Race(state)
+        race.actor = seat
         if isinstance(action, Roll):
             race.roll()
         elif isinstance(action, PayCoins):
             race.pay(seat, action.coins)
             race.bundle = action.coins
-            race.say(f"{{p{seat}}} pays {action.coins} coin(s) for +{BUNDLE_BONUS[action.coins]} fields", seat=seat)
+            race.say(f"{{p{seat}}} pays {_coins(action.coins)} for +{_fields(BUNDLE_BONUS[action.coins])}")
         elif isinstance(action, UseItem):
             race.use_item(action.target)
         elif isinstance(action, Discard):
@@ -691,7 +715,7 @@ class KartEngine:
             assert item is not None
             race.items[seat] = None
             race.under_deck(item)
-            race.say(f"{{p{seat}}} throws away the {ITEM_NAMES[item]}", seat=seat)
+            race.say(f"{{p{seat}}} throws away the {ITEM_NAMES[item]}")
         elif isinstance(action, TakeShortcut):
             race.drive(state.pending_move, action.shortcut)
         elif isinstance(action, StayOnTrack):
@@ -699,16 +723,16 @@ class KartEngine:
         elif isinstance(action, PlaceBanana | MoveBanana | DropBanana):
             race.under_deck(Item.BANANA)
             if isinstance(action, DropBanana):
-                race.say(f"{{p{seat}}} throws the Banana away", seat=seat)
+                race.say(f"{{p{seat}}} throws the Banana away")
             else:
                 if isinstance(action, MoveBanana):
                     race.bananas.discard(action.from_field)
-                    race.say(f"{{p{seat}}} moves the banana chip from field {action.from_field}", seat=seat)
+                    race.say(f"{{p{seat}}} moves the banana chip from field {action.from_field}")
                 race.bananas.add(action.field)
-                race.say(f"{{p{seat}}} puts a banana chip on field {action.field}", seat=seat)
+                race.say(f"{{p{seat}}} puts a banana chip on field {action.field}")
             race.end_turn()
         elif isinstance(action, EndTurn):
-            race.say(f"{{p{seat}}} does not roll again", seat=seat)
+            race.say(f"{{p{seat}}} does not roll again")
             race.end_turn()
         else:  # pragma: no cover - the table checks legality first
             raise TypeError(f"not a Kart action: {action!r}")
@@ -798,7 +822,8 @@ class KartEngine:
         if isinstance(action, Roll):
             return "Roll again (booster)" if state.stage is Stage.BOOSTER else "Roll the die"
         if isinstance(action, PayCoins):
-            return f"Pay {action.coins} coin{'s' if action.coins > 1 else ''} for +{BUNDLE_BONUS[action.coins]} fields"
+            bonus = BUNDLE_BONUS[action.coins]
+            return f"Pay {_coins(action.coins)} for +{_fields(bonus)}"
         if isinstance(action, UseItem):
             item = kart.item
             if item is Item.MUSHROOM:

@@ -68,7 +68,7 @@ class TrackInfo:
     name: str
     title: str
     length: int
-    path: str
+    source: str
     builtin: bool
     error: str | None = None
 
@@ -78,7 +78,11 @@ def user_tracks_dir() -> Path:
     configured = os.environ.get("TOADSTOOL_TRACKS")
     if configured:
         return Path(configured).expanduser()
-    return Path.home() / ".config" / "toadstool" / "tracks"
+    try:
+        home = Path.home()
+    except (RuntimeError, KeyError):  # no home directory (some service accounts): no user tracks
+        return BUILTIN_DIR / "no-user-tracks"
+    return home / ".config" / "toadstool" / "tracks"
 
 
 def _files(directory: Path) -> list[Path]:

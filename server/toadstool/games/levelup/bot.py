@@ -11,7 +11,7 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from toadstool.games.levelup.data import LEVELS, PowerKind
+from toadstool.games.levelup.data import LEVELS, OBJECTIVE_CARDS, PowerKind
 from toadstool.games.levelup.engine import (
     CastVote,
     EndTurn,
@@ -35,6 +35,10 @@ from toadstool.games.levelup.engine import (
 RIVAL_WEIGHT = 0.4
 #: A score an optional play must beat to be worth spending the card.
 PLAY_THRESHOLD = 0.6
+#: How far ahead of an average objective card we must be to let a round end on somebody else's nominee.
+LEAD_TO_END_ROUND = 4.0
+#: Below this chance that the others let a nominee through, our No! is saved for a later vote.
+SAVE_NO_BELOW = 0.1
 
 
 class LevelUpBot:
@@ -58,6 +62,10 @@ class LevelUpBot:
         if isinstance(legal[0], CastVote):
             if nominee is not None and nominee in favs:
                 return CastVote(VoteChoice.YES)
+            if self._lead(view, where) > LEAD_TO_END_ROUND:
+                return CastVote(VoteChoice.YES)
+            if self._pass_chance(view, me) < SAVE_NO_BELOW:
+                return CastVote(VoteChoice.YES)  # others will veto it anyway: keep our No! for later
             choices = {a.choice for a in legal}
             if VoteChoice.NO in choices:
                 return CastVote(VoteChoice.NO)
@@ -76,6 +84,23 @@ class LevelUpBot:
         if best is None or (not must_act and best_score <= 0):
             return None if not must_act else legal[0]
         return best
+
+    @staticmethod
+    def _lead(view: LevelUpView, where: dict[int, int]) -> float:
+        """How far our objective scores above an average objective card if the round ended now."""
+
+        def score(card: Sequence[int]) -> int:
+            return sum(where.get(c, 0) for c in card)
+
+        mine = score(view.favourites)
+        average = sum(score(card) for card in OBJECTIVE_CARDS) / len(OBJECTIVE_CARDS)
+        return mine - average
+
+    @staticmethod
+    def _pass_chance(view: LevelUpView, me: int) -> float:
+        """Chance that a nominee gets through the others, guessing each able vetoer vetoes half the time."""
+        vetoers = sum(1 for s in view.seats if s.seat != me and (s.no_cards > 0 or s.power_up_count > 0))
+        return float(0.5**vetoers)
 
     def _weights(self, view: LevelUpView, me: int, favs: set[int]) -> dict[int, float]:
         weight: dict[int, float] = {}
@@ -104,7 +129,8 @@ class LevelUpBot:
             if level == 5:
                 # A nomination: our own favourite may be elected; anybody else's we veto (it leaves the board).
                 if c in favs:
-                    return 2.0
+                    chance = self._pass_chance(view, me)
+                    return chance * 6.0 - (1 - chance) * 5.0
                 return 0.5 + max(0.0, -weight[c]) if can_veto else -5.0
             return weight[c] * steps
 

@@ -85,10 +85,12 @@ class PowerUpBot:
         if mine is None or mine.castle:
             return keep
         value = mine.value
+        # On its last Extra Life the bot gets rid of middling cards too.
+        low = LOW + 1 if view.seats[me].tokens <= 1 else LOW
         draw = next((a for a in legal if isinstance(a, DrawNewLevel)), None)
         if draw is not None:
-            return draw if value <= LOW else keep
-        if value > LOW:
+            return draw if value <= low else keep
+        if value > low:
             return keep
         trade = next((a for a in legal if isinstance(a, Trade)), None)
         plays = [a for a in legal if isinstance(a, PlayCard)]
@@ -105,7 +107,7 @@ class PowerUpBot:
             if theirs is None or theirs > value:
                 return trade
         vine = next((a for a in plays if a.card == CardKind.VINE), None)
-        if vine is not None and value <= LOW - 1:
+        if vine is not None and value <= low - 1:
             return vine
         if pipes and value <= 3:
             unknown = [a for a in pipes if _known_value(view, a.target or 0) is None]

@@ -80,6 +80,8 @@ class QuestionCardType:
     delta: int | None = None
     #: Replaces the Level value while this is the most recent modifier (Bowser: 0).
     set_value: int | None = None
+    #: The action label; "{target}" is the target seat's reference, "{whose}" "your" or "{pN}'s".
+    label: str = ""
 
     @property
     def is_modifier(self) -> bool:
@@ -87,9 +89,25 @@ class QuestionCardType:
 
 
 QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
-    QuestionCardType(CardKind.SUPER_STAR, "Super Star", 2, "+4 to any Level", Timing.MODIFY, Target.ANY_LEVEL, delta=4),
     QuestionCardType(
-        CardKind.KOOPA_TROOPA, "Koopa Troopa", 4, "-2 to any Level", Timing.MODIFY, Target.ANY_LEVEL, delta=-2
+        CardKind.SUPER_STAR,
+        "Super Star",
+        2,
+        "+4 to any Level",
+        Timing.MODIFY,
+        Target.ANY_LEVEL,
+        delta=4,
+        label="Play Super Star (+4) on {whose} Level",
+    ),
+    QuestionCardType(
+        CardKind.KOOPA_TROOPA,
+        "Koopa Troopa",
+        4,
+        "-2 to any Level",
+        Timing.MODIFY,
+        Target.ANY_LEVEL,
+        delta=-2,
+        label="Play Koopa Troopa (-2) on {whose} Level",
     ),
     QuestionCardType(
         CardKind.BOWSER,
@@ -99,9 +117,17 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         Timing.MODIFY,
         Target.OTHER_LEVEL,
         set_value=0,
+        label="Play Bowser: set {whose} Level to 0",
     ),
     QuestionCardType(
-        CardKind.FIRE_FLOWER, "Fire Flower", 3, "+3 to any Level", Timing.MODIFY, Target.ANY_LEVEL, delta=3
+        CardKind.FIRE_FLOWER,
+        "Fire Flower",
+        3,
+        "+3 to any Level",
+        Timing.MODIFY,
+        Target.ANY_LEVEL,
+        delta=3,
+        label="Play Fire Flower (+3) on {whose} Level",
     ),
     QuestionCardType(
         CardKind.SUPER_MUSHROOM,
@@ -111,8 +137,18 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         Timing.MODIFY,
         Target.OWN_LEVEL,
         delta=1,
+        label="Play Super Mushroom (+1) on {whose} Level",
     ),
-    QuestionCardType(CardKind.GOOMBA, "Goomba", 3, "-1 to any Level", Timing.MODIFY, Target.ANY_LEVEL, delta=-1),
+    QuestionCardType(
+        CardKind.GOOMBA,
+        "Goomba",
+        3,
+        "-1 to any Level",
+        Timing.MODIFY,
+        Target.ANY_LEVEL,
+        delta=-1,
+        label="Play Goomba (-1) on {whose} Level",
+    ),
     QuestionCardType(
         CardKind.GREEN_SHELL,
         "Green Shell",
@@ -120,6 +156,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "another player discards one ? card at random",
         Timing.ANY_TIME,
         Target.OTHER_WITH_CARDS,
+        label="Play Green Shell: {target} discards a ? card at random",
     ),
     QuestionCardType(
         CardKind.RED_SHELL,
@@ -128,6 +165,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "take one ? card at random from another player",
         Timing.ANY_TIME,
         Target.OTHER_WITH_CARDS,
+        label="Play Red Shell: take a ? card at random from {target}",
     ),
     QuestionCardType(
         CardKind.HAMMER_BROS,
@@ -136,6 +174,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "cancel a trade or a Warp Pipe aimed at you (the other player keeps their card)",
         Timing.TRADE_ANSWER,
         Target.NONE,
+        label="Play Hammer Bros.: cancel the swap aimed at you",
     ),
     QuestionCardType(
         CardKind.BOO,
@@ -144,6 +183,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "look at any player's face-down Level card (only you see it)",
         Timing.BEFORE_DECISION,
         Target.OTHER_FACE_DOWN,
+        label="Play Boo: look at {whose} Level card",
     ),
     QuestionCardType(
         CardKind.WARP_PIPE,
@@ -152,6 +192,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "swap your Level card with any non-Castle player's",
         Timing.AS_DECISION,
         Target.OTHER_NON_CASTLE,
+        label="Play Warp Pipe: swap Level cards with {target}",
     ),
     QuestionCardType(
         CardKind.VINE,
@@ -160,6 +201,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "discard your Level card and take the top of the Level deck",
         Timing.AS_DECISION,
         Target.NONE,
+        label="Play Vine: discard your Level card and take the top of the Level deck",
     ),
     QuestionCardType(
         CardKind.ONE_UP_MUSHROOM,
@@ -168,6 +210,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "take 1 Extra Life token from the supply",
         Timing.ANY_TIME,
         Target.NONE,
+        label="Play 1-Up Mushroom: take an Extra Life from the supply",
     ),
     QuestionCardType(
         CardKind.BULLET_BILL,
@@ -176,6 +219,7 @@ QUESTION_CARD_TYPES: tuple[QuestionCardType, ...] = (
         "another non-Castle player loses 1 Extra Life token",
         Timing.MODIFY,
         Target.OTHER_WITH_TOKENS,
+        label="Play Bullet Bill: {target} loses an Extra Life",
     ),
 )
 

@@ -53,6 +53,8 @@ class Pending:
 
 @dataclass(frozen=True, slots=True)
 class PowerUpState:
+    """The whole game: a value. Seats are 0..players-1; card ids index data.LEVEL_CARDS / QUESTION_CARD_KIND."""
+
     players: int
     rng_state: int
     round_no: int
@@ -92,7 +94,20 @@ def _end(text: str) -> str:
 
 
 def _level_name(card: int) -> str:
-    return "a Castle" if IS_CASTLE[card] else f"a {LEVEL_VALUE[card]}"
+    if IS_CASTLE[card]:
+        return "a Castle"
+    value = LEVEL_VALUE[card]
+    return f"an {value}" if value in (8, 11) else f"a {value}"
+
+
+def _level_value(card: int, modifier: int) -> int:
+    """A Level's value: its printed value with its most recent modifier (Bowser sets it to 0)."""
+    if modifier < 0:
+        return LEVEL_VALUE[card]
+    kind = CARD_TYPE[QUESTION_CARD_KIND[modifier]]
+    if kind.set_value is not None:
+        return kind.set_value
+    return LEVEL_VALUE[card] + (kind.delta or 0)
 
 
 class _Builder:
@@ -227,14 +242,7 @@ class _Builder:
         return True
 
     def value(self, seat: int) -> int:
-        card = self.level[seat]
-        mod = self.modifier[seat]
-        if mod < 0:
-            return LEVEL_VALUE[card]
-        kind = CARD_TYPE[QUESTION_CARD_KIND[mod]]
-        if kind.set_value is not None:
-            return kind.set_value
-        return LEVEL_VALUE[card] + (kind.delta or 0)
+        return _level_value(self.level[seat], self.modifier[seat])
 
     # The round -----------------------------------------------------------------------------------------
 
@@ -269,7 +277,7 @@ class _Builder:
 
     def reveal_castle(self, seat: int) -> None:
         self.face_up[seat] = True
-        self.say(f"{{p{seat}}} reveals a Castle: immune this round, and draws a ? card.", seat)
+        self.say(f"{{p{seat}}} reveals a Castle: immune this round.", seat)
         self.draw_question(seat)
 
     def begin_decision(self) -> None:
@@ -300,7 +308,7 @@ class _Builder:
                 counts[LEVEL_VALUE[self.level[seat]]] = counts.get(LEVEL_VALUE[self.level[seat]], 0) + 1
         for seat in order:
             if not self.castle(seat) and counts[LEVEL_VALUE[self.level[seat]]] > 1:
-                self.say(f"{{p{seat}}}'s Level matches another: a ? card for {{p{seat}}}.", seat)
+                self.say(f"{{p{seat}}}'s Level matches another player's.", seat)
                 self.draw_question(seat)
         self.stage = Stage.MODIFY
         self.turn = order[0]
@@ -604,7 +612,7 @@ class PowerUpEngine:
             mod = state.modifier[s]
             value: int | None = None
             if known and not IS_CASTLE[card]:
-                value = _value(state, s)
+                value = _level_value(card, mod)
             seats.append(
                 PowerUpSeat(
                     seat=s,
@@ -675,27 +683,9 @@ class PowerUpEngine:
             return f"Accept the {what}"
         if isinstance(action, Pass):
             return "Pass"
-        card = CARD_TYPE[action.card]
         target = action.target
-        if action.card == CardKind.HAMMER_BROS:
-            return "Play Hammer Bros.: cancel the swap"
-        if target is None:
-            return f"Play {card.name} ({card.effect})"
-        if card.is_modifier:
-            whose = "your" if target == seat else f"{{p{target}}}'s"
-            return f"Play {card.name} ({card.effect.split(' to ')[0]}) on {whose} Level"
-        return f"Play {card.name} on {{p{target}}} ({card.effect})"
-
-
-def _value(state: PowerUpState, seat: int) -> int:
-    card = state.level[seat]
-    mod = state.modifier[seat]
-    if mod < 0:
-        return LEVEL_VALUE[card]
-    kind = CARD_TYPE[QUESTION_CARD_KIND[mod]]
-    if kind.set_value is not None:
-        return kind.set_value
-    return LEVEL_VALUE[card] + (kind.delta or 0)
+        whose = "your" if target == seat else f"{{p{target}}}'s"
+        return CARD_TYPE[action.card].label.format(target=f"{{p{target}}}", whose=whose)
 
 
 _LEVEL_CARD_VIEWS = tuple(PowerUpLevelCard(c.id, c.value, c.suit, c.castle) for c in data.LEVEL_CARDS)

@@ -114,9 +114,7 @@ DECK_SIZE = len(CARD_COLOR)
 ALL_CARDS: tuple[int, ...] = tuple(range(DECK_SIZE))
 
 #: Per card id: what matches "the number or the symbol": 0-9 for numbers, 10 + kind for the rest.
-CARD_RANK: tuple[int, ...] = tuple(
-    n if n is not None else 10 + k for n, k in zip(CARD_NUMBER, CARD_KIND, strict=True)
-)
+CARD_RANK: tuple[int, ...] = tuple(n if n is not None else 10 + k for n, k in zip(CARD_NUMBER, CARD_KIND, strict=True))
 CARD_POINTS: tuple[int, ...] = tuple(
     n if n is not None else POINTS[UnoKind(k)] for n, k in zip(CARD_NUMBER, CARD_KIND, strict=True)
 )

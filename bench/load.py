@@ -1,0 +1,914 @@
+"""Server load: a real `toadstool serve` process, load-generating client processes on loopback, and a raw
+grpc.aio fan-out baseline measured in the same run.
+
+Usage: ``python bench/load.py [--quick | --smoke] [--plot] [--tables 10,100,250,500] [--workers N]``
+
+For each table count the script starts a fresh server process, then worker processes that create UNO tables
+of 4 seats, join every seat and open one channel and one Watch stream per seat (one TCP connection each).
+Scripted players act through the public API: the seat the view says is to act picks a legal action from its
+view (a random playable card, else the first other offer), so the clients know no rules. Two phases follow:
+
+- paced: every table acts once a second (at spread offsets): act-to-view latency p50/p99, measured with the
+  client's clock from sending Act to each of the table's 4 viewers receiving the new version;
+- saturated: every table acts as soon as its acting seat holds the newest view: actions/s accepted and
+  view messages/s delivered.
+
+Each phase is split into equal windows; every figure is the median [min..max] over windows. Server CPU per
+action and server memory per connected viewer (its table included: resident memory once every stream has
+its first view, less resident memory of the idle server, over the number of viewers) come from /proc.
+
+The baseline is a minimal grpc.aio server (`--role raw-server`, the same default asyncio loop as
+`toadstool serve`) with the same layout: the same number of tables, streams and channels, a unary Act that
+raises a table's version, and a fan-out of one message to each of the table's 4 streams per version. Its
+message is a WatchResponse of the mean size our server sent (serialised once per version and shared by the
+4 streams), so both sides' clients do the same parsing. Our figures are printed as ratios of it.
+
+Not for: asserting speed (tests only check the output shape), or engine speed (bench/engines.py).
+Everything binds 127.0.0.1 only; every process is bounded by time and terminated at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from common import (
+    RESULTS,
+    cpu_seconds,
+    final_json,
+    fmt,
+    fmt_spread,
+    machine,
+    percentile,
+    rss_bytes,
+    spread,
+    use_uvloop,
+    write_csv,
+)
+
+HOST = "127.0.0.1"
+SERVICE = "/toadstool.v1.ToadstoolService/"
+RAW_SERVICE = "bench.RawFanout"
+SEATS = 4
+#: Per-channel arg that stops gRPC sharing one connection between channels to the same address.
+CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
+#: UNO option so that no game ends during a run (the maximum the engine accepts).
+NEVER_ENDING = {"target": "100000"}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Table counts to sweep, windows per phase and seconds per window, workers, and setup limits."""
+
+    tables: tuple[int, ...]
+    windows: int
+    window: float
+    workers: int
+    setup_timeout: float = 240.0
+
+
+BUDGETS = {
+    "full": Budget(tables=(10, 100, 250, 500), windows=3, window=4.0, workers=2),
+    "quick": Budget(tables=(10, 100), windows=2, window=2.0, workers=2, setup_timeout=60.0),
+    "smoke": Budget(tables=(2,), windows=1, window=0.6, workers=1, setup_timeout=20.0),
+}
+#: Seconds between the paced and the saturated phase (in-flight actions settle) and after the end.
+GAP = 0.5
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The raw grpc.aio fan-out baseline server
+
+
+def raw_server_main(port: int, size: int, push: bool) -> int:
+    """A minimal fan-out server. Closed loop: Watch(table_id) streams one message per version and Act(table_id)
+    raises the version. Push (`push`): Watch streams the same message again and again, as fast as the stream
+    takes it (gRPC flow control is the only brake): the fan-out capacity with no acting at all."""
+    import grpc
+
+    from toadstool.v1 import service_pb2
+
+    class RawTable:
+        __slots__ = ("changed", "payload", "payload_version", "version")
+
+        def __init__(self) -> None:
+            self.version = 0
+            self.changed = asyncio.Event()
+            self.payload = b""
+            self.payload_version = -1
+
+    tables: dict[bytes, RawTable] = {}
+    padding = "x" * max(0, size - 40)
+
+    def payload(table_id: bytes, table: RawTable) -> bytes:
+        # Serialised once per version, shared by every stream of the table.
+        if table.payload_version != table.version:
+            message = service_pb2.WatchResponse()
+            message.update.table_id = table_id.decode()
+            message.update.version = table.version
+            message.update.to_act.append(table.version % SEATS)
+            message.update.phase = padding
+            table.payload = message.SerializeToString()
+            table.payload_version = table.version
+        return table.payload
+
+    async def watch(request: bytes, context: Any) -> Any:
+        table = tables.setdefault(request, RawTable())
+        if push:
+            message = payload(request, table)
+            yield message  # the first view, so the client knows its stream is open
+            await pushing.wait()
+            while True:
+                yield message
+        seen = -1
+        while True:
+            version = table.version
+            if version != seen:
+                seen = version
+                yield payload(request, table)
+            if table.version == seen:
+                await table.changed.wait()
+
+    pushing = asyncio.Event()
+
+    async def go(request: bytes, context: Any) -> bytes:
+        # Push mode starts only when the measurement does, so that setting up 1,000 streams is not starved.
+        pushing.set()
+        return b""
+
+    async def act(request: bytes, context: Any) -> bytes:
+        table = tables.setdefault(request, RawTable())
+        table.version += 1
+        table.changed.set()
+        table.changed = asyncio.Event()
+        return b""
+
+    async def serve() -> None:
+        server = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        handler = grpc.method_handlers_generic_handler(
+            RAW_SERVICE,
+            {
+                "Watch": grpc.unary_stream_rpc_method_handler(watch),
+                "Act": grpc.unary_unary_rpc_method_handler(act),
+                "Go": grpc.unary_unary_rpc_method_handler(go),
+            },
+        )
+        server.add_generic_rpc_handlers((handler,))
+        if server.add_insecure_port(f"{HOST}:{port}") == 0:
+            raise OSError(f"cannot listen on {HOST}:{port}")
+        await server.start()
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, stop.set)
+        print("raw fan-out server ready", flush=True)
+        await stop.wait()
+        await server.stop(0.5)
+
+    asyncio.run(serve())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Load-generating worker
+
+
+@dataclass
+class SeatView:
+    version: int = -1
+    to_act: tuple[int, ...] = ()
+    legal: tuple[str, ...] = ()
+    finished: bool = False
+
+
+@dataclass
+class LoadTable:
+    table_id: str
+    tokens: list[str] = field(default_factory=list)
+    acts: list[Any] = field(default_factory=list)
+    views: list[SeatView] = field(default_factory=lambda: [SeatView() for _ in range(SEATS)])
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    first_views: int = 0
+    #: (send time, version the act must produce, seats still to see it)
+    pending: tuple[float, int, set[int]] | None = None
+    acted: int = 0
+
+
+class Window:
+    """Counts of one measurement window (assigned by the client clock)."""
+
+    def __init__(self) -> None:
+        self.accepted = 0
+        self.refused = 0
+        self.messages = 0
+        self.bytes = 0
+        self.latencies: list[float] = []
+
+    def as_dict(self) -> dict[str, Any]:
+        ordered = sorted(self.latencies)
+        return {
+            "accepted": self.accepted,
+            "refused": self.refused,
+            "messages": self.messages,
+            "bytes": self.bytes,
+            "latency_p50": percentile(ordered, 0.50),
+            "latency_p99": percentile(ordered, 0.99),
+            "latency_count": len(ordered),
+            "latencies_sample": ordered[:: max(1, len(ordered) // 2000)],
+        }
+
+
+class Worker:
+    """One load-generating process: its share of the tables, their channels, streams and scripted players."""
+
+    def __init__(self, target: str, address: str, tables: int, seed: int) -> None:
+        self.target = target
+        self.address = address
+        self.count = tables
+        self.rng = random.Random(seed)
+        self.tables: list[LoadTable] = []
+        self.channels: list[Any] = []
+        self.calls: list[Any] = []
+        self.schedule: dict[str, float] = {}
+        self.paced: list[Window] = []
+        self.saturated: list[Window] = []
+        self.stopping = False
+        self.raw = target in ("raw", "push")
+        self.control: Any = None
+
+    # -- the two targets differ only in these few calls
+
+    def _channel(self) -> Any:
+        import grpc
+
+        channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
+        self.channels.append(channel)
+        return channel
+
+    async def setup(self) -> None:
+        from toadstool.v1 import service_pb2
+
+        control = self.control = self._channel()
+        gate = asyncio.Semaphore(32)
+
+        async def make() -> LoadTable:
+            async with gate:
+                if self.raw:
+                    return LoadTable(table_id=f"t{os.getpid()}-{self.rng.getrandbits(48):x}", tokens=[""] * SEATS)
+                create = control.unary_unary(
+                    SERVICE + "CreateTable",
+                    request_serializer=service_pb2.CreateTableRequest.SerializeToString,
+                    response_deserializer=service_pb2.CreateTableResponse.FromString,
+                )
+                join = control.unary_unary(
+                    SERVICE + "JoinTable",
+                    request_serializer=service_pb2.JoinTableRequest.SerializeToString,
+                    response_deserializer=service_pb2.JoinTableResponse.FromString,
+                )
+                created = await create(
+                    service_pb2.CreateTableRequest(game="uno", players=SEATS, bots=0, options=NEVER_ENDING), timeout=30
+                )
+                table = LoadTable(table_id=created.table.table_id)
+                for seat in range(SEATS):
+                    joined = await join(
+                        service_pb2.JoinTableRequest(table_id=table.table_id, name=f"Load {seat}", seat=seat),
+                        timeout=30,
+                    )
+                    table.tokens.append(joined.seat_token)
+                return table
+
+        self.tables = list(await asyncio.gather(*(make() for _ in range(self.count))))
+        ready = asyncio.Event()
+        expected = self.count * SEATS
+        opened = 0
+
+        def first_view() -> None:
+            nonlocal opened
+            opened += 1
+            if opened == expected:
+                ready.set()
+
+        for table in self.tables:
+            for seat in range(SEATS):
+                channel = self._channel()
+                table.acts.append(self._act_callable(channel))
+                self.calls.append(asyncio.create_task(self._read(table, seat, channel, first_view)))
+        if expected:
+            await ready.wait()
+
+    def _act_callable(self, channel: Any) -> Any:
+        from toadstool.v1 import service_pb2
+
+        if self.raw:
+            return channel.unary_unary(f"/{RAW_SERVICE}/Act")
+        return channel.unary_unary(
+            SERVICE + "Act",
+            request_serializer=service_pb2.ActRequest.SerializeToString,
+            response_deserializer=service_pb2.ActResponse.FromString,
+        )
+
+    async def _read(self, table: LoadTable, seat: int, channel: Any, first_view: Any) -> None:
+        import grpc
+
+        from toadstool.v1 import service_pb2
+
+        parse = service_pb2.WatchResponse.FromString
+        if self.raw:
+            stream = channel.unary_stream(f"/{RAW_SERVICE}/Watch")
+            call = stream(table.table_id.encode())
+        else:
+            stream = channel.unary_stream(
+                SERVICE + "Watch", request_serializer=service_pb2.WatchRequest.SerializeToString
+            )
+            call = stream(
+                service_pb2.WatchRequest(table_id=table.table_id), metadata=(("x-seat-token", table.tokens[seat]),)
+            )
+        view = table.views[seat]
+        raw = self.raw
+        clock = time.perf_counter
+        try:
+            async for data in call:
+                now = clock()
+                update = parse(data).update
+                view.version = update.version
+                if raw:
+                    view.to_act = (update.version % SEATS,)
+                    view.legal = ("go",)
+                else:
+                    view.to_act = tuple(update.to_act)
+                    view.legal = tuple(a.id for a in update.legal_actions)
+                    view.finished = update.status == 3
+                window = self._window(now)
+                if window is not None:
+                    window.messages += 1
+                    window.bytes += len(data)
+                pending = table.pending
+                if pending is not None and update.version >= pending[1] and seat in pending[2]:
+                    pending[2].discard(seat)
+                    window = self._window(pending[0])
+                    if window is not None:
+                        window.latencies.append(now - pending[0])
+                    if not pending[2]:
+                        table.pending = None
+                if first_view is not None:
+                    first_view()
+                    first_view = None
+                table.changed.set()
+        except grpc.aio.AioRpcError as error:
+            if not self.stopping and error.code() != grpc.StatusCode.CANCELLED:
+                print(f"stream ended: {error.code()}", file=sys.stderr, flush=True)
+
+    def _window(self, when: float) -> Window | None:
+        s = self.schedule
+        if not s:
+            return None
+        if s["paced"] <= when < s["paced_end"]:
+            return self.paced[min(int((when - s["paced"]) / s["window"]), len(self.paced) - 1)]
+        if s["saturated"] <= when < s["saturated_end"]:
+            return self.saturated[min(int((when - s["saturated"]) / s["window"]), len(self.saturated) - 1)]
+        return None
+
+    def _actor(self, table: LoadTable) -> tuple[int, str] | None:
+        """The seat to act and its choice, if that seat holds the newest view and no act is in flight."""
+        if table.pending is not None:
+            return None
+        newest = max(v.version for v in table.views)
+        for seat, view in enumerate(table.views):
+            if view.version == newest and seat in view.to_act and view.legal and not view.finished:
+                plays = [a for a in view.legal if a.startswith("play_card")]
+                choice = self.rng.choice(plays) if plays else view.legal[0]
+                return seat, choice
+        return None
+
+    async def _act(self, table: LoadTable, seat: int, choice: str) -> None:
+        import grpc
+
+        from toadstool.v1 import service_pb2
+
+        version = table.views[seat].version
+        sent = time.perf_counter()
+        table.pending = (sent, version + 1, set(range(SEATS)))
+        table.acted += 1
+        try:
+            if self.raw:
+                await table.acts[seat](table.table_id.encode(), timeout=10)
+            else:
+                await table.acts[seat](
+                    service_pb2.ActRequest(
+                        table_id=table.table_id,
+                        version=version,
+                        request_id=f"{table.table_id}-{table.acted}",
+                        action_id=choice,
+                    ),
+                    metadata=(("x-seat-token", table.tokens[seat]),),
+                    timeout=10,
+                )
+        except grpc.aio.AioRpcError:
+            table.pending = None
+            window = self._window(sent)
+            if window is not None:
+                window.refused += 1
+            return
+        window = self._window(sent)
+        if window is not None:
+            window.accepted += 1
+
+    async def _play(self, table: LoadTable, offset: float) -> None:
+        s = self.schedule
+        if self.target == "push":
+            return  # the server pushes; the streams only count
+        clock = time.perf_counter
+        # Paced: one action a second, at this table's offset.
+        tick = s["paced"] + offset
+        while tick < s["paced_end"]:
+            await asyncio.sleep(max(0.0, tick - clock()))
+            found = self._actor(table)
+            if found is not None:
+                await self._act(table, *found)
+            tick += 1.0
+        # Saturated: act whenever the acting seat holds the newest view.
+        await asyncio.sleep(max(0.0, s["saturated"] - clock()))
+        while clock() < s["saturated_end"]:
+            found = self._actor(table)
+            if found is None:
+                table.changed.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(table.changed.wait(), timeout=max(0.01, s["saturated_end"] - clock()))
+                continue
+            await self._act(table, *found)
+
+    async def run(self, paced_windows: int, windows: int, window: float, start_in: float) -> dict[str, Any]:
+        now = time.perf_counter()
+        paced = now + start_in
+        saturated = paced + paced_windows * window + GAP
+        self.schedule = {
+            "window": window,
+            "paced": paced,
+            "paced_end": paced + paced_windows * window,
+            "saturated": saturated,
+            "saturated_end": saturated + windows * window,
+        }
+        self.paced = [Window() for _ in range(paced_windows)]
+        self.saturated = [Window() for _ in range(windows)]
+        if self.target == "push":
+            await asyncio.sleep(max(0.0, saturated - 0.2 - time.perf_counter()))
+            await self.control.unary_unary(f"/{RAW_SERVICE}/Go")(b"", timeout=10)
+        await asyncio.gather(*(self._play(t, self.rng.random()) for t in self.tables))
+        await asyncio.sleep(max(0.0, self.schedule["saturated_end"] - time.perf_counter()) + GAP)
+        return {"paced": [w.as_dict() for w in self.paced], "saturated": [w.as_dict() for w in self.saturated]}
+
+    async def close(self) -> None:
+        self.stopping = True
+        for task in self.calls:
+            task.cancel()
+        for task in self.calls:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await task
+        await asyncio.gather(*(c.close() for c in self.channels), return_exceptions=True)
+
+
+def worker_main(target: str, address: str, tables: int, seed: int) -> int:
+    """Set up, say READY, wait for GO (a JSON line on stdin), run the phases, print one JSON result line."""
+    use_uvloop()
+
+    async def go() -> None:
+        worker = Worker(target, address, tables, seed)
+        try:
+            await worker.setup()
+            print("READY", flush=True)
+            loop = asyncio.get_running_loop()
+            line = await loop.run_in_executor(None, sys.stdin.readline)
+            order = json.loads(line)
+            result = await worker.run(
+                order["paced_windows"], order["windows"], order["window"], order["start_at"] - time.time()
+            )
+            print(json.dumps(result), flush=True)
+        finally:
+            await worker.close()
+
+    asyncio.run(go())
+    return 0
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The conductor
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind((HOST, 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with {process.returncode} before listening")
+        with socket.socket() as sock:
+            if sock.connect_ex((HOST, port)) == 0:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on {HOST}:{port} after {timeout} s")
+
+
+def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def start_server(
+    target: str, port: int, tables: int, size: int, state_dir: str, store: str, profile: Path | None
+) -> subprocess.Popen[bytes]:
+    """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
+    or none with store="none"), optionally under cProfile (written when it stops)."""
+    if target != "toadstool":
+        command = [sys.executable, __file__, "--role", "raw-server", "--target", target, "--port", str(port)]
+        command += ["--size", str(size)]
+    else:
+        command = [sys.executable]
+        if profile is not None:
+            command += ["-m", "cProfile", "-o", str(profile)]
+        command += ["-m", "toadstool_clients.cli", "serve", "--host", HOST, "--port", str(port)]
+        command += ["--max-tables", str(tables + 10)]
+        command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
+    # XDG_STATE_HOME too, so nothing of a benchmark ever lands in the user's own state directory.
+    env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
+    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+
+
+def run_point(
+    target: str, tables: int, budget: Budget, size: int, store: str = "temp", profile: Path | None = None
+) -> dict[str, Any]:
+    """One server, its workers, both phases: the raw per-window figures of one table count."""
+    with tempfile.TemporaryDirectory(prefix="toadstool-bench-") as state_dir:
+        return _run_point(target, tables, budget, size, state_dir, store, profile)
+
+
+def _run_point(
+    target: str, tables: int, budget: Budget, size: int, state_dir: str, store: str, profile: Path | None
+) -> dict[str, Any]:
+    port = free_port()
+    server = start_server(target, port, tables, size, state_dir, store, profile)
+    workers: list[subprocess.Popen[str]] = []
+    try:
+        wait_for_port(port, server)
+        time.sleep(0.5)
+        rss_idle = rss_bytes(server.pid)
+        shares = [tables // budget.workers + (1 if i < tables % budget.workers else 0) for i in range(budget.workers)]
+        for index, share in enumerate(s for s in shares if s):
+            command = [sys.executable, __file__, "--role", "worker", "--target", target]
+            command += ["--address", f"{HOST}:{port}", "--worker-tables", str(share), "--seed", str(index + 1)]
+            workers.append(
+                subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
+            )
+        setup_started = time.monotonic()
+        for worker in workers:
+            assert worker.stdout is not None
+            line = _read_line(worker, budget.setup_timeout - (time.monotonic() - setup_started))
+            if line.strip() != "READY":
+                raise RuntimeError(f"a {target} worker failed to set up: {line!r}")
+        setup_seconds = time.monotonic() - setup_started
+        print(f"  ({target}: {tables} tables set up in {setup_seconds:.1f} s)", file=sys.stderr, flush=True)
+        time.sleep(0.3)
+        rss_ready = rss_bytes(server.pid)
+        start_at = time.time() + 0.5
+        paced_windows = 0 if target == "push" else budget.windows
+        order = {"paced_windows": paced_windows, "windows": budget.windows, "window": budget.window}
+        order["start_at"] = start_at
+        line = json.dumps(order) + "\n"
+        for worker in workers:
+            assert worker.stdin is not None
+            worker.stdin.write(line)
+            worker.stdin.flush()
+        # Server CPU at every window boundary, on the same schedule as the workers.
+        marks = [start_at + i * budget.window for i in range(paced_windows + 1)]
+        saturated_at = marks[-1] + GAP
+        marks += [saturated_at + i * budget.window for i in range(budget.windows + 1)]
+        cpu: list[float] = []
+        for mark in marks:
+            time.sleep(max(0.0, mark - time.time()))
+            cpu.append(cpu_seconds(server.pid))
+        results = []
+        for worker in workers:
+            line = _read_line(worker, 30.0 + GAP * 2)
+            results.append(json.loads(line))
+        rss_end = rss_bytes(server.pid)
+    finally:
+        for worker in workers:
+            if worker.stdin is not None:
+                with contextlib.suppress(OSError):
+                    worker.stdin.close()
+            stop(worker, 15.0)
+        stop(server)
+        if server.stderr is not None:
+            errors = server.stderr.read().decode(errors="replace").strip()
+            if errors:
+                print(f"[{target} server stderr]\n{errors[-2000:]}", file=sys.stderr)
+    n, m = paced_windows, budget.windows
+    cpu_paced = [cpu[i + 1] - cpu[i] for i in range(n)]
+    cpu_saturated = [cpu[n + 2 + i] - cpu[n + 1 + i] for i in range(m)]
+    phases: dict[str, Any] = {}
+    for phase, cpu_windows in (("paced", cpu_paced), ("saturated", cpu_saturated)):
+        merged = []
+        for i in range(len(cpu_windows)):
+            windows = [r[phase][i] for r in results]
+            latencies = sorted(x for w in windows for x in w["latencies_sample"])
+            accepted = sum(w["accepted"] for w in windows)
+            messages = sum(w["messages"] for w in windows)
+            merged.append(
+                {
+                    "accepted": accepted,
+                    "refused": sum(w["refused"] for w in windows),
+                    "messages": messages,
+                    "bytes": sum(w["bytes"] for w in windows),
+                    # Each worker's own percentile, then the worst of them (exact p99 per worker).
+                    "latency_p50": percentile(latencies, 0.5),
+                    "latency_p99": max(w["latency_p99"] for w in windows),
+                    "latency_count": sum(w["latency_count"] for w in windows),
+                    "server_cpu": cpu_windows[i],
+                    "cpu_per_action": cpu_windows[i] / accepted if accepted else float("nan"),
+                    "cpu_per_view": cpu_windows[i] / messages if messages else float("nan"),
+                }
+            )
+        phases[phase] = merged
+    viewers = tables * SEATS
+    return {
+        "target": target,
+        "tables": tables,
+        "viewers": viewers,
+        "setup_seconds": setup_seconds,
+        "rss_idle": rss_idle,
+        "rss_ready": rss_ready,
+        "rss_end": rss_end,
+        "memory_per_viewer": (rss_ready - rss_idle) / viewers,
+        "window": budget.window,
+        **phases,
+    }
+
+
+def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
+    """One stdout line of a worker, waiting at most `timeout` seconds."""
+    import selectors
+
+    assert process.stdout is not None
+    with selectors.DefaultSelector() as selector:
+        selector.register(process.stdout, selectors.EVENT_READ)
+        if not selector.select(max(0.1, timeout)):
+            raise TimeoutError(f"a worker said nothing for {timeout:.0f} s")
+    line = process.stdout.readline()
+    if not line:
+        raise RuntimeError(f"a worker exited ({process.poll()}) without answering")
+    return line
+
+
+def summarise(point: dict[str, Any]) -> dict[str, Any]:
+    """Per-window figures -> median [min..max] of each."""
+    window = point["window"]
+    out: dict[str, Any] = {
+        "tables": point["tables"],
+        "viewers": point["viewers"],
+        "memory_per_viewer_kib": point["memory_per_viewer"] / 1024,
+        "setup_seconds": point["setup_seconds"],
+    }
+    for phase in ("paced", "saturated"):
+        windows = point[phase]
+        out[phase] = {
+            "actions_per_s": spread([w["accepted"] / window for w in windows]),
+            "views_per_s": spread([w["messages"] / window for w in windows]),
+            "latency_p50_ms": spread([w["latency_p50"] * 1000 for w in windows]),
+            "latency_p99_ms": spread([w["latency_p99"] * 1000 for w in windows]),
+            "cpu_ms_per_action": spread([w["cpu_per_action"] * 1000 for w in windows]),
+            "cpu_us_per_view": spread([w["cpu_per_view"] * 1e6 for w in windows]),
+            "server_cpu_share": spread([w["server_cpu"] / window for w in windows]),
+            "mean_message_bytes": sum(w["bytes"] for w in windows) / max(1, sum(w["messages"] for w in windows)),
+            "refused": sum(w["refused"] for w in windows),
+        }
+    return out
+
+
+def ratios(ours: dict[str, Any], loop: dict[str, Any], push: dict[str, Any]) -> dict[str, float]:
+    """Our figures over the baselines' (views/s: higher is better; latency, CPU, memory: lower is better)."""
+
+    def r(a: float, b: float) -> float:
+        return a / b if b else float("nan")
+
+    sat, loop_sat = ours["saturated"], loop["saturated"]
+    return {
+        "views_per_s_vs_push": r(sat["views_per_s"]["median"], push["saturated"]["views_per_s"]["median"]),
+        "views_per_s_vs_loop": r(sat["views_per_s"]["median"], loop_sat["views_per_s"]["median"]),
+        "actions_per_s_vs_loop": r(sat["actions_per_s"]["median"], loop_sat["actions_per_s"]["median"]),
+        "latency_p99_paced_vs_loop": r(
+            ours["paced"]["latency_p99_ms"]["median"], loop["paced"]["latency_p99_ms"]["median"]
+        ),
+        "cpu_per_action_vs_loop": r(sat["cpu_ms_per_action"]["median"], loop_sat["cpu_ms_per_action"]["median"]),
+        "cpu_per_view_vs_push": r(sat["cpu_us_per_view"]["median"], push["saturated"]["cpu_us_per_view"]["median"]),
+        "memory_per_viewer_vs_push": r(ours["memory_per_viewer_kib"], push["memory_per_viewer_kib"]),
+    }
+
+
+def print_point(name: str, s: dict[str, Any]) -> None:
+    p, q = s["paced"], s["saturated"]
+    paced = (
+        f"paced: p50 {fmt_spread(p['latency_p50_ms'], 1)} ms, p99 {fmt_spread(p['latency_p99_ms'], 1)} ms"
+        if p["latency_p99_ms"]["n"]
+        else "paced: (none: the server pushes)"
+    )
+    print(f"  {name:<9} {paced}")
+    print(
+        f"  {'':<9} saturated: {fmt_spread(q['actions_per_s'])} actions/s, {fmt_spread(q['views_per_s'])} views/s,"
+        f" p99 {fmt(q['latency_p99_ms']['median'], 1)} ms, server CPU {fmt(q['cpu_ms_per_action']['median'], 3)}"
+        f" ms/action, {fmt(q['cpu_us_per_view']['median'], 1)} us/view, {fmt(q['server_cpu_share']['median'], 2)}"
+        f" cores | {fmt(s['memory_per_viewer_kib'], 1)} KiB/viewer, {fmt(q['mean_message_bytes'])} B/message"
+    )
+
+
+TARGETS = (("toadstool", "-o"), ("raw", "--s"), ("push", ":^"))
+
+
+def plot(points: list[dict[str, Any]], path: Path) -> Path:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    tables = [p["tables"] for p in points]
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for key, style in TARGETS:
+        views = [p[key]["saturated"]["views_per_s"]["median"] for p in points]
+        right.plot(tables, views, style, label=f"{key} view messages/s")
+        if key == "push":
+            continue
+        p50 = [p[key]["paced"]["latency_p50_ms"]["median"] for p in points]
+        p99 = [p[key]["paced"]["latency_p99_ms"]["median"] for p in points]
+        left.plot(tables, p50, style, label=f"{key} p50")
+        left.plot(tables, p99, style, label=f"{key} p99", alpha=0.6)
+    left.axhline(50, color="red", linewidth=0.8, linestyle=":", label="p99 target 50 ms")
+    left.set_xlabel("tables (4 seats each), 1 action/table/s")
+    left.set_ylabel("act-to-view latency (ms)")
+    left.set_yscale("log")
+    left.legend(fontsize=7)
+    right.set_xlabel("tables (4 seats each), saturated")
+    right.set_ylabel("view messages/s delivered")
+    right.legend(fontsize=7)
+    fig.suptitle("Toadstool server vs raw grpc.aio fan-out (raw: same act loop; push: fan-out only)")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return path
+
+
+def conduct(args: argparse.Namespace) -> int:
+    mode = "smoke" if args.smoke else "quick" if args.quick else "full"
+    budget = BUDGETS[mode]
+    if args.tables:
+        tables = tuple(int(t) for t in args.tables.split(","))
+        budget = Budget(tables, budget.windows, budget.window, budget.workers, budget.setup_timeout)
+    if args.workers:
+        budget = Budget(budget.tables, budget.windows, budget.window, args.workers, budget.setup_timeout)
+    started = time.monotonic()
+    points = []
+    rows = []
+    for tables in budget.tables:
+        profile = args.out / f"load-server-{tables}.prof" if args.profile_server else None
+        if profile is not None:
+            profile.parent.mkdir(parents=True, exist_ok=True)
+        ours = summarise(run_point("toadstool", tables, budget, 0, args.server_store, profile))
+        size = round(ours["saturated"]["mean_message_bytes"]) or 1000
+        loop = summarise(run_point("raw", tables, budget, size))
+        push = summarise(run_point("push", tables, budget, size))
+        point = {"tables": tables, "toadstool": ours, "raw": loop, "push": push, "ratios": ratios(ours, loop, push)}
+        points.append(point)
+        print(f"{tables} tables x {SEATS} seats ({tables * SEATS} streams, one channel each):", flush=True)
+        for name, summary in (("toadstool", ours), ("raw", loop), ("push", push)):
+            print_point(name, summary)
+        rs = point["ratios"]
+        print(
+            f"  ratios    views/s: {rs['views_per_s_vs_push']:.2f} of push (target >= 0.5),"
+            f" {rs['views_per_s_vs_loop']:.2f} of raw | paced p99 {rs['latency_p99_paced_vs_loop']:.2f}x raw |"
+            f" CPU/action {rs['cpu_per_action_vs_loop']:.1f}x raw |"
+            f" memory/viewer {rs['memory_per_viewer_vs_push']:.2f}x push",
+            flush=True,
+        )
+        for name, s in (("toadstool", ours), ("raw", loop), ("push", push)):
+            rows.append(
+                {
+                    "target": name,
+                    "tables": tables,
+                    "viewers": s["viewers"],
+                    "paced_latency_p50_ms": round(s["paced"]["latency_p50_ms"]["median"], 2),
+                    "paced_latency_p99_ms": round(s["paced"]["latency_p99_ms"]["median"], 2),
+                    "paced_actions_per_s": round(s["paced"]["actions_per_s"]["median"], 1),
+                    "saturated_actions_per_s": round(s["saturated"]["actions_per_s"]["median"], 1),
+                    "saturated_views_per_s": round(s["saturated"]["views_per_s"]["median"], 1),
+                    "saturated_views_per_s_min": round(s["saturated"]["views_per_s"]["min"], 1),
+                    "saturated_views_per_s_max": round(s["saturated"]["views_per_s"]["max"], 1),
+                    "saturated_latency_p99_ms": round(s["saturated"]["latency_p99_ms"]["median"], 2),
+                    "server_cpu_ms_per_action": round(s["saturated"]["cpu_ms_per_action"]["median"], 4),
+                    "server_cpu_us_per_view": round(s["saturated"]["cpu_us_per_view"]["median"], 2),
+                    "server_cores_busy": round(s["saturated"]["server_cpu_share"]["median"], 3),
+                    "memory_per_viewer_kib": round(s["memory_per_viewer_kib"], 2),
+                    "mean_message_bytes": round(s["saturated"]["mean_message_bytes"]),
+                    "views_ratio_vs_push": round(rs["views_per_s_vs_push"], 3) if name == "toadstool" else "",
+                    "views_ratio_vs_raw": round(rs["views_per_s_vs_loop"], 3) if name == "toadstool" else "",
+                }
+            )
+    csv_path = write_csv(args.out / "load.csv", rows)
+    print(f"\nCSV: {csv_path}")
+    figures: dict[str, Any] = {
+        "benchmark": "load",
+        "mode": mode,
+        "machine": machine(),
+        "budget": {"tables": list(budget.tables), "windows": budget.windows, "window": budget.window},
+        "workers": budget.workers,
+        "server_store": args.server_store,
+        "points": points,
+        "wall_seconds": round(time.monotonic() - started, 1),
+        "csv": str(csv_path),
+    }
+    targets = _targets(points)
+    figures["targets"] = targets
+    if args.plot:
+        figures["png"] = str(plot(points, args.out / "load.png"))
+        print(f"PNG: {figures['png']}")
+    final_json(figures)
+    return 0
+
+
+def _targets(points: list[dict[str, Any]]) -> dict[str, Any]:
+    """The issue's three targets against this run's figures (reported, never asserted)."""
+    best = max(points, key=lambda p: p["toadstool"]["saturated"]["views_per_s"]["median"])
+    best_push = max(points, key=lambda p: p["push"]["saturated"]["views_per_s"]["median"])
+    at_250 = next((p for p in points if p["tables"] == 250), None)
+    ours_best = best["toadstool"]["saturated"]["views_per_s"]["median"]
+    push_best = best_push["push"]["saturated"]["views_per_s"]["median"]
+    return {
+        "views_per_s_at_saturation": ours_best,
+        "push_views_per_s_at_saturation": push_best,
+        "views_ratio_at_saturation": ours_best / push_best if push_best else float("nan"),
+        "views_ratio_target": 0.5,
+        "p99_ms_at_250_tables_paced": at_250["toadstool"]["paced"]["latency_p99_ms"]["median"] if at_250 else None,
+        "p99_ms_target": 50.0,
+        "memory_per_viewer_kib_max": max(p["toadstool"]["memory_per_viewer_kib"] for p in points),
+        "memory_per_viewer_kib_target": 64.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="10 and 100 tables, short windows (under a minute)")
+    mode.add_argument("--smoke", action="store_true", help="2 tables, one short window: checks the harness only")
+    parser.add_argument("--plot", action="store_true", help="also write a PNG chart")
+    parser.add_argument("--tables", help="comma-separated table counts to sweep (default by mode)")
+    parser.add_argument("--workers", type=int, help="load-generating processes (default by mode)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the CSV and PNG")
+    parser.add_argument(
+        "--server-store",
+        choices=("temp", "none"),
+        default="temp",
+        help="temp: the server keeps its SQLite log (as deployed) in a throw-away directory; none: --no-db",
+    )
+    parser.add_argument(
+        "--profile-server", action="store_true", help="run our server under cProfile: OUT/load-server-N.prof"
+    )
+    parser.add_argument(
+        "--role", choices=("conductor", "worker", "raw-server"), default="conductor", help=argparse.SUPPRESS
+    )
+    parser.add_argument("--target", choices=("toadstool", "raw", "push"), help=argparse.SUPPRESS)
+    parser.add_argument("--address", help=argparse.SUPPRESS)
+    parser.add_argument("--worker-tables", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, default=1000, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.role == "raw-server":
+        return raw_server_main(args.port, args.size, args.target == "push")
+    if args.role == "worker":
+        return worker_main(args.target, args.address, args.worker_tables, args.seed)
+    return conduct(args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

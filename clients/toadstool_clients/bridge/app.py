@@ -1,0 +1,388 @@
+"""`toadstool bridge`: follow tables as a spectator and mirror their public state to an MQTT broker.
+
+It is for the running bridge: which tables to follow (ListTables polling for `--tables all`), one
+spectator stream per table, clearing finished or deleted tables, Home Assistant re-announcement and
+hardware roll buttons. It is not for payloads (`formats`), topic names (`topics`) or the broker
+connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
+outage only delays what the bridge publishes (the game never waits for it).
+
+Hardware input is off unless a table's host gave the bridge that table's device token. A press then
+sends "roll" for whoever must roll; a retained press, a repeated delivery of a press, or a payload asking
+for anything else never causes a roll.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import json
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiomqtt
+import grpc
+
+from toadstool.v1 import table_pb2
+from toadstool_clients.bridge import formats
+from toadstool_clients.bridge.config import ALL_TABLES, BridgeConfig, ConfigError, config_from_args
+from toadstool_clients.bridge.publisher import BrokerLink, Outbox
+from toadstool_clients.bridge.topics import Topics
+from toadstool_clients.connection import Client, StreamState, describe_rpc_error
+
+log = logging.getLogger(__name__)
+
+#: Payloads that mean "the button was pressed" (plain, or as the "action" of a JSON object).
+PRESS_WORDS = frozenset({"roll", "press", "pressed", "single", "click", "single_click", "1", "on", "toggle"})
+MAX_PRESS_ID = 64
+
+
+@dataclass
+class TableMirror:
+    """What the bridge knows of one followed table: its latest spectator update and what it published."""
+
+    table_id: str
+    update: table_pb2.Update | None = None
+    roll: formats.Roll | None = None
+    topics: set[str] = field(default_factory=set)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    last_press: tuple[float, str] | None = None
+
+
+@dataclass(frozen=True)
+class Press:
+    """A button press as the bridge understood it: `press_id` is None when the device sent none."""
+
+    press_id: str | None
+
+
+class PressRefused(Exception):
+    """A press that must not become a roll; the message says why (published on the result topic)."""
+
+
+def parse_press(payload: bytes) -> Press | None:
+    """What a press message asks for: None for messages to ignore (empty, or a device state without action).
+
+    Raises PressRefused for anything other than a roll press.
+    """
+    text = payload.decode("utf-8", "replace").strip()
+    if not text:
+        return None
+    press_id: str | None = None
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise PressRefused("the press is not valid JSON") from None
+        if not isinstance(data, dict):
+            raise PressRefused("a JSON press must be an object")
+        action = str(data.get("action", "roll")).strip().lower()
+        if not action:
+            return None  # a device reporting its state (battery, link quality) without a press
+        raw_id = data.get("id")
+        if raw_id is not None:
+            press_id = str(raw_id)[:MAX_PRESS_ID]
+    else:
+        action = text.lower()
+    if action not in PRESS_WORDS:
+        shown = formats.clean_text(action, 40)
+        raise PressRefused(f"a device may only roll; {shown!r} is refused")
+    return Press(press_id)
+
+
+def request_id_for(table_id: str, press_id: str) -> str:
+    """The Act request id of a press: the same press always gives the same id, so it is applied once."""
+    digest = hashlib.sha256(f"{table_id}\0{press_id}".encode()).hexdigest()
+    return f"press-{digest[:32]}"
+
+
+class Bridge:
+    """One running bridge: a spectator of the game server and a publisher to the broker."""
+
+    def __init__(self, config: BridgeConfig) -> None:
+        self.config = config
+        self.topics = Topics(config.prefix, config.ha_prefix)
+        self.outbox = Outbox(config.min_interval)
+        self.mirrors: dict[str, TableMirror] = {}
+        self.watchers: dict[str, asyncio.Task[None]] = {}
+        #: Tables finished or gone: cleared once and never followed again.
+        self.done: set[str] = set()
+        self.press_topics: dict[str, str] = {
+            topic: table_id for table_id, settings in config.per_table.items() for topic in settings.press_topics
+        }
+        subscriptions = [self.topics.press_wildcard, *self.press_topics]
+        if config.homeassistant:
+            subscriptions.append(self.topics.ha_status)
+        self.link = BrokerLink(
+            config.broker, self.outbox, self.topics.status, subscriptions, self.on_message, self.on_broker_connect
+        )
+        self.client: Client | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    # -- running ------------------------------------------------------------------------------------------
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Run until `stop` is set; then say "offline" and end every task."""
+        async with Client(self.config.server, tls_ca=self.config.server_tls_ca) as client:
+            self.client = client
+            link = asyncio.create_task(self.link.run(stop), name="bridge-broker")
+            poll = asyncio.create_task(self.poll_tables(stop), name="bridge-poll")
+            try:
+                await stop.wait()
+                try:
+                    await asyncio.wait_for(asyncio.shield(link), 5)
+                except TimeoutError:
+                    for t in asyncio.all_tasks():
+                        t.print_stack(limit=8)
+                    raise
+            finally:
+                tasks = [link, poll, *self.watchers.values(), *self._tasks]
+                for task in tasks:
+                    task.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _spawn(self, coroutine: Any, name: str) -> None:
+        task = asyncio.create_task(coroutine, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def poll_tables(self, stop: asyncio.Event) -> None:
+        """Follow the wanted tables as they appear; clear those that finished before we saw them or vanished."""
+        assert self.client is not None
+        delay = self.config.poll
+        while not stop.is_set():
+            try:
+                listed = {t.table_id: t for t in await self.client.list_tables()}
+            except grpc.aio.AioRpcError as error:
+                log.warning("cannot list tables: %s", describe_rpc_error(error))
+                self.outbox.put(self.topics.server, b"unreachable")
+                delay = min(self.config.max_backoff, max(delay * 2, 0.25))
+            else:
+                self.outbox.put(self.topics.server, b"connected")
+                delay = self.config.poll
+                self.follow_listed(listed)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+
+    def follow_listed(self, listed: dict[str, table_pb2.TableInfo]) -> None:
+        wanted = list(listed) if self.config.tables is None else self.config.tables
+        for table_id in wanted:
+            if table_id in self.done or table_id in self.watchers:
+                continue
+            info = listed.get(table_id)
+            if info is None:
+                log.warning("table %s is not on the server; clearing its topics", table_id)
+                self.clear_table(table_id)
+            elif info.status == table_pb2.TABLE_STATUS_FINISHED:
+                self.clear_table(table_id, len(info.seats))
+            else:
+                self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
+        for table_id in list(self.mirrors):
+            if table_id not in listed:
+                log.info("table %s is gone; clearing its topics", table_id)
+                watcher = self.watchers.pop(table_id, None)
+                if watcher is not None:
+                    watcher.cancel()
+                self.clear_table(table_id)
+
+    async def watch_table(self, table_id: str) -> None:
+        """Mirror one table from its spectator stream until it finishes (then linger and clear) or vanishes."""
+        assert self.client is not None
+        mirror = self.mirrors.setdefault(table_id, TableMirror(table_id))
+        stream = self.client.follow(table_id, max_backoff=self.config.max_backoff)
+        try:
+            async with contextlib.aclosing(stream):
+                async for item in stream:
+                    if isinstance(item, StreamState):
+                        self.outbox.put(self.topics.server, b"connected" if item.connected else b"unreachable")
+                        continue
+                    self.publish_update(mirror, item)
+                    if item.status == table_pb2.TABLE_STATUS_FINISHED:
+                        break
+            if mirror.update is not None and mirror.update.status == table_pb2.TABLE_STATUS_FINISHED:
+                self.done.add(table_id)
+                await asyncio.sleep(self.config.linger)
+                self.clear_table(table_id)
+        except grpc.aio.AioRpcError as error:
+            if error.code() == grpc.StatusCode.NOT_FOUND:
+                log.info("table %s is gone; clearing its topics", table_id)
+                self.clear_table(table_id)
+            else:
+                log.warning("following table %s: %s", table_id, describe_rpc_error(error))
+        finally:
+            if self.watchers.get(table_id) is asyncio.current_task():
+                del self.watchers[table_id]
+
+    # -- publishing ---------------------------------------------------------------------------------------
+
+    def publish_update(self, mirror: TableMirror, update: table_pb2.Update) -> None:
+        """Turn one spectator update into the table's retained topics (coalesced by the outbox)."""
+        mirror.update = update
+        mirror.roll = formats.last_roll(update, mirror.roll)
+        mirror.changed.set()
+        mirror.changed = asyncio.Event()
+        messages = formats.table_messages(update, self.topics, mirror.roll)
+        if self.config.homeassistant:
+            messages.update(formats.ha_discovery(update, self.topics))
+        devices = self.config.devices(update.table_id)
+        if devices:
+            messages.update(formats.device_messages(update, mirror.roll, devices))
+        for topic, payload in messages.items():
+            self.outbox.put(topic, payload)
+        mirror.topics |= messages.keys()
+
+    def clear_table(self, table_id: str, seats: int = 0) -> None:
+        """Delete every retained topic of a table (finished, deleted, or left over from an earlier run)."""
+        mirror = self.mirrors.pop(table_id, None)
+        self.done.add(table_id)
+        topics = set(mirror.topics) if mirror else set()
+        if mirror is not None and mirror.update is not None:
+            seats = max(seats, len(mirror.update.seats))
+        topics |= set(self.topics.table_topics(table_id, seats))
+        if self.config.homeassistant:
+            topics |= set(self.topics.ha_topics(table_id, seats))
+        own = self.config.settings(table_id).devices
+        shared = self.config.per_table.get(ALL_TABLES)
+        shared_topics = set(formats.device_topics(table_id, shared.devices)) if shared else set()
+        devices = own
+        if self.mirrors:  # displays shared by every table keep showing the other tables
+            topics -= shared_topics
+        elif shared:
+            devices = own.merged(shared.devices)
+        topics |= set(formats.device_topics(table_id, devices))
+        for topic in sorted(topics):
+            self.outbox.clear(topic)
+        for device, _ in devices.tasmota:
+            self.outbox.put(f"cmnd/{device}/DisplayClear", b"", retain=False, force=True)
+
+    def on_broker_connect(self) -> None:
+        if self.config.homeassistant:
+            self.announce_discovery()
+
+    def announce_discovery(self) -> None:
+        """Publish every table's discovery config again (Home Assistant restarted and forgot them)."""
+        for mirror in self.mirrors.values():
+            if mirror.update is not None:
+                for topic, payload in formats.ha_discovery(mirror.update, self.topics).items():
+                    self.outbox.put(topic, payload, force=True)
+
+    # -- incoming messages: Home Assistant's birth message and roll buttons ---------------------------------
+
+    async def on_message(self, message: aiomqtt.Message) -> None:
+        topic = message.topic.value
+        payload = message.payload if isinstance(message.payload, bytes) else str(message.payload or "").encode()
+        if self.config.homeassistant and topic == self.topics.ha_status:
+            if payload.strip() == b"online":
+                self.announce_discovery()
+            return
+        table_id = self.press_topics.get(topic) or self.topics.table_of_press(topic)
+        if table_id is None:
+            return
+        if message.retain:
+            if payload.strip():
+                await self.press_result(
+                    table_id, {"ok": False, "error": "retained press ignored (publish presses without retain)"}
+                )
+            return
+        self._spawn(self.handle_press(table_id, payload), name=f"press-{table_id}")
+
+    async def press_result(self, table_id: str, result: dict[str, Any]) -> None:
+        await self.link.publish_now(self.topics.press_result(table_id), formats.encode(result))
+
+    async def handle_press(self, table_id: str, payload: bytes) -> None:
+        """Roll for whoever must roll at `table_id`, if its host gave us its device token."""
+        try:
+            press = parse_press(payload)
+            if press is None:
+                return
+            result = await self.roll_for_press(table_id, press)
+        except PressRefused as refusal:
+            log.info("press at table %s refused: %s", table_id, refusal)
+            result = {"ok": False, "error": str(refusal)}
+        await self.press_result(table_id, result)
+
+    async def roll_for_press(self, table_id: str, press: Press) -> dict[str, Any]:
+        token = self.config.settings(table_id).device_token
+        if not token:
+            raise PressRefused("hardware input is off at this table (the bridge has no device token for it)")
+        mirror = self.mirrors.get(table_id)
+        if mirror is None or mirror.update is None:
+            raise PressRefused("the bridge is not following this table")
+        loop = asyncio.get_running_loop()
+        press_id = press.press_id
+        if press_id is None:
+            # No id from the device: a press within the debounce window is the same press (a device's
+            # retry or a bouncing contact), and a press at a version already pressed is the same press too.
+            now = loop.time()
+            last = mirror.last_press
+            if last is not None and now - last[0] < self.config.press_debounce:
+                press_id = last[1]
+            else:
+                press_id = f"v{mirror.update.version}"
+            mirror.last_press = (now, press_id)
+        request_id = request_id_for(table_id, press_id)
+        assert self.client is not None
+        for attempt in range(2):
+            version = mirror.update.version
+            try:
+                response = await self.client.device_roll(table_id, token, version, request_id)
+            except grpc.aio.AioRpcError as error:
+                if error.code() == grpc.StatusCode.ABORTED and attempt == 0:
+                    # Our view was a step behind: wait for the next update, then try again (never applied twice:
+                    # the request id is the same).
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(mirror.changed.wait(), 1.0)
+                    continue
+                raise PressRefused(f"{error.details()} [{error.code().name}]") from None
+            return {
+                "ok": True,
+                "press_id": press_id,
+                "request_id": request_id,
+                "version": response.version,
+                "replayed": response.replayed,
+            }
+        raise PressRefused("the table kept changing; press again")
+
+
+async def run_bridge(config: BridgeConfig, stop: asyncio.Event) -> None:
+    """The whole bridge, until `stop` is set (tests run it in-process with their own stop event)."""
+    await Bridge(config).run(stop)
+
+
+async def _main(config: BridgeConfig) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError):
+            loop.add_signal_handler(sig, stop.set)
+    tables = "all tables" if config.tables is None else ", ".join(config.tables)
+    print(
+        f"toadstool bridge: {tables} on {config.server} -> mqtt://{config.broker.host}:{config.broker.port}"
+        f" under {config.prefix}/ (Ctrl+C to stop)",
+        file=sys.stderr,
+        flush=True,
+    )
+    await run_bridge(config, stop)
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    """`toadstool bridge ARGS`: run the bridge until interrupted."""
+    try:
+        config, verbose = config_from_args(argv)
+    except ConfigError as error:
+        print(f"toadstool bridge: {error}", file=sys.stderr)
+        return 2
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    logging.getLogger("toadstool_clients.bridge.mqtt").setLevel(logging.INFO if verbose else logging.WARNING)
+    try:
+        return asyncio.run(_main(config))
+    except KeyboardInterrupt:
+        return 130
+
+
+__all__ = ["ALL_TABLES", "Bridge", "main", "parse_press", "run_bridge"]

@@ -1,0 +1,229 @@
+"""The bridge's settings: command-line options and the optional TOML config file, merged into one value.
+
+It is for parsing and validating what the person running `toadstool bridge` asked for (which tables,
+which broker, device tokens, displays). It is not for doing anything with them (`app`).
+
+The config file keeps secrets (broker password, device tokens) off the command line, where other users
+of the machine could read them in the process list:
+
+    username = "toadstool"
+    password = "secret"
+    [tables.k7m2qx]
+    device_token = "..."                           # from the table's host: lets a button roll
+    press_topics = ["zigbee2mqtt/dice_button/action"]
+    wled = ["wled/matrix"]
+    awtrix = ["awtrix_1a2b3c"]
+    tasmota = ["tm1637_ann:0", "dice7seg:roll"]
+    [tables."*"]                                   # displays that show whichever table changed last
+    wled = ["wled/hall"]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from toadstool_clients.bridge.formats import Devices, parse_tasmota
+from toadstool_clients.bridge.publisher import BrokerConfig, parse_broker
+from toadstool_clients.connection import server_address
+
+ALL_TABLES = "*"
+
+
+class ConfigError(ValueError):
+    """The options or the config file do not make sense; the message says what to fix."""
+
+
+@dataclass
+class TableSettings:
+    """What the bridge does for one table beyond mirroring it (or for every table, under "*")."""
+
+    device_token: str | None = None
+    press_topics: list[str] = field(default_factory=list)
+    devices: Devices = field(default_factory=Devices)
+
+
+@dataclass
+class BridgeConfig:
+    server: str
+    broker: BrokerConfig
+    #: None: every table the server lists; else these table ids.
+    tables: list[str] | None = None
+    prefix: str = "toadstool"
+    homeassistant: bool = False
+    ha_prefix: str = "homeassistant"
+    min_interval: float = 0.2
+    poll: float = 2.0
+    linger: float = 60.0
+    max_backoff: float = 10.0
+    server_tls_ca: str | None = None
+    press_debounce: float = 1.0
+    per_table: dict[str, TableSettings] = field(default_factory=dict)
+
+    def settings(self, table_id: str) -> TableSettings:
+        return self.per_table.get(table_id) or TableSettings()
+
+    def devices(self, table_id: str) -> Devices:
+        shared = self.per_table.get(ALL_TABLES)
+        own = self.settings(table_id).devices
+        return own.merged(shared.devices) if shared else own
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="toadstool bridge",
+        description="Mirror public table state to MQTT (LED dice, score displays, Home Assistant). "
+        "Topics and payloads: docs/mqtt.md.",
+    )
+    parser.add_argument("--server", help="HOST[:PORT] of the game server (default: $TOADSTOOL_SERVER or 127.0.0.1)")
+    parser.add_argument("--server-tls-ca", help="PEM certificate of a TLS game server (default: $TOADSTOOL_TLS_CA)")
+    parser.add_argument("--broker", default="127.0.0.1", help="HOST[:PORT] of the MQTT broker (default 127.0.0.1:1883)")
+    parser.add_argument("--tables", nargs="+", default=["all"], metavar="all|ID", help="tables to mirror (default all)")
+    parser.add_argument("--prefix", default="toadstool", help="topic prefix (default toadstool)")
+    parser.add_argument("--username", help="broker user name")
+    parser.add_argument("--password", help="broker password (better: $TOADSTOOL_MQTT_PASSWORD or the config file)")
+    parser.add_argument("--tls", action="store_true", help="connect to the broker over TLS (port 8883 by default)")
+    parser.add_argument("--tls-ca", help="PEM CA certificate of the broker (implies --tls)")
+    parser.add_argument("--homeassistant", action="store_true", help="announce tables to Home Assistant discovery")
+    parser.add_argument("--ha-prefix", default="homeassistant", help="Home Assistant discovery prefix")
+    parser.add_argument("--wled", action="append", default=[], metavar="ID=TOPIC", help="WLED device scrolls a table")
+    parser.add_argument("--awtrix", action="append", default=[], metavar="ID=PREFIX", help="AWTRIX 3 custom app")
+    parser.add_argument(
+        "--tasmota", action="append", default=[], metavar="ID=TOPIC:SEAT|roll", help="Tasmota TM1637 number"
+    )
+    parser.add_argument(
+        "--device-token", action="append", default=[], metavar="ID=TOKEN", help="let buttons roll at a table"
+    )
+    parser.add_argument(
+        "--press-topic", action="append", default=[], metavar="ID=TOPIC", help="extra topic of a table's button"
+    )
+    parser.add_argument("--config", help="TOML file with credentials, device tokens and displays (see docs/mqtt.md)")
+    parser.add_argument("--min-interval", type=float, default=0.2, help="seconds between messages on one topic")
+    parser.add_argument("--poll", type=float, default=2.0, help="seconds between table listings")
+    parser.add_argument("--linger", type=float, default=60.0, help="seconds a finished table stays before clearing")
+    parser.add_argument("--max-backoff", type=float, default=10.0, help="longest wait between reconnect attempts")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    return parser
+
+
+def _pairs(values: Sequence[str], flag: str) -> list[tuple[str, str]]:
+    pairs = []
+    for value in values:
+        table_id, sep, rest = value.partition("=")
+        if not sep or not table_id or not rest:
+            raise ConfigError(f"{flag} takes ID=VALUE (ID may be * for every table), not {value!r}")
+        pairs.append((table_id, rest))
+    return pairs
+
+
+def _strings(value: object, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return list(value)
+    raise ConfigError(f"{where} must be a string or a list of strings")
+
+
+def _read_file(path: str) -> dict[str, object]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except OSError as error:
+        raise ConfigError(f"cannot read the config file {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"the config file {path} is not valid TOML: {error}") from None
+
+
+def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
+    """The bridge's config and whether to log verbosely; ConfigError says what is wrong."""
+    args = build_parser().parse_args(list(argv))
+    data = _read_file(args.config) if args.config else {}
+    per_table: dict[str, TableSettings] = {}
+
+    def table(table_id: str) -> TableSettings:
+        return per_table.setdefault(table_id, TableSettings())
+
+    tables_section = data.get("tables", {})
+    if not isinstance(tables_section, dict):
+        raise ConfigError("[tables] in the config file must be a table of table ids")
+    for table_id, section in tables_section.items():
+        if not isinstance(section, dict):
+            raise ConfigError(f"[tables.{table_id}] must be a table")
+        settings = table(str(table_id))
+        where = f"tables.{table_id}"
+        for key, value in section.items():
+            if key == "device_token":
+                if table_id == ALL_TABLES:
+                    raise ConfigError("a device token belongs to one table; it cannot be given for *")
+                settings.device_token = _strings(value, f"{where}.device_token")[0]
+            elif key == "press_topics":
+                settings.press_topics += _strings(value, f"{where}.press_topics")
+            elif key == "wled":
+                settings.devices.wled += _strings(value, f"{where}.wled")
+            elif key == "awtrix":
+                settings.devices.awtrix += _strings(value, f"{where}.awtrix")
+            elif key == "tasmota":
+                try:
+                    settings.devices.tasmota += [parse_tasmota(s) for s in _strings(value, f"{where}.tasmota")]
+                except ValueError as error:
+                    raise ConfigError(str(error)) from None
+            else:
+                raise ConfigError(f"unknown setting {where}.{key}")
+    for table_id, token in _pairs(args.device_token, "--device-token"):
+        if table_id == ALL_TABLES:
+            raise ConfigError("a device token belongs to one table; it cannot be given for *")
+        table(table_id).device_token = token
+    for table_id, topic in _pairs(args.press_topic, "--press-topic"):
+        table(table_id).press_topics.append(topic)
+    for table_id, topic in _pairs(args.wled, "--wled"):
+        table(table_id).devices.wled.append(topic)
+    for table_id, prefix in _pairs(args.awtrix, "--awtrix"):
+        table(table_id).devices.awtrix.append(prefix)
+    for table_id, spec in _pairs(args.tasmota, "--tasmota"):
+        try:
+            table(table_id).devices.tasmota.append(parse_tasmota(spec))
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+    for settings in per_table.values():
+        for topic in settings.press_topics:
+            if not topic or any(ch in topic for ch in "+#"):
+                raise ConfigError(f"a press topic must be one concrete topic, not {topic!r}")
+
+    tls = bool(args.tls or args.tls_ca)
+    host, port = parse_broker(args.broker, tls)
+    password = args.password or os.environ.get("TOADSTOOL_MQTT_PASSWORD") or data.get("password")
+    username = args.username or data.get("username")
+    broker = BrokerConfig(
+        host=host,
+        port=port,
+        username=str(username) if username else None,
+        password=str(password) if password else None,
+        tls=tls,
+        tls_ca=args.tls_ca,
+        max_backoff=args.max_backoff,
+    )
+    if "all" in args.tables and len(args.tables) > 1:
+        raise ConfigError("--tables takes either all or table ids, not both")
+    if any(ch in args.prefix for ch in "+#") or not args.prefix.strip("/"):
+        raise ConfigError(f"--prefix must be a plain topic prefix, not {args.prefix!r}")
+    for name in ("min_interval", "poll", "linger", "max_backoff"):
+        if getattr(args, name) < 0:
+            raise ConfigError(f"--{name.replace('_', '-')} cannot be negative")
+    config = BridgeConfig(
+        server=server_address(args.server),
+        broker=broker,
+        tables=None if args.tables == ["all"] else list(args.tables),
+        prefix=args.prefix.strip("/"),
+        homeassistant=args.homeassistant,
+        ha_prefix=args.ha_prefix.strip("/"),
+        min_interval=args.min_interval,
+        poll=max(0.05, args.poll),
+        linger=args.linger,
+        max_backoff=args.max_backoff,
+        server_tls_ca=args.server_tls_ca,
+        per_table=per_table,
+    )
+    return config, args.verbose

@@ -1,0 +1,244 @@
+"""The broker side of the bridge: a coalescing outbox and the MQTT connection that drains it.
+
+It is for getting the latest value of every topic to the broker without flooding anyone: a burst of
+updates to one topic keeps only the newest payload, each topic is published at most once per
+`min_interval`, payloads equal to what the broker already holds are not sent again, and after every
+(re)connection the whole retained state is published again (a restarted broker without persistence has
+forgotten it). It also owns availability: a retained last will "offline", "online" on connect and
+"offline" on clean shutdown. It knows nothing about tables or games.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import ssl
+import uuid
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+import aiomqtt
+
+log = logging.getLogger(__name__)
+
+ONLINE = b"online"
+OFFLINE = b"offline"
+
+
+class Outbox:
+    """The latest payload of every topic, waiting to be published at a bounded rate per topic."""
+
+    def __init__(self, min_interval: float = 0.2) -> None:
+        self.min_interval = min_interval
+        #: Retained topics and their current payload: published again after every reconnect.
+        self.retained: dict[str, bytes] = {}
+        #: Topics with a payload not yet published (insertion-ordered: oldest change first).
+        self.pending: dict[str, tuple[bytes, bool]] = {}
+        #: What this connection last published per topic (so an unchanged value is not sent again).
+        self.sent: dict[str, bytes] = {}
+        self.last_sent: dict[str, float] = {}
+        self.changed = asyncio.Event()
+
+    def put(self, topic: str, payload: bytes, retain: bool = True, force: bool = False) -> None:
+        """Publish `payload` on `topic` soon; replaces any unsent payload of the same topic."""
+        if retain:
+            if payload:
+                self.retained[topic] = payload
+            else:
+                self.retained.pop(topic, None)
+        if not force and topic not in self.pending and self.sent.get(topic) == payload and retain:
+            return
+        if force:
+            self.sent.pop(topic, None)
+        self.pending.pop(topic, None)
+        self.pending[topic] = (payload, retain)
+        self.changed.set()
+
+    def clear(self, topic: str) -> None:
+        """Delete a retained topic (an empty retained payload), even one left by an earlier run."""
+        self.put(topic, b"", retain=True, force=True)
+
+    def reconnected(self) -> None:
+        """A new connection: the broker may have lost everything, so everything retained goes again."""
+        self.sent.clear()
+        for topic, payload in self.retained.items():
+            if topic not in self.pending:
+                self.pending[topic] = (payload, True)
+        self.changed.set()
+
+    def due(self, now: float) -> tuple[list[str], float | None]:
+        """Topics that may be published now, and how long until the next one may (None: nothing waits)."""
+        ready: list[str] = []
+        wait: float | None = None
+        for topic in self.pending:
+            free_at = self.last_sent.get(topic, -1e9) + self.min_interval
+            if free_at <= now:
+                ready.append(topic)
+            else:
+                wait = free_at - now if wait is None else min(wait, free_at - now)
+        return ready, wait
+
+    async def drain(self, publish: Callable[[str, bytes, bool], Awaitable[None]]) -> None:
+        """Publish pending payloads forever, each topic at most once per `min_interval`."""
+        loop = asyncio.get_running_loop()
+        while True:
+            self.changed.clear()
+            ready, wait = self.due(loop.time())
+            if not ready:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self.changed.wait(), wait)
+                continue
+            for topic in ready:
+                entry = self.pending.pop(topic, None)
+                if entry is None:
+                    continue
+                payload, retain = entry
+                try:
+                    await publish(topic, payload, retain)
+                except BaseException:
+                    if topic not in self.pending:  # not superseded meanwhile: try again on the next connection
+                        self.pending[topic] = entry
+                    raise
+                self.sent[topic] = payload
+                self.last_sent[topic] = loop.time()
+
+
+@dataclass(frozen=True)
+class BrokerConfig:
+    host: str = "127.0.0.1"
+    port: int = 1883
+    username: str | None = None
+    password: str | None = None
+    tls: bool = False
+    tls_ca: str | None = None
+    keepalive: int = 30
+    max_backoff: float = 10.0
+
+
+def parse_broker(address: str, tls: bool = False) -> tuple[str, int]:
+    """HOST[:PORT] of a broker (port 1883, or 8883 with TLS, when left out)."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or host.endswith(":"):
+        return address.strip("[]"), 8883 if tls else 1883
+    return host.strip("[]"), int(port)
+
+
+MessageHandler = Callable[[aiomqtt.Message], Awaitable[None]]
+
+
+class BrokerLink:
+    """One logical connection to the broker that survives outages: reconnects with jittered backoff.
+
+    On every connect it publishes "online" (retained), subscribes to `subscriptions`, calls `on_connect`
+    and then publishes the whole retained state again; `on_message` gets every incoming message.
+    """
+
+    def __init__(
+        self,
+        config: BrokerConfig,
+        outbox: Outbox,
+        status_topic: str,
+        subscriptions: list[str],
+        on_message: MessageHandler,
+        on_connect: Callable[[], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.outbox = outbox
+        self.status_topic = status_topic
+        self.subscriptions = subscriptions
+        self.on_message = on_message
+        self.on_connect = on_connect
+        self.connected = asyncio.Event()
+        self.identifier = f"toadstool-bridge-{uuid.uuid4().hex[:12]}"
+        self._client: aiomqtt.Client | None = None
+
+    def _client_for(self) -> aiomqtt.Client:
+        config = self.config
+        tls_context = None
+        if config.tls or config.tls_ca:
+            tls_context = ssl.create_default_context(cafile=config.tls_ca)
+        return aiomqtt.Client(
+            config.host,
+            config.port,
+            username=config.username,
+            password=config.password,
+            identifier=self.identifier,
+            will=aiomqtt.Will(self.status_topic, OFFLINE, qos=1, retain=True),
+            keepalive=config.keepalive,
+            tls_context=tls_context,
+            timeout=10,
+            logger=logging.getLogger("toadstool_clients.bridge.mqtt"),
+        )
+
+    async def publish_now(self, topic: str, payload: bytes, retain: bool = False) -> bool:
+        """Publish outside the outbox (press results); False when not connected."""
+        client = self._client
+        if client is None:
+            return False
+        try:
+            await client.publish(topic, payload, qos=1, retain=retain, timeout=5)
+        except aiomqtt.MqttError:
+            return False
+        return True
+
+    async def run(self, stop: asyncio.Event) -> None:
+        """Stay connected until `stop` is set; then publish "offline" and disconnect cleanly."""
+        delay = 0.25
+        while not stop.is_set():
+            try:
+                async with self._client_for() as client:
+                    delay = 0.25
+                    self._client = client
+                    await client.publish(self.status_topic, ONLINE, qos=1, retain=True, timeout=10)
+                    for topic in self.subscriptions:
+                        await client.subscribe(topic, qos=1, timeout=10)
+                    if self.on_connect is not None:
+                        self.on_connect()
+                    self.outbox.reconnected()
+                    self.connected.set()
+                    log.info("connected to MQTT broker %s:%s", self.config.host, self.config.port)
+                    await self._serve(client, stop)
+                    if stop.is_set():
+                        with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                            await client.publish(self.status_topic, OFFLINE, qos=1, retain=True, timeout=3)
+                    return
+            except aiomqtt.MqttError as error:
+                log.warning("MQTT broker %s:%s: %s", self.config.host, self.config.port, error)
+            finally:
+                self._client = None
+                self.connected.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay * (0.5 + random.random()))
+            delay = min(self.config.max_backoff, delay * 2)
+
+    async def _serve(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
+        async def publish(topic: str, payload: bytes, retain: bool) -> None:
+            await client.publish(topic, payload, qos=1, retain=retain, timeout=10)
+
+        async def receive() -> None:
+            async for message in client.messages:
+                try:
+                    await self.on_message(message)
+                except aiomqtt.MqttError:
+                    raise
+                except Exception:
+                    log.exception("handling an MQTT message on %s failed", message.topic)
+
+        tasks = [
+            asyncio.create_task(self.outbox.drain(publish), name="mqtt-drain"),
+            asyncio.create_task(receive(), name="mqtt-receive"),
+            asyncio.create_task(stop.wait(), name="mqtt-stop"),
+        ]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                raise task.exception()  # type: ignore[misc]
+        if not stop.is_set():
+            raise aiomqtt.MqttError("the connection ended")

@@ -1,0 +1,104 @@
+"""Topic names of the bridge, in one place so the code, the tests and docs/mqtt.md agree.
+
+It is for building topic strings from a prefix, a table id and a seat; it is not for payloads
+(`formats`) or for publishing (`publisher`). Table ids come from the network: `safe_level` keeps them to
+one topic level without wildcards, so a hostile id can never address another table's topics.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+
+
+def safe_level(text: str) -> str:
+    """`text` as a single MQTT topic level: no '/', '+', '#', spaces or control characters."""
+    cleaned = _UNSAFE.sub("_", text)[:64]
+    return cleaned or "_"
+
+
+@dataclass(frozen=True)
+class Topics:
+    """Every topic the bridge uses under one prefix (default "toadstool")."""
+
+    prefix: str = "toadstool"
+    ha_prefix: str = "homeassistant"
+
+    @property
+    def status(self) -> str:
+        """Bridge availability: retained "online", and "offline" as last will and on clean shutdown."""
+        return f"{self.prefix}/bridge/status"
+
+    @property
+    def server(self) -> str:
+        """Whether the bridge reaches the game server: retained "connected" or "unreachable"."""
+        return f"{self.prefix}/bridge/server"
+
+    @property
+    def press_wildcard(self) -> str:
+        return f"{self.prefix}/tables/+/press"
+
+    @property
+    def ha_status(self) -> str:
+        """Home Assistant's birth/last-will topic: "online" asks for discovery to be announced again."""
+        return f"{self.ha_prefix}/status"
+
+    def table(self, table_id: str) -> str:
+        return f"{self.prefix}/tables/{safe_level(table_id)}"
+
+    def state(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/state"
+
+    def view(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/view"
+
+    def turn(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/turn"
+
+    def text(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/text"
+
+    def roll(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/roll"
+
+    def seat_score(self, table_id: str, seat: int) -> str:
+        return f"{self.table(table_id)}/seats/{seat}/score"
+
+    def seat_name(self, table_id: str, seat: int) -> str:
+        return f"{self.table(table_id)}/seats/{seat}/name"
+
+    def press(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/press"
+
+    def press_result(self, table_id: str) -> str:
+        return f"{self.table(table_id)}/press/result"
+
+    def table_of_press(self, topic: str) -> str | None:
+        """The table id of a `.../tables/<id>/press` topic, else None."""
+        head = f"{self.prefix}/tables/"
+        if topic.startswith(head) and topic.endswith("/press"):
+            middle = topic[len(head) : -len("/press")]
+            if middle and "/" not in middle:
+                return middle
+        return None
+
+    def ha_device_id(self, table_id: str) -> str:
+        return f"toadstool_{safe_level(self.prefix)}_{safe_level(table_id)}"
+
+    def ha_config(self, table_id: str, entity: str) -> str:
+        return f"{self.ha_prefix}/sensor/{self.ha_device_id(table_id)}/{entity}/config"
+
+    def table_topics(self, table_id: str, seats: int) -> list[str]:
+        """Every retained topic the bridge may hold for a table with `seats` seats (to clear it)."""
+        topics = [self.state(table_id), self.view(table_id), self.turn(table_id), self.text(table_id)]
+        topics.append(self.roll(table_id))
+        for seat in range(seats):
+            topics += [self.seat_score(table_id, seat), self.seat_name(table_id, seat)]
+        return topics
+
+    def ha_topics(self, table_id: str, seats: int) -> list[str]:
+        return [self.ha_config(table_id, "turn"), self.ha_config(table_id, "phase")] + [
+            self.ha_config(table_id, f"seat{seat}_score") for seat in range(seats)
+        ]

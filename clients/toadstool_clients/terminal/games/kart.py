@@ -1,0 +1,209 @@
+"""Terminal rendering of a Super Mario Kart view: the track as a strip of fields with karts and banana chips,
+the karts' table, the turn and the latest dice.
+
+It renders only what the view carries (a thin client knows no rules); the seat list, event log and action
+menu around it belong to the generic terminal shell. Names from the network are always escaped.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from toadstool.v1 import kart_pb2, table_pb2
+
+#: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
+COLOR_STYLE: dict[int, str] = {
+    kart_pb2.KART_COLOR_RED: "bold red",
+    kart_pb2.KART_COLOR_BLUE: "bold blue",
+    kart_pb2.KART_COLOR_GREEN: "bold green",
+    kart_pb2.KART_COLOR_PURPLE: "bold magenta",
+    kart_pb2.KART_COLOR_WHITE: "bold white",
+    kart_pb2.KART_COLOR_YELLOW: "bold yellow",
+    kart_pb2.KART_COLOR_BLACK: "bold bright_black",
+}
+#: Symbol and style per field type.
+FIELD_LOOK: dict[int, tuple[str, str]] = {
+    kart_pb2.KART_FIELD_TYPE_PLAIN: ("·", "dim"),
+    kart_pb2.KART_FIELD_TYPE_ITEM: ("?", "bold yellow"),
+    kart_pb2.KART_FIELD_TYPE_BOOSTER: ("»", "bold cyan"),
+    kart_pb2.KART_FIELD_TYPE_MUSHROOM: ("m", "bold red"),
+    kart_pb2.KART_FIELD_TYPE_THWOMP: ("T", "bold white on grey23"),
+}
+ITEM_NAMES: dict[int, str] = {
+    kart_pb2.KART_ITEM_BANANA: "Banana",
+    kart_pb2.KART_ITEM_MUSHROOM: "Mushroom",
+    kart_pb2.KART_ITEM_FEATHER: "Feather",
+    kart_pb2.KART_ITEM_GREEN_SHELL: "Green Shell",
+    kart_pb2.KART_ITEM_RED_SHELL: "Red Shell",
+    kart_pb2.KART_ITEM_BLUE_SHELL: "Blue Shell",
+    kart_pb2.KART_ITEM_LIGHTNING: "Lightning",
+    kart_pb2.KART_ITEM_GHOST: "Ghost",
+    kart_pb2.KART_ITEM_DUD: "Dud",
+}
+STAGE_NAMES: dict[int, str] = {
+    kart_pb2.KART_STAGE_PRE_ROLL: "before the roll",
+    kart_pb2.KART_STAGE_BOOSTER: "on a booster",
+    kart_pb2.KART_STAGE_SHORTCUT: "shortcut or track?",
+    kart_pb2.KART_STAGE_BANANA: "placing a banana",
+    kart_pb2.KART_STAGE_FINISHED: "race over",
+}
+ROW = 20  # fields per row of the track strip
+_SEAT_REF = re.compile(r"\{p(\d+)\}")
+
+
+def _names(update: table_pb2.Update, players: int) -> list[str]:
+    names = []
+    for seat in range(players):
+        name = update.seats[seat].name if seat < len(update.seats) else ""
+        names.append(name or f"Player {seat + 1}")
+    return names
+
+
+def _with_names(text: str, names: list[str]) -> Text:
+    """A plain Text with seat references replaced by names (Text never interprets markup)."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if seat < len(names) else f"Player {seat + 1}"
+
+    return Text(_SEAT_REF.sub(name, text))
+
+
+def _track(view: kart_pb2.KartView) -> RenderableType:
+    track = view.track
+    length = track.length or len(track.fields)
+    on_field: dict[int, list[kart_pb2.KartRacer]] = {}
+    start_area: list[kart_pb2.KartRacer] = []
+    for kart in view.karts:
+        if kart.in_start_area:
+            start_area.append(kart)
+        else:
+            on_field.setdefault(kart.field, []).append(kart)
+    bananas = set(view.banana_fields)
+    starts = {cut.start: cut.label for cut in track.shortcuts}
+    exits = {cut.exit: cut.label for cut in track.shortcuts}
+    lines: list[Text] = []
+    for row_start in range(0, length, ROW):
+        numbers, cells, marks, karts = Text(), Text(), Text(), Text()
+        for field in range(row_start, min(row_start + ROW, length)):
+            numbers.append(f"{field:<3}" if field % 5 == 0 else "   ", style="dim")
+            kind = track.fields[field] if field < len(track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
+            symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
+            cells.append(f" {symbol} ", style=style)
+            if field in bananas:
+                marks.append(" ( ", style="bold yellow")
+            elif field in starts:
+                marks.append(f"{starts[field]}→ ", style="bold red")
+            elif field in exits:
+                marks.append(f"→{exits[field]} ", style="bold red")
+            else:
+                marks.append("   ")
+            here = on_field.get(field, [])
+            if not here:
+                karts.append("   ")
+            else:
+                first = here[0]
+                letter = first.character[:1] or "?"
+                extra = f"+{len(here) - 1}" if len(here) > 1 else "  "
+                karts.append(f"{letter}{extra}"[:3].ljust(3), style=COLOR_STYLE.get(first.color, "bold"))
+        lines.extend([numbers, cells, marks, karts])
+    legend = Text.assemble(
+        ("·", "dim"),
+        " plain  ",
+        ("?", "bold yellow"),
+        " item  ",
+        ("»", "bold cyan"),
+        " booster  ",
+        ("m", "bold red"),
+        " mushroom  ",
+        ("T", "bold white on grey23"),
+        " Thwomp  ",
+        ("(", "bold yellow"),
+        " banana chip  ",
+        ("A→ →A", "bold red"),
+        " shortcut",
+    )
+    cuts = ", ".join(f"{c.label}: {c.start} → {c.exit}" for c in track.shortcuts) or "none"
+    start = Text("Start area: ")
+    for kart in start_area:
+        start.append(kart.character + " ", style=COLOR_STYLE.get(kart.color, "bold"))
+    if not start_area:
+        start.append("empty", style="dim")
+    title = Text(f"{track.title} · {length} fields · {view.laps} laps · shortcuts {cuts}")
+    return Panel(Group(*lines, start, legend), title=title, border_style="cyan")
+
+
+def _karts(view: kart_pb2.KartView, names: list[str]) -> Table:
+    table = Table(expand=False, header_style="bold")
+    for column in ("", "Kart", "Driver", "Lap", "Field", "Progress", "Coins", "Item", "Skips", "Halved", "Start"):
+        table.add_column(column)
+    turn = view.turn if view.HasField("turn") else None
+    you = view.you if view.HasField("you") else None
+    for kart in view.karts:
+        style = COLOR_STYLE.get(kart.color, "bold")
+        marker = "▶" if kart.seat == turn else ""
+        driver = Text(names[kart.seat] if kart.seat < len(names) else f"Player {kart.seat + 1}")
+        if kart.seat == you:
+            driver.append(" (you)", style="bold")
+        item = ITEM_NAMES.get(kart.item, "?") if kart.HasField("item") else "-"
+        table.add_row(
+            marker,
+            Text(kart.character, style=style),
+            driver,
+            f"{kart.lap}/{view.laps}",
+            "start" if kart.in_start_area else str(kart.field),
+            str(kart.progress),
+            str(kart.coins),
+            item,
+            str(kart.skips) if kart.skips else "",
+            "½" if kart.halving else "",
+            str(kart.start_place),
+        )
+    return table
+
+
+def _status(view: kart_pb2.KartView, names: list[str], phase: str) -> Text:
+    status = _with_names(phase or view.phase, names)
+    status.stylize("bold")
+    status.append(f"  ·  {STAGE_NAMES.get(view.stage, '')}")
+    notes = []
+    if view.bundle_paid:
+        notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
+    if view.mushroom:
+        notes.append("Mushroom: this roll x2")
+    if view.lightning:
+        notes.append("Lightning active")
+    if view.item_used:
+        notes.append("item used this turn")
+    if view.pending_move:
+        notes.append(f"move of {view.pending_move} waiting")
+    if notes:
+        status.append("  ·  " + ", ".join(notes), style="italic")
+    status.append(
+        f"\nBank: {view.bank} coins  ·  Item deck: {view.deck_count} cards  ·  "
+        f"Banana chips left: {view.banana_chips_left}"
+    )
+    if view.last_rolls:
+        status.append("\nDice: ")
+        for roll in view.last_rolls[-6:]:
+            who = names[roll.roller] if roll.roller < len(names) else f"Player {roll.roller + 1}"
+            status.append(f"{who} ")
+            status.append("⚀⚁⚂⚃⚄⚅"[roll.value - 1] if 1 <= roll.value <= 6 else "?", style="bold")
+            status.append(f" {roll.value} ({roll.purpose})  ")
+    if view.ranking:
+        status.append("\nFinal ranking: ", style="bold")
+        order = sorted(range(len(view.ranking)), key=lambda s: view.ranking[s])
+        status.append("  ".join(f"{view.ranking[s]}. {names[s]}" for s in order if s < len(names)))
+    return status
+
+
+def render_view(update: table_pb2.Update) -> RenderableType:
+    """The Kart part of the screen for this update, seen from update.viewer_seat (or a spectator)."""
+    view = update.view.kart
+    names = _names(update, len(view.karts))
+    return Group(_track(view), _karts(view, names), _status(view, names, update.phase))

@@ -1,0 +1,143 @@
+"""Renders a Super Mario: Level Up! view for the terminal client (rich), from the viewer's perspective.
+
+It draws only what the view carries (a thin client knows no rules): the board, the seats, the viewer's
+objective and Power Ups. Every name from the network goes into rich Text objects, never into markup.
+"""
+
+from __future__ import annotations
+
+from rich.console import Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from toadstool.v1 import levelup_pb2, table_pb2
+
+_BLOCKS = {
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: "Coin",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN_X2: "Coin x2",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_MUSHROOM: "Super Mushroom",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_FEATHER: "Feather",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GOOMBA: "Goomba",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GREEN_SHELL: "Green Shell",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_DOUBLE_CHERRY: "Double Cherry",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: "Thwomp",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: "POW Block",
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: "Super Star",
+}
+_POWERS = {
+    levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: "Thwomp Vote",
+    levelup_pb2.LEVEL_UP_POWER_KIND_ONE_UP_MUSHROOM: "1-Up Mushroom",
+    levelup_pb2.LEVEL_UP_POWER_KIND_WARP_PIPE: "Warp Pipe",
+    levelup_pb2.LEVEL_UP_POWER_KIND_GOOMBA_STOMP: "Goomba Stomp",
+    levelup_pb2.LEVEL_UP_POWER_KIND_BOO: "Boo",
+    levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: "Mega POW",
+    levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: "Golden Mushroom",
+}
+_VOTES = {
+    levelup_pb2.LEVEL_UP_VOTE_YES: ("Yes!", "bold green"),
+    levelup_pb2.LEVEL_UP_VOTE_NO: ("No!", "bold red"),
+    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: ("Thwomp Vote", "bold magenta"),
+}
+
+
+def _seat_name(update: table_pb2.Update, seat: int) -> str:
+    for s in update.seats:
+        if s.index == seat and s.name:
+            return s.name
+    return f"Player {seat + 1}"
+
+
+def render_view(update: table_pb2.Update) -> RenderableType:
+    view = update.view.levelup
+    names = list(view.character_names)
+    favourites = set(view.favourites)
+
+    def character(c: int) -> Text:
+        name = names[c] if 0 <= c < len(names) else f"#{c}"
+        if c in favourites:
+            return Text(f"★{name}", style="bold yellow")
+        return Text(name, style="cyan")
+
+    def characters(chars: list[int]) -> Text:
+        return Text(", ").join(character(c) for c in chars) if chars else Text("-", style="dim")
+
+    header = Text()
+    header.append(f"Round {view.round} of 3  ", style="bold")
+    header.append(update.phase or view.phase, style="italic")
+
+    board = Table(title="Board", show_header=True, header_style="bold", expand=False)
+    board.add_column("Level", justify="right")
+    board.add_column("Characters (left to right)")
+    board.add_column("? blocks", justify="center")
+    for level in reversed(view.levels):
+        label = Text(str(level.level), style="bold magenta" if level.level == 10 else "bold")
+        blocks = Text("?" * level.face_down_blocks, style="bold yellow on blue") if level.face_down_blocks else Text("")
+        board.add_row(label, characters(list(level.characters)), blocks)
+    if view.unplaced:
+        board.add_row(Text("to place", style="dim"), characters(list(view.unplaced)), Text(""))
+    if view.off_board:
+        board.add_row(Text("off", style="dim"), characters(list(view.off_board)), Text(""))
+
+    seats = Table(title="Players", header_style="bold")
+    for column in ("Player", "No!", "Power Ups", "Held ? blocks", "Vote", "Rounds", "Points"):
+        seats.add_column(column)
+    for seat in view.seats:
+        name = Text(_seat_name(update, seat.seat))
+        if view.HasField("you") and seat.seat == view.you:
+            name.stylize("bold underline")
+        if seat.seat == view.current:
+            name = Text("▶ ") + name
+        held = Text(", ").join(
+            Text(_BLOCKS.get(b.kind, "?"), style="dim" if b.fresh else "green") for b in seat.held_blocks
+        )
+        if seat.has_voted:
+            vote = Text("voted", style="yellow")
+        elif seat.revealed_vote in _VOTES:
+            word, style = _VOTES[seat.revealed_vote]
+            vote = Text(word, style="strike dim" if seat.vote_cancelled else style)
+        else:
+            vote = Text("")
+        extras = []
+        if seat.extra_turns:
+            extras.append(f"+{seat.extra_turns} turn")
+        if seat.skips:
+            extras.append(f"skip {seat.skips}")
+        if extras:
+            held.append("  " + " ".join(extras), style="italic")
+        score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
+        seats.add_row(
+            name,
+            str(seat.no_cards),
+            str(seat.power_up_count),
+            held,
+            vote,
+            " / ".join(str(r) for r in seat.round_scores),
+            Text(f"{score}" + (f" (+{seat.coins} coins)" if seat.coins else "")),
+        )
+
+    parts: list[RenderableType] = [header, board]
+    if view.HasField("nominee"):
+        nominee = Text("Nominee for champion: ", style="bold magenta")
+        nominee.append_text(character(view.nominee))
+        parts.append(nominee)
+    parts.append(seats)
+    if view.HasField("you"):
+        mine = Text("Your favourites: ", style="bold")
+        mine.append_text(characters(list(view.favourites)))
+        mine.append("\nYour Power Ups: ", style="bold")
+        mine.append(", ".join(_POWERS.get(p.kind, "?") for p in view.power_ups) or "none")
+        parts.append(Panel(mine, title="You", expand=False))
+    last = [s for s in view.seats if s.last_objective]
+    if last:
+        shown = Table(title="Last round's objectives", header_style="bold")
+        shown.add_column("Player")
+        shown.add_column("Characters")
+        for seat in last:
+            shown.add_row(Text(_seat_name(update, seat.seat)), characters(list(seat.last_objective)))
+        parts.append(shown)
+    if view.winners:
+        won = Text("Winner: ", style="bold green")
+        won.append(", ".join(_seat_name(update, w) for w in view.winners))
+        parts.append(won)
+    return Panel(Group(*parts), title="Super Mario: Level Up!", border_style="red")

@@ -1,0 +1,203 @@
+"""`toadstool tk`: the Tk desktop client's window, settings and entry point.
+
+The window holds one screen at a time (connect, lobby, table) under a banner that appears when the server
+is lost. Every call to the server runs on the network thread (network.py); results come back through a
+queue that the window polls with `after`, so the window never waits for the server. The client knows no
+game rules: screens render views and offer the legal actions the views carry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import tkinter as tk
+from pathlib import Path
+from tkinter import ttk
+from typing import Any
+
+from toadstool.v1 import table_pb2
+from toadstool_clients.connection import Client, server_address
+from toadstool_clients.tk.games import FONT, safe_text
+from toadstool_clients.tk.network import Network
+
+log = logging.getLogger(__name__)
+
+POLL_MS = 25
+TITLE = "Toadstool"
+
+
+def settings_path() -> Path:
+    """~/.config/toadstool/tk.json, respecting $XDG_CONFIG_HOME."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "toadstool" / "tk.json"
+
+
+def load_settings() -> dict[str, str]:
+    """What the last run remembered (address, name); empty when nothing (or nothing readable) is there."""
+    try:
+        data = json.loads(settings_path().read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def save_settings(settings: dict[str, str]) -> None:
+    """Remember the address and name for the next run (a failure to write is not worth a crash)."""
+    path = settings_path()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(settings, indent=1))
+    except OSError as error:
+        log.warning("could not save %s: %s", path, error)
+
+
+async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) -> tuple[Client, list[Any]]:
+    """A connected Client and the games its server hosts (runs on the network thread)."""
+    client = Client(address, timeout=seconds, tls_ca=tls_ca)
+    try:
+        await client.wait_ready(seconds)
+        games = await client.list_games()
+    except BaseException:
+        await client.close()
+        raise
+    return client, games
+
+
+class App:
+    """The window: settings, the network thread, the banner, and whichever screen is showing."""
+
+    def __init__(self, root: tk.Tk, address: str | None = None, tls_ca: str | None = None) -> None:
+        self.root = root
+        self.tls_ca = tls_ca
+        self.settings = load_settings()
+        self.address = address or self.settings.get("address") or server_address(None)
+        self.player_name = self.settings.get("name") or os.environ.get("USER", "Player").capitalize()
+        self.network = Network()
+        self.client: Client | None = None
+        self.games: list[table_pb2.GameInfo] = []
+        self.closed = False
+        root.title(TITLE)
+        root.geometry("1200x780")
+        root.minsize(760, 520)
+        root.configure(background="#1d2230")
+        self._style()
+        self.banner = tk.Label(root, text="", background="#c62828", foreground="white", font=(FONT, 12, "bold"))
+        self.body = ttk.Frame(root, style="Shell.TFrame")
+        self.body.pack(fill="both", expand=True)
+        self.screen: Any = None
+        root.protocol("WM_DELETE_WINDOW", self.close)
+        root.after(POLL_MS, self._poll)
+        from toadstool_clients.tk.lobby import ConnectScreen
+
+        self.show(ConnectScreen(self))
+
+    def _style(self) -> None:
+        style = ttk.Style(self.root)
+        style.theme_use("clam")
+        style.configure(".", font=(FONT, 10))
+        style.configure("Shell.TFrame", background="#1d2230")
+        style.configure("Card.TFrame", background="#f4f1ea")
+        style.configure("Card.TLabel", background="#f4f1ea")
+        style.configure("Title.TLabel", background="#1d2230", foreground="#ffd54a", font=(FONT, 18, "bold"))
+        style.configure("Sub.TLabel", background="#1d2230", foreground="#e8e8e8", font=(FONT, 11))
+        style.configure("Status.TLabel", background="#1d2230", foreground="#ffb74d", font=(FONT, 10, "bold"))
+        style.configure("Action.TButton", font=(FONT, 10, "bold"), padding=(8, 4))
+        style.configure("Big.TButton", font=(FONT, 11, "bold"), padding=(12, 6))
+        style.configure("Treeview", rowheight=24)
+
+    # --- screens ----------------------------------------------------------------------------------
+    def show(self, screen: Any) -> None:
+        """Replace the current screen (its `leave` stops whatever it was following)."""
+        if self.screen is not None:
+            self.screen.leave()
+            self.screen.frame.destroy()
+        self.screen = screen
+        screen.frame.pack(in_=self.body, fill="both", expand=True)
+        self.set_banner("")
+        self.set_title("")
+
+    def set_title(self, table_name: str) -> None:
+        self.root.title(f"{TITLE} — {safe_text(table_name, 40)}" if table_name else TITLE)
+
+    def set_banner(self, text: str) -> None:
+        """Show (or with "" hide) the red banner above the screen."""
+        if text:
+            self.banner.configure(text=text)
+            if not self.banner.winfo_ismapped():
+                self.banner.pack(side="top", fill="x", before=self.body, ipady=6)
+        elif self.banner.winfo_ismapped():
+            self.banner.pack_forget()
+
+    def connected(self, client: Client, games: list[table_pb2.GameInfo], address: str, name: str) -> None:
+        """The connect screen succeeded: remember the address and go to the lobby."""
+        self.client = client
+        self.games = games
+        self.address = address
+        self.player_name = name
+        self.settings.update(address=address, name=name)
+        save_settings(self.settings)
+        from toadstool_clients.tk.lobby import LobbyScreen
+
+        self.show(LobbyScreen(self))
+
+    def disconnect(self) -> None:
+        """Back to the connect screen, closing the channel on the network thread."""
+        if self.client is not None:
+            self.network.submit(self.client.close())
+            self.client = None
+        from toadstool_clients.tk.lobby import ConnectScreen
+
+        self.show(ConnectScreen(self))
+
+    # --- the poll that hands network results to Tk ------------------------------------------------
+    def _poll(self) -> None:
+        if self.closed:
+            return
+        try:
+            self.network.drain()
+        finally:
+            if not self.closed:
+                self.root.after(POLL_MS, self._poll)
+
+    def close(self) -> None:
+        """Stop following, close the channel and the network thread, then the window."""
+        if self.closed:
+            return
+        self.closed = True
+        if self.screen is not None:
+            self.screen.leave()
+        if self.client is not None:
+            try:
+                self.network.submit(self.client.close()).result(3)
+            except Exception:  # closing is best effort
+                log.debug("closing the channel failed", exc_info=True)
+        self.network.close()
+        self.root.destroy()
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="toadstool tk", description="The Toadstool desktop client (Tk).")
+    parser.add_argument("--server", help="HOST[:PORT] to put in the address field (default: the last one used)")
+    parser.add_argument(
+        "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
+    )
+    return parser
+
+
+def main(argv: list[str]) -> int:
+    """Open the window and run until it is closed."""
+    args = build_parser().parse_args(argv)
+    try:
+        root = tk.Tk()
+    except tk.TclError as error:
+        print(f"toadstool tk: cannot open a window ({error}); is DISPLAY set?")
+        return 1
+    app = App(root, server_address(args.server) if args.server else None, args.tls_ca)
+    try:
+        root.mainloop()
+    finally:
+        if not app.closed:
+            app.close()
+    return 0

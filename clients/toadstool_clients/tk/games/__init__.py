@@ -1,0 +1,280 @@
+"""Game screens: one presentation module per game behind one small interface, plus what they share.
+
+A game module (named by the GameView oneof member: uno, powerup, levelup, kart) exposes
+`draw(board: Board, view: <the game's view message>) -> None` and draws the game on `board.canvas`. It
+reads the view and the legal actions the update carries; it knows no rules. Clickable pieces offer the
+legal actions whose payload names them (a card id, a character, a field), never actions of their own.
+
+`draw_game` is the one entry point: a game without a module, or a module that fails on a view it does not
+understand, falls back to the raw text of the view so that the window never crashes.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import tkinter as tk
+import unicodedata
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import text_format
+
+from toadstool.v1 import table_pb2
+
+log = logging.getLogger(__name__)
+
+FONT = "DejaVu Sans"
+#: Seat colours for games whose seats have no colour of their own (Mario-ish palette).
+SEAT_COLOURS: tuple[str, ...] = (
+    "#e52521",  # Mario red
+    "#2e9e3e",  # Luigi green
+    "#f58fc0",  # Peach pink
+    "#f7a21b",  # Daisy orange
+    "#2f7be0",  # Toad blue
+    "#8f4fc9",  # Waluigi purple
+    "#f3d02a",  # Wario yellow
+    "#8b5a2b",  # Donkey Kong brown
+    "#1fb5b5",
+    "#555555",
+)
+#: Character colours by name, for views that carry character names.
+CHARACTER_COLOURS: dict[str, str] = {
+    "mario": "#e52521",
+    "luigi": "#2e9e3e",
+    "peach": "#f58fc0",
+    "daisy": "#f7a21b",
+    "yoshi": "#6fd64a",
+    "toad": "#2f7be0",
+    "toadette": "#ff6fb5",
+    "rosalina": "#5fd3e6",
+    "bowser": "#d98c1e",
+    "bowser jr.": "#9ccf3a",
+    "wario": "#f3d02a",
+    "waluigi": "#8f4fc9",
+    "donkey kong": "#8b5a2b",
+}
+
+
+def safe_text(text: str, limit: int = 40) -> str:
+    """A network string made safe to draw: control and format characters dropped, characters Tk cannot
+    draw (outside the BMP) replaced, and the length bounded. Names from the network are untrusted."""
+    cleaned = []
+    for char in text:
+        category = unicodedata.category(char)
+        if category in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            continue
+        cleaned.append(char if ord(char) <= 0xFFFF else "\ufffd")
+    result = "".join(cleaned).strip()
+    return result if len(result) <= limit else result[: limit - 1] + "…"
+
+
+def character_colour(name: str, fallback_index: int = 0) -> str:
+    """The colour a character is known by, or a seat colour."""
+    return CHARACTER_COLOURS.get(name.strip().lower(), SEAT_COLOURS[fallback_index % len(SEAT_COLOURS)])
+
+
+def text_colour_on(fill: str) -> str:
+    """Black or white, whichever reads better on `fill` (#rrggbb)."""
+    try:
+        red, green, blue = (int(fill[i : i + 2], 16) for i in (1, 3, 5))
+    except ValueError:
+        return "black"
+    return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else "white"
+
+
+@dataclass
+class ClickTarget:
+    """A drawn piece that offers legal actions (kept so tests can click it like a person)."""
+
+    x: float
+    y: float
+    action_ids: list[str]
+    what: str
+
+
+@dataclass
+class Board:
+    """The canvas a game screen draws on, the update being shown, and the helpers every screen shares."""
+
+    canvas: tk.Canvas
+    width: int
+    height: int
+    update: table_pb2.Update
+    choose: Callable[[list[table_pb2.LegalAction], tk.Event[Any] | None], None]
+    targets: list[ClickTarget] = field(default_factory=list)
+    _next_tag: int = 0
+
+    # --- who is who -------------------------------------------------------------------------------
+    @property
+    def you(self) -> int | None:
+        return self.update.viewer_seat if self.update.HasField("viewer_seat") else None
+
+    def seat_name(self, seat: int) -> str:
+        for s in self.update.seats:
+            if s.index == seat:
+                return safe_text(s.name or f"Seat {seat + 1}", 18)
+        return f"Seat {seat + 1}"
+
+    def seat_colour(self, seat: int) -> str:
+        return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
+
+    def connected(self, seat: int) -> bool:
+        for s in self.update.seats:
+            if s.index == seat:
+                return s.connected or s.kind == table_pb2.SEAT_KIND_BOT
+        return False
+
+    # --- legal actions ----------------------------------------------------------------------------
+    def actions(self, member: str, kind: str | None = None) -> list[tuple[table_pb2.LegalAction, Any]]:
+        """Legal actions of this game whose oneof `kind` is set, with that payload."""
+        found = []
+        for legal in self.update.legal_actions:
+            game_action = getattr(legal.action, member) if legal.action.WhichOneof("game") == member else None
+            if game_action is None:
+                continue
+            which = game_action.WhichOneof("kind")
+            if kind is None or which == kind:
+                found.append((legal, getattr(game_action, which) if which else None))
+        return found
+
+    def clickable(
+        self,
+        items: Iterable[int],
+        actions: list[table_pb2.LegalAction],
+        what: str,
+        at: tuple[float, float] | None = None,
+    ) -> None:
+        """Make drawn items offer `actions`: one is taken on click, several open a menu of their labels.
+        `at` is a point where the piece is surely visible (default: the middle of its box)."""
+        actions = list(actions)
+        if not actions:
+            return
+        self._next_tag += 1
+        tag = f"click{self._next_tag}"
+        item_list = list(items)
+        for item in item_list:
+            self.canvas.addtag_withtag(tag, item)
+        self.canvas.tag_bind(tag, "<Button-1>", lambda event: self.choose(actions, event))
+        self.canvas.tag_bind(tag, "<Enter>", lambda _e: self.canvas.configure(cursor="hand2"))
+        self.canvas.tag_bind(tag, "<Leave>", lambda _e: self.canvas.configure(cursor=""))
+        box = self.canvas.bbox(tag)
+        if at is None and box:
+            at = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+        if at is not None:
+            self.targets.append(ClickTarget(at[0], at[1], [a.id for a in actions], what))
+
+    # --- drawing helpers --------------------------------------------------------------------------
+    def rounded(self, x0: float, y0: float, x1: float, y1: float, radius: float, **options: Any) -> int:
+        """A rounded rectangle (a smoothed polygon)."""
+        r = max(1.0, min(radius, (x1 - x0) / 2, (y1 - y0) / 2))
+        points = [
+            x0 + r, y0, x1 - r, y0, x1, y0, x1, y0 + r, x1, y1 - r, x1, y1,
+            x1 - r, y1, x0 + r, y1, x0, y1, x0, y1 - r, x0, y0 + r, x0, y0,
+        ]  # fmt: skip
+        return int(self.canvas.create_polygon(points, smooth=True, splinesteps=12, **options))
+
+    def text(self, x: float, y: float, text: str, size: int = 11, weight: str = "normal", **options: Any) -> int:
+        options.setdefault("fill", "white")
+        return int(self.canvas.create_text(x, y, text=text, font=(FONT, size, weight), **options))
+
+    def die(self, x: float, y: float, size: float, value: int, highlight: bool = False) -> list[int]:
+        """A die face showing `value` pips (a number when it is not 1-6)."""
+        items = []
+        if highlight:
+            items.append(self.rounded(x - 6, y - 6, x + size + 6, y + size + 6, 14, fill="#ffe14d", outline=""))
+        items.append(self.rounded(x, y, x + size, y + size, size / 6, fill="white", outline="#333333", width=2))
+        pips = {
+            1: [(0.5, 0.5)],
+            2: [(0.27, 0.27), (0.73, 0.73)],
+            3: [(0.25, 0.25), (0.5, 0.5), (0.75, 0.75)],
+            4: [(0.27, 0.27), (0.73, 0.27), (0.27, 0.73), (0.73, 0.73)],
+            5: [(0.27, 0.27), (0.73, 0.27), (0.5, 0.5), (0.27, 0.73), (0.73, 0.73)],
+            6: [(0.27, 0.25), (0.73, 0.25), (0.27, 0.5), (0.73, 0.5), (0.27, 0.75), (0.73, 0.75)],
+        }.get(value)
+        if pips is None:
+            items.append(self.text(x + size / 2, y + size / 2, str(value), int(size / 2.5), "bold", fill="#222222"))
+            return items
+        pip = size / 10
+        for px, py in pips:
+            cx, cy = x + px * size, y + py * size
+            items.append(self.canvas.create_oval(cx - pip, cy - pip, cx + pip, cy + pip, fill="#222222", outline=""))
+        return items
+
+    def token(self, x: float, y: float, radius: float, fill: str, label: str, outline: str = "white") -> list[int]:
+        """A round token (a character, a kart) with a short label."""
+        canvas = self.canvas
+        shadow = canvas.create_oval(x - radius + 2, y - radius + 3, x + radius + 2, y + radius + 3, fill="#222222")
+        disc = canvas.create_oval(x - radius, y - radius, x + radius, y + radius, fill=fill, outline=outline, width=2)
+        text = self.text(x, y, label, max(7, int(radius * 0.75)), "bold", fill=text_colour_on(fill))
+        return [shadow, disc, text]
+
+
+def view_of(update: table_pb2.Update) -> tuple[str | None, Any]:
+    member = update.view.WhichOneof("game")
+    return member, (getattr(update.view, member) if member else None)
+
+
+def raw_view_text(update: table_pb2.Update) -> str:
+    """The view as protobuf text, for the fallback screen."""
+    member, view = view_of(update)
+    if view is None:
+        return "(this update carries no game view this client knows)"
+    return text_format.MessageToString(view, as_utf8=True)[:6000]
+
+
+def draw_raw(board: Board, note: str) -> None:
+    """The fallback screen: a note and the raw view text."""
+    board.canvas.delete("all")
+    board.canvas.configure(background="#20242c")
+    board.text(16, 14, note, 11, "bold", fill="#ffcf4d", anchor="nw")
+    board.canvas.create_text(
+        16, 40, text=safe_text(raw_view_text(board.update), 6000), anchor="nw", fill="#e6e6e6",
+        font=("DejaVu Sans Mono", 9), width=max(200, board.width - 32),
+    )  # fmt: skip
+
+
+def has_unknown_fields(message: Any) -> bool:
+    """Whether the message (or a message inside it) carries fields this client's protos do not know."""
+    try:
+        from google.protobuf import unknown_fields
+
+        if len(unknown_fields.UnknownFieldSet(message)) > 0:
+            return True
+    except (ImportError, TypeError, AttributeError):  # older protobuf, or not a message
+        return False
+    for descriptor, value in message.ListFields():
+        if descriptor.message_type is None:
+            continue
+        if descriptor.is_repeated:
+            values = value.values() if hasattr(value, "values") and callable(value.values) else value
+            if any(hasattr(v, "ListFields") and has_unknown_fields(v) for v in values):
+                return True
+        elif has_unknown_fields(value):
+            return True
+    return False
+
+
+def draw_game(board: Board) -> str:
+    """Draw the update's game on the board; returns "" or a note when it fell back to the raw view."""
+    member, view = view_of(board.update)
+    if member is None:
+        draw_raw(board, "This client does not know this game; here is what the server sent.")
+        return "unknown game"
+    try:
+        module = importlib.import_module(f"{__name__}.{member}")
+    except ImportError:
+        draw_raw(board, f"No screen for {member!r} yet; here is the raw view.")
+        return "no screen"
+    if has_unknown_fields(view):
+        draw_raw(board, "The server sent fields this client does not know; here is the raw view.")
+        return "unknown fields"
+    try:
+        module.draw(board, view)
+    except Exception:  # a drawing bug must not end the player's game
+        log.warning("the %s screen failed; showing the raw view", member, exc_info=True)
+        board.targets.clear()
+        draw_raw(board, "This view could not be drawn; here is the raw view.")
+        return "drawing failed"
+    return ""

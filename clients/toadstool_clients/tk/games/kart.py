@@ -1,0 +1,262 @@
+"""The Super Mario Kart board game screen: the track as a loop of coloured fields (item, booster,
+mushroom, Thwomp), shortcuts as red arrows, banana chips, the karts as coloured discs, the standings with
+laps, coins and items, and the latest dice.
+
+It draws what the KartView says and offers the legal actions whose payload names a field (bananas) or a
+seat (item targets); it knows no rules.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from toadstool.v1 import kart_pb2
+from toadstool_clients.tk.games import Board, safe_text, text_colour_on
+
+GRASS = "#3c9a3c"
+GOLD = "#ffd54a"
+KART_COLOURS = {
+    kart_pb2.KART_COLOR_RED: "#e52521",
+    kart_pb2.KART_COLOR_BLUE: "#2f5fe0",
+    kart_pb2.KART_COLOR_GREEN: "#35b04a",
+    kart_pb2.KART_COLOR_PURPLE: "#8e44ad",
+    kart_pb2.KART_COLOR_WHITE: "#f5f5f5",
+    kart_pb2.KART_COLOR_YELLOW: "#f3d02a",
+    kart_pb2.KART_COLOR_BLACK: "#222222",
+}
+FIELDS = {
+    kart_pb2.KART_FIELD_TYPE_PLAIN: ("#8d8d8d", ""),
+    kart_pb2.KART_FIELD_TYPE_ITEM: ("#ffb300", "?"),
+    kart_pb2.KART_FIELD_TYPE_BOOSTER: ("#29b6f6", "»"),
+    kart_pb2.KART_FIELD_TYPE_MUSHROOM: ("#e53935", "M"),
+    kart_pb2.KART_FIELD_TYPE_THWOMP: ("#37474f", "▼"),
+}
+ITEMS = {
+    kart_pb2.KART_ITEM_BANANA: "Banana",
+    kart_pb2.KART_ITEM_MUSHROOM: "Mushroom",
+    kart_pb2.KART_ITEM_FEATHER: "Feather",
+    kart_pb2.KART_ITEM_GREEN_SHELL: "Green Shell",
+    kart_pb2.KART_ITEM_RED_SHELL: "Red Shell",
+    kart_pb2.KART_ITEM_BLUE_SHELL: "Blue Shell",
+    kart_pb2.KART_ITEM_LIGHTNING: "Lightning",
+    kart_pb2.KART_ITEM_GHOST: "Ghost",
+    kart_pb2.KART_ITEM_DUD: "Dud",
+}
+SHORT = {"donkey kong": "DK", "bowser jr.": "BJ", "toadette": "Tt", "waluigi": "Wa"}
+
+
+class Loop:
+    """A stadium-shaped loop: field i's centre and the direction out of the loop there."""
+
+    def __init__(self, cx: float, cy: float, straight: float, radius: float, length: int) -> None:
+        self.cx, self.cy, self.straight, self.radius = cx, cy, straight, radius
+        self.length = max(1, length)
+        self.perimeter = 2 * straight + 2 * math.pi * radius
+
+    def at(self, s: float) -> tuple[float, float, float, float]:
+        """Point and outward normal at distance s along the loop (clockwise from the bottom middle)."""
+        s %= self.perimeter
+        half, r, arc = self.straight / 2, self.radius, math.pi * self.radius
+        if s < half:  # bottom straight, moving left from the middle
+            return self.cx - s, self.cy + r, 0.0, 1.0
+        s -= half
+        if s < arc:  # left bend, bottom to top
+            t = s / r
+            return self.cx - half - r * math.sin(t), self.cy + r * math.cos(t), -math.sin(t), math.cos(t)
+        s -= arc
+        if s < self.straight:  # top straight, moving right
+            return self.cx - half + s, self.cy - r, 0.0, -1.0
+        s -= self.straight
+        if s < arc:  # right bend, top to bottom
+            t = s / r
+            return self.cx + half + r * math.sin(t), self.cy - r * math.cos(t), math.sin(t), -math.cos(t)
+        s -= arc
+        return self.cx + half - s, self.cy + r, 0.0, 1.0
+
+    def field(self, index: int) -> tuple[float, float, float, float]:
+        return self.at((index + 0.5) * self.perimeter / self.length)
+
+
+def short_label(name: str) -> str:
+    return SHORT.get(name.lower(), name[:1] or "?")
+
+
+def draw(board: Board, view: kart_pb2.KartView) -> None:
+    w, h = board.width, board.height
+    c = board.canvas
+    c.configure(background=GRASS)
+    for stripe in range(0, int(w) + int(h), 60):  # mown-grass stripes
+        c.create_line(stripe, 0, stripe - h, h, fill="#379037", width=24)
+    track = view.track
+    length = max(1, track.length or len(track.fields))
+    radius = min(h * 0.36, w * 0.2)
+    straight = max(40.0, w - 2 * radius - 120)
+    loop = Loop(w / 2, h / 2 + 8, straight, radius, length)
+    tile = min(30.0, loop.perimeter / length * 0.86)
+    # the road under the fields
+    points = []
+    for step in range(181):
+        x, y, _nx, _ny = loop.at(loop.perimeter * step / 180)
+        points += [x, y]
+    c.create_line(*points, fill="#5d5d5d", width=tile * 1.9, capstyle="round", joinstyle="round", smooth=True)
+    c.create_line(*points, fill="#ffffff", width=tile * 1.9 + 6, capstyle="round", dash=(12, 12))
+    c.create_line(*points, fill="#5d5d5d", width=tile * 1.9, capstyle="round", smooth=True)
+    _draw_finish(board, loop, tile)
+    _draw_shortcuts(board, view, loop)
+    _draw_fields(board, view, loop, tile)
+    _draw_karts(board, view, loop, tile)
+    _draw_infield(board, view, loop)
+
+
+def _draw_finish(board: Board, loop: Loop, tile: float) -> None:
+    x, y, nx, ny = loop.at(0)
+    half = tile * 0.95
+    squares = 6
+    for row in range(squares):
+        for col in range(2):
+            fill = "white" if (row + col) % 2 else "black"
+            y0 = y - half + row * 2 * half / squares
+            board.canvas.create_rectangle(x - 6 + col * 6, y0, x + col * 6, y0 + 2 * half / squares, fill=fill,
+                                          outline="")  # fmt: skip
+    board.text(x, y + half + 12, "FINISH", 8, "bold", fill="white")
+
+
+def _draw_shortcuts(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
+    takes = {payload.shortcut: legal for legal, payload in board.actions("kart", "take_shortcut")}
+    for index, shortcut in enumerate(view.track.shortcuts):
+        x0, y0, _a, _b = loop.field(shortcut.start)
+        x1, y1, _c, _d = loop.field(shortcut.exit)
+        mx = (x0 + x1) / 2 + (loop.cx - (x0 + x1) / 2) * 0.35
+        my = (y0 + y1) / 2 + (loop.cy - (y0 + y1) / 2) * 0.35
+        line = board.canvas.create_line(x0, y0, mx, my, x1, y1, smooth=True, fill="#d50000", width=6, arrow="last",
+                                        arrowshape=(16, 20, 7))  # fmt: skip
+        label = board.text(mx, my, safe_text(shortcut.label, 4), 10, "bold", fill="white")
+        if index in takes:
+            board.clickable([line, label], [takes[index]], f"shortcut {index}")
+
+
+def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float) -> None:
+    c = board.canvas
+    bananas = set(view.banana_fields)
+    field_offers: dict[int, list[Any]] = {}
+    for legal, payload in board.actions("kart", "place_banana"):
+        field_offers.setdefault(payload.field, []).append(legal)
+    for legal, payload in board.actions("kart", "move_banana"):
+        field_offers.setdefault(payload.field, []).append(legal)
+    half = tile / 2
+    for index in range(loop.length):
+        kind = view.track.fields[index] if index < len(view.track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
+        fill, mark = FIELDS.get(kind, ("#8d8d8d", "·"))
+        x, y, nx, ny = loop.field(index)
+        items = [board.rounded(x - half, y - half, x + half, y + half, tile / 4, fill=fill, outline="#e0e0e0",
+                               width=2 if index not in field_offers else 3)]  # fmt: skip
+        if index in field_offers:
+            items.append(board.rounded(x - half - 3, y - half - 3, x + half + 3, y + half + 3, tile / 4, fill="",
+                                       outline=GOLD, width=3))  # fmt: skip
+        if kind == kart_pb2.KART_FIELD_TYPE_MUSHROOM:
+            items.append(c.create_oval(x - half * 0.6, y - half * 0.6, x + half * 0.6, y + half * 0.3, fill="white",
+                                       outline=""))  # fmt: skip
+            items.append(c.create_oval(x - half * 0.3, y - half * 0.35, x + half * 0.3, y + half * 0.1, fill=fill,
+                                       outline=""))  # fmt: skip
+        elif mark:
+            items.append(board.text(x, y, mark, max(7, int(tile * 0.42)), "bold", fill=text_colour_on(fill)))
+        if index % 10 == 0:
+            board.text(x + nx * (tile + 4), y + ny * (tile + 4), str(index), 7, fill="#e8f5e9")
+        if index in bananas:
+            bx, by = x - nx * tile * 0.1, y - ny * tile * 0.1
+            items.append(c.create_arc(bx - half * 0.8, by - half * 0.8, bx + half * 0.8, by + half * 0.8, start=200,
+                                      extent=140, style="arc", outline="#fff176", width=5))  # fmt: skip
+            items.append(c.create_arc(bx - half * 0.8, by - half * 0.8, bx + half * 0.8, by + half * 0.8, start=200,
+                                      extent=140, style="arc", outline="#8d6e00", width=1))  # fmt: skip
+        if index in field_offers:
+            board.clickable(items, field_offers[index], f"field {index}")
+
+
+def _draw_karts(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float) -> None:
+    on_field: dict[int, list[kart_pb2.KartRacer]] = {}
+    in_start: list[kart_pb2.KartRacer] = []
+    for racer in view.karts:
+        (in_start if racer.in_start_area else on_field.setdefault(racer.field, [])).append(racer)
+    targets: dict[int, list[Any]] = {}
+    for legal, payload in board.actions("kart", "use_item"):
+        if payload.HasField("target"):
+            targets.setdefault(payload.target, []).append(legal)
+    radius = max(8.0, tile * 0.45)
+    for field_index, racers in on_field.items():
+        x, y, nx, ny = loop.field(field_index)
+        for order, racer in enumerate(racers):
+            offset = (order - (len(racers) - 1) / 2) * radius * 1.3
+            kx, ky = x - nx * (tile * 0.2 + abs(offset)) + ny * offset * 0.3, y - ny * (tile * 0.2 + abs(offset))
+            _draw_kart(board, view, racer, kx - nx * 4, ky - ny * 4, radius, targets.get(racer.seat, []))
+    if in_start:
+        x, y, nx, ny = loop.at(0)
+        for order, racer in enumerate(sorted(in_start, key=lambda r: r.start_place)):
+            kx = x + 24 + (order // 2) * radius * 2.3
+            ky = y - radius * 1.1 + (order % 2) * radius * 2.2
+            _draw_kart(board, view, racer, kx, ky, radius, targets.get(racer.seat, []))
+
+
+def _draw_kart(board: Board, view: kart_pb2.KartView, racer: kart_pb2.KartRacer, x: float, y: float,
+               radius: float, offers: list[Any]) -> None:  # fmt: skip
+    fill = KART_COLOURS.get(racer.color, "#9e9e9e")
+    items = []
+    if view.HasField("turn") and view.turn == racer.seat:
+        items.append(board.canvas.create_oval(x - radius - 5, y - radius - 5, x + radius + 5, y + radius + 5,
+                                              fill=GOLD, outline="white", width=2))  # fmt: skip
+    items += board.token(x, y, radius, fill, short_label(racer.character),
+                         outline="#ffeb3b" if racer.seat == board.you else "white")  # fmt: skip
+    board.clickable(items, offers, f"kart {racer.seat}")
+
+
+def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
+    c = board.canvas
+    x0 = loop.cx - loop.straight / 2 - loop.radius * 0.35
+    x1 = loop.cx + loop.straight / 2 + loop.radius * 0.35
+    y0 = loop.cy - loop.radius * 0.62
+    y1 = loop.cy + loop.radius * 0.62
+    board.rounded(x0, y0, x1, y1, 24, fill="#1b5e20", outline="#a5d6a7", width=2)
+    board.text((x0 + x1) / 2, y0 + 16, f"{safe_text(view.track.title or view.track.name, 30)} · {view.laps} laps",
+               12, "bold", fill=GOLD)  # fmt: skip
+    facts = f"Bank ● {view.bank} · item deck {view.deck_count} · bananas left {view.banana_chips_left}"
+    board.text((x0 + x1) / 2, y1 - 14, facts, 9, fill="#c8e6c9")
+    racers = sorted(view.karts, key=lambda r: (-r.progress, r.start_place))
+    ranked = bool(view.ranking)
+    row_h = min(22.0, (y1 - y0 - 110) / max(len(racers), 1))
+    tx = x0 + 16
+    for place, racer in enumerate(racers, start=1):
+        y = y0 + 40 + (place - 1) * row_h
+        shown_place = view.ranking[racer.seat] if ranked and racer.seat < len(view.ranking) else place
+        turn = view.HasField("turn") and view.turn == racer.seat
+        colour = KART_COLOURS.get(racer.color, "#9e9e9e")
+        board.text(tx, y, f"{shown_place}.", 10, "bold", anchor="w", fill=GOLD if turn else "white")
+        c.create_oval(tx + 22, y - 7, tx + 36, y + 7, fill=colour, outline="white")
+        who = f"{safe_text(racer.character, 12)} ({board.seat_name(racer.seat)})"
+        board.text(tx + 42, y, who, 9, "bold", anchor="w", fill=GOLD if turn else "white")
+        details = [f"lap {min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
+        if racer.HasField("item"):
+            details.append(ITEMS.get(racer.item, "item"))
+        if racer.skips:
+            details.append(f"skips {racer.skips}")
+        if racer.halving:
+            details.append("½ move")
+        board.text(tx + 230, y, "  ".join(details), 9, anchor="w", fill="#e8f5e9")
+    rolls = list(view.last_rolls)[-6:]
+    if rolls:
+        ry = y1 - 62
+        board.text(tx, ry + 12, "Rolls", 9, "bold", anchor="w", fill="#c8e6c9")
+        for index, roll in enumerate(rolls):
+            rx = tx + 46 + index * 44
+            board.die(rx, ry, 24, roll.value)
+            board.text(rx + 12, ry + 32, board.seat_name(roll.roller)[:7], 7, fill="#c8e6c9")
+    notes = []
+    if view.bundle_paid:
+        notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
+    if view.mushroom:
+        notes.append("Mushroom: the roll is doubled")
+    if view.lightning:
+        notes.append("Lightning!")
+    if view.stage == kart_pb2.KART_STAGE_SHORTCUT:
+        notes.append(f"{view.pending_move} fields to drive: take a shortcut?")
+    if notes:
+        board.text(x1 - 16, y1 - 50, " · ".join(notes), 9, "bold", fill=GOLD, anchor="e")

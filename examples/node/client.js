@@ -1,0 +1,254 @@
+#!/usr/bin/env node
+// A small Toadstool client in Node.js, written only from proto/toadstool/v1/*.proto: it joins (or creates)
+// a table, watches it with its seat token, and answers every turn with a random legal action until the
+// game ends. It knows no game rules: each update lists the legal actions with stable ids, and that is all
+// a client needs. See docs/custom-clients.md for the walk-through.
+//
+//   node client.js --server 127.0.0.1:50051 --table k7m2qx [--name Ada] [--seat 2]
+//   node client.js --server 127.0.0.1:50051 --create uno --players 2 --bots 1 [--seed 7] [--option target=100]
+//   add --tls-ca cert.pem for a server started with --tls-cert/--tls-key.
+//
+// Exit status: 0 when the game finished (the outcome is printed), 1 on an error, 2 on bad arguments.
+"use strict";
+
+const crypto = require("node:crypto");
+const fs = require("node:fs");
+const path = require("node:path");
+const { parseArgs } = require("node:util");
+
+const grpc = require("@grpc/grpc-js");
+const protoLoader = require("@grpc/proto-loader");
+
+const PROTO_ROOT = path.resolve(__dirname, "..", "..", "proto");
+const SEAT_TOKEN_KEY = "x-seat-token";
+const HOST_TOKEN_KEY = "x-host-token";
+const CALL_TIMEOUT_MS = 10000;
+
+function usage(message) {
+  if (message) console.error(`client.js: ${message}`);
+  console.error(
+    "usage: node client.js --server HOST:PORT (--table ID | --create GAME --players N [--bots K])\n" +
+      "                      [--name NAME] [--seat N] [--seed N] [--option NAME=VALUE]... [--tls-ca PEM]\n" +
+      "                      [--timeout SECONDS]",
+  );
+  process.exit(2);
+}
+
+function parseCommandLine(argv) {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      options: {
+        server: { type: "string", default: process.env.TOADSTOOL_SERVER || "127.0.0.1:50051" },
+        table: { type: "string" },
+        create: { type: "string" },
+        players: { type: "string" },
+        bots: { type: "string", default: "0" },
+        seed: { type: "string" },
+        option: { type: "string", multiple: true, default: [] },
+        name: { type: "string", default: "Node" },
+        seat: { type: "string" },
+        "tls-ca": { type: "string", default: process.env.TOADSTOOL_TLS_CA || "" },
+        timeout: { type: "string", default: "600" },
+        help: { type: "boolean", short: "h", default: false },
+      },
+      strict: true,
+    }).values;
+  } catch (error) {
+    usage(error.message);
+  }
+  if (parsed.help) usage();
+  if (!parsed.table === !parsed.create) usage("give exactly one of --table ID or --create GAME");
+  if (parsed.create && !/^\d+$/.test(parsed.players || "")) usage("--create needs --players N");
+  for (const pair of parsed.option) if (!pair.includes("=")) usage(`--option takes NAME=VALUE, not ${pair}`);
+  return parsed;
+}
+
+// Load the contract at run time: no generated code, the .proto files are the single source of truth.
+function loadService() {
+  const definition = protoLoader.loadSync(path.join(PROTO_ROOT, "toadstool", "v1", "service.proto"), {
+    includeDirs: [PROTO_ROOT],
+    keepCase: true, // field names exactly as in the .proto files (table_id, legal_actions, ...)
+    longs: String, // uint64 versions arrive as decimal strings and are sent back unchanged
+    enums: String, // enum values arrive as their names, e.g. "TABLE_STATUS_FINISHED"
+    defaults: true, // unset scalars and repeated fields read as 0, "" and []
+    oneofs: true,
+  });
+  return grpc.loadPackageDefinition(definition).toadstool.v1.ToadstoolService;
+}
+
+function connect(Service, server, tlsCa) {
+  const credentials = tlsCa
+    ? grpc.credentials.createSsl(fs.readFileSync(tlsCa))
+    : grpc.credentials.createInsecure();
+  return new Service(server, credentials);
+}
+
+function deadline() {
+  return new Date(Date.now() + CALL_TIMEOUT_MS);
+}
+
+// A unary call as a promise.
+function call(client, method, request, metadata = new grpc.Metadata()) {
+  return new Promise((resolve, reject) => {
+    client[method](request, metadata, { deadline: deadline() }, (error, response) =>
+      error ? reject(error) : resolve(response),
+    );
+  });
+}
+
+function withToken(key, token) {
+  const metadata = new grpc.Metadata();
+  metadata.set(key, token);
+  return metadata;
+}
+
+function statusName(code) {
+  return Object.keys(grpc.status).find((name) => grpc.status[name] === code) || String(code);
+}
+
+// Names come from other players over the network: never print control characters from them.
+function clean(text) {
+  return String(text).replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069]/g, "");
+}
+
+async function takeSeat(client, args) {
+  let tableId = args.table;
+  if (args.create) {
+    const request = {
+      game: args.create,
+      players: Number(args.players),
+      bots: Number(args.bots),
+      options: Object.fromEntries(args.option.map((pair) => pair.split(/=(.*)/s).slice(0, 2))),
+      name: `${args.name}'s table`,
+    };
+    if (args.seed !== undefined) request.seed = args.seed;
+    const created = await call(client, "CreateTable", request);
+    tableId = created.table.table_id;
+    console.log(`created table ${tableId} (${clean(created.table.game)})`);
+  }
+  const join = { table_id: tableId, name: args.name };
+  if (args.seat !== undefined) join.seat = Number(args.seat);
+  const joined = await call(client, "JoinTable", join);
+  console.log(`joined table ${tableId} in seat ${joined.seat}`);
+  return { tableId, seat: joined.seat, token: joined.seat_token };
+}
+
+// Follow the table until it finishes, acting whenever an update offers this seat legal actions.
+// Updates are full snapshots, so only the latest matters: a turn is always decided on the newest one.
+function play(client, { tableId, seat, token }, limitSeconds) {
+  return new Promise((resolve, reject) => {
+    let latest = null; // newest update seen
+    let actedOn = null; // version of the update we last sent an action for
+    let acting = false;
+    let stream = null;
+    let finished = false;
+    let retries = 0;
+    let actions = 0;
+
+    const timer = setTimeout(() => finish(new Error(`the game did not end within ${limitSeconds} s`)), limitSeconds * 1000);
+
+    function finish(error, result) {
+      if (finished) return;
+      finished = true;
+      clearTimeout(timer);
+      if (stream) stream.cancel();
+      error ? reject(error) : resolve(result);
+    }
+
+    async function maybeAct() {
+      if (acting || finished || !latest) return;
+      const update = latest;
+      if (update.status !== "TABLE_STATUS_PLAYING" || update.legal_actions.length === 0) return;
+      if (actedOn === update.version) return; // already answered this version; wait for the next update
+      const choice = update.legal_actions[crypto.randomInt(update.legal_actions.length)];
+      acting = true;
+      actedOn = update.version;
+      try {
+        const request = { table_id: tableId, version: update.version, request_id: crypto.randomUUID(), action_id: choice.id };
+        await call(client, "Act", request, withToken(SEAT_TOKEN_KEY, token));
+        actions += 1;
+      } catch (error) {
+        // Races are normal: a bot or a clock moved the table on (ABORTED: stale version), or the turn or the
+        // game ended in between (FAILED_PRECONDITION). The newer update is on its way; act on that one.
+        if (error.code !== grpc.status.ABORTED && error.code !== grpc.status.FAILED_PRECONDITION) {
+          finish(new Error(`Act refused: ${statusName(error.code)}: ${error.details}`));
+          return;
+        }
+      } finally {
+        acting = false;
+      }
+      if (latest !== update) maybeAct();
+    }
+
+    function watch() {
+      const request = { table_id: tableId };
+      if (latest) request.since_version = latest.version; // resume: the server sends what we missed
+      stream = client.Watch(request, withToken(SEAT_TOKEN_KEY, token));
+      stream.on("data", (response) => {
+        retries = 0;
+        const update = response.update;
+        for (const event of update.events) console.log(`  [v${event.version}] ${clean(event.text)}`);
+        latest = update;
+        if (update.status === "TABLE_STATUS_FINISHED") {
+          finish(null, { update, actions });
+          return;
+        }
+        maybeAct();
+      });
+      stream.on("error", (error) => {
+        if (finished || error.code === grpc.status.CANCELLED) return;
+        if (error.code === grpc.status.UNAVAILABLE && retries < 8) {
+          // Reconnect with jittered exponential backoff; the seat token is all it takes to resume.
+          const delay = Math.min(10000, 250 * 2 ** retries) * (0.5 + Math.random() / 2);
+          retries += 1;
+          console.log(`connection lost (${clean(error.details)}); retrying in ${Math.round(delay)} ms`);
+          setTimeout(watch, delay);
+          return;
+        }
+        finish(new Error(`Watch failed: ${statusName(error.code)}: ${error.details}`));
+      });
+      stream.on("end", () => {
+        if (!finished) setTimeout(watch, 250); // server restart: watch again from our version
+      });
+    }
+
+    watch();
+  });
+}
+
+function describeOutcome(update, seat) {
+  const outcome = update.outcome || { winners: [], scores: [], summary: "" };
+  const names = new Map(update.seats.map((s) => [s.index, clean(s.name) || `seat ${s.index}`]));
+  const winners = outcome.winners.map((w) => names.get(w) ?? `seat ${w}`);
+  const won = outcome.winners.includes(seat);
+  return [
+    `game over: ${clean(outcome.summary) || "finished"}`,
+    `winners: ${winners.join(", ") || "none"}${won ? " (that's us!)" : ""}`,
+    `scores: ${outcome.scores.join(" ")}`,
+  ].join("\n");
+}
+
+async function main() {
+  const args = parseCommandLine(process.argv.slice(2));
+  const Service = loadService();
+  const client = connect(Service, args.server, args["tls-ca"]);
+  try {
+    const seat = await takeSeat(client, args);
+    const { update, actions } = await play(client, seat, Number(args.timeout));
+    console.log(describeOutcome(update, seat.seat));
+    console.log(`finished at version ${update.version} after ${actions} actions of ours`);
+    return 0;
+  } catch (error) {
+    const status = error.code !== undefined ? ` [${statusName(error.code)}]` : "";
+    console.error(`client.js: ${error.details || error.message}${status}`);
+    return 1;
+  } finally {
+    client.close();
+  }
+}
+
+main().then((code) => {
+  process.exitCode = code;
+});

@@ -1,0 +1,32 @@
+"""The terminal rendering of a Kart view draws any view of a race and never interprets names as markup."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kart_helpers import E
+from rich.console import Console
+
+from toadstool.bots import RandomBot
+from toadstool.messages import game_view_message
+from toadstool.selfplay import play
+from toadstool.v1 import table_pb2
+from toadstool_clients.terminal.games.kart import render_view
+
+
+def test_every_view_of_a_race_renders_with_escaped_names() -> None:
+    states: list[Any] = []
+    play(E, [RandomBot() for _ in range(3)], 11, observe=lambda state, seat, action: states.append(state))
+    for state in [*states[:: max(1, len(states) // 25)], states[-1]]:
+        for viewer in (0, None):
+            update = table_pb2.Update(phase=E.view(state, viewer).phase)
+            update.view.CopyFrom(game_view_message(E, E.view(state, viewer)))
+            if viewer is not None:
+                update.viewer_seat = viewer
+            for index, name in enumerate(["[red]Ann[/red]", "Bob", ""]):
+                update.seats.add(index=index, name=name)
+            console = Console(width=110, record=True, color_system=None)
+            console.print(render_view(update))
+            text = console.export_text()
+            assert "[red]Ann[/red]" in text
+            assert "Mushroom Loop" in text

@@ -1,0 +1,183 @@
+"""A real Mosquitto broker for tests, and MQTT subscribers that record what the bridge published.
+
+The broker listens on a free loopback port with persistence off (so a restart forgets retained
+messages, the hardest case for the bridge) and is stopped at the end of the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import shutil
+import subprocess
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import aiomqtt
+import pytest
+
+from conftest import free_port, wait_for_port
+
+
+def mosquitto_path() -> str:
+    found = shutil.which("mosquitto") or ("/usr/sbin/mosquitto" if Path("/usr/sbin/mosquitto").exists() else None)
+    if found is None:
+        raise RuntimeError("mosquitto is not installed (apt-get install mosquitto)")
+    return found
+
+
+class Broker:
+    """One Mosquitto process on 127.0.0.1:`port`; `restart` keeps the port (clients reconnect to it)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.port = free_port()
+        self.conf = directory / "mosquitto.conf"
+        self.conf.write_text(
+            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
+            "log_type error\nlog_type warning\n"
+        )
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def address(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [mosquitto_path(), "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        )
+        try:
+            wait_for_port(self.port, 10)
+        except TimeoutError:
+            self.stop()
+            raise
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def restart(self, down_for: float = 0.5) -> None:
+        self.stop()
+        time.sleep(down_for)
+        self.start()
+
+
+@pytest.fixture(name="broker")
+def broker_fixture(tmp_path: Path) -> Iterator[Broker]:
+    """A real Mosquitto broker on a free loopback port, stopped after the test."""
+    running = Broker(tmp_path)
+    running.start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+@dataclass
+class Received:
+    topic: str
+    payload: bytes
+    retain: bool
+    at: float
+
+
+@dataclass
+class Recorder:
+    """Every message seen on the subscribed filter, in order; survives nothing (tests restart it)."""
+
+    messages: list[Received] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def on(self, topic: str) -> list[Received]:
+        return [m for m in self.messages if m.topic == topic]
+
+    def latest(self, topic: str) -> bytes | None:
+        found = self.on(topic)
+        return found[-1].payload if found else None
+
+    async def wait_for(self, predicate: Callable[[Recorder], object], seconds: float = 20.0) -> object:
+        """Wait until `predicate(self)` is truthy (checked after every message); TimeoutError otherwise."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while True:
+            result = predicate(self)
+            if result:
+                return result
+            remaining = deadline - asyncio.get_running_loop().time()
+            if remaining <= 0:
+                raise TimeoutError(f"condition not met after {seconds} s ({len(self.messages)} messages seen)")
+            self.arrived.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.arrived.wait(), min(remaining, 0.5))
+
+
+def _host_port(address: str) -> tuple[str, int]:
+    host, _, port = address.rpartition(":")
+    return host, int(port)
+
+
+@contextlib.asynccontextmanager
+async def recording(address: str, topic_filter: str = "#") -> AsyncIterator[Recorder]:
+    """Subscribe to `topic_filter` and record every message until the block ends (reconnecting if the
+    broker restarts)."""
+    recorder = Recorder()
+    host, port = _host_port(address)
+    subscribed = asyncio.Event()
+
+    async def listen() -> None:
+        while True:
+            try:
+                async with aiomqtt.Client(host, port, timeout=5) as client:
+                    await client.subscribe(topic_filter, qos=1)
+                    subscribed.set()
+                    async for message in client.messages:
+                        payload = message.payload if isinstance(message.payload, bytes) else b""
+                        recorder.messages.append(
+                            Received(message.topic.value, payload, message.retain, time.monotonic())
+                        )
+                        recorder.arrived.set()
+            except aiomqtt.MqttError:
+                await asyncio.sleep(0.2)
+
+    task = asyncio.create_task(listen())
+    try:
+        await asyncio.wait_for(subscribed.wait(), 10)
+        yield recorder
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+async def retained(
+    address: str, topic_filter: str = "#", quiet: float = 0.5, seconds: float = 10.0
+) -> dict[str, bytes]:
+    """What a late subscriber sees at once: the retained messages on `topic_filter` (topic -> payload)."""
+    host, port = _host_port(address)
+    found: dict[str, bytes] = {}
+    async with aiomqtt.Client(host, port, timeout=5) as client:
+        await client.subscribe(topic_filter, qos=1)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            try:
+                message = await asyncio.wait_for(anext(client.messages), quiet)
+            except TimeoutError:
+                break
+            if message.retain and isinstance(message.payload, bytes):
+                found[message.topic.value] = message.payload
+    return found
+
+
+async def publish(address: str, topic: str, payload: bytes, retain: bool = False) -> None:
+    """Publish one message as a device would (QoS 1)."""
+    host, port = _host_port(address)
+    async with aiomqtt.Client(host, port, timeout=5) as client:
+        await client.publish(topic, payload, qos=1, retain=retain)

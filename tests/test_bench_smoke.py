@@ -1,0 +1,69 @@
+"""Smoke tests of the benchmark scripts: each runs end to end with a tiny setting and prints its final JSON line
+with every figure. They check the shape of the output only, never a timing (benchmarks print figures; the
+machines that run tests are too noisy for timed assertions, issue #9)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_bench(script: str, tmp_path: Path, timeout: float) -> dict[str, Any]:
+    """Run bench/<script> --smoke with its outputs in tmp_path; return the parsed final JSON line."""
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / script), "--smoke", "--plot", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    last = completed.stdout.strip().splitlines()[-1]
+    return json.loads(last)
+
+
+def spread_fields(value: dict[str, Any]) -> set[str]:
+    return set(value)
+
+
+def test_engine_benchmark_prints_every_figure_as_one_json_line_and_writes_csv_and_png(tmp_path: Path) -> None:
+    figures = run_bench("engines.py", tmp_path, timeout=60)
+    assert figures["benchmark"] == "engines"
+    assert {"nproc", "cpu", "python"} <= set(figures["machine"])
+    assert "uno:2p" in figures["results"]
+    for entry in figures["results"].values():
+        assert {"median", "min", "max", "n"} <= spread_fields(entry["games_per_s"])
+        assert {"median", "min", "max", "n"} <= spread_fields(entry["actions_per_s"])
+        assert entry["games"] >= 1
+    ratio = figures["ratios_vs_rlcard"]["uno/hand-rlpolicy:2p"]
+    assert {"games_ratio", "actions_ratio"} <= set(ratio)
+    assert isinstance(figures["uno_games_ratio_2p"], float)
+    assert isinstance(figures["uno_actions_ratio_2p"], float)
+    assert (tmp_path / "engines.csv").read_text().startswith("setting,players,")
+    assert (tmp_path / "engines.png").stat().st_size > 0
+
+
+def test_load_benchmark_runs_a_real_server_and_both_baselines_and_prints_every_figure(tmp_path: Path) -> None:
+    figures = run_bench("load.py", tmp_path, timeout=90)
+    assert figures["benchmark"] == "load"
+    (point,) = figures["points"]
+    for target in ("toadstool", "raw", "push"):
+        saturated = point[target]["saturated"]
+        assert saturated["views_per_s"]["median"] > 0, f"{target} delivered no view"
+        assert {"median", "min", "max", "n"} <= set(saturated["views_per_s"])
+        assert "memory_per_viewer_kib" in point[target]
+    paced = point["toadstool"]["paced"]
+    assert {"latency_p50_ms", "latency_p99_ms", "actions_per_s", "cpu_ms_per_action"} <= set(paced)
+    assert point["toadstool"]["saturated"]["actions_per_s"]["median"] > 0
+    assert {"views_per_s_vs_push", "views_per_s_vs_loop", "memory_per_viewer_vs_push"} <= set(point["ratios"])
+    assert {"views_ratio_at_saturation", "memory_per_viewer_kib_max"} <= set(figures["targets"])
+    assert (tmp_path / "load.csv").read_text().startswith("target,tables,")
+    assert (tmp_path / "load.png").stat().st_size > 0

@@ -1,0 +1,339 @@
+"""The MQTT bridge against a real server and a real Mosquitto broker: retained state for late
+subscribers, availability, broker and server restarts, deleted tables, Home Assistant discovery, display
+payloads, bounded publishing rates, and hardware roll buttons."""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+from bridge_helpers import bridge_args, kart_waiting_for_ann, running_bridge, wait_until_waiting
+from mqtt_helpers import Broker, Recorder, broker_fixture, publish, recording, retained  # noqa: F401
+
+from conftest import free_port, toadstool_command, wait_for_port
+from toadstool.server import RunningServer
+from toadstool_clients.bridge import formats
+from toadstool_clients.bridge.topics import Topics
+from toadstool_clients.connection import Client
+
+TOPICS = Topics()
+
+
+async def retained_until(address: str, check: object, seconds: float = 15.0) -> dict[str, bytes]:
+    """Poll what a late subscriber sees until `check(found)` holds (bounded in time)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while True:
+        found = await retained(address, "#", quiet=0.3)
+        if check(found):  # type: ignore[operator]
+            return found
+        if asyncio.get_running_loop().time() > deadline:
+            raise TimeoutError(f"retained state never matched; last seen: {sorted(found)}")
+        await asyncio.sleep(0.2)
+
+
+async def test_a_late_subscriber_sees_the_current_state_of_a_table_at_once(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    async with running_bridge(*bridge_args(server.address, broker)):
+        found = await retained_until(broker.address, lambda f: TOPICS.roll(tid) in f and TOPICS.seat_name(tid, 1) in f)
+    state = json.loads(found[TOPICS.state(tid)])
+    assert state["game"] == "kart"
+    assert state["name"] == "Kart night"
+    assert state["status"] == "playing"
+    assert state["to_act"] == [0]
+    assert state["turn"] == ["Ann"]
+    assert state["score_label"] == "laps"
+    assert [seat["name"] for seat in state["seats"]] == ["Ann", "Bot 1"]
+    assert found[TOPICS.turn(tid)] == b"Ann"
+    assert found[TOPICS.seat_name(tid, 0)] == b"Ann"
+    assert found[TOPICS.seat_score(tid, 1)] == str(state["scores"][1]).encode()
+    assert json.loads(found[TOPICS.view(tid)])["view"]["kart"]["karts"]
+    roll = json.loads(found[TOPICS.roll(tid)])
+    assert roll["roller"] == 1
+    assert roll["roller_name"] == "Bot 1"
+    assert 1 <= roll["value"] <= 6
+    assert set(roll) == {"table", "roll_id", "version", "roller", "roller_name", "purpose", "value"}
+    # The bridge said goodbye when it stopped; the table state stays for displays.
+    after = await retained(broker.address, "#", quiet=0.3)
+    assert after[TOPICS.status] == b"offline"
+    assert after[TOPICS.state(tid)] == found[TOPICS.state(tid)]
+
+
+def _bridge_process(server: str, broker: Broker, tmp_path: Path) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    return subprocess.Popen(
+        toadstool_command("bridge", *bridge_args(server, broker)),
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+async def test_a_killed_bridge_leaves_its_last_will_offline(
+    server: RunningServer, broker: Broker, tmp_path: Path
+) -> None:
+    process = _bridge_process(server.address, broker, tmp_path)
+    try:
+        await retained_until(broker.address, lambda f: f.get(TOPICS.status) == b"online")
+        process.kill()
+        await asyncio.to_thread(process.wait, 10)
+        await retained_until(broker.address, lambda f: f.get(TOPICS.status) == b"offline", 10)
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+async def test_a_bridge_stopped_cleanly_publishes_offline_and_exits_with_success(
+    server: RunningServer, broker: Broker, tmp_path: Path
+) -> None:
+    process = _bridge_process(server.address, broker, tmp_path)
+    try:
+        async with recording(broker.address, TOPICS.status) as recorder:
+            await recorder.wait_for(lambda r: r.latest(TOPICS.status) == b"online")
+            process.send_signal(signal.SIGTERM)
+            assert await asyncio.to_thread(process.wait, 10) == 0
+            await recorder.wait_for(lambda r: r.latest(TOPICS.status) == b"offline", 5)
+    finally:
+        process.kill()
+        process.wait(10)
+
+
+async def test_after_a_broker_restart_mid_game_the_bridge_publishes_the_retained_state_again(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    async with running_bridge(*bridge_args(server.address, broker)) as bridge:
+        before = await retained_until(broker.address, lambda f: TOPICS.turn(tid) in f)
+        await asyncio.to_thread(broker.restart)  # persistence is off: the broker forgets every retained message
+        again = await retained_until(
+            broker.address, lambda f: TOPICS.state(tid) in f and f.get(TOPICS.status) == b"online"
+        )
+        assert again[TOPICS.state(tid)] == before[TOPICS.state(tid)]
+        assert again[TOPICS.roll(tid)] == before[TOPICS.roll(tid)]
+        # The game goes on, and the bridge follows it on the new connection.
+        update = await wait_until_waiting(client, tid)
+        await client.act(tid, table.seat_token, update.version, "roll")
+        moved = await retained_until(
+            broker.address, lambda f: json.loads(f[TOPICS.roll(tid)])["version"] > update.version
+        )
+        assert json.loads(moved[TOPICS.state(tid)])["version"] > update.version
+        assert bridge.link.connected.is_set()
+
+
+async def test_a_table_that_vanishes_from_the_server_is_cleared(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    async with recording(broker.address) as recorder, running_bridge(*bridge_args(server.address, broker)):
+        await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
+        del server.registry.tables[tid]
+        await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)) == b"")
+        found = await retained_until(broker.address, lambda f: not any(tid in topic for topic in f))
+        assert found[TOPICS.status] == b"online"
+
+
+async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where_it_left_off(
+    broker: Broker, tmp_path: Path
+) -> None:
+    port = free_port()
+    address = f"127.0.0.1:{port}"
+    db = str(tmp_path / "tables.db")
+    command = toadstool_command("serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--db", db)
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(port)
+        return process
+
+    processes = [await asyncio.to_thread(start)]
+    try:
+        async with Client(address) as client:
+            table = await kart_waiting_for_ann(client)
+        tid = table.table_id
+        async with recording(broker.address) as recorder, running_bridge(*bridge_args(address, broker)):
+            await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
+            assert recorder.latest(TOPICS.server) == b"connected"
+            before = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
+            processes[0].terminate()
+            await asyncio.to_thread(processes[0].wait, 10)
+            await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"unreachable")
+            assert recorder.latest(TOPICS.turn(tid)) == b"Ann", "a server outage clears nothing"
+            processes.append(await asyncio.to_thread(start))
+            await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"connected")
+            async with Client(address) as client:
+                update = await wait_until_waiting(client, tid)
+                await client.act(tid, table.seat_token, update.version, "roll")
+            await recorder.wait_for(
+                lambda r: json.loads(r.latest(TOPICS.state(tid)) or b"{}").get("version", 0) > before["version"]
+            )
+    finally:
+        for process in processes:
+            process.terminate()
+            process.wait(10)
+
+
+async def test_home_assistant_discovery_has_a_device_per_table_and_is_announced_again_when_it_returns(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    configs = [TOPICS.ha_config(tid, entity) for entity in ("turn", "phase", "seat0_score", "seat1_score")]
+    async with (
+        recording(broker.address) as recorder,
+        running_bridge(*bridge_args(server.address, broker, "--homeassistant")),
+    ):
+        await recorder.wait_for(lambda r: all(r.latest(topic) for topic in configs))
+        payloads = {topic: json.loads(recorder.latest(topic) or b"") for topic in configs}
+        devices = {json.dumps(p["device"], sort_keys=True) for p in payloads.values()}
+        assert len(devices) == 1, "one device per table"
+        device = payloads[configs[0]]["device"]
+        assert device["identifiers"] == [f"toadstool_toadstool_{tid}"]
+        assert device["name"] == "Kart night"
+        assert device["model"] == "kart"
+        turn = payloads[TOPICS.ha_config(tid, "turn")]
+        assert turn["state_topic"] == TOPICS.turn(tid)
+        assert turn["availability_topic"] == TOPICS.status
+        assert turn["payload_available"] == "online"
+        score = payloads[TOPICS.ha_config(tid, "seat0_score")]
+        assert score["name"] == "Ann laps"
+        assert score["state_topic"] == TOPICS.seat_score(tid, 0)
+        assert score["unit_of_measurement"] == "laps"
+        assert score["unique_id"] == f"toadstool_toadstool_{tid}_seat0_score"
+        assert len({p["unique_id"] for p in payloads.values()}) == len(configs)
+        phase = payloads[TOPICS.ha_config(tid, "phase")]
+        assert phase["state_topic"] == TOPICS.state(tid)
+        assert phase["value_template"] == "{{ value_json.phase }}"
+        # Home Assistant restarts: its birth message makes the bridge announce everything again.
+        seen = len(recorder.on(configs[2]))
+        await publish(broker.address, "homeassistant/status", b"online")
+        await recorder.wait_for(lambda r: len(r.on(configs[2])) > seen)
+
+
+async def test_wled_awtrix_and_tasmota_displays_get_ready_made_payloads_and_are_cleared_with_the_table(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    args = bridge_args(server.address, broker)
+    args += ["--wled", f"{tid}=wled/matrix", "--awtrix", f"{tid}=awtrix_1a2b", "--tasmota", f"{tid}=tm1637:1"]
+    args += ["--tasmota", f"{tid}=dice:roll"]
+    awtrix = f"awtrix_1a2b/custom/toadstool_{tid}"
+    async with recording(broker.address) as recorder, running_bridge(*args):
+        await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann" and r.latest(awtrix))
+        await recorder.wait_for(lambda r: r.latest("cmnd/dice/DisplayNumber"))
+        state = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
+        wled = json.loads(recorder.latest("wled/matrix/api") or b"")
+        assert wled["on"] is True
+        assert wled["seg"][0]["fx"] == formats.WLED_SCROLLING_TEXT_FX
+        assert wled["seg"][0]["n"].startswith("Ann to roll")
+        assert len(wled["seg"][0]["n"]) <= formats.WLED_TEXT_LIMIT
+        app = json.loads(recorder.latest(awtrix) or b"")
+        assert app["text"] == f"Ann to roll | Ann {state['scores'][0]} | Bot 1 {state['scores'][1]}"
+        assert app["duration"] == 10
+        assert recorder.latest("cmnd/tm1637/DisplayNumber") == str(state["scores"][1]).encode()
+        roll = json.loads(recorder.latest(TOPICS.roll(tid)) or b"")
+        assert recorder.latest("cmnd/dice/DisplayNumber") == str(roll["value"]).encode()
+        del server.registry.tables[tid]
+        await recorder.wait_for(lambda r: r.latest(awtrix) == b"" and r.on("cmnd/tm1637/DisplayClear"))
+        await recorder.wait_for(lambda r: r.latest("wled/matrix/api") == b"")
+
+
+async def test_bursts_reach_each_topic_at_a_bounded_rate_and_end_on_the_latest_value(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    created = await client.create_table(
+        "uno", 3, bots=3, options={"target": "60"}, seed=5, manual_start=True, bot_delay_ms=0
+    )
+    tid = created.table.table_id
+    interval = 0.4
+    args = bridge_args(server.address, broker, "--tables", tid, "--min-interval", str(interval), "--linger", "30")
+    async with recording(broker.address, f"toadstool/tables/{tid}/#") as recorder, running_bridge(*args):
+        await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
+        await client.start(tid, created.host_token)
+        await recorder.wait_for(lambda r: json.loads(r.latest(TOPICS.state(tid)) or b"{}").get("outcome"), 60)
+        await asyncio.sleep(interval * 2)
+    versions = server.registry.tables[tid].version
+    states = recorder.on(TOPICS.state(tid))
+    assert len(states) < versions / 4, "a burst of updates is coalesced"
+    for topic in {m.topic for m in recorder.messages}:
+        times = [m.at for m in recorder.on(topic)]
+        gaps = [b - a for a, b in itertools.pairwise(times)]
+        assert all(gap > interval * 0.7 for gap in gaps), f"{topic} was published faster than its bound"
+    assert json.loads(states[-1].payload)["version"] == versions
+
+
+async def _result(recorder: Recorder, topic: str, count: int) -> dict[str, object]:
+    await recorder.wait_for(lambda r: len(r.on(topic)) >= count, 10)
+    return dict(json.loads(recorder.on(topic)[count - 1].payload))
+
+
+async def test_a_button_rolls_for_the_waiting_seat_only_with_the_tables_device_token(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    """Hardware input: a fresh press with the host's device token rolls; a retained press, a repeated
+    press, another action, a table without a token and a wrong token never roll."""
+    table = await kart_waiting_for_ann(client)
+    tid = table.table_id
+    other = await kart_waiting_for_ann(client, seed=4)
+    wrong = await kart_waiting_for_ann(client, seed=5)
+    token = await client.issue_device_token(tid, table.host_token)
+    await client.issue_device_token(wrong.table_id, wrong.host_token)
+    live = server.registry.tables[tid]
+    press, result = TOPICS.press(tid), TOPICS.press_result(tid)
+    # A press left retained on the broker (a device misconfigured, or an old message) before the bridge starts.
+    await publish(broker.address, press, b'{"action":"single","id":"stale"}', retain=True)
+    version = live.version
+    args = bridge_args(server.address, broker, "--device-token", f"{tid}={token}")
+    args += ["--device-token", f"{wrong.table_id}=not-the-token"]
+    async with recording(broker.address, "toadstool/tables/+/press/result") as recorder, running_bridge(*args):
+        refused = await _result(recorder, result, 1)
+        assert refused["ok"] is False
+        assert "retained" in str(refused["error"])
+        await publish(broker.address, press, b"", retain=True)  # clear the stale press
+        await recorder.wait_for(lambda r: r.latest(TOPICS.press_result(tid)), 5)
+        await asyncio.sleep(0.3)
+        assert live.version == version, "a retained press never rolls"
+
+        await publish(broker.address, press, b"play_card:card_id=3")
+        refused = await _result(recorder, result, 2)
+        assert "may only roll" in str(refused["error"])
+
+        await publish(broker.address, TOPICS.press(other.table_id), b"roll")
+        refused = await _result(recorder, TOPICS.press_result(other.table_id), 1)
+        assert "no device token" in str(refused["error"])
+
+        await publish(broker.address, TOPICS.press(wrong.table_id), b"roll")
+        refused = await _result(recorder, TOPICS.press_result(wrong.table_id), 1)
+        assert "UNAUTHENTICATED" in str(refused["error"])
+        assert live.version == version
+
+        await publish(broker.address, press, b'{"action":"single","id":"press-1"}')
+        accepted = await _result(recorder, result, 3)
+        assert accepted["ok"] is True
+        assert accepted["replayed"] is False
+        rolled = accepted["version"]
+        assert isinstance(rolled, int)
+        assert rolled > version
+        assert any(e.roll is not None and e.roll.roller == 0 for v, e in live.events if v == rolled)
+
+        # The same press delivered again (a device's retry) is answered, not applied again.
+        await publish(broker.address, press, b'{"action":"single","id":"press-1"}')
+        again = await _result(recorder, result, 4)
+        assert again["ok"] is True
+        assert again["replayed"] is True
+        assert again["version"] == accepted["version"]
+    assert server.registry.tables[other.table_id].version == other_version(server, other.table_id)
+
+
+def other_version(server: RunningServer, table_id: str) -> int:
+    return server.registry.tables[table_id].version

@@ -1,0 +1,165 @@
+"""Whole bot games of every registered game through the bridge, against a real server and Mosquitto.
+
+The no-leak proof: every payload the bridge published for a table is recomputed from the spectator update
+of the version it names (replaying the table's seed and actions), so nothing else can have reached MQTT;
+and no field that only seated views carry (hands, face-down cards, objectives, votes) appears in any of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from typing import Any
+
+import pytest
+from bridge_helpers import bridge_args, running_bridge
+from google.protobuf.json_format import MessageToDict
+from mqtt_helpers import Broker, Received, broker_fixture, recording, retained  # noqa: F401
+
+from toadstool.games import GAMES
+from toadstool.server import RunningServer
+from toadstool.tables import Status, Table
+from toadstool.v1 import table_pb2
+from toadstool_clients.bridge import formats
+from toadstool_clients.bridge.topics import Topics
+from toadstool_clients.connection import Client
+
+#: Options that keep a bot game short.
+QUICK_OPTIONS: dict[str, dict[str, str]] = {"uno": {"target": "30"}, "kart": {"track": "mini-loop"}}
+TOPICS = Topics()
+
+
+def replayed_updates(table: Table) -> list[tuple[table_pb2.Update, dict[int, table_pb2.Update]]]:
+    """For every version of a finished table: its spectator update and each seat's update."""
+    engine = table.engine
+    lobby = dataclasses.replace(table, state=None, version=0, status=Status.LOBBY, events=[])
+    steps = [(lobby.update_for(None, None), {})]
+    state = engine.new(table.players, table.options, table.seed)
+    for version in range(len(table.actions) + 1):
+        if version:
+            seat, action = table.actions[version - 1]
+            state = engine.apply(state, seat, action)
+        status = Status.FINISHED if engine.outcome(state) is not None else Status.PLAYING
+        events = [(v, e) for v, e in table.events if v <= version]
+        shadow = dataclasses.replace(table, state=state, version=version, status=status, events=events)
+        seated = {seat: shadow.update_for(seat, None) for seat in range(table.players)}
+        steps.append((shadow.update_for(None, None), seated))
+    return steps
+
+
+def key_paths(value: Any, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value ("view.uno.hand[].id"), list positions folded."""
+    paths: set[str] = set()
+    if isinstance(value, dict):
+        for key, item in value.items():
+            path = f"{prefix}.{key}" if prefix else key
+            paths.add(path)
+            paths |= key_paths(item, path)
+    elif isinstance(value, list):
+        for item in value:
+            paths |= key_paths(item, f"{prefix}[]")
+    return paths
+
+
+def assert_only_public(table: Table, published: list[Received]) -> None:
+    """Every published payload of the table equals one computed from a spectator update."""
+    steps = replayed_updates(table)
+    table_id = table.table_id
+    by_version: dict[int, list[table_pb2.Update]] = {}
+    for spectator, _ in steps:
+        by_version.setdefault(spectator.version, []).append(spectator)
+    allowed: dict[str, set[bytes]] = {}
+    for spectator, _ in steps:
+        for topic, payload in formats.table_messages(spectator, TOPICS, None).items():
+            allowed.setdefault(topic, set()).add(payload)
+        for topic, payload in formats.ha_discovery(spectator, TOPICS).items():
+            allowed.setdefault(topic, set()).add(payload)
+    rolls = {}
+    counts: dict[int, int] = {}
+    for version, event in table.events:
+        if event.roll is not None:
+            n = counts.get(version, 0)
+            counts[version] = n + 1
+            rolls[f"{version}.{n}"] = (event.roll.roller, event.roll.purpose, event.roll.value)
+    public_paths: set[str] = set()
+    seated_paths: set[str] = set()
+    for spectator, seated in steps:
+        public_paths |= key_paths(MessageToDict(spectator.view, preserving_proto_field_name=True))
+        for update in seated.values():
+            seated_paths |= key_paths(MessageToDict(update.view, preserving_proto_field_name=True))
+    seated_only = {f"view.{path}" for path in seated_paths - public_paths}
+    for spectator, _ in steps:  # and whatever the bridge could have published at any version
+        for payload in formats.table_messages(spectator, TOPICS, None).values():
+            if payload.startswith(b"{"):
+                assert not key_paths(json.loads(payload)) & seated_only
+
+    checked = 0
+    for message in published:
+        if table_id not in message.topic or not message.payload:
+            continue
+        checked += 1
+        topic, payload = message.topic, message.payload
+        if topic in (TOPICS.state(table_id), TOPICS.view(table_id)):
+            version = json.loads(payload)["version"]
+            make = formats.state_payload if topic.endswith("/state") else formats.view_payload
+            candidates = [formats.encode(make(u)) for u in by_version[version]]
+            assert payload in candidates, f"{topic} at version {version} is not the spectator's"
+            assert not key_paths(json.loads(payload)) & seated_only, "a seated-only field reached MQTT"
+        elif topic == TOPICS.roll(table_id):
+            roll = json.loads(payload)
+            assert rolls[roll["roll_id"]] == (roll["roller"], roll["purpose"], roll["value"])
+        else:
+            assert payload in allowed.get(topic, set()), f"{topic} carried {payload[:80]!r}"
+    assert checked > 0
+    if table.engine.name == "uno":
+        assert any(path.startswith("view.uno.hand") for path in seated_only), "UNO hands are seated-only"
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+async def test_a_whole_bot_game_reaches_mqtt_from_spectator_updates_only(
+    game: str, server: RunningServer, client: Client, broker: Broker
+) -> None:
+    engine = GAMES[game].engine
+    players = max(engine.min_players, 3) if engine.max_players >= 3 else engine.min_players
+    created = await client.create_table(
+        game, players, bots=players, options=QUICK_OPTIONS.get(game, {}), seed=11, manual_start=True, bot_delay_ms=0
+    )
+    table_id = created.table.table_id
+    state_topic = TOPICS.state(table_id)
+
+    def states(recorder: Any) -> list[dict[str, Any]]:
+        return [json.loads(m.payload) for m in recorder.on(state_topic) if m.payload]
+
+    async with (
+        recording(broker.address) as recorder,
+        running_bridge(
+            *bridge_args(server.address, broker, "--tables", table_id, "--homeassistant", "--min-interval", "0")
+        ),
+    ):
+        await recorder.wait_for(lambda r: states(r) and states(r)[-1]["status"] == "lobby")
+        await client.start(table_id, created.host_token)
+        await recorder.wait_for(lambda r: states(r) and states(r)[-1]["status"] == "finished", 60)
+        final = states(recorder)[-1]
+        table = server.registry.tables[table_id]
+        outcome = engine.outcome(table.state)
+        assert final["outcome"]["winners"] == list(outcome.winners)
+        assert final["game"] == game
+        assert final["turn"] == []
+        assert len(final["seats"]) == players
+        # Every topic reaches the final value (each at its own bounded rate).
+        final_scores = {TOPICS.seat_score(table_id, s): str(final["scores"][s]).encode() for s in range(players)}
+        await recorder.wait_for(lambda r: all(r.latest(t) == p for t, p in final_scores.items()))
+        await recorder.wait_for(lambda r: r.latest(TOPICS.turn(table_id)) == formats.NOBODY.encode())
+        # Finished tables clear their retained topics once the linger time is over.
+        await recorder.wait_for(lambda r: r.latest(state_topic) == b"", 10)
+        await recorder.wait_for(
+            lambda r: all(
+                r.latest(m.topic) == b"" for m in r.messages if table_id in m.topic and "/press" not in m.topic
+            ),
+            10,
+        )
+        left = await retained(broker.address, "#")
+        assert [topic for topic in left if table_id in topic] == []
+    assert_only_public(table, recorder.messages)
+    if game == "kart":
+        assert recorder.on(TOPICS.roll(table_id)), "Kart rolls dice: the roll topic saw them"

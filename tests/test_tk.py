@@ -1,0 +1,173 @@
+"""The Tk client in a real window under Xvfb, against a real server on a loopback port.
+
+Each game test creates a table with bots from the lobby, plays it to the end by clicking what the window
+offers (drawn pieces with the real mouse, action buttons), and saves a screenshot of the game screen under
+test-output/screenshots/ for a person to look at.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from conftest import free_port
+from tk_helpers import TkDriver, close_app, open_app, xvfb
+from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.v1 import table_pb2
+from toadstool_clients.tk.table import TableScreen
+
+
+@pytest.fixture(scope="session")
+def display() -> Iterator[str]:
+    """One private X server for this test session (or xdist worker)."""
+    with xvfb() as name:
+        previous = os.environ.get("DISPLAY")
+        os.environ["DISPLAY"] = name
+        try:
+            yield name
+        finally:
+            if previous is None:
+                os.environ.pop("DISPLAY", None)
+            else:
+                os.environ["DISPLAY"] = previous
+
+
+@pytest.fixture
+async def driver(display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[TkDriver]:
+    """A fresh window whose settings live in the test's own config directory."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("USER", "tester")
+    app = open_app()
+    try:
+        yield TkDriver(app)
+    finally:
+        close_app(app)
+
+
+async def play_game(
+    driver: TkDriver, server: RunningServer, game: str, players: int, seed: int, options: dict[str, str] | None = None
+) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table(game, players, players - 1, seed, options)
+    assert table.seat == 0
+    counts = await driver.play_to_the_end(random.Random(seed), 70, game)
+    update = table.latest
+    assert update is not None and update.status == table_pb2.TABLE_STATUS_FINISHED
+    assert update.view.WhichOneof("game") == game
+    assert table.fallback_note == "", f"the {game} screen fell back to the raw view"
+    assert counts["moves"] > 0
+    assert driver.app.root.title().startswith("Toadstool — ")
+
+
+async def test_uno_is_played_to_the_end_by_clicking_cards_and_buttons(driver: TkDriver, server: RunningServer) -> None:
+    await play_game(driver, server, "uno", 3, seed=11, options={"target": "40"})
+
+
+async def test_power_up_is_played_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
+    await play_game(driver, server, "powerup", 4, seed=5)
+
+
+async def test_level_up_is_played_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
+    await play_game(driver, server, "levelup", 4, seed=3)
+
+
+async def test_kart_race_is_driven_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
+    await play_game(driver, server, "kart", 4, seed=9)
+
+
+async def test_the_server_address_is_remembered_between_runs(driver: TkDriver, server: RunningServer) -> None:
+    await driver.connect(server.address)
+    saved = json.loads((Path(os.environ["XDG_CONFIG_HOME"]) / "toadstool" / "tk.json").read_text())
+    assert saved["address"] == server.address
+    close_app(driver.app)
+    again = open_app()
+    try:
+        assert again.screen.address.get() == server.address
+        assert again.root.title() == "Toadstool"
+    finally:
+        close_app(again)
+
+
+async def test_a_lost_server_shows_a_banner_and_the_table_comes_back_when_the_server_does(
+    driver: TkDriver, tmp_path: Path
+) -> None:
+    config = ServerConfig(host="127.0.0.1", port=free_port(), bot_delay=0.0, grace=0.2, db=str(tmp_path / "t.db"))
+    async with running_server(config) as first:
+        await driver.connect(first.address)
+        table = await driver.create_table("uno", 2, 1, seed=4, options={"target": "30"})
+        await driver.pump(lambda: bool(table.action_buttons), 15, "my first turn")
+        version = table.latest.version if table.latest else 0
+    await driver.pump(lambda: driver.app.banner.winfo_ismapped(), 15, "the lost-server banner")
+    assert "lost" in driver.app.banner.cget("text").lower()
+    slowest = 0.0
+    for _ in range(40):  # the window keeps answering while the server is away
+        started = time.monotonic()
+        driver.root.update()
+        slowest = max(slowest, time.monotonic() - started)
+        await asyncio.sleep(0.01)
+    assert slowest < 0.25
+    async with running_server(config):
+        await driver.pump(
+            lambda: not driver.app.banner.winfo_ismapped() and table.connected, 20, "the banner to go away"
+        )
+        assert table.latest is not None and table.latest.version >= version
+        assert "Reconnected" in table.status.cget("text")
+        before = table.latest.version
+        next(iter(table.action_buttons.values())).invoke()
+        await driver.pump(lambda: table.latest is not None and table.latest.version > before, 15, "a move after")
+
+
+async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_it(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    lobby = await driver.connect(server.address)
+    lobby.select_game("kart")
+    lobby.players_var.set("3")
+    lobby.bots_var.set("3")
+    lobby.create_button.invoke()
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 15, "watching the bots' table")
+    table = driver.table
+    await driver.pump(
+        lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_FINISHED, 30, "the end"
+    )
+    await driver.settle(0.2)
+    assert table.token is None and not table.action_buttons
+    assert "Watching" in table.actions_text.get("1.0", "end") or "over" in table.actions_text.get("1.0", "end")
+    assert table.fallback_note == ""
+    drawn = table.draw_count
+    driver.root.geometry("900x620")
+    await driver.pump(lambda: table.draw_count > drawn and table.redraw_pending is None, 10, "a redraw")
+    width = table.canvas.winfo_width()
+    assert width < 800
+    canvas = table.canvas
+    pieces = [item for item in canvas.find_all() if canvas.type(item) in ("text", "oval", "polygon")]
+    assert max(canvas.bbox(item)[2] for item in pieces) <= width + 10, "the redraw fits the smaller window"
+    driver.screenshot("kart-spectator-small")
+
+
+async def test_a_view_with_fields_this_client_does_not_know_is_shown_as_raw_text(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 2, 1, seed=8, options={"target": "30"})
+    await driver.pump(lambda: table.redraw_pending is None and table.draw_count > 0, 10, "the first drawing")
+    assert table.latest is not None
+    newer = table_pb2.Update()
+    newer.CopyFrom(table.latest)
+    # field 99 of UnoView, as a newer server might send it: tag (99 << 3 | 0) as a varint, then the value 1
+    extra = newer.view.uno.SerializeToString() + bytes([0x98, 0x06, 0x01])
+    newer.view.uno.ParseFromString(extra)
+    newer.version += 1
+    table.receive(newer)
+    await driver.pump(lambda: table.redraw_pending is None, 10, "the redraw")
+    assert table.fallback_note == "unknown fields"
+    texts = " ".join(table.canvas.itemcget(i, "text") for i in table.canvas.find_all() if table.canvas.type(i) == "text")
+    assert "hand_counts" in texts and "does not know" in texts
+    assert table.action_buttons, "the legal actions are still offered"
