@@ -324,7 +324,7 @@ async def test_a_reconnect_storm_after_a_restart_is_accepted_in_full(durable: Se
         created = await client.create_table("uno", 4, bots=4, seed=3, manual_start=True)
         table_id = created.table.table_id
     durable.kill()
-    durable.start()
+    durable.start("--max-streams-per-client", str(STORM_STREAMS * 2))
     channels = [Client(durable.address, timeout=60) for _ in range(16)]
     try:
 

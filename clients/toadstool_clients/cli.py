@@ -18,6 +18,7 @@ from typing import Any
 
 import grpc
 
+from toadstool.limits import Limits
 from toadstool_clients.connection import Client, describe_rpc_error, server_address
 
 
@@ -79,7 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
     p.add_argument("--port", type=int, default=50051)
     p.add_argument("--bot-delay", type=float, default=0.6, help="seconds before each bot action (default 0.6)")
-    p.add_argument("--max-tables", type=int, default=1000)
+    defaults = Limits()
+    p.add_argument("--max-tables", type=int, default=defaults.max_tables, help="tables in total")
+    p.add_argument("--max-tables-per-client", type=int, default=defaults.max_tables_per_client)
+    p.add_argument("--max-streams-per-client", type=int, default=defaults.max_streams_per_client)
+    p.add_argument("--actions-per-second", type=float, default=defaults.actions_per_second, help="per seat")
+    p.add_argument("--max-request-bytes", type=int, default=defaults.max_request_bytes)
     p.add_argument(
         "--db",
         help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
@@ -315,11 +321,19 @@ def _dispatch(args: argparse.Namespace) -> int:
         from toadstool.server import ServerConfig, serve
         from toadstool.store import StoreError, default_db_path
 
+        limits = Limits(
+            max_request_bytes=args.max_request_bytes,
+            max_tables=args.max_tables,
+            max_tables_per_client=args.max_tables_per_client,
+            max_streams_per_client=args.max_streams_per_client,
+            actions_per_second=args.actions_per_second,
+            action_burst=max(1, int(args.actions_per_second * 2)),
+        )
         config = ServerConfig(
             args.host,
             args.port,
             args.bot_delay,
-            args.max_tables,
+            limits,
             db=None if args.no_db else str(args.db or default_db_path()),
             db_sync=args.db_sync,
             tls_cert=args.tls_cert,

@@ -162,6 +162,13 @@ class Client:
         )
         return response
 
+    async def kick(self, table_id: str, host_token: str, seat: int) -> None:
+        await self.stub.KickSeat(
+            service_pb2.KickSeatRequest(table_id=table_id, seat=seat),
+            metadata=((HOST_TOKEN_KEY, host_token),),
+            timeout=self.timeout,
+        )
+
     async def leave(self, table_id: str, seat_token: str) -> None:
         await self.stub.LeaveTable(
             service_pb2.LeaveTableRequest(table_id=table_id),

@@ -34,8 +34,8 @@ SERVICE_TYPE = "_toadstool._tcp.local."
 MAX_NAME_BYTES = 63
 #: A TXT string holds at most 255 bytes, "key=value" included; longer values are cut.
 MAX_TXT_VALUE_BYTES = 200
-#: How often the TXT record is rebuilt from `info()` when nobody calls `Announcement.refresh`.
-DEFAULT_REFRESH_SECONDS = 5.0
+#: How often `info()` is asked for fresh TXT properties (cheap; only a change goes out on the network).
+DEFAULT_REFRESH_SECONDS = 1.0
 
 _WILDCARDS = {"", "0.0.0.0", "::", "[::]"}
 

@@ -11,13 +11,14 @@ import contextlib
 import logging
 import signal
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from toadstool.limits import Limits
 from toadstool.service import ToadstoolService
 from toadstool.store import Store
 from toadstool.tables import TableRegistry
@@ -26,8 +27,6 @@ from toadstool.v1 import service_pb2, service_pb2_grpc
 log = logging.getLogger(__name__)
 
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"].full_name
-#: Requests larger than this are refused with RESOURCE_EXHAUSTED before any code of ours runs.
-MAX_REQUEST_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class ServerConfig:
     host: str = "0.0.0.0"
     port: int = 50051
     bot_delay: float = 0.6
-    max_tables: int = 1000
+    limits: Limits = field(default_factory=Limits)
     grace: float = 3.0
     #: The SQLite file that keeps tables durable; None keeps them in memory only (`toadstool play`).
     db: str | None = None
@@ -78,11 +77,11 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     """
     store = Store(config.db, config.db_sync) if config.db else None
     try:
-        registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.max_tables, store=store)
+        registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.limits.max_tables, store=store)
         async with registry:
             server = grpc.aio.server(
                 options=[
-                    ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+                    ("grpc.max_receive_message_length", config.limits.max_request_bytes),
                     ("grpc.so_reuseport", 0),
                     # A reconnect storm after a restart: thousands of streams re-open at once. gRPC's
                     # defaults (1,000 pending, hard limit 3,000) would refuse many of them.
@@ -90,7 +89,8 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
                     ("grpc.server.max_pending_requests_hard_limit", 200_000),
                 ]
             )
-            service_pb2_grpc.add_ToadstoolServiceServicer_to_server(ToadstoolService(registry), server)
+            service = ToadstoolService(registry, config.limits)
+            service_pb2_grpc.add_ToadstoolServiceServicer_to_server(service, server)
             health_servicer = health.aio.HealthServicer()
             health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
             reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)

@@ -17,7 +17,8 @@ import grpc
 from toadstool import messages
 from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
-from toadstool.tables import DEVICE_ACTION, ErrorKind, Table, TableError, TableRegistry
+from toadstool.limits import Guard, Limits, client_of
+from toadstool.tables import DEVICE_ACTION, ErrorKind, Status, Table, TableError, TableRegistry
 from toadstool.v1 import service_pb2, service_pb2_grpc
 
 log = logging.getLogger(__name__)
@@ -84,8 +85,9 @@ def _check_id(value: str, what: str) -> str:
 class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     """Implements toadstool.v1.ToadstoolService over a TableRegistry."""
 
-    def __init__(self, registry: TableRegistry) -> None:
+    def __init__(self, registry: TableRegistry, limits: Limits | None = None) -> None:
         self.registry = registry
+        self.guard = Guard(limits or Limits())
 
     def _table(self, table_id: str) -> Table:
         return self.registry.get(_check_id(table_id, "table id"))
@@ -131,6 +133,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def CreateTable(
         self, request: service_pb2.CreateTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.CreateTableResponse:
+        client = client_of(context.peer())
+        unfinished = {t.table_id for t in self.registry.tables.values() if t.status is not Status.FINISHED}
+        self.guard.check_new_table(client, unfinished)
         table, host_token = self.registry.create(
             game=request.game,
             players=request.players,
@@ -143,6 +148,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             turn_seconds=request.turn_seconds,
             takeover_seconds=request.takeover_seconds,
         )
+        self.guard.table_created(client, table.table_id)
         return service_pb2.CreateTableResponse(table=table.info(), host_token=host_token)
 
     @_maps_errors
@@ -184,6 +190,15 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         return service_pb2.StartTableResponse(table=table.info())
 
     @_maps_errors
+    async def KickSeat(
+        self, request: service_pb2.KickSeatRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.KickSeatResponse:
+        table = self._table(request.table_id)
+        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table.kick(request.seat)
+        return service_pb2.KickSeatResponse(table=table.info())
+
+    @_maps_errors
     async def LeaveTable(
         self, request: service_pb2.LeaveTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.LeaveTableResponse:
@@ -201,6 +216,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                 raise TableError(ErrorKind.NOT_YOUR_SEAT, f"a device token may only {DEVICE_ACTION!r}")
         else:
             seat = self._seat(table, context)
+        self.guard.check_action_rate(table.table_id, seat)
         if len(request.request_id) > MAX_ID_LENGTH:
             raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
         wanted = self._wanted_action_id(table, request)
@@ -258,6 +274,12 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"since_version {since} is ahead of the table (version {table.version})",
             )
+        client = client_of(context.peer())
+        try:
+            self.guard.open_stream(client)
+        except TableError as error:
+            await context.abort(STATUS_OF[error.kind], error.message)
+            return
         if seat is not None:
             table.set_connected(seat, +1)
         try:
@@ -271,5 +293,6 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                 grpc.StatusCode.UNAVAILABLE, "the server is shutting down; clients reconnect when it is back"
             )
         finally:
+            self.guard.close_stream(client)
             if seat is not None:
                 table.set_connected(seat, -1)

@@ -314,6 +314,15 @@ class Table:
             self._note(f"{{p{seat}}} left the table; a bot plays their seat")
         self._touch()
 
+    def kick(self, seat: int) -> None:
+        """The host removes a seat's holder: their token stops working; a bot plays on in a running game."""
+        if not 0 <= seat < self.players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+        if self.seats[seat].kind is not SeatKind.HUMAN:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
+        self.leave(seat)
+        self._note(f"The host removed {{p{seat}}} from the table")
+
     def set_connected(self, seat: int, delta: int) -> None:
         """A stream for `seat` opened (+1) or closed (-1); a returning person takes their seat back."""
         state = self.seats[seat]

@@ -133,12 +133,9 @@ class Bridge:
             poll = asyncio.create_task(self.poll_tables(stop), name="bridge-poll")
             try:
                 await stop.wait()
-                try:
-                    await asyncio.wait_for(asyncio.shield(link), 5)
-                except TimeoutError:
-                    for t in asyncio.all_tasks():
-                        t.print_stack(limit=8)
-                    raise
+                with contextlib.suppress(TimeoutError):
+                    async with asyncio.timeout(5):  # saying "offline" and disconnecting is bounded
+                        await asyncio.shield(link)
             finally:
                 tasks = [link, poll, *self.watchers.values(), *self._tasks]
                 for task in tasks:
@@ -166,7 +163,8 @@ class Bridge:
                 delay = self.config.poll
                 self.follow_listed(listed)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
+                async with asyncio.timeout(delay):
+                    await stop.wait()
 
     def follow_listed(self, listed: dict[str, table_pb2.TableInfo]) -> None:
         wanted = list(listed) if self.config.tables is None else self.config.tables
@@ -335,7 +333,8 @@ class Bridge:
                     # Our view was a step behind: wait for the next update, then try again (never applied twice:
                     # the request id is the same).
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(mirror.changed.wait(), 1.0)
+                        async with asyncio.timeout(1.0):
+                            await mirror.changed.wait()
                     continue
                 raise PressRefused(f"{error.details()} [{error.code().name}]") from None
             return {

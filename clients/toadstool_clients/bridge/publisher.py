@@ -88,7 +88,10 @@ class Outbox:
             ready, wait = self.due(loop.time())
             if not ready:
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self.changed.wait(), wait)
+                    # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that
+                    # arrives as the event is set, and the drain would then never stop.
+                    async with asyncio.timeout(wait):
+                        await self.changed.wait()
                 continue
             for topic in ready:
                 entry = self.pending.pop(topic, None)
@@ -210,7 +213,8 @@ class BrokerLink:
                 self._client = None
                 self.connected.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay * (0.5 + random.random()))
+                async with asyncio.timeout(delay * (0.5 + random.random())):
+                    await stop.wait()
             delay = min(self.config.max_backoff, delay * 2)
 
     async def _serve(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:

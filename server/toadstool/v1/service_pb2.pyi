@@ -585,3 +585,45 @@ class GetHistoryResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___GetHistoryResponse: _TypeAlias = GetHistoryResponse  # noqa: Y015
+
+@_typing.final
+class KickSeatRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    seat: _builtins.int
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KickSeatRequest: _TypeAlias = KickSeatRequest  # noqa: Y015
+
+@_typing.final
+class KickSeatResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> _table_pb2.TableInfo: ...
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.TableInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___KickSeatResponse: _TypeAlias = KickSeatResponse  # noqa: Y015

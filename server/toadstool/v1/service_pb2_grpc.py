@@ -72,6 +72,11 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.StartTableRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.StartTableResponse.FromString,
                 _registered_method=True)
+        self.KickSeat = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/KickSeat',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.KickSeatRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.KickSeatResponse.FromString,
+                _registered_method=True)
         self.LeaveTable = channel.unary_unary(
                 '/toadstool.v1.ToadstoolService/LeaveTable',
                 request_serializer=toadstool_dot_v1_dot_service__pb2.LeaveTableRequest.SerializeToString,
@@ -152,6 +157,14 @@ class ToadstoolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def KickSeat(self, request, context):
+        """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
+        Their token stops working either way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def LeaveTable(self, request, context):
         """Give up a seat (in the lobby it becomes empty; in play a bot takes it over).
         """
@@ -227,6 +240,11 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     servicer.StartTable,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.StartTableRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.StartTableResponse.SerializeToString,
+            ),
+            'KickSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.KickSeat,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.KickSeatRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.KickSeatResponse.SerializeToString,
             ),
             'LeaveTable': grpc.unary_unary_rpc_method_handler(
                     servicer.LeaveTable,
@@ -446,6 +464,33 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/StartTable',
             toadstool_dot_v1_dot_service__pb2.StartTableRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.StartTableResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def KickSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/KickSeat',
+            toadstool_dot_v1_dot_service__pb2.KickSeatRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.KickSeatResponse.FromString,
             options,
             channel_credentials,
             insecure,

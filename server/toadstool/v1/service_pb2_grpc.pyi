@@ -48,6 +48,10 @@ class ToadstoolServiceStub:
     """Put a bot in an empty seat (host only)."""
     StartTable: _grpc.UnaryUnaryMultiCallable[_service_pb2.StartTableRequest, _service_pb2.StartTableResponse]
     """Start a table whose seats are filled (host only)."""
+    KickSeat: _grpc.UnaryUnaryMultiCallable[_service_pb2.KickSeatRequest, _service_pb2.KickSeatResponse]
+    """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
+    Their token stops working either way.
+    """
     LeaveTable: _grpc.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _grpc.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]
@@ -85,6 +89,10 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     """Put a bot in an empty seat (host only)."""
     StartTable: _aio.UnaryUnaryMultiCallable[_service_pb2.StartTableRequest, _service_pb2.StartTableResponse]  # type: ignore[assignment]
     """Start a table whose seats are filled (host only)."""
+    KickSeat: _aio.UnaryUnaryMultiCallable[_service_pb2.KickSeatRequest, _service_pb2.KickSeatResponse]  # type: ignore[assignment]
+    """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
+    Their token stops working either way.
+    """
     LeaveTable: _aio.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]  # type: ignore[assignment]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _aio.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]  # type: ignore[assignment]
@@ -161,6 +169,16 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_service_pb2.StartTableResponse, _abc.Awaitable[_service_pb2.StartTableResponse]]:
         """Start a table whose seats are filled (host only)."""
+
+    @_abc_1.abstractmethod
+    def KickSeat(
+        self,
+        request: _service_pb2.KickSeatRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.KickSeatResponse, _abc.Awaitable[_service_pb2.KickSeatResponse]]:
+        """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
+        Their token stops working either way.
+        """
 
     @_abc_1.abstractmethod
     def LeaveTable(

@@ -2,7 +2,8 @@
 
 This module is for facts printed on the cards and precomputed lookup tables derived from them (per card id:
 colour, rank, points, name; which ids may be played on which top card). A correction to the deck is a
-one-line change to `DECK_COMPOSITION` or `POINTS`. It is not for rules of play: those live in `engine.py`.
+one-line change to `COLOR_COMPOSITION`, `WILD_COMPOSITION` or `POINTS`. It is not for rules of play: those
+live in `engine.py`.
 
 Every physical card has a unique id 0..111, so views and tests can name a card exactly.
 """
@@ -143,5 +144,3 @@ PLAYABLE: tuple[tuple[frozenset[int], ...], ...] = tuple(
     )
     for color in range(len(UnoColor))
 )
-
-assert DECK_SIZE == 112, DECK_SIZE
