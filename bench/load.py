@@ -298,22 +298,23 @@ class Worker:
         expected = self.count * SEATS
         opened = 0
 
+        connecting = asyncio.Semaphore(64)
+
         def first_view() -> None:
             nonlocal opened
             opened += 1
+            connecting.release()
             if opened == expected:
                 ready.set()
 
         # Connect in batches: a thousand simultaneous connects overflow the listen backlog and then wait out
         # gRPC's reconnect backoff (people do not all connect in the same millisecond either).
-        batch = 64
         for table in self.tables:
             for seat in range(SEATS):
+                await connecting.acquire()
                 channel = self._channel()
                 table.acts.append(self._act_callable(channel))
                 self.calls.append(asyncio.create_task(self._read(table, seat, channel, first_view)))
-                while len(self.calls) - opened >= batch:
-                    await asyncio.sleep(0.005)
         if expected:
             await ready.wait()
 

@@ -35,12 +35,8 @@ async def running_bridge(*argv: str) -> AsyncIterator[Bridge]:
         yield bridge
     finally:
         stop.set()
-        try:
-            await asyncio.wait_for(asyncio.shield(task), 10)
-        except TimeoutError:
-            for t in asyncio.all_tasks():
-                t.print_stack(limit=6)
-            raise
+        async with asyncio.timeout(10):
+            await task
 
 
 @dataclass

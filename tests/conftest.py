@@ -14,10 +14,16 @@ from pathlib import Path
 
 import pytest
 
+from toadstool.limits import Limits
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]
+
+#: Scripted test players act far faster than people: tests that are not about limits lift the action
+#: rate limit (tests/test_limits.py checks the limits themselves).
+TEST_LIMITS = Limits(actions_per_second=100_000, action_burst=100_000)
+TEST_LIMIT_FLAGS = ("--actions-per-second", "100000")
 
 
 @pytest.fixture(autouse=True)
@@ -54,7 +60,8 @@ def toadstool_command(*args: str) -> list[str]:
 @pytest.fixture
 async def server() -> AsyncIterator[RunningServer]:
     """A real gRPC server in this process on a free loopback port, with instant bots."""
-    async with running_server(ServerConfig(host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5)) as running:
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5, limits=TEST_LIMITS)
+    async with running_server(config) as running:
         yield running
 
 
@@ -70,7 +77,9 @@ def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], st
     port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
     process = subprocess.Popen(
-        toadstool_command("serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0.01"),
+        toadstool_command(
+            "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0.01", "--no-db", *TEST_LIMIT_FLAGS
+        ),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

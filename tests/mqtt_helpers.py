@@ -116,7 +116,8 @@ class Recorder:
                 raise TimeoutError(f"condition not met after {seconds} s ({len(self.messages)} messages seen)")
             self.arrived.clear()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self.arrived.wait(), min(remaining, 0.5))
+                async with asyncio.timeout(min(remaining, 0.5)):
+                    await self.arrived.wait()
 
 
 def _host_port(address: str) -> tuple[str, int]:
@@ -149,7 +150,8 @@ async def recording(address: str, topic_filter: str = "#") -> AsyncIterator[Reco
 
     task = asyncio.create_task(listen())
     try:
-        await asyncio.wait_for(subscribed.wait(), 10)
+        async with asyncio.timeout(10):
+            await subscribed.wait()
         yield recorder
     finally:
         task.cancel()

@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from conftest import free_port, toadstool_command, wait_for_port
+from conftest import TEST_LIMIT_FLAGS, free_port, toadstool_command, wait_for_port
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -43,7 +43,10 @@ class ServerProcess:
         return f"127.0.0.1:{self.port}"
 
     def start(self, *extra: str) -> None:
-        args = ("serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db), "--bot-delay", "0.002")
+        args = (
+            *("serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
+            *("--bot-delay", "0.002", *TEST_LIMIT_FLAGS),
+        )
         self.process = subprocess.Popen(
             toadstool_command(*args, *extra), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )

@@ -11,13 +11,14 @@ import asyncio
 import json
 import os
 import random
+import subprocess
 import time
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import free_port
+from conftest import free_port, toadstool_command
 from tk_helpers import TkDriver, close_app, open_app, xvfb
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -139,13 +140,15 @@ async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_i
     )
     await driver.settle(0.2)
     assert table.token is None and not table.action_buttons
-    assert "Watching" in table.actions_text.get("1.0", "end") or "over" in table.actions_text.get("1.0", "end")
+    offered = table.actions_text.get("1.0", "end")
+    assert "Watching" in offered or "over" in offered, offered
     assert table.fallback_note == ""
     drawn = table.draw_count
     driver.root.geometry("900x620")
     await driver.pump(lambda: table.draw_count > drawn and table.redraw_pending is None, 10, "a redraw")
+    await driver.settle(0.1)
     width = table.canvas.winfo_width()
-    assert width < 800
+    assert width < 800, f"the canvas is still {width} px wide"
     canvas = table.canvas
     pieces = [item for item in canvas.find_all() if canvas.type(item) in ("text", "oval", "polygon")]
     assert max(canvas.bbox(item)[2] for item in pieces) <= width + 10, "the redraw fits the smaller window"
@@ -168,6 +171,28 @@ async def test_a_view_with_fields_this_client_does_not_know_is_shown_as_raw_text
     table.receive(newer)
     await driver.pump(lambda: table.redraw_pending is None, 10, "the redraw")
     assert table.fallback_note == "unknown fields"
-    texts = " ".join(table.canvas.itemcget(i, "text") for i in table.canvas.find_all() if table.canvas.type(i) == "text")
+    texts = " ".join(
+        table.canvas.itemcget(i, "text") for i in table.canvas.find_all() if table.canvas.type(i) == "text"
+    )
     assert "hand_counts" in texts and "does not know" in texts
     assert table.action_buttons, "the legal actions are still offered"
+
+
+def test_toadstool_tk_opens_a_window_titled_toadstool(display: str, tmp_path: Path) -> None:
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "DISPLAY": display}
+    process = subprocess.Popen(
+        toadstool_command("tk", "--server", "127.0.0.1:1"), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+    try:
+        found = subprocess.run(
+            ["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(process.pid), "--name", "^Toadstool$"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
+        assert found.stdout.strip(), f"no Toadstool window: {found.stderr}"
+        assert process.poll() is None
+    finally:
+        process.terminate()
+        process.wait(10)

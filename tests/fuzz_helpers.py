@@ -1,0 +1,397 @@
+"""Shared pieces of the hostile-network fuzz suite (issue #11): Hypothesis profiles, strategies that build
+any protobuf message of the API from its descriptor, raw HTTP/2 and gRPC framing, and the oracle that says
+a server survived (allowed refusals only, tables equal to a replay of their accepted actions, every view
+exactly its viewer's, no secret in any reply).
+
+It is for the fuzz tests only; it makes no requests of its own except the "still healthy, still plays"
+check. Profiles: "ci" (default, small and quick) and "long" (TOADSTOOL_FUZZ=long, for a local soak).
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import grpc
+from google.protobuf import descriptor as pb_descriptor
+from google.protobuf.message import Message
+from google.protobuf.message_factory import GetMessageClass
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from e2e_helpers import Transcript, gather_players, play_randomly
+from toadstool.engine import action_id, event_text, name_seats
+from toadstool.messages import game_view_message
+from toadstool.v1 import service_pb2, table_pb2
+from toadstool_clients.connection import Client
+
+# -- profiles ---------------------------------------------------------------------------------------------
+
+_COMMON = {
+    "deadline": None,
+    "derandomize": False,
+    "print_blob": True,
+    "suppress_health_check": (
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ),
+}
+settings.register_profile("ci", max_examples=60, **_COMMON)
+settings.register_profile("long", max_examples=2000, **_COMMON)
+PROFILE = "long" if os.environ.get("TOADSTOOL_FUZZ", "").lower() == "long" else "ci"
+settings.load_profile(PROFILE)
+
+
+def fuzz_settings(ci_examples: int, long_examples: int | None = None) -> settings:
+    """Settings for one fuzz test: `ci_examples` in CI (kept small so the suite stays near a minute on two
+    cores), many more with TOADSTOOL_FUZZ=long."""
+    examples = ci_examples if PROFILE == "ci" else (long_examples or ci_examples * 25)
+    return settings(settings.get_profile(PROFILE), max_examples=examples)
+
+
+# -- what the server may answer ---------------------------------------------------------------------------
+
+#: The documented refusals (DESIGN.md principle 6 plus the limits): anything else, INTERNAL and UNKNOWN
+#: above all, means the server failed on hostile input.
+ALLOWED_CODES = frozenset(
+    {
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.UNAUTHENTICATED,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+    }
+)
+
+
+def check_refusal(error: grpc.RpcError, what: str) -> None:
+    """A refusal must be one of the documented codes and say something a person can act on."""
+    code, details = error.code(), error.details()  # type: ignore[attr-defined]
+    assert code in ALLOWED_CODES, f"{what}: {code} {details!r}"
+    assert details and details.strip(), f"{what}: {code} with an empty message"
+
+
+# -- protobuf messages from their descriptors -------------------------------------------------------------
+
+FD = pb_descriptor.FieldDescriptor
+SERVICE = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"]
+#: Every method of the public API, by name (new methods are fuzzed as soon as they are in the proto).
+METHODS: dict[str, pb_descriptor.MethodDescriptor] = {m.name: m for m in SERVICE.methods}
+STREAMING = frozenset(m.name for m in SERVICE.methods if m.server_streaming)
+
+_INT_RANGES = {
+    FD.TYPE_INT32: (-(2**31), 2**31 - 1),
+    FD.TYPE_SINT32: (-(2**31), 2**31 - 1),
+    FD.TYPE_SFIXED32: (-(2**31), 2**31 - 1),
+    FD.TYPE_UINT32: (0, 2**32 - 1),
+    FD.TYPE_FIXED32: (0, 2**32 - 1),
+    FD.TYPE_INT64: (-(2**63), 2**63 - 1),
+    FD.TYPE_SINT64: (-(2**63), 2**63 - 1),
+    FD.TYPE_SFIXED64: (-(2**63), 2**63 - 1),
+    FD.TYPE_UINT64: (0, 2**64 - 1),
+    FD.TYPE_FIXED64: (0, 2**64 - 1),
+}
+
+#: Text that is valid UTF-8 (protobuf refuses lone surrogates on the client side) but otherwise hostile:
+#: controls, bidi overrides, escapes, emoji.
+TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=40)
+NASTY_TEXT = st.sampled_from(["", " ", "\x00", "\x1b[2J", "\u202e", "{p0}", "{p99}", "%s%n", "../../etc", "🍄" * 30])
+
+
+def _scalar(field: pb_descriptor.FieldDescriptor) -> st.SearchStrategy[Any]:
+    kind = field.type
+    if kind in _INT_RANGES:
+        low, high = _INT_RANGES[kind]
+        return st.one_of(st.integers(max(low, -2), 12), st.sampled_from([low, high]), st.integers(low, high))
+    if kind == FD.TYPE_BOOL:
+        return st.booleans()
+    if kind in (FD.TYPE_FLOAT, FD.TYPE_DOUBLE):
+        return st.floats(allow_nan=True, allow_infinity=True, width=32 if kind == FD.TYPE_FLOAT else 64)
+    if kind == FD.TYPE_STRING:
+        return st.one_of(TEXT, NASTY_TEXT)
+    if kind == FD.TYPE_BYTES:
+        return st.binary(max_size=40)
+    if kind == FD.TYPE_ENUM:
+        known = [v.number for v in field.enum_type.values]
+        # Proto3 enums are open: unknown numbers travel and must be refused, not crash anything.
+        return st.one_of(st.sampled_from(known), st.integers(-(2**31), 2**31 - 1))
+    raise AssertionError(f"no strategy for field type {kind}")
+
+
+def _is_map(field: pb_descriptor.FieldDescriptor) -> bool:
+    return field.type == FD.TYPE_MESSAGE and field.message_type.GetOptions().map_entry
+
+
+def message_strategy(
+    descriptor: pb_descriptor.Descriptor,
+    overrides: dict[str, st.SearchStrategy[Any]] | None = None,
+    depth: int = 0,
+    max_depth: int = 4,
+) -> st.SearchStrategy[Message]:
+    """Any message of type `descriptor`: each field absent or random (unknown enum numbers, extreme
+    integers, hostile text), oneofs with at most one member, nested messages to `max_depth`.
+
+    `overrides` maps a field name (at any depth) to the strategy for its value, so requests can aim at real
+    table ids, seats and action ids as well as at nonsense.
+    """
+    overrides = overrides or {}
+    cls = GetMessageClass(descriptor)
+    plain: dict[str, st.SearchStrategy[Any]] = {}
+    for field in descriptor.fields:
+        if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
+            continue  # real oneofs are chosen below; synthetic ones ("_seed") are plain optional fields
+        strategy = _field_strategy(field, overrides, depth, max_depth)
+        if strategy is not None:
+            plain[field.name] = strategy
+    oneofs: list[st.SearchStrategy[tuple[str, Any] | None]] = []
+    for oneof in descriptor.oneofs:
+        if oneof.name.startswith("_"):
+            continue
+        members = [
+            st.tuples(st.just(f.name), s)
+            for f in oneof.fields
+            if (s := _field_strategy(f, overrides, depth, max_depth)) is not None
+        ]
+        oneofs.append(st.none() | st.one_of(members) if members else st.none())
+
+    def build(values: dict[str, Any], chosen: Sequence[tuple[str, Any] | None]) -> Message:
+        message = cls()
+        items = list(values.items()) + [c for c in chosen if c is not None]
+        for name, value in items:
+            _set(message, descriptor.fields_by_name[name], value)
+        return message
+
+    return st.builds(build, st.fixed_dictionaries({}, optional=plain), st.tuples(*oneofs))
+
+
+def _field_strategy(
+    field: pb_descriptor.FieldDescriptor,
+    overrides: dict[str, st.SearchStrategy[Any]],
+    depth: int,
+    max_depth: int,
+) -> st.SearchStrategy[Any] | None:
+    if _is_map(field):
+        key = _scalar(field.message_type.fields_by_name["key"])
+        value = _scalar(field.message_type.fields_by_name["value"])
+        return overrides.get(field.name, st.dictionaries(key, value, max_size=4))
+    if field.type == FD.TYPE_MESSAGE:
+        if depth >= max_depth:
+            return None
+        single = overrides.get(field.name) or message_strategy(field.message_type, overrides, depth + 1, max_depth)
+    else:
+        single = overrides.get(field.name) or _scalar(field)
+    if field.label == FD.LABEL_REPEATED:
+        return st.lists(single, max_size=5)
+    return single
+
+
+def _set(message: Message, field: pb_descriptor.FieldDescriptor, value: Any) -> None:
+    if _is_map(field):
+        getattr(message, field.name).update(value)
+    elif field.label == FD.LABEL_REPEATED:
+        target = getattr(message, field.name)
+        if field.type == FD.TYPE_MESSAGE:
+            for item in value:
+                target.add().CopyFrom(item)
+        else:
+            target.extend(value)
+    elif field.type == FD.TYPE_MESSAGE:
+        getattr(message, field.name).CopyFrom(value)
+    else:
+        setattr(message, field.name, value)
+
+
+def padded(message: Message, size: int) -> Message:
+    """`message` grown to about `size` serialized bytes through its first string (or repeated) field, to
+    probe the request-size limit from both sides."""
+    grown = type(message)()
+    grown.CopyFrom(message)
+    for field in grown.DESCRIPTOR.fields:
+        if field.type == FD.TYPE_STRING and field.label != FD.LABEL_REPEATED and field.containing_oneof is None:
+            setattr(grown, field.name, "")
+            rest = max(0, size - grown.ByteSize() - 4)
+            setattr(grown, field.name, "x" * rest)
+            return grown
+    return grown
+
+
+def repeated_huge(message: Message, count: int) -> Message:
+    """`message` with every repeated scalar field at any depth stretched to `count` elements."""
+    for field in message.DESCRIPTOR.fields:
+        if _is_map(field):
+            continue
+        if field.label == FD.LABEL_REPEATED:
+            values = getattr(message, field.name)
+            if field.type != FD.TYPE_MESSAGE and len(values):
+                values.extend([values[0]] * (count - len(values)))
+            elif field.type == FD.TYPE_MESSAGE:
+                for item in values:
+                    repeated_huge(item, count)
+        elif field.type == FD.TYPE_MESSAGE and message.HasField(field.name):
+            repeated_huge(getattr(message, field.name), count)
+    return message
+
+
+# -- raw HTTP/2 and gRPC framing --------------------------------------------------------------------------
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = 0, 1, 3, 4, 6, 7, 8, 9
+END_STREAM, END_HEADERS = 0x1, 0x4
+
+
+def h2_frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
+    """One HTTP/2 frame (RFC 9113 section 4.1); the length is the payload's, unless the caller lies later."""
+    return struct.pack(">I", len(payload))[1:] + bytes([kind & 0xFF, flags & 0xFF]) + struct.pack(">I", stream) + payload
+
+
+def _hpack_int(value: int, prefix_bits: int, first: int = 0) -> bytes:
+    limit = (1 << prefix_bits) - 1
+    if value < limit:
+        return bytes([first | value])
+    out = bytearray([first | limit])
+    value -= limit
+    while value >= 128:
+        out.append((value % 128) + 128)
+        value //= 128
+    out.append(value)
+    return bytes(out)
+
+
+def hpack(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """Headers as HPACK "literal without indexing, new name" fields, no Huffman (RFC 7541 6.2.2): enough to
+    say anything at all, valid or not, to the server's decoder."""
+    out = bytearray()
+    for name, value in headers:
+        out += b"\x00" + _hpack_int(len(name), 7) + name + _hpack_int(len(value), 7) + value
+    return bytes(out)
+
+
+def grpc_frame(payload: bytes, compressed: int = 0, declared: int | None = None) -> bytes:
+    """A gRPC length-prefixed message; `declared` lets it lie about its length."""
+    length = len(payload) if declared is None else declared
+    return bytes([compressed & 0xFF]) + struct.pack(">I", length & 0xFFFFFFFF) + payload
+
+
+def grpc_request_headers(path: bytes, extra: Sequence[tuple[bytes, bytes]] = ()) -> list[tuple[bytes, bytes]]:
+    return [
+        (b":method", b"POST"),
+        (b":scheme", b"http"),
+        (b":path", path),
+        (b":authority", b"127.0.0.1"),
+        (b"content-type", b"application/grpc"),
+        (b"te", b"trailers"),
+        *extra,
+    ]
+
+
+# -- the oracle -------------------------------------------------------------------------------------------
+
+
+def replay_states(table: Any) -> list[Any]:
+    """Every state of `table` from version 0, by replaying its accepted actions through the engine."""
+    engine = table.engine
+    state = engine.new(table.players, table.options, table.seed)
+    states = [state]
+    for seat, action in table.actions:
+        state = engine.apply(state, seat, action)
+        states.append(state)
+    return states
+
+
+def check_update(table: Any, seat: int | None, update: table_pb2.Update, states: Sequence[Any]) -> None:
+    """`update` must be exactly what `seat` (None: a spectator) may know at its version: the engine's view,
+    that seat's legal actions and its own texts of the events (the same check as test_e2e.py)."""
+    assert update.table_id == table.table_id
+    assert update.version <= table.version
+    if seat is None:
+        assert not update.HasField("viewer_seat")
+        assert list(update.legal_actions) == []
+    else:
+        assert update.viewer_seat == seat
+    if update.status == table_pb2.TABLE_STATUS_LOBBY:
+        assert not update.HasField("view")
+        assert list(update.legal_actions) == []
+        return
+    engine = table.engine
+    names = table.names()
+    state = states[update.version]
+    assert update.view == game_view_message(engine, engine.view(state, seat)), f"view of {seat} at {update.version}"
+    if seat is not None:
+        legal = engine.legal_actions(state, seat)
+        assert [a.id for a in update.legal_actions] == [action_id(a) for a in legal]
+    for event in update.events:
+        texts = {name_seats(event_text(e, seat), names) for e in engine.last_events(states[event.version])}
+        texts |= {name_seats(e.text, names) for v, e in table.events if v == event.version}
+        assert event.text in texts, f"event {event.text!r} is not {seat}'s at {event.version}"
+
+
+def check_history(table: Any, viewer: int | None, steps: Sequence[table_pb2.HistoryStep], states: Sequence[Any]) -> None:
+    """A history must be the viewer's own view at every version, nothing more."""
+    engine = table.engine
+    assert len(steps) in (0, len(states))
+    for step in steps:
+        assert step.view == game_view_message(engine, engine.view(states[step.version], viewer))
+        if step.label:
+            assert step.seat == viewer
+
+
+def check_table_is_its_replay(table: Any, accepted: int | None) -> list[Any]:
+    """The table's version counts exactly its accepted actions, and its state and every view equal a replay
+    of them; returns the replayed states."""
+    states = replay_states(table)
+    assert table.version == len(table.actions)
+    if accepted is not None:
+        assert table.version == accepted, f"table {table.table_id}: version {table.version}, {accepted} accepted"
+    if table.state is not None:
+        engine = table.engine
+        for viewer in [*range(table.players), None]:
+            assert engine.view(table.state, viewer) == engine.view(states[-1], viewer)
+    return states
+
+
+def check_no_secret(payload: bytes, secrets: Iterable[str], what: str) -> None:
+    """No token (seat, host, device) may appear in bytes that were not the answer that issued it."""
+    for secret in secrets:
+        assert secret.encode() not in payload, f"{what} carries a secret token"
+
+
+def check_seat_stream(transcript: Transcript, holder_name: str) -> None:
+    """A seat's stream shows private views only while the person who opened it still holds the seat: once
+    they left or were removed (the seat empty, a bot's, or someone else's), no view of it may follow."""
+    if transcript.seat is None:
+        return
+    for update in transcript.updates:
+        if update.status == table_pb2.TABLE_STATUS_LOBBY:
+            continue
+        seat = update.seats[transcript.seat]
+        holder = seat.kind == table_pb2.SEAT_KIND_HUMAN and seat.name == holder_name
+        assert holder, (
+            f"the stream of seat {transcript.seat} opened by {holder_name!r} received that seat's private view at "
+            f"version {update.version} while the seat is held by {seat.name!r} (kind {seat.kind})"
+        )
+
+
+async def check_server_healthy_and_playing(address: str, seed: int = 5) -> None:
+    """The health service answers SERVING and a new game (one person, one bot) plays to its end."""
+    async with grpc.aio.insecure_channel(address) as channel:
+        health = health_pb2_grpc.HealthStub(channel)
+        for service in ("", SERVICE.full_name):
+            answer = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
+            assert answer.status == health_pb2.HealthCheckResponse.SERVING
+    async with Client(address) as client:
+        created = await client.create_table("uno", 2, bots=1, seed=seed, bot_delay_ms=0)
+        table_id = created.table.table_id
+        joined = await client.join(table_id, "Survivor")
+        [transcript] = await gather_players(
+            [play_randomly(address, table_id, joined.seat_token, joined.seat, seed)], seconds=60
+        )
+    assert transcript.last.status == table_pb2.TABLE_STATUS_FINISHED
+    assert transcript.last.outcome.winners
