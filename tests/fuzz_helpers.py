@@ -9,7 +9,9 @@ check. Profiles: "ci" (default, small and quick) and "long" (TOADSTOOL_FUZZ=long
 
 from __future__ import annotations
 
+import asyncio
 import os
+import random
 import struct
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -22,7 +24,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-from e2e_helpers import Transcript, gather_players, play_randomly
+from e2e_helpers import Transcript
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.messages import game_view_message
 from toadstool.v1 import service_pb2, table_pb2
@@ -76,7 +78,8 @@ def check_refusal(error: grpc.RpcError, what: str) -> None:
     """A refusal must be one of the documented codes and say something a person can act on."""
     code, details = error.code(), error.details()  # type: ignore[attr-defined]
     assert code in ALLOWED_CODES, f"{what}: {code} {details!r}"
-    assert details and details.strip(), f"{what}: {code} with an empty message"
+    assert details, f"{what}: {code} with an empty message"
+    assert details.strip(), f"{what}: {code} with a blank message"
 
 
 # -- protobuf messages from their descriptors -------------------------------------------------------------
@@ -185,10 +188,10 @@ def _field_strategy(
     if field.type == FD.TYPE_MESSAGE:
         if depth >= max_depth:
             return None
-        single = overrides.get(field.name) or message_strategy(field.message_type, overrides, depth + 1, max_depth)
+        single = overrides[field.name] if field.name in overrides else message_strategy(field.message_type, overrides, depth + 1, max_depth)
     else:
-        single = overrides.get(field.name) or _scalar(field)
-    if field.label == FD.LABEL_REPEATED:
+        single = overrides[field.name] if field.name in overrides else _scalar(field)
+    if field.is_repeated:
         return st.lists(single, max_size=5)
     return single
 
@@ -196,7 +199,7 @@ def _field_strategy(
 def _set(message: Message, field: pb_descriptor.FieldDescriptor, value: Any) -> None:
     if _is_map(field):
         getattr(message, field.name).update(value)
-    elif field.label == FD.LABEL_REPEATED:
+    elif field.is_repeated:
         target = getattr(message, field.name)
         if field.type == FD.TYPE_MESSAGE:
             for item in value:
@@ -215,7 +218,7 @@ def padded(message: Message, size: int) -> Message:
     grown = type(message)()
     grown.CopyFrom(message)
     for field in grown.DESCRIPTOR.fields:
-        if field.type == FD.TYPE_STRING and field.label != FD.LABEL_REPEATED and field.containing_oneof is None:
+        if field.type == FD.TYPE_STRING and not field.is_repeated and field.containing_oneof is None:
             setattr(grown, field.name, "")
             rest = max(0, size - grown.ByteSize() - 4)
             setattr(grown, field.name, "x" * rest)
@@ -228,7 +231,7 @@ def repeated_huge(message: Message, count: int) -> Message:
     for field in message.DESCRIPTOR.fields:
         if _is_map(field):
             continue
-        if field.label == FD.LABEL_REPEATED:
+        if field.is_repeated:
             values = getattr(message, field.name)
             if field.type != FD.TYPE_MESSAGE and len(values):
                 values.extend([values[0]] * (count - len(values)))
@@ -249,7 +252,9 @@ END_STREAM, END_HEADERS = 0x1, 0x4
 
 def h2_frame(kind: int, flags: int, stream: int, payload: bytes) -> bytes:
     """One HTTP/2 frame (RFC 9113 section 4.1); the length is the payload's, unless the caller lies later."""
-    return struct.pack(">I", len(payload))[1:] + bytes([kind & 0xFF, flags & 0xFF]) + struct.pack(">I", stream) + payload
+    return (
+        struct.pack(">I", len(payload))[1:] + bytes([kind & 0xFF, flags & 0xFF]) + struct.pack(">I", stream) + payload
+    )
 
 
 def _hpack_int(value: int, prefix_bits: int, first: int = 0) -> bytes:
@@ -333,7 +338,9 @@ def check_update(table: Any, seat: int | None, update: table_pb2.Update, states:
         assert event.text in texts, f"event {event.text!r} is not {seat}'s at {event.version}"
 
 
-def check_history(table: Any, viewer: int | None, steps: Sequence[table_pb2.HistoryStep], states: Sequence[Any]) -> None:
+def check_history(
+    table: Any, viewer: int | None, steps: Sequence[table_pb2.HistoryStep], states: Sequence[Any]
+) -> None:
     """A history must be the viewer's own view at every version, nothing more."""
     engine = table.engine
     assert len(steps) in (0, len(states))
@@ -379,19 +386,40 @@ def check_seat_stream(transcript: Transcript, holder_name: str) -> None:
         )
 
 
-async def check_server_healthy_and_playing(address: str, seed: int = 5) -> None:
-    """The health service answers SERVING and a new game (one person, one bot) plays to its end."""
+async def check_server_healthy_and_playing(address: str, seed: int = 5, seconds: float = 60.0) -> None:
+    """The health service answers SERVING and a new game (one person, one bot) plays to its end.
+
+    The person acts only when waited for and backs off when the action-rate limit refuses them, as a
+    well-behaved client does.
+    """
     async with grpc.aio.insecure_channel(address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
         for service in ("", SERVICE.full_name):
             answer = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
             assert answer.status == health_pb2.HealthCheckResponse.SERVING
-    async with Client(address) as client:
+    async with asyncio.timeout(seconds), Client(address) as client:
         created = await client.create_table("uno", 2, bots=1, seed=seed, bot_delay_ms=0)
         table_id = created.table.table_id
         joined = await client.join(table_id, "Survivor")
-        [transcript] = await gather_players(
-            [play_randomly(address, table_id, joined.seat_token, joined.seat, seed)], seconds=60
-        )
-    assert transcript.last.status == table_pb2.TABLE_STATUS_FINISHED
-    assert transcript.last.outcome.winners
+        rng = random.Random(seed)
+        call = client.watch(table_id, joined.seat_token)
+        last = None
+        async for response in call:
+            last = response.update
+            if last.status == table_pb2.TABLE_STATUS_FINISHED:
+                call.cancel()
+                break
+            if joined.seat not in last.to_act or not last.legal_actions:
+                continue
+            choice = rng.choice(last.legal_actions).id
+            for _ in range(100):
+                try:
+                    await client.act(table_id, joined.seat_token, last.version, choice)
+                    break
+                except grpc.aio.AioRpcError as error:
+                    if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                        raise
+                    await asyncio.sleep(0.05)
+    assert last is not None
+    assert last.status == table_pb2.TABLE_STATUS_FINISHED
+    assert last.outcome.winners

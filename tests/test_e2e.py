@@ -55,7 +55,9 @@ async def test_people_bots_and_a_spectator_play_a_whole_game(server: RunningServ
     engine = GAMES[game].engine
     players = max(engine.min_players, 3) if engine.max_players >= 3 else engine.min_players
     async with Client(server.address) as host:
-        created = await host.create_table(game, players, bots=players - 2, seed=11, bot_delay_ms=0)
+        created = await host.create_table(
+            game, players, bots=players - 2, seed=11, bot_delay_ms=0, options=engine.quick_options
+        )
         table_id = created.table.table_id
         first = await host.join(table_id, "Ann")
         spectator = play_randomly(server.address, table_id, None, None, seed=0)

@@ -13,15 +13,16 @@ import os
 import random
 import subprocess
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from tk_helpers import TkDriver, close_app, open_app, xvfb
 
 from conftest import free_port, toadstool_command
-from tk_helpers import TkDriver, close_app, open_app, xvfb
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
+from toadstool.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool_clients.tk.table import TableScreen
 
 
@@ -53,14 +54,21 @@ async def driver(display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 
 
 async def play_game(
-    driver: TkDriver, server: RunningServer, game: str, players: int, seed: int, options: dict[str, str] | None = None
+    driver: TkDriver,
+    server: RunningServer,
+    game: str,
+    players: int,
+    seed: int,
+    options: dict[str, str] | None = None,
+    worth_a_picture: Callable[[table_pb2.Update], bool] = lambda _update: True,
 ) -> None:
     await driver.connect(server.address)
     table = await driver.create_table(game, players, players - 1, seed, options)
     assert table.seat == 0
-    counts = await driver.play_to_the_end(random.Random(seed), 70, game)
+    counts = await driver.play_to_the_end(random.Random(seed), 70, game, worth_a_picture=worth_a_picture)
     update = table.latest
-    assert update is not None and update.status == table_pb2.TABLE_STATUS_FINISHED
+    assert update is not None
+    assert update.status == table_pb2.TABLE_STATUS_FINISHED
     assert update.view.WhichOneof("game") == game
     assert table.fallback_note == "", f"the {game} screen fell back to the raw view"
     assert counts["moves"] > 0
@@ -72,11 +80,13 @@ async def test_uno_is_played_to_the_end_by_clicking_cards_and_buttons(driver: Tk
 
 
 async def test_power_up_is_played_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
-    await play_game(driver, server, "powerup", 4, seed=5)
+    await play_game(driver, server, "powerup", 4, seed=5, worth_a_picture=lambda u: len(u.view.powerup.hand) >= 1)
 
 
 async def test_level_up_is_played_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
-    await play_game(driver, server, "levelup", 4, seed=3)
+    await play_game(
+        driver, server, "levelup", 4, seed=3, worth_a_picture=lambda u: u.view.levelup.stage == LEVEL_UP_STAGE_TURN
+    )
 
 
 async def test_kart_race_is_driven_to_the_end_from_the_window(driver: TkDriver, server: RunningServer) -> None:
@@ -118,7 +128,8 @@ async def test_a_lost_server_shows_a_banner_and_the_table_comes_back_when_the_se
         await driver.pump(
             lambda: not driver.app.banner.winfo_ismapped() and table.connected, 20, "the banner to go away"
         )
-        assert table.latest is not None and table.latest.version >= version
+        assert table.latest is not None
+        assert table.latest.version >= version
         assert "Reconnected" in table.status.cget("text")
         before = table.latest.version
         next(iter(table.action_buttons.values())).invoke()
@@ -139,7 +150,8 @@ async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_i
         lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_FINISHED, 30, "the end"
     )
     await driver.settle(0.2)
-    assert table.token is None and not table.action_buttons
+    assert table.token is None
+    assert not table.action_buttons
     offered = table.actions_text.get("1.0", "end")
     assert "Watching" in offered or "over" in offered, offered
     assert table.fallback_note == ""
@@ -174,7 +186,8 @@ async def test_a_view_with_fields_this_client_does_not_know_is_shown_as_raw_text
     texts = " ".join(
         table.canvas.itemcget(i, "text") for i in table.canvas.find_all() if table.canvas.type(i) == "text"
     )
-    assert "hand_counts" in texts and "does not know" in texts
+    assert "hand_counts" in texts
+    assert "does not know" in texts
     assert table.action_buttons, "the legal actions are still offered"
 
 

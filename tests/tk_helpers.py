@@ -5,6 +5,7 @@ xdotool, and screenshots with ImageMagick's `import`."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import random
 import select
@@ -150,8 +151,21 @@ class TkDriver:
         await self.pump(lambda: self.table.latest is not None, 15, "the first update")
         return self.table
 
+    @staticmethod
+    def _moved(table: TableScreen, version: int) -> bool:
+        """The table moved past `version`, or the move was refused (and the refusal shown)."""
+        if table.latest is None:
+            return False
+        return table.latest.version != version or (table.acting is None and bool(table.status.cget("text")))
+
     async def play_to_the_end(
-        self, rng: random.Random, seconds: float, screenshot: str, max_moves: int = 2000, shot_after: int = 4
+        self,
+        rng: random.Random,
+        seconds: float,
+        screenshot: str,
+        max_moves: int = 2000,
+        shot_after: int = 4,
+        worth_a_picture: Callable[[table_pb2.Update], bool] = lambda _update: True,
     ) -> dict[str, int]:
         """Take offered actions (clicking drawn pieces with the real mouse where one offers exactly one
         action, else pressing a button) until the game is over; a screenshot is taken mid-game."""
@@ -172,7 +186,7 @@ class TkDriver:
             if not ready or not (table.seat in update.to_act or rng.random() < 0.2):
                 await self.settle(0.01)
                 continue
-            if not shot and counts["moves"] >= shot_after and table.seat in update.to_act:
+            if not shot and counts["moves"] >= shot_after and table.seat in update.to_act and worth_a_picture(update):
                 await self.settle(0.2)
                 self.screenshot(screenshot)
                 shot = True
@@ -191,14 +205,8 @@ class TkDriver:
                 counts["button_presses"] += 1
             counts["moves"] += 1
             assert counts["moves"] <= max_moves, "the game does not end"
-            await self.pump(
-                lambda: (
-                    table.latest is not None
-                    and (table.latest.version != version or (table.acting is None and bool(table.status.cget("text"))))
-                ),
-                10,
-                "the move to land",
-            )
+            moved = functools.partial(self._moved, table, version)
+            await self.pump(moved, 10, "the move to land")
         raise TimeoutError(f"the game did not end in {seconds} s")
 
 

@@ -56,7 +56,11 @@ def announced_addresses(host: str) -> list[str]:
     announces exactly that address.
     """
     if host not in _WILDCARDS:
-        return [str(ipaddress.ip_address(host.strip("[]")))]
+        try:
+            return [str(ipaddress.ip_address(host.strip("[]")))]
+        except ValueError:  # a host name such as "localhost": announce what it resolves to
+            infos = socket.getaddrinfo(host, None, proto=socket.IPPROTO_TCP)
+            return list(dict.fromkeys(str(info[4][0]) for info in infos))
     found: list[str] = []
     for adapter in ifaddr.get_adapters():
         for ip in adapter.ips:
@@ -168,7 +172,11 @@ async def announce(
     LAN cannot be reached (no multicast, no addresses) the server still runs: this yields None and logs a
     warning, because discovery is a convenience and never a reason to refuse to serve.
     """
-    addresses = announced_addresses(host)
+    try:
+        addresses = announced_addresses(host)
+    except OSError as error:
+        log.warning("not announcing on the LAN: cannot resolve %s: %s", host, error)
+        addresses = []
     if not addresses:
         log.warning("not announcing on the LAN: no non-loopback address found for %s", host)
         yield None
@@ -184,11 +192,12 @@ async def announce(
         log.warning("not announcing on the LAN: %s", error)
         yield None
         return
-    announcement = await _register(zeroconf, full_name, addresses, port, server, properties, info)
+    announcement: Announcement | None = None
     refresher: asyncio.Task[None] | None = None
-    if announcement is not None and info is not None:
-        refresher = asyncio.create_task(_keep_fresh(announcement, refresh_seconds), name="announce-refresh")
     try:
+        announcement = await _register(zeroconf, full_name, addresses, port, server, properties, info)
+        if announcement is not None and info is not None:
+            refresher = asyncio.create_task(_keep_fresh(announcement, refresh_seconds), name="announce-refresh")
         yield announcement
     finally:
         if refresher is not None:

@@ -220,6 +220,8 @@ class Engine(Protocol[S, A]):
     title: str
     #: What the `scores` in every view count: "points", "Extra Lives", "laps".
     score_label: str
+    #: Options that make a short game (one UNO hand, the short Kart track), for tests, demos and benchmarks.
+    quick_options: Mapping[str, str]
     min_players: int
     max_players: int
     options: tuple[OptionSpec, ...]

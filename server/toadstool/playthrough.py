@@ -15,7 +15,7 @@ from typing import Any
 from google.protobuf import text_format
 
 from toadstool.bots import RandomBot
-from toadstool.engine import Engine, action_id, event_text, name_seats
+from toadstool.engine import Engine, action_id, event_text, name_seats, parse_options
 from toadstool.games import GAMES, get_game
 from toadstool.messages import game_view_message
 from toadstool.selfplay import play
@@ -27,8 +27,9 @@ SETTINGS: dict[str, tuple[int, int]] = {"uno": (3, 7), "powerup": (4, 7), "level
 
 
 def record(game: str, players: int, seed: int) -> str:
-    """Play a seeded random game and return the text record of every viewer's view at every step."""
+    """Play a seeded random short game (the engine's quick options) and record every viewer's view at every step."""
     engine: Engine[Any, Any] = get_game(game).engine
+    options = parse_options(engine.options, engine.quick_options)
     lines: list[str] = [f"# {engine.title}: {players} players, seed {seed}"]
     step = 0
     previous: list[Any] = [None]
@@ -52,7 +53,7 @@ def record(game: str, players: int, seed: int) -> str:
                 legal = [action_id(a) for a in engine.legal_actions(state, viewer)]
                 lines.append(f"{who} legal: {' '.join(legal)}")
 
-    result = play(engine, [RandomBot() for _ in range(players)], seed, observe=observe)
+    result = play(engine, [RandomBot() for _ in range(players)], seed, options=options, observe=observe)
     lines.append(f"== outcome: winners {list(result.outcome.winners)} scores {list(result.outcome.scores)}")
     return "\n".join(lines) + "\n"
 

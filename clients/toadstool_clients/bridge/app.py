@@ -20,9 +20,9 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import aiomqtt
 import grpc
@@ -30,7 +30,7 @@ import grpc
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.config import ALL_TABLES, BridgeConfig, ConfigError, config_from_args
-from toadstool_clients.bridge.publisher import BrokerLink, Outbox
+from toadstool_clients.bridge.publisher import BrokerLink, Outbox, cancel_and_wait
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 
@@ -137,10 +137,7 @@ class Bridge:
                     async with asyncio.timeout(5):  # saying "offline" and disconnecting is bounded
                         await asyncio.shield(link)
             finally:
-                tasks = [link, poll, *self.watchers.values(), *self._tasks]
-                for task in tasks:
-                    task.cancel()
-                await asyncio.gather(*tasks, return_exceptions=True)
+                await cancel_and_wait([link, poll, *self.watchers.values(), *self._tasks])
 
     def _spawn(self, coroutine: Any, name: str) -> None:
         task = asyncio.create_task(coroutine, name=name)
@@ -191,7 +188,10 @@ class Bridge:
         """Mirror one table from its spectator stream until it finishes (then linger and clear) or vanishes."""
         assert self.client is not None
         mirror = self.mirrors.setdefault(table_id, TableMirror(table_id))
-        stream = self.client.follow(table_id, max_backoff=self.config.max_backoff)
+        stream = cast(
+            AsyncGenerator[table_pb2.Update | StreamState, None],
+            self.client.follow(table_id, max_backoff=self.config.max_backoff),
+        )
         try:
             async with contextlib.aclosing(stream):
                 async for item in stream:

@@ -18,10 +18,25 @@ import ssl
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import aiomqtt
 
 log = logging.getLogger(__name__)
+
+#: The logger aiomqtt/paho write to. Their errors are lost connections, which the bridge handles by
+#: reconnecting, so they are logged as warnings.
+MQTT_LOG = logging.getLogger("toadstool_clients.bridge.mqtt")
+
+
+class _ConnectionErrorsAreWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno > logging.WARNING:
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+        return True
+
+
+MQTT_LOG.addFilter(_ConnectionErrorsAreWarnings())
 
 ONLINE = b"online"
 OFFLINE = b"offline"
@@ -104,8 +119,12 @@ class Outbox:
                     if topic not in self.pending:  # not superseded meanwhile: try again on the next connection
                         self.pending[topic] = entry
                     raise
-                self.sent[topic] = payload
-                self.last_sent[topic] = loop.time()
+                if payload or not retain:
+                    self.sent[topic] = payload
+                    self.last_sent[topic] = loop.time()
+                else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
+                    self.sent.pop(topic, None)
+                    self.last_sent.pop(topic, None)
 
 
 @dataclass(frozen=True)
@@ -172,7 +191,7 @@ class BrokerLink:
             keepalive=config.keepalive,
             tls_context=tls_context,
             timeout=10,
-            logger=logging.getLogger("toadstool_clients.bridge.mqtt"),
+            logger=MQTT_LOG,
         )
 
     async def publish_now(self, topic: str, payload: bytes, retain: bool = False) -> bool:
@@ -238,11 +257,23 @@ class BrokerLink:
         try:
             done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
+            await cancel_and_wait(tasks)
         for task in done:
             if not task.cancelled() and task.exception() is not None:
                 raise task.exception()  # type: ignore[misc]
         if not stop.is_set():
             raise aiomqtt.MqttError("the connection ended")
+
+
+async def cancel_and_wait(tasks: list[asyncio.Task[Any]]) -> None:
+    """Cancel tasks and wait for them, cancelling again those that swallowed it (aiomqtt waits with
+    asyncio.wait_for, which on Python 3.11 can lose a cancellation that races with a completion)."""
+    pending = [task for task in tasks if not task.done()]
+    for _ in range(50):
+        if not pending:
+            return
+        for task in pending:
+            task.cancel()
+        _, still = await asyncio.wait(pending, timeout=0.1)
+        pending = list(still)
+    log.warning("%d tasks did not stop", len(pending))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections import deque
 
 import grpc
@@ -54,7 +55,9 @@ def seats_table(update: table_pb2.Update) -> RichTable:
             name.append(" (you)", style="cyan")
         score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
         notes = [KIND_NAMES.get(seat.kind, "")]
-        if seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
+        if seat.bot_controlled:
+            notes.append("away: a bot plays for them")
+        elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
             notes.append("disconnected")
         grid.add_row(marker, str(seat.index), name, score, Text(", ".join(n for n in notes if n), style="dim"))
     return grid
@@ -65,6 +68,9 @@ def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str 
     title = Text(update.table_name or update.table_id, style="bold")
     title.append(f"  ·  {update.game}  ·  table {update.table_id}  ·  v{update.version}", style="dim")
     header = Text(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
+    if update.HasField("turn_deadline_unix_ms"):
+        left = max(0, round((update.turn_deadline_unix_ms - time.time() * 1000) / 1000))
+        header.append(f"   ⏱ {left} s to decide", style="yellow")
     parts: list[object] = [title, header]
     if banner:
         parts.append(Text(banner, style="bold white on red"))

@@ -123,7 +123,8 @@ class LobbyScreen:
         ttk.Label(tables_box, text="Tables", style="Card.TLabel", font=(FONT, 13, "bold")).pack(anchor="w")
         columns = ("name", "game", "seats", "status")
         self.tree = ttk.Treeview(tables_box, columns=columns, show="headings", selectmode="browse", height=14)
-        for column, title, width in zip(columns, ("Table", "Game", "Seats", "Status"), (150, 170, 200, 130)):
+        headings = ("Table", "Game", "Seats", "Status")
+        for column, title, width in zip(columns, headings, (150, 170, 200, 130), strict=True):
             self.tree.heading(column, text=title)
             self.tree.column(column, width=width, stretch=True)
         self.tree.pack(fill="both", expand=True, pady=6)
@@ -245,7 +246,7 @@ class LobbyScreen:
             return
         options = {}
         for name, var in self.option_vars.items():
-            value = var.get()
+            value = var.get()  # type: ignore[no-untyped-call]
             options[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
         client = self.app.client
         name = (self.name_var.get().strip() or f"{safe_text(self.app.player_name, 16)}'s {game.title}")[:40].strip()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Coroutine
@@ -82,9 +83,7 @@ class Network:
                 task.cancel()
             await asyncio.wait(tasks, timeout=seconds) if tasks else None
 
-        try:
+        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
             asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(seconds + 1)
-        except (concurrent.futures.TimeoutError, RuntimeError):
-            pass
         self.loop.call_soon_threadsafe(self.loop.stop)
         self._thread.join(seconds)

@@ -8,6 +8,7 @@ no rules: its buttons are the update's legal actions, sent back by id with the u
 
 from __future__ import annotations
 
+import functools
 import time
 import tkinter as tk
 from tkinter import ttk
@@ -80,8 +81,8 @@ class TableScreen:
         ttk.Label(side, text="Seats", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
-        for column, title, width in (("turn", "", 24), ("name", "Player", 120), ("score", "Score", 86),
-                                     ("state", "", 66)):  # fmt: skip
+        for column, title, width in (("turn", "", 24), ("name", "Player", 120), ("score", "Score", 100),
+                                     ("state", "", 60)):  # fmt: skip
             self.seats.heading(column, text=title)
             self.seats.column(column, width=width, stretch=column == "name", anchor="w")
         self.seats.tag_configure("turn", background="#fff3c4")
@@ -107,7 +108,7 @@ class TableScreen:
 
         async def follow() -> None:
             async for item in client.follow(self.table_id, self.token, max_backoff=2.0):
-                network.post(lambda item=item: self.receive(item))
+                network.post(functools.partial(self.receive, item))
 
         self.following = network.submit(follow(), None, self._stream_failed)
 
@@ -137,7 +138,7 @@ class TableScreen:
 
     def log_event(self, event: table_pb2.Event) -> None:
         text = safe_text(event.text, 300)
-        tag = ()
+        tag: tuple[str, ...] = ()
         if event.HasField("roll"):
             value = event.roll.value
             face = DIE_FACES[value - 1] if 1 <= value <= 6 else str(value)
@@ -259,7 +260,7 @@ class TableScreen:
             text.configure(foreground="#cfd8dc", font=(FONT, 10, "italic"))
         for legal in update.legal_actions if self.token else ():
             button = ttk.Button(text, text=safe_text(legal.label, 60), style="Action.TButton",
-                                command=lambda legal=legal: self.act(legal))  # fmt: skip
+                                command=functools.partial(self.act, legal))  # fmt: skip
             text.window_create("end", window=button, padx=3, pady=3)
             self.action_buttons[legal.id] = button
         text.configure(state="disabled")
@@ -274,7 +275,7 @@ class TableScreen:
             return
         menu = tk.Menu(self.canvas, tearoff=False, font=(FONT, 10))
         for legal in actions:
-            menu.add_command(label=safe_text(legal.label, 60), command=lambda legal=legal: self.act(legal))
+            menu.add_command(label=safe_text(legal.label, 60), command=functools.partial(self.act, legal))
         x = event.x_root if event is not None else self.canvas.winfo_rootx()
         y = event.y_root if event is not None else self.canvas.winfo_rooty()
         menu.tk_popup(x, y)

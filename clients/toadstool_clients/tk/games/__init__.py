@@ -218,7 +218,7 @@ def view_of(update: table_pb2.Update) -> tuple[str | None, Any]:
 
 def raw_view_text(update: table_pb2.Update) -> str:
     """The view as protobuf text, for the fallback screen."""
-    member, view = view_of(update)
+    view = view_of(update)[1]
     if view is None:
         return "(this update carries no game view this client knows)"
     return text_format.MessageToString(view, as_utf8=True)[:6000]

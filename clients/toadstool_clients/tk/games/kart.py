@@ -110,7 +110,7 @@ def draw(board: Board, view: kart_pb2.KartView) -> None:
 
 
 def _draw_finish(board: Board, loop: Loop, tile: float) -> None:
-    x, y, nx, ny = loop.at(0)
+    x, y, _nx, _ny = loop.at(0)
     half = tile * 0.95
     squares = 6
     for row in range(squares):
@@ -129,7 +129,7 @@ def _draw_shortcuts(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
         x1, y1, _c, _d = loop.field(shortcut.exit)
         mx = (x0 + x1) / 2 + (loop.cx - (x0 + x1) / 2) * 0.35
         my = (y0 + y1) / 2 + (loop.cy - (y0 + y1) / 2) * 0.35
-        line = board.canvas.create_line(x0, y0, mx, my, x1, y1, smooth=True, fill="#d50000", width=6, arrow="last",
+        line = board.canvas.create_line([x0, y0, mx, my, x1, y1], smooth=True, fill="#d50000", width=6, arrow="last",
                                         arrowshape=(16, 20, 7))  # fmt: skip
         label = board.text(mx, my, safe_text(shortcut.label, 4), 10, "bold", fill="white")
         if index in takes:

@@ -70,9 +70,8 @@ def short_label(name: str) -> str:
 
 
 def draw(board: Board, view: levelup_pb2.LevelUpView) -> None:
-    w, h = board.width, board.height
     board.canvas.configure(background=SKY)
-    board_w = w * 0.64
+    board_w = board.width * 0.64
     offers: dict[int, list[Any]] = {}
     for kind in CHARACTER_KINDS:
         for legal, payload in board.actions("levelup", kind):
@@ -103,11 +102,11 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
         y = bottom - row * pitch
         top_level = row == len(levels) - 1
         revealing = view.HasField("reveal_level") and view.reveal_level == level.level
-        x0, x1 = 60, board_w - 16
+        x0, x1 = 60.0, board_w - 16
         shelf = board.rounded(x0, y - 10, x1, y + 6, 5, fill=GOLD if top_level else BRICK,
                               outline="#ffffff" if revealing else "#5d2906", width=3 if revealing else 2)  # fmt: skip
-        for bx in range(int(x0) + 24, int(x1), 24):
-            c.create_line(bx, y - 9, bx, y + 5, fill="#8a3306" if not top_level else "#c9a227")
+        for joint in range(int(x0) + 24, int(x1), 24):
+            c.create_line(joint, y - 9, joint, y + 5, fill="#8a3306" if not top_level else "#c9a227")
         badge = c.create_oval(14, y - 26, 50, y + 10, fill="#fff" if not top_level else GOLD, outline="#5d2906",
                               width=2)  # fmt: skip
         board.text(32, y - 8, str(level.level), 12, "bold", fill="#5d2906")
@@ -115,7 +114,7 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
             board.clickable([shelf, badge], [mega[level.level]], f"level {level.level}")
         # ? blocks at the right end of the shelf
         for slot in range(level.face_down_blocks):
-            bx = x1 - 30 - slot * 30
+            bx = x1 - 30.0 - slot * 30
             block = board.rounded(bx, y - 40, bx + 26, y - 14, 4, fill="#f8b800", outline="#8a5a00", width=2)
             mark = board.text(bx + 13, y - 27, "?", 12, "bold", fill="#8a3306")
             if revealing and slot in reveal_slots:
@@ -171,7 +170,7 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         board.text(x0 + 36, y + 15, name, 10, "bold", anchor="w", fill=GOLD if current else "white")
         score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
         board.text(x1 - 16, y + 15, f"{score} pts", 10, "bold", anchor="e")
-        facts = [f"● {seat.coins}", f"No! ×{seat.no_cards}", f"Power Ups ×{seat.power_up_count}"]
+        facts = [f"● {seat.coins}", f"No! cards {seat.no_cards}", f"Power Ups {seat.power_up_count}"]
         if seat.extra_turns:
             facts.append(f"+{seat.extra_turns} turn")
         if seat.skips:

@@ -85,8 +85,12 @@ def draw_question_card(board: Board, x: float, y: float, w: float, h: float, car
     items.append(board.rounded(x + 5, y + 5, x + w - 5, y + 30, 7, fill=colour, outline=""))
     items.append(board.text(x + w / 2, y + 17, safe_text(card.name, 18), 9, "bold", fill="white"))
     items.append(board.text(x + w / 2, y + 44, TIMING.get(card.timing, ""), 7, "bold", fill="#7e57c2"))
-    items.append(board.text(x + w / 2, y + 56, safe_text(card.effect, 140), 7, fill="#333333", anchor="n",
+    items.append(board.text(x + w / 2, y + 56, safe_text(card.effect, 140), 8, fill="#333333", anchor="n",
                             width=w - 12, justify="center"))  # fmt: skip
+    if h >= 130:  # a ? block, for the look of the printed card
+        bx, by = x + w / 2, y + h - 26
+        items.append(board.rounded(bx - 16, by - 16, bx + 16, by + 16, 4, fill="#f8b800", outline="#8a5a00", width=2))
+        items.append(board.text(bx, by, "?", 14, "bold", fill="#8a3306"))
     return items
 
 
@@ -222,11 +226,11 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView) -> None:
         plays.setdefault(payload.card, []).append(legal)
     cards = list(view.hand)
     left = 230
-    board.text(left, h - 196, f"Your ? cards · {len(cards)}", 11, "bold", anchor="w", fill=GOLD)
+    board.text(left, h - 214, f"Your ? cards · {len(cards)}", 11, "bold", anchor="w", fill=GOLD)
     if not cards:
-        board.text(left, h - 170, "none yet", 10, anchor="w", fill="#9fa8da")
+        board.text(left, h - 190, "none yet", 10, anchor="w", fill="#9fa8da")
         return
-    card_w, card_h = 118.0, 150.0
+    card_w, card_h = 124.0, 150.0
     step = min(card_w + 10, (w - left - 30 - card_w) / max(len(cards) - 1, 1))
     for index, card in enumerate(cards):
         playable = card.kind in plays

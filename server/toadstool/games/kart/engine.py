@@ -26,7 +26,7 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from toadstool.engine import BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome
 from toadstool.games.kart.data import (
@@ -621,6 +621,8 @@ class KartEngine:
     name = "kart"
     title = "Super Mario Kart (board game)"
     score_label = "laps"
+    #: Options for a short game, for tests and demos (see Engine.quick_options).
+    quick_options: ClassVar[dict[str, str]] = {"track": "mini-loop"}
     min_players = 2
     max_players = 7
     #: The track choices are the usable tracks found when the server starts (restart it to offer a new

@@ -18,7 +18,7 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from toadstool.engine import Event, OptionSpec, Outcome
 
@@ -743,6 +743,8 @@ class LevelUpEngine:
     name = "levelup"
     title = "Super Mario: Level Up!"
     score_label = "points"
+    #: Options for a short game, for tests and demos (see Engine.quick_options).
+    quick_options: ClassVar[dict[str, str]] = {}
     min_players = 3
     max_players = 6
     options: tuple[OptionSpec, ...] = ()

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from toadstool.engine import Event, OptionSpec, Outcome
 from toadstool.games.powerup import data
@@ -532,6 +532,8 @@ class PowerUpEngine:
     name = "powerup"
     title = "Super Mario Bros. Power Up Card Game"
     score_label = "Extra Lives"
+    #: Options for a short game, for tests and demos (see Engine.quick_options).
+    quick_options: ClassVar[dict[str, str]] = {}
     min_players = 2
     max_players = 8
     options: tuple[OptionSpec, ...] = ()

@@ -15,7 +15,7 @@ import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from toadstool.engine import Event, OptionKind, OptionSpec, Outcome
 
@@ -470,6 +470,8 @@ class UnoEngine:
     name = "uno"
     title = "UNO Super Mario"
     score_label = "points"
+    #: Options for a short game, for tests and demos (see Engine.quick_options).
+    quick_options: ClassVar[dict[str, str]] = {"target": "1"}
     min_players = 2
     max_players = 10
     options = (
