@@ -4,9 +4,10 @@ Usage: ``python bench/engines.py [--quick | --smoke] [--plot] [--profile GAME[:P
 
 For each game and 2 and 4 players (where the game allows them) it plays whole games in-process through the
 engine interface (`toadstool.selfplay.play` with `RandomBot`, exactly what `toadstool selfplay` runs) and
-reports games/s and actions/s (per second of CPU time) as median [min..max] over repetitions. For UNO it measures, in the same
-process and interleaved with ours, RLCard 1.2's low-level `UnoGame` with uniformly random legal actions,
-and prints our figures as ratios of it (paired per repetition, then the median of the ratios).
+reports games/s and actions/s (per second of CPU time) as median [min..max] over repetitions. For UNO it
+measures, in the same process and interleaved with ours, RLCard 1.2's low-level `UnoGame` with uniformly
+random legal actions, and prints our figures as ratios of it (paired per repetition, then the median of the
+ratios).
 
 Which UNO ratio is like-for-like: a Toadstool game is many hands to 500 points while an RLCard game is one
 hand, and RLCard's "draw" also plays the drawn card when it can (one action where ours is two), with no

@@ -717,6 +717,8 @@ def summarise(point: dict[str, Any]) -> dict[str, Any]:
         "tables": point["tables"],
         "viewers": point["viewers"],
         "memory_per_viewer_kib": point["memory_per_viewer"] / 1024,
+        # Growth while the load ran: stays small when per-stream buffers are bounded.
+        "memory_growth_per_viewer_kib": (point["rss_end"] - point["rss_ready"]) / point["viewers"] / 1024,
         "setup_seconds": point["setup_seconds"],
     }
     for phase in ("paced", "saturated"):

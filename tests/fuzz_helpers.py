@@ -12,8 +12,11 @@ from __future__ import annotations
 import asyncio
 import os
 import random
+import socket
 import struct
+import subprocess
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import grpc
@@ -423,3 +426,79 @@ async def check_server_healthy_and_playing(address: str, seed: int = 5, seconds:
     assert last is not None
     assert last.status == table_pb2.TABLE_STATUS_FINISHED
     assert last.outcome.winners
+
+
+# -- a real server process --------------------------------------------------------------------------------
+
+#: KNOWN BUG (issue #11): grpcio itself decodes each request before our code runs, and a message that is
+#: not valid protobuf makes it log an ERROR with a traceback and answer UNKNOWN (see
+#: test_fuzz_wire.py::test_known_bug_undecodable_protobuf_is_refused_as_invalid_argument_without_an_error).
+#: The raw-bytes tests tolerate exactly this log line so they can still catch anything else; delete it from
+#: KNOWN_LOG_NOISE once the server refuses undecodable requests itself.
+KNOWN_DECODE_ERROR = "Unexpected [DecodeError] raised by servicer method"
+KNOWN_LOG_NOISE: tuple[str, ...] = (KNOWN_DECODE_ERROR,)
+
+
+class ServerProcess:
+    """`toadstool serve` as a real process on a free loopback port, its output in a file (a pipe nobody
+    reads would fill up and stall a server that logs a lot), so a crash shows as a dead process and every
+    ERROR line can be read back."""
+
+    def __init__(self, command: list[str], directory: Path, port: int) -> None:
+        self.port = port
+        self.address = f"127.0.0.1:{port}"
+        self.log_path = directory / "server.log"
+        env = {
+            **os.environ,
+            "XDG_CONFIG_HOME": str(directory / "config"),
+            "XDG_STATE_HOME": str(directory / "state"),
+        }
+        self._log = self.log_path.open("wb")
+        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def log(self) -> str:
+        return self.log_path.read_text("utf-8", "replace")
+
+    def errors(self, since: int = 0) -> list[str]:
+        """ERROR and CRITICAL lines and tracebacks the server wrote after byte `since` of its log, less the
+        known noise."""
+        lines = self.log()[since:].splitlines()
+        found = []
+        for index, line in enumerate(lines):
+            if line.startswith(("ERROR", "CRITICAL", "Traceback", "Fatal", "Segmentation")) or "Aborted" in line:
+                if line.startswith("Traceback") and index and any(n in lines[index - 1] for n in KNOWN_LOG_NOISE):
+                    continue
+                if not any(noise in line for noise in KNOWN_LOG_NOISE):
+                    found.append(line)
+        return found
+
+    def close(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self._log.close()
+
+
+def send_raw(address: str, payload: bytes, read_seconds: float = 0.05, max_read: int = 65536) -> bytes:
+    """Open a TCP connection, send `payload`, read what comes back for a moment, close. Bounded in time and
+    size; a server that hangs up early (often the right answer to garbage) is fine."""
+    host, port = address.rsplit(":", 1)
+    received = bytearray()
+    with socket.create_connection((host, int(port)), timeout=2.0) as sock:
+        try:
+            sock.sendall(payload)
+            sock.settimeout(read_seconds)
+            while len(received) < max_read:
+                chunk = sock.recv(65536)
+                if not chunk:
+                    break
+                received += chunk
+        except (TimeoutError, ConnectionError, OSError):
+            pass
+    return bytes(received)

@@ -9,6 +9,7 @@ server (DESIGN.md principle 4).
 from __future__ import annotations
 
 import pytest
+from google.protobuf.message import Message
 
 from e2e_helpers import Transcript, gather_players, play_randomly
 from toadstool.engine import action_id, event_text, name_seats
@@ -74,3 +75,54 @@ async def test_people_bots_and_a_spectator_play_a_whole_game(server: RunningServ
         assert transcript.last.HasField("outcome")
         assert transcript.last.outcome.winners
         _check_transcript(table, transcript, states)
+
+
+def _card_ids(message: Message) -> set[int]:
+    """Every UnoCard id anywhere inside a message."""
+    found: set[int] = set()
+    if message.DESCRIPTOR.name == "UnoCard":
+        found.add(message.id)  # type: ignore[attr-defined]
+    for field, value in message.ListFields():
+        if field.message_type is None:
+            continue
+        items = [value] if isinstance(value, Message) else list(value)
+        for item in items:
+            if isinstance(item, Message):
+                found |= _card_ids(item)
+    return found
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_no_uno_message_carries_another_seats_cards_or_the_draw_pile(server: RunningServer, seed: int) -> None:
+    """Scan every message of whole UNO games: the first snapshot, the second player to join, spectators."""
+    async with Client(server.address) as host:
+        created = await host.create_table("uno", 4, bots=2, seed=seed, bot_delay_ms=0, options={"target": "1"})
+        table_id = created.table.table_id
+        first = await host.join(table_id, "Ann")
+        players = [play_randomly(server.address, table_id, first.seat_token, first.seat, seed=seed)]
+        players.append(play_randomly(server.address, table_id, None, None, seed=seed + 10))
+        second = await host.join(table_id, "Bob")
+        players.append(play_randomly(server.address, table_id, second.seat_token, second.seat, seed=seed + 20))
+        transcripts = await gather_players(players)
+    table = server.registry.tables[table_id]
+    states = _replay_states(table)
+    checked = seen_cards = 0
+    for transcript in transcripts:
+        viewer = transcript.seat
+        for update in transcript.updates:
+            if not update.HasField("view"):
+                continue
+            state = states[update.version]
+            secret = set(state.draw_pile)
+            for seat, hand in enumerate(state.hands):
+                if seat != viewer:
+                    secret |= set(hand)
+            if state.reveal is not None and state.reveal[0] == viewer and state.revealed is not None:
+                secret -= set(state.revealed.hand)  # the challenger's private reveal
+            shown = _card_ids(update)
+            seen_cards += len(shown)
+            leaked = shown & secret
+            assert not leaked, f"seat {viewer} was sent hidden cards {sorted(leaked)} at version {update.version}"
+            checked += 1
+    assert checked > 30
+    assert seen_cards > checked  # the scan does find cards: own hands and the discard pile

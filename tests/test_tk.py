@@ -23,6 +23,7 @@ from conftest import free_port, toadstool_command
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
 from toadstool.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
+from toadstool_clients.connection import Client
 from toadstool_clients.tk.table import TableScreen
 
 
@@ -209,3 +210,50 @@ def test_toadstool_tk_opens_a_window_titled_toadstool(display: str, tmp_path: Pa
     finally:
         process.terminate()
         process.wait(10)
+
+
+async def test_names_from_the_network_are_drawn_as_plain_text(driver: TkDriver, server: RunningServer) -> None:
+    screen = driver.app.screen
+    screen.name.set("Bowser [destroy .] {😀}")
+    lobby = await driver.connect(server.address)
+    lobby.name_var.set("$env(HOME) [exit]")
+    table = await driver.create_table("uno", 2, 1, seed=2, options={"target": "30"})
+    await driver.pump(lambda: table.redraw_pending is None and table.draw_count > 0, 10, "the first drawing")
+    assert driver.app.root.title() == "Toadstool — $env(HOME) [exit]"
+    players = [driver.table.seats.item(row, "values")[1] for row in driver.table.seats.get_children()]
+    assert players[0] == "Bowser [destroy .] {\ufffd} (you)"
+    canvas = table.canvas
+    texts = [canvas.itemcget(i, "text") for i in canvas.find_all() if canvas.type(i) == "text"]
+    assert any("Bot 1" in text for text in texts)
+    assert table.fallback_note == ""
+
+
+async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
+    driver: TkDriver, server: RunningServer, client: Client
+) -> None:
+    created = await client.create_table("levelup", 3, bots=1, name="Peach's castle")
+    table_id = created.table.table_id
+    lobby = await driver.connect(server.address)
+    await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the table in the list")
+    name, game, seats, status = lobby.tree.item(table_id, "values")
+    assert (name, game) == ("Peach's castle", "Super Mario: Level Up!")
+    assert seats.startswith("1/3")
+    assert status.startswith("waiting for players")
+    lobby.tree.selection_set(table_id)
+    await driver.settle(0.1)
+    assert lobby.seat_box["values"] == ("any open", "1", "2")
+    lobby.seat_choice.set("2")
+    driver.click(lobby.join_button)
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "the table screen")
+    assert driver.table.seat == 1
+    await driver.pump(lambda: driver.table.latest is not None, 10, "the first update")
+    assert driver.table.latest.status == table_pb2.TABLE_STATUS_LOBBY
+    driver.table.back_to_lobby()
+    lobby = driver.app.screen
+    await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the list again")
+    lobby.tree.selection_set(table_id)
+    await driver.settle(0.1)
+    driver.click(lobby.watch_button)
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "watching")
+    assert driver.table.seat is None
+    assert driver.table.role.cget("text") == "spectator"

@@ -281,6 +281,8 @@ class Bridge:
         if table_id is None:
             return
         if message.retain:
+            if payload.strip() and topic == self.topics.press(table_id):
+                self.outbox.clear(topic)  # a stale press on our own topic would be handed out on every connect
             if payload.strip():
                 await self.press_result(
                     table_id, {"ok": False, "error": "retained press ignored (publish presses without retain)"}

@@ -224,7 +224,7 @@ class TableScreen:
         self.seats.delete(*self.seats.get_children())
         to_act = set(update.to_act)
         for seat in update.seats:
-            name = safe_text(seat.name or "(open)", 20)
+            name = safe_text(seat.name or "(open)", 24)
             tags = []
             if seat.index in to_act:
                 tags.append("turn")

@@ -149,7 +149,7 @@ def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int,
     if nominee:
         items.append(board.text(cx, cy - radius - 14, "♛ nominee", 8, "bold", fill="#5d2906"))
     if radius >= 12:
-        label = name if len(name) <= 9 else short_label(name) if " " not in name else name.split()[0]
+        label = name if len(name) <= 10 else short_label(name) if " " not in name else name.split()[0]
         items.append(board.text(cx, cy + radius + 2, label, 7, "bold", fill="#5d2906" if on_gold else "white",
                                 anchor="n"))  # fmt: skip
     board.clickable(items, offers, name)
