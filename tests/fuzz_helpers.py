@@ -191,7 +191,11 @@ def _field_strategy(
     if field.type == FD.TYPE_MESSAGE:
         if depth >= max_depth:
             return None
-        single = overrides[field.name] if field.name in overrides else message_strategy(field.message_type, overrides, depth + 1, max_depth)
+        single = (
+            overrides[field.name]
+            if field.name in overrides
+            else message_strategy(field.message_type, overrides, depth + 1, max_depth)
+        )
     else:
         single = overrides[field.name] if field.name in overrides else _scalar(field)
     if field.is_repeated:
@@ -502,3 +506,36 @@ def send_raw(address: str, payload: bytes, read_seconds: float = 0.05, max_read:
         except (TimeoutError, ConnectionError, OSError):
             pass
     return bytes(received)
+
+
+def _varint(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+#: Bytes that are not a valid protobuf message of any request type, each broken in its own way.
+NONSENSE_PROTOBUF = st.one_of(
+    st.binary(min_size=1, max_size=200),
+    st.sampled_from(
+        [
+            b"\x0a\x02\xff\xfe",  # field 1 (a string everywhere) holding invalid UTF-8
+            b"\x0a\x05ab",  # a length running past the end
+            b"\x00",  # field number 0
+            b"\xff" * 11,  # a varint longer than ten bytes
+            b"\x0b" * 200 + b"\x0c" * 200,  # unknown groups nested 200 deep (past the recursion limit)
+            b"\x0f",  # wire type 7 does not exist
+            b"\x0c",  # an end-group with no start
+            b"\x0d\x01\x02",  # a fixed32 cut short
+        ]
+    ),
+    st.tuples(st.integers(1, 2**29 - 1), st.integers(0, 7), st.binary(max_size=30)).map(
+        lambda t: _varint((t[0] << 3) | t[1]) + t[2]
+    ),
+)

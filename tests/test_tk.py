@@ -102,6 +102,7 @@ async def test_the_server_address_is_remembered_between_runs(driver: TkDriver, s
     again = open_app()
     try:
         assert again.screen.address.get() == server.address
+        TkDriver(again).screenshot("connect")
         assert again.root.title() == "Toadstool"
     finally:
         close_app(again)
@@ -243,6 +244,7 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     await driver.settle(0.1)
     assert lobby.seat_box["values"] == ("any open", "1", "2")
     lobby.seat_choice.set("2")
+    driver.screenshot("lobby")
     driver.click(lobby.join_button)
     await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "the table screen")
     assert driver.table.seat == 1
@@ -257,3 +259,19 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "watching")
     assert driver.table.seat is None
     assert driver.table.role.cget("text") == "spectator"
+
+
+async def test_the_host_waits_for_players_and_can_fill_a_seat_with_a_bot(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 3, 1, seed=6, options={"target": "30"})
+    await driver.pump(lambda: table.host_button is not None and table.redraw_pending is None, 10, "the waiting room")
+    assert table.latest is not None
+    assert table.latest.status == table_pb2.TABLE_STATUS_LOBBY
+    driver.screenshot("waiting-room")
+    driver.click(table.host_button)
+    await driver.pump(
+        lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_PLAYING, 10, "the start"
+    )
+    assert [s.kind for s in table.latest.seats].count(table_pb2.SEAT_KIND_BOT) == 2

@@ -64,6 +64,12 @@ def remembered_seat(address: str, table_id: str) -> tuple[int, str] | None:
     return int(entry["seat"]), str(entry["token"])
 
 
+def _default_name() -> str:
+    """The login name, capitalised, as a display name; "Player" where there is none (or it is root)."""
+    user = os.environ.get("USER") or os.environ.get("USERNAME") or ""
+    return user.capitalize() if user and user != "root" else "Player"
+
+
 def _add_server_arg(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
     parser.add_argument(
@@ -100,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("play", help="play a game in the terminal against bots (starts its own server)")
     p.add_argument("game")
     p.add_argument("--bots", type=int, default=3, help="number of bot opponents (default 3)")
-    p.add_argument("--name", default=os.environ.get("USER", "You").capitalize() or "You")
+    p.add_argument("--name", default=_default_name())
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--seed", type=int)
     p.add_argument("--bot-delay", type=float, default=0.8)
@@ -109,7 +115,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("join", help="take a seat at a table and play")
     p.add_argument("table")
-    p.add_argument("--name", default=os.environ.get("USER", "Player").capitalize() or "Player")
+    p.add_argument("--name", default=_default_name())
     p.add_argument("--seat", type=int)
     _add_server_arg(p)
 

@@ -15,7 +15,8 @@ from collections import deque
 
 import grpc
 from prompt_toolkit import PromptSession
-from rich.console import Console, Group
+from rich.columns import Columns
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -63,6 +64,22 @@ def seats_table(update: table_pb2.Update) -> RichTable:
     return grid
 
 
+#: Longer menus are laid out in columns so the game stays on screen.
+MENU_ROWS = 12
+
+
+def action_menu(update: table_pb2.Update) -> RenderableType:
+    """The numbered legal actions: one column for a short menu, several for a long one."""
+    entries = []
+    for number, action in enumerate(update.legal_actions, start=1):
+        entry = Text(f"{number:>2} ", style="bold cyan")
+        entry.append(action.label)
+        entries.append(entry)
+    if len(entries) <= MENU_ROWS:
+        return Group(*entries)
+    return Columns(entries, column_first=True, padding=(0, 3))
+
+
 def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str = "") -> Group:
     """The whole screen for one update."""
     title = Text(update.table_name or update.table_id, style="bold")
@@ -86,10 +103,7 @@ def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str 
             result.append(f"  ({update.outcome.summary})")
         parts.append(result)
     elif update.legal_actions:
-        menu = RichTable(box=None, show_header=False, padding=(0, 1))
-        for number, action in enumerate(update.legal_actions, start=1):
-            menu.add_row(Text(f"{number:>2}", style="bold cyan"), Text(action.label))
-        parts.append(Panel(menu, title="Your move", title_align="left", border_style="cyan"))
+        parts.append(Panel(action_menu(update), title="Your move", title_align="left", border_style="cyan"))
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:
         parts.append(Text("Waiting for the other players…", style="dim"))
     return Group(*parts)  # type: ignore[arg-type]

@@ -77,6 +77,7 @@ class App:
         self.network = Network()
         self.client: Client | None = None
         self.games: list[table_pb2.GameInfo] = []
+        self.host_tokens: dict[str, str] = {}
         self.closed = False
         root.title(TITLE)
         root.geometry("1200x780")

@@ -37,6 +37,22 @@ def explain(error: BaseException) -> str:
     return str(error) or type(error).__name__
 
 
+def draw_toadstool(canvas: tk.Canvas, cx: float, top: float, width: float) -> None:
+    """The logo: a red-capped toadstool with white spots."""
+    r = width / 2
+    stem_top = top + r * 0.9
+    canvas.create_rectangle(cx - r * 0.42, stem_top - 4, cx + r * 0.42, stem_top + r * 0.95, fill="#fff3e0",
+                            outline="#5d4037", width=2)  # fmt: skip
+    canvas.create_oval(cx - r * 0.2, stem_top + r * 0.2, cx - r * 0.06, stem_top + r * 0.5, fill="#222222")
+    canvas.create_oval(cx + r * 0.06, stem_top + r * 0.2, cx + r * 0.2, stem_top + r * 0.5, fill="#222222")
+    canvas.create_arc(cx - r, top, cx + r, top + r * 1.8, start=0, extent=180, fill="#e52521", outline="#7f1010",
+                      width=2, style="chord")  # fmt: skip
+    for dx, dy, size in ((0, 0.3, 0.3), (-0.62, 0.55, 0.22), (0.62, 0.55, 0.22)):
+        x, y = cx + dx * r, top + dy * r
+        canvas.create_oval(x - size * r, y - size * r * 0.8, x + size * r, y + size * r * 0.8, fill="white",
+                           outline="")  # fmt: skip
+
+
 class ConnectScreen:
     """Address and player name; Connect opens the channel off the Tk thread."""
 
@@ -46,8 +62,11 @@ class ConnectScreen:
         self.pending: Any = None
         box = ttk.Frame(self.frame, style="Card.TFrame", padding=28)
         box.place(relx=0.5, rely=0.42, anchor="center")
+        logo = tk.Canvas(box, width=96, height=84, background="#f4f1ea", highlightthickness=0)
+        draw_toadstool(logo, 48, 6, 84)
+        logo.grid(row=0, column=0, sticky="e", padx=(0, 8))
         tk.Label(box, text="Toadstool", font=(FONT, 28, "bold"), fg="#d32f2f", bg="#f4f1ea").grid(
-            row=0, column=0, columnspan=2, pady=(0, 4)
+            row=0, column=1, sticky="w", pady=(0, 4)
         )
         ttk.Label(box, text="Mario tabletop games on your LAN", style="Card.TLabel").grid(
             row=1, column=0, columnspan=2, pady=(0, 18)
@@ -102,6 +121,8 @@ class LobbyScreen:
         self.busy: Any = None
         self.after_id: str | None = None
         self.left = False
+        #: Tables this window created, for the host's "add a bot" (kept for the app's lifetime).
+        self.host_tokens: dict[str, str] = app.host_tokens
 
         top = ttk.Frame(self.frame, style="Shell.TFrame")
         top.pack(fill="x")
@@ -254,6 +275,7 @@ class LobbyScreen:
 
         async def create_and_join() -> tuple[table_pb2.TableInfo, int | None, str | None]:
             created = await client.create_table(game.name, players, bots, options, seed, name)
+            self.host_tokens[created.table.table_id] = created.host_token
             if bots >= players:
                 return created.table, None, None
             joined = await client.join(created.table.table_id, player)
@@ -309,7 +331,7 @@ class LobbyScreen:
             remember_seat(self.app.address, table.table_id, seat, token)
         from toadstool_clients.tk.table import TableScreen
 
-        self.app.show(TableScreen(self.app, table, seat, token))
+        self.app.show(TableScreen(self.app, table, seat, token, self.host_tokens.get(table.table_id)))
 
     def _failed(self, error: BaseException) -> None:
         self.busy = None

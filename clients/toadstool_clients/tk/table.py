@@ -31,14 +31,23 @@ DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 class TableScreen:
     """One table, as a seat or as a spectator."""
 
-    def __init__(self, app: App, table: table_pb2.TableInfo, seat: int | None, token: str | None) -> None:
+    def __init__(
+        self,
+        app: App,
+        table: table_pb2.TableInfo,
+        seat: int | None,
+        token: str | None,
+        host_token: str | None = None,
+    ) -> None:
         self.app = app
+        self.host_token = host_token
         self.table_id = table.table_id
         self.seat = seat
         self.token = token
         self.latest: table_pb2.Update | None = None
         self.targets: list[ClickTarget] = []
         self.action_buttons: dict[str, ttk.Button] = {}
+        self.host_button: ttk.Button | None = None
         self.shown_actions: tuple[str, ...] = ()
         self.acting: Any = None
         self.following: Any = None
@@ -177,7 +186,11 @@ class TableScreen:
         self.canvas.delete("all")
         self.canvas.configure(cursor="")
         board = Board(self.canvas, width, height, update, self.choose)
-        self.fallback_note = draw_game(board)
+        if update.status == table_pb2.TABLE_STATUS_LOBBY and update.view.WhichOneof("game") is None:
+            self._draw_waiting(board)
+            self.fallback_note = ""
+        else:
+            self.fallback_note = draw_game(board)
         self.targets = board.targets
         self._draw_roll(board)
         self._draw_outcome(board)
@@ -199,6 +212,46 @@ class TableScreen:
         who = board.seat_name(roll.roller)
         board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 16)}: {roll.value}",
                    10 if fresh else 9, "bold", anchor="e", justify="right")  # fmt: skip
+
+    def _draw_waiting(self, board: Board) -> None:
+        """Before the game starts: the seats as places round a table, open ones dashed."""
+        update = board.update
+        w, h = board.width, board.height
+        self.canvas.configure(background="#263046")
+        board.text(w / 2, 60, "Waiting for players", 22, "bold", fill="#ffd54a")
+        board.text(w / 2, 96, f"{safe_text(update.phase, 80)} · table {safe_text(update.table_id, 20)}", 12,
+                   fill="#cfd8dc")  # fmt: skip
+        count = max(1, len(update.seats))
+        slot = min(150.0, (w - 60) / count)
+        left = (w - slot * count) / 2
+        for seat in update.seats:
+            x = left + seat.index * slot + slot / 2
+            y = h / 2
+            empty = seat.kind == table_pb2.SEAT_KIND_EMPTY
+            fill = "" if empty else board.seat_colour(seat.index)
+            board.canvas.create_oval(x - 40, y - 40, x + 40, y + 40, fill=fill, outline="white", width=3,
+                                     dash=(6, 4) if empty else ())  # fmt: skip
+            label = "open" if empty else board.seat_name(seat.index)
+            board.text(x, y + 56, label, 11, "bold", fill="#90a4ae" if empty else "white")
+            if seat.index == self.seat:
+                board.text(x, y, "you", 12, "bold")
+            elif seat.kind == table_pb2.SEAT_KIND_BOT:
+                board.text(x, y, "bot", 12, "bold")
+        if self.host_token:
+            board.text(w / 2, h - 60, "You host this table: add bots below, or wait for friends to join.", 11,
+                       fill="#cfd8dc")  # fmt: skip
+
+    def add_bot(self) -> None:
+        """The host fills one open seat with a bot."""
+        client = self.app.client
+        if client is None or self.host_token is None:
+            return
+        self.set_status("Adding a bot…")
+        self.app.network.submit(
+            client.add_bot(self.table_id, self.host_token),
+            lambda seat: self.set_status(f"A bot sits in seat {seat + 1}."),
+            lambda error: self.set_status(f"No bot added: {explain(error)}"),
+        )
 
     def _draw_outcome(self, board: Board) -> None:
         update = board.update
@@ -243,7 +296,10 @@ class TableScreen:
 
     def _show_actions(self, update: table_pb2.Update) -> None:
         ids = tuple(a.id for a in update.legal_actions) if self.token else ()
-        if ids == self.shown_actions and self.action_buttons:
+        hosting = bool(self.host_token) and update.status == table_pb2.TABLE_STATUS_LOBBY
+        if hosting:
+            ids = ("(add bot)",)
+        if ids == self.shown_actions and (self.action_buttons or hosting):
             return
         self.shown_actions = ids
         self.action_buttons = {}
@@ -252,7 +308,11 @@ class TableScreen:
         for child in text.winfo_children():
             child.destroy()
         text.delete("1.0", "end")
-        if not ids:
+        if hosting:
+            button = ttk.Button(text, text="Add a bot", style="Action.TButton", command=self.add_bot)
+            text.window_create("end", window=button, padx=3, pady=3)
+            self.host_button = button
+        elif not ids:
             waiting = "Watching." if self.token is None else "Waiting for the other players…"
             if update.status == table_pb2.TABLE_STATUS_FINISHED:
                 waiting = "The game is over."
