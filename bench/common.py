@@ -68,6 +68,9 @@ def machine() -> dict[str, Any]:
         "implementation": platform.python_implementation(),
         "platform": platform.platform(),
         "uvloop": has_uvloop,
+        # Other work on the machine while we measured (1, 5, 15 minute load averages): a load above nproc
+        # means the figures, latencies most of all, were taken on a busy machine.
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
         "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
     }
 

@@ -283,7 +283,7 @@ def plot(report: dict[str, Any], path: Path) -> Path:
     fig, ax = plt.subplots(figsize=(max(8, len(entries) * 0.9), 4.5))
     ax.bar(range(len(entries)), medians, yerr=[low, high], color=colors, capsize=3)
     ax.set_xticks(range(len(entries)), labels, fontsize=7)
-    ax.set_ylabel("actions/s (median, min..max)")
+    ax.set_ylabel("actions per CPU-second (median, min..max)")
     ax.set_title("Random-legal-action selfplay throughput (grey: RLCard UNO baseline)")
     fig.tight_layout()
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -490,8 +490,11 @@ class Worker:
 
 
 def worker_main(target: str, address: str, tables: int, seed: int) -> int:
-    """Set up, say READY, wait for GO (a JSON line on stdin), run the phases, print one JSON result line."""
-    use_uvloop()
+    """Set up, say READY, wait for GO (a JSON line on stdin), run the phases, print one JSON result line.
+
+    Workers always run on the default asyncio loop, so that the load side stays the same whichever loop
+    the server runs on (--server-loop).
+    """
 
     async def go() -> None:
         worker = Worker(target, address, tables, seed)
@@ -514,6 +517,15 @@ def worker_main(target: str, address: str, tables: int, seed: int) -> int:
 
 # ----------------------------------------------------------------------------------------------------------
 # The conductor
+
+
+def _die_with_parent() -> None:
+    """In a child, before exec: be sent SIGTERM when the conductor dies, however it dies (Linux prctl), so
+    that no server or worker outlives an interrupted benchmark."""
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -565,39 +577,71 @@ def _unlimited(tables: int) -> list[str]:
     return flags
 
 
+#: `toadstool serve` with uvloop's event loop policy installed first (to measure what uvloop would bring
+#: without changing the server).
+SERVE_ON_UVLOOP = (
+    "import sys, uvloop; uvloop.install(); from toadstool_clients.cli import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
 def start_server(
-    target: str, port: int, tables: int, size: int, state_dir: str, store: str, profile: Path | None
+    target: str,
+    port: int,
+    tables: int,
+    size: int,
+    state_dir: str,
+    store: str,
+    profile: Path | None,
+    server_loop: str = "asyncio",
 ) -> subprocess.Popen[bytes]:
     """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
-    or none with store="none"), optionally under cProfile (written when it stops)."""
+    or none with store="none"), optionally under cProfile (written when it stops) or on uvloop."""
     if target != "toadstool":
         command = [sys.executable, __file__, "--role", "raw-server", "--target", target, "--port", str(port)]
-        command += ["--size", str(size)]
+        command += ["--size", str(size), "--server-loop", server_loop]
     else:
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
-        command += ["-m", "toadstool_clients.cli", "serve", "--host", HOST, "--port", str(port)]
+        if server_loop == "uvloop":
+            command += ["-c", SERVE_ON_UVLOOP, "serve", "--host", HOST, "--port", str(port)]
+        else:
+            command += ["-m", "toadstool_clients.cli", "serve", "--host", HOST, "--port", str(port)]
         command += ["--max-tables", str(tables + 10), *_unlimited(tables)]
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
     # XDG_STATE_HOME too, so nothing of a benchmark ever lands in the user's own state directory.
     env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # stderr to a file, never a pipe nobody reads while the server runs (a full pipe would block it).
+    with (Path(state_dir) / "server.log").open("ab") as log:
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=_die_with_parent)
 
 
 def run_point(
-    target: str, tables: int, budget: Budget, size: int, store: str = "temp", profile: Path | None = None
+    target: str,
+    tables: int,
+    budget: Budget,
+    size: int,
+    store: str = "temp",
+    profile: Path | None = None,
+    server_loop: str = "asyncio",
 ) -> dict[str, Any]:
     """One server, its workers, both phases: the raw per-window figures of one table count."""
     with tempfile.TemporaryDirectory(prefix="toadstool-bench-") as state_dir:
-        return _run_point(target, tables, budget, size, state_dir, store, profile)
+        return _run_point(target, tables, budget, size, state_dir, store, profile, server_loop)
 
 
 def _run_point(
-    target: str, tables: int, budget: Budget, size: int, state_dir: str, store: str, profile: Path | None
+    target: str,
+    tables: int,
+    budget: Budget,
+    size: int,
+    state_dir: str,
+    store: str,
+    profile: Path | None,
+    server_loop: str,
 ) -> dict[str, Any]:
     port = free_port()
-    server = start_server(target, port, tables, size, state_dir, store, profile)
+    server = start_server(target, port, tables, size, state_dir, store, profile, server_loop)
     workers: list[subprocess.Popen[str]] = []
     try:
         wait_for_port(port, server)
@@ -608,7 +652,14 @@ def _run_point(
             command = [sys.executable, __file__, "--role", "worker", "--target", target]
             command += ["--address", f"{HOST}:{port}", "--worker-tables", str(share), "--seed", str(index + 1)]
             workers.append(
-                subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=sys.stderr, text=True)
+                subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=sys.stderr,
+                    text=True,
+                    preexec_fn=_die_with_parent,
+                )
             )
         setup_started = time.monotonic()
         for worker in workers:
@@ -649,10 +700,9 @@ def _run_point(
                     worker.stdin.close()
             stop(worker, 15.0)
         stop(server)
-        if server.stderr is not None:
-            errors = server.stderr.read().decode(errors="replace").strip()
-            if errors:
-                print(f"[{target} server stderr]\n{errors[-2000:]}", file=sys.stderr)
+        errors = (Path(state_dir) / "server.log").read_text(errors="replace").strip()
+        if errors:
+            print(f"[{target} server stderr]\n{errors[-2000:]}", file=sys.stderr)
     n, m = paced_windows, budget.windows
     cpu_paced = [cpu[i + 1] - cpu[i] for i in range(n)]
     cpu_saturated = [cpu[n + 2 + i] - cpu[n + 1 + i] for i in range(m)]
@@ -773,7 +823,7 @@ def print_point(name: str, s: dict[str, Any]) -> None:
     )
 
 
-TARGETS = (("toadstool", "-o"), ("raw", "--s"), ("push", ":^"))
+TARGETS = (("toadstool", "-o", "tab:blue"), ("raw", "--s", "tab:orange"), ("push", ":^", "tab:green"))
 
 
 def plot(points: list[dict[str, Any]], path: Path) -> Path:
@@ -784,15 +834,15 @@ def plot(points: list[dict[str, Any]], path: Path) -> Path:
 
     tables = [p["tables"] for p in points]
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
-    for key, style in TARGETS:
+    for key, style, color in TARGETS:
         views = [p[key]["saturated"]["views_per_s"]["median"] for p in points]
-        right.plot(tables, views, style, label=f"{key} view messages/s")
+        right.plot(tables, views, style, color=color, label=f"{key} view messages/s")
         if key == "push":
             continue
         p50 = [p[key]["paced"]["latency_p50_ms"]["median"] for p in points]
         p99 = [p[key]["paced"]["latency_p99_ms"]["median"] for p in points]
-        left.plot(tables, p50, style, label=f"{key} p50")
-        left.plot(tables, p99, style, label=f"{key} p99", alpha=0.6)
+        left.plot(tables, p50, style, color=color, label=f"{key} p50")
+        left.plot(tables, p99, style, color=color, label=f"{key} p99", alpha=0.5)
     left.axhline(50, color="red", linewidth=0.8, linestyle=":", label="p99 target 50 ms")
     left.set_xlabel("tables (4 seats each), 1 action/table/s")
     left.set_ylabel("act-to-view latency (ms)")
@@ -824,10 +874,11 @@ def conduct(args: argparse.Namespace) -> int:
         profile = args.out / f"load-server-{tables}.prof" if args.profile_server else None
         if profile is not None:
             profile.parent.mkdir(parents=True, exist_ok=True)
-        ours = summarise(run_point("toadstool", tables, budget, 0, args.server_store, profile))
+        loop_kind = args.server_loop
+        ours = summarise(run_point("toadstool", tables, budget, 0, args.server_store, profile, loop_kind))
         size = round(ours["saturated"]["mean_message_bytes"]) or 1000
-        loop = summarise(run_point("raw", tables, budget, size))
-        push = summarise(run_point("push", tables, budget, size))
+        loop = summarise(run_point("raw", tables, budget, size, server_loop=loop_kind))
+        push = summarise(run_point("push", tables, budget, size, server_loop=loop_kind))
         point = {"tables": tables, "toadstool": ours, "raw": loop, "push": push, "ratios": ratios(ours, loop, push)}
         points.append(point)
         print(f"{tables} tables x {SEATS} seats ({tables * SEATS} streams, one channel each):", flush=True)
@@ -873,6 +924,7 @@ def conduct(args: argparse.Namespace) -> int:
         "budget": {"tables": list(budget.tables), "windows": budget.windows, "window": budget.window},
         "workers": budget.workers,
         "server_store": args.server_store,
+        "server_loop": args.server_loop,
         "points": points,
         "wall_seconds": round(time.monotonic() - started, 1),
         "csv": str(csv_path),
@@ -921,6 +973,12 @@ def main(argv: list[str] | None = None) -> int:
         help="temp: the server keeps its SQLite log (as deployed) in a throw-away directory; none: --no-db",
     )
     parser.add_argument(
+        "--server-loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="event loop of our server and the baselines (uvloop: installed before `toadstool serve` runs)",
+    )
+    parser.add_argument(
         "--profile-server", action="store_true", help="run our server under cProfile: OUT/load-server-N.prof"
     )
     parser.add_argument(
@@ -934,6 +992,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--size", type=int, default=1000, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.role == "raw-server":
+        if args.server_loop == "uvloop":
+            use_uvloop()
         return raw_server_main(args.port, args.size, args.target == "push")
     if args.role == "worker":
         return worker_main(args.target, args.address, args.worker_tables, args.seed)

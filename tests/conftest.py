@@ -78,7 +78,16 @@ def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], st
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
     process = subprocess.Popen(
         toadstool_command(
-            "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0.01", "--no-db", *TEST_LIMIT_FLAGS
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--bot-delay",
+            "0.01",
+            "--no-db",
+            "--no-announce",
+            *TEST_LIMIT_FLAGS,
         ),
         env=env,
         stdout=subprocess.PIPE,

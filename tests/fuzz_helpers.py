@@ -15,6 +15,7 @@ import random
 import socket
 import struct
 import subprocess
+import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ from google.protobuf import descriptor as pb_descriptor
 from google.protobuf.message import Message
 from google.protobuf.message_factory import GetMessageClass
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
 from e2e_helpers import Transcript
@@ -46,7 +47,15 @@ _COMMON = {
         HealthCheck.filter_too_much,
     ),
 }
-settings.register_profile("ci", max_examples=60, **_COMMON)
+# CI: no shrinking (a failing example against a live server can take minutes to shrink, past the per-test
+# timeout; the failing draws are printed as they are) and no example database (each run starts clean).
+settings.register_profile(
+    "ci",
+    max_examples=60,
+    phases=(Phase.explicit, Phase.generate),
+    database=None,
+    **_COMMON,
+)
 settings.register_profile("long", max_examples=2000, **_COMMON)
 PROFILE = "long" if os.environ.get("TOADSTOOL_FUZZ", "").lower() == "long" else "ci"
 settings.load_profile(PROFILE)
@@ -141,22 +150,25 @@ def message_strategy(
     overrides: dict[str, st.SearchStrategy[Any]] | None = None,
     depth: int = 0,
     max_depth: int = 4,
+    required: frozenset[str] = frozenset(),
 ) -> st.SearchStrategy[Message]:
     """Any message of type `descriptor`: each field absent or random (unknown enum numbers, extreme
     integers, hostile text), oneofs with at most one member, nested messages to `max_depth`.
 
     `overrides` maps a field name (at any depth) to the strategy for its value, so requests can aim at real
-    table ids, seats and action ids as well as at nonsense.
+    table ids, seats and action ids as well as at nonsense; top-level fields named in `required` are always
+    set (an absent table id would stop nearly every request at the first check).
     """
     overrides = overrides or {}
     cls = GetMessageClass(descriptor)
+    always: dict[str, st.SearchStrategy[Any]] = {}
     plain: dict[str, st.SearchStrategy[Any]] = {}
     for field in descriptor.fields:
         if field.containing_oneof is not None and not field.containing_oneof.name.startswith("_"):
             continue  # real oneofs are chosen below; synthetic ones ("_seed") are plain optional fields
         strategy = _field_strategy(field, overrides, depth, max_depth)
         if strategy is not None:
-            plain[field.name] = strategy
+            (always if field.name in required else plain)[field.name] = strategy
     oneofs: list[st.SearchStrategy[tuple[str, Any] | None]] = []
     for oneof in descriptor.oneofs:
         if oneof.name.startswith("_"):
@@ -175,7 +187,7 @@ def message_strategy(
             _set(message, descriptor.fields_by_name[name], value)
         return message
 
-    return st.builds(build, st.fixed_dictionaries({}, optional=plain), st.tuples(*oneofs))
+    return st.builds(build, st.fixed_dictionaries(always, optional=plain), st.tuples(*oneofs))
 
 
 def _field_strategy(
@@ -440,7 +452,11 @@ async def check_server_healthy_and_playing(address: str, seed: int = 5, seconds:
 #: The raw-bytes tests tolerate exactly this log line so they can still catch anything else; delete it from
 #: KNOWN_LOG_NOISE once the server refuses undecodable requests itself.
 KNOWN_DECODE_ERROR = "Unexpected [DecodeError] raised by servicer method"
-KNOWN_LOG_NOISE: tuple[str, ...] = (KNOWN_DECODE_ERROR,)
+#: KNOWN BUG (issue #11): a metadata value that is not UTF-8 (in a key without "-bin") makes grpcio log an
+#: ERROR with a traceback before decoding it as Latin-1 (test_fuzz_wire.py::
+#: test_known_bug_metadata_that_is_not_utf8_is_answered_without_an_error_log): any client can flood the log.
+KNOWN_BAD_METADATA_ERROR = "Invalid encoding on"
+KNOWN_LOG_NOISE: tuple[str, ...] = (KNOWN_DECODE_ERROR, KNOWN_BAD_METADATA_ERROR)
 
 
 class ServerProcess:
@@ -462,6 +478,19 @@ class ServerProcess:
 
     def alive(self) -> bool:
         return self.process.poll() is None
+
+    def wait_listening(self, seconds: float = 20.0) -> bool:
+        """Wait until this process says it listens on its port: True, or False once it has exited (another
+        process took the port between free_port() and bind, which happens under pytest -n)."""
+        deadline = time.monotonic() + seconds
+        banner = f"listening on {self.address}"
+        while time.monotonic() < deadline:
+            if banner in self.log():
+                return True
+            if not self.alive():
+                return False
+            time.sleep(0.05)
+        raise TimeoutError(f"the server did not start listening in {seconds} s:\n{self.log()[-2000:]}")
 
     def log(self) -> str:
         return self.log_path.read_text("utf-8", "replace")

@@ -1,4 +1,5 @@
-"""A real Mosquitto broker for tests, and MQTT subscribers that record what the bridge published.
+"""A real Mosquitto broker for tests, MQTT subscribers that record what the bridge published, and the
+bridge itself running in the test's event loop.
 
 The broker listens on a free loopback port with persistence off (so a restart forgets retained
 messages, the hardest case for the bridge) and is stopped at the end of the test.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import shutil
 import subprocess
 import time
@@ -19,6 +21,10 @@ import aiomqtt
 import pytest
 
 from conftest import free_port, wait_for_port
+from toadstool.v1 import table_pb2
+from toadstool_clients.bridge.app import Bridge
+from toadstool_clients.bridge.config import config_from_args
+from toadstool_clients.connection import Client
 
 
 def mosquitto_path() -> str:
@@ -31,18 +37,38 @@ def mosquitto_path() -> str:
 class Broker:
     """One Mosquitto process on 127.0.0.1:`port`; `restart` keeps the port (clients reconnect to it)."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(
+        self, directory: Path, users: dict[str, str] | None = None, tls: tuple[Path, Path] | None = None
+    ) -> None:
+        """`users` (name -> password) makes the broker refuse anonymous clients; `tls` (certificate, key)
+        adds a TLS listener on `tls_port` beside the plain one."""
         self.port = free_port()
+        self.tls_port = free_port() if tls else None
         self.conf = directory / "mosquitto.conf"
-        self.conf.write_text(
-            f"listener {self.port} 127.0.0.1\nallow_anonymous true\npersistence false\nlog_dest stderr\n"
-            "log_type error\nlog_type warning\n"
-        )
+        lines = ["per_listener_settings false", "persistence false", "log_dest stderr", "log_type error"]
+        lines.append(f"listener {self.port} 127.0.0.1")
+        if tls:
+            lines += [f"listener {self.tls_port} 127.0.0.1", f"certfile {tls[0]}", f"keyfile {tls[1]}"]
+        if os.geteuid() == 0:
+            lines.append("user root")  # as root, mosquitto would switch to a user that cannot read tmp_path
+        if users:
+            password_file = directory / "mosquitto.passwd"
+            for n, (name, password) in enumerate(users.items()):
+                flags = ["-b", "-c"] if n == 0 else ["-b"]
+                subprocess.run(["mosquitto_passwd", *flags, str(password_file), name, password], check=True, timeout=10)
+            lines += ["allow_anonymous false", f"password_file {password_file}"]
+        else:
+            lines.append("allow_anonymous true")
+        self.conf.write_text("\n".join(lines) + "\n")
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def address(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def tls_address(self) -> str:
+        return f"127.0.0.1:{self.tls_port}"
 
     def start(self) -> None:
         self.process = subprocess.Popen(
@@ -50,6 +76,8 @@ class Broker:
         )
         try:
             wait_for_port(self.port, 10)
+            if self.tls_port:
+                wait_for_port(self.tls_port, 10)
         except TimeoutError:
             self.stop()
             raise
@@ -160,12 +188,17 @@ async def recording(address: str, topic_filter: str = "#") -> AsyncIterator[Reco
 
 
 async def retained(
-    address: str, topic_filter: str = "#", quiet: float = 0.5, seconds: float = 10.0
+    address: str,
+    topic_filter: str = "#",
+    quiet: float = 0.5,
+    seconds: float = 10.0,
+    login: tuple[str, str] | None = None,
 ) -> dict[str, bytes]:
     """What a late subscriber sees at once: the retained messages on `topic_filter` (topic -> payload)."""
     host, port = _host_port(address)
     found: dict[str, bytes] = {}
-    async with aiomqtt.Client(host, port, timeout=5) as client:
+    username, password = login or (None, None)
+    async with aiomqtt.Client(host, port, timeout=5, username=username, password=password) as client:
         await client.subscribe(topic_filter, qos=1)
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
@@ -183,3 +216,63 @@ async def publish(address: str, topic: str, payload: bytes, retain: bool = False
     host, port = _host_port(address)
     async with aiomqtt.Client(host, port, timeout=5) as client:
         await client.publish(topic, payload, qos=1, retain=retain)
+
+
+def bridge_args(server: str, broker: Broker, *more: str) -> list[str]:
+    """Command-line arguments for a quick bridge: fast polling, short linger, small per-topic interval."""
+    return [
+        "--server", server, "--broker", broker.address, "--poll", "0.2", "--linger", "1",
+        "--min-interval", "0.05", "--max-backoff", "1", *more,
+    ]  # fmt: skip
+
+
+@contextlib.asynccontextmanager
+async def running_bridge(*argv: str, wait_connected: bool = True) -> AsyncIterator[Bridge]:
+    """A bridge running in this loop until the block ends (then stopped cleanly, bounded in time)."""
+    config, _ = config_from_args(argv)
+    bridge = Bridge(config)
+    stop = asyncio.Event()
+    task = asyncio.create_task(bridge.run(stop), name="bridge")
+    try:
+        if wait_connected:
+            await asyncio.wait_for(bridge.link.connected.wait(), 10)
+        yield bridge
+    finally:
+        stop.set()
+        async with asyncio.timeout(20):  # the bridge bounds its own shutdown to about 10 s
+            await task
+
+
+@dataclass
+class WaitingTable:
+    """A Kart table whose human seat 0 (Ann) must roll: the game waits there until someone rolls."""
+
+    table_id: str
+    host_token: str
+    seat_token: str
+
+
+async def kart_waiting_for_ann(client: Client, seed: int = 3) -> WaitingTable:
+    created = await client.create_table(
+        "kart", 2, bots=1, options={"track": "mini-loop"}, seed=seed, bot_delay_ms=0, name="Kart night"
+    )
+    table_id = created.table.table_id
+    joined = await client.join(table_id, "Ann", 0)
+    await wait_until_waiting(client, table_id)
+    return WaitingTable(table_id, created.host_token, joined.seat_token)
+
+
+async def wait_until_waiting(client: Client, table_id: str, seconds: float = 10.0) -> table_pb2.Update:
+    """The first spectator update where the game waits for seat 0 alone."""
+
+    async def first() -> table_pb2.Update:
+        call = client.watch(table_id)
+        try:
+            async for response in call:
+                if list(response.update.to_act) == [0]:
+                    return response.update
+        finally:
+            call.cancel()
+        raise AssertionError("the stream ended")
+
+    return await asyncio.wait_for(first(), seconds)

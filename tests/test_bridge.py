@@ -12,13 +12,25 @@ import signal
 import subprocess
 from pathlib import Path
 
-from bridge_helpers import bridge_args, kart_waiting_for_ann, running_bridge, wait_until_waiting
-from mqtt_helpers import Broker, Recorder, broker_fixture, publish, recording, retained  # noqa: F401
+from mqtt_helpers import (  # noqa: F401
+    Broker,
+    Recorder,
+    bridge_args,
+    broker_fixture,
+    kart_waiting_for_ann,
+    publish,
+    recording,
+    retained,
+    running_bridge,
+    wait_until_waiting,
+)
 
 from conftest import free_port, toadstool_command, wait_for_port
 from toadstool.server import RunningServer
+from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
+from toadstool_clients.certs import make_certificate
 from toadstool_clients.connection import Client
 
 TOPICS = Topics()
@@ -42,7 +54,8 @@ async def test_a_late_subscriber_sees_the_current_state_of_a_table_at_once(
     table = await kart_waiting_for_ann(client)
     tid = table.table_id
     async with running_bridge(*bridge_args(server.address, broker)):
-        found = await retained_until(broker.address, lambda f: TOPICS.roll(tid) in f and TOPICS.seat_name(tid, 1) in f)
+        wanted = [TOPICS.roll(tid), TOPICS.view(tid), TOPICS.seat_name(tid, 0), TOPICS.seat_score(tid, 1)]
+        found = await retained_until(broker.address, lambda f: all(t in f for t in [TOPICS.turn(tid), *wanted]))
     state = json.loads(found[TOPICS.state(tid)])
     assert state["game"] == "kart"
     assert state["name"] == "Kart night"
@@ -111,34 +124,38 @@ async def test_after_a_broker_restart_mid_game_the_bridge_publishes_the_retained
     table = await kart_waiting_for_ann(client)
     tid = table.table_id
     async with running_bridge(*bridge_args(server.address, broker)) as bridge:
-        before = await retained_until(broker.address, lambda f: TOPICS.turn(tid) in f)
+        before = await retained_until(broker.address, lambda f: TOPICS.roll(tid) in f and TOPICS.turn(tid) in f)
         await asyncio.to_thread(broker.restart)  # persistence is off: the broker forgets every retained message
-        again = await retained_until(
-            broker.address, lambda f: TOPICS.state(tid) in f and f.get(TOPICS.status) == b"online"
-        )
-        assert again[TOPICS.state(tid)] == before[TOPICS.state(tid)]
-        assert again[TOPICS.roll(tid)] == before[TOPICS.roll(tid)]
+        again = await retained_until(broker.address, lambda f: set(before) <= set(f))
+        assert {topic: again[topic] for topic in before} == before, "every retained topic is back, unchanged"
         # The game goes on, and the bridge follows it on the new connection.
         update = await wait_until_waiting(client, tid)
         await client.act(tid, table.seat_token, update.version, "roll")
         moved = await retained_until(
-            broker.address, lambda f: json.loads(f[TOPICS.roll(tid)])["version"] > update.version
+            broker.address,
+            lambda f: (
+                min(json.loads(f[TOPICS.roll(tid)])["version"], json.loads(f[TOPICS.state(tid)])["version"])
+                > update.version
+            ),
         )
-        assert json.loads(moved[TOPICS.state(tid)])["version"] > update.version
+        assert json.loads(moved[TOPICS.view(tid)])["game"] == "kart"
         assert bridge.link.connected.is_set()
 
 
-async def test_a_table_that_vanishes_from_the_server_is_cleared(
+async def test_with_tables_all_new_tables_are_followed_and_a_table_that_vanishes_is_cleared(
     server: RunningServer, client: Client, broker: Broker
 ) -> None:
     table = await kart_waiting_for_ann(client)
     tid = table.table_id
     async with recording(broker.address) as recorder, running_bridge(*bridge_args(server.address, broker)):
         await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
+        later = (await kart_waiting_for_ann(client, seed=8)).table_id
+        await recorder.wait_for(lambda r: r.latest(TOPICS.turn(later)) == b"Ann")
         del server.registry.tables[tid]
         await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)) == b"")
         found = await retained_until(broker.address, lambda f: not any(tid in topic for topic in f))
         assert found[TOPICS.status] == b"online"
+        assert found[TOPICS.turn(later)] == b"Ann", "the other table stays"
 
 
 async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where_it_left_off(
@@ -230,7 +247,8 @@ async def test_wled_awtrix_and_tasmota_displays_get_ready_made_payloads_and_are_
     awtrix = f"awtrix_1a2b/custom/toadstool_{tid}"
     async with recording(broker.address) as recorder, running_bridge(*args):
         await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann" and r.latest(awtrix))
-        await recorder.wait_for(lambda r: r.latest("cmnd/dice/DisplayNumber"))
+        devices = ["wled/matrix/api", awtrix, "cmnd/tm1637/DisplayNumber", "cmnd/dice/DisplayNumber"]
+        await recorder.wait_for(lambda r: all(r.latest(topic) for topic in [*devices, TOPICS.roll(tid)]))
         state = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
         wled = json.loads(recorder.latest("wled/matrix/api") or b"")
         assert wled["on"] is True
@@ -252,7 +270,7 @@ async def test_bursts_reach_each_topic_at_a_bounded_rate_and_end_on_the_latest_v
     server: RunningServer, client: Client, broker: Broker
 ) -> None:
     created = await client.create_table(
-        "uno", 3, bots=3, options={"target": "1500"}, seed=5, manual_start=True, bot_delay_ms=3
+        "uno", 3, bots=3, options={"target": "400"}, seed=5, manual_start=True, bot_delay_ms=1
     )
     tid = created.table.table_id
     interval = 0.4
@@ -263,7 +281,6 @@ async def test_bursts_reach_each_topic_at_a_bounded_rate_and_end_on_the_latest_v
         await recorder.wait_for(lambda r: json.loads(r.latest(TOPICS.state(tid)) or b"{}").get("outcome"), 60)
         await asyncio.sleep(interval * 2)
     versions = server.registry.tables[tid].version
-    print(versions, len(recorder.on(TOPICS.state(tid))))
     states = recorder.on(TOPICS.state(tid))
     assert len(states) < versions / 2, "a burst of updates is coalesced"
     for topic in {m.topic for m in recorder.messages}:
@@ -339,3 +356,66 @@ async def test_a_button_rolls_for_the_waiting_seat_only_with_the_tables_device_t
 
 def other_version(server: RunningServer, table_id: str) -> int:
     return server.registry.tables[table_id].version
+
+
+async def test_a_broker_that_requires_a_login_lets_the_bridge_in_only_with_the_right_password(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    locked = Broker(tmp_path, users={"toadstool": "s3cret", "display": "d1spl4y"})
+    await asyncio.to_thread(locked.start)
+    display = ("display", "d1spl4y")
+    try:
+        config = tmp_path / "bridge.toml"
+        config.write_text('username = "toadstool"\npassword = "s3cret"\n')
+        async with running_bridge(*bridge_args(server.address, locked, "--config", str(config))):
+            found = await retained(locked.address, login=display)
+            assert found[TOPICS.status] == b"online"
+        async with running_bridge(
+            *bridge_args(server.address, locked, "--username", "toadstool", "--password", "wrong"),
+            wait_connected=False,
+        ) as bridge:
+            await asyncio.sleep(1.0)
+            assert not bridge.link.connected.is_set()
+        assert (await retained(locked.address, login=display))[TOPICS.status] == b"offline"
+    finally:
+        await asyncio.to_thread(locked.stop)
+
+
+async def test_topics_left_by_an_earlier_run_for_a_table_that_finished_meanwhile_are_cleared_at_start(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    created = await client.create_table("uno", 2, bots=2, options={"target": "30"}, seed=2, bot_delay_ms=0)
+    tid = created.table.table_id
+    call = client.watch(tid)
+    async with asyncio.timeout(30):
+        async for response in call:
+            if response.update.status == table_pb2.TABLE_STATUS_FINISHED:
+                break
+    call.cancel()
+    # What a bridge that died mid-game would have left behind.
+    for topic in (TOPICS.state(tid), TOPICS.turn(tid), TOPICS.seat_score(tid, 1)):
+        await publish(broker.address, topic, b"stale", retain=True)
+    async with running_bridge(*bridge_args(server.address, broker)):
+        found = await retained_until(broker.address, lambda f: not any(tid in topic for topic in f))
+        assert found[TOPICS.status] == b"online"
+
+
+async def test_the_bridge_reaches_a_tls_broker_that_its_ca_certifies_and_no_other(
+    server: RunningServer, tmp_path: Path
+) -> None:
+    pair = make_certificate(tmp_path / "tls", ["127.0.0.1"])
+    secure = Broker(tmp_path, tls=(pair.cert, pair.key))
+    await asyncio.to_thread(secure.start)
+    try:
+        trusting = bridge_args(server.address, secure, "--tls-ca", str(pair.cert))
+        trusting[trusting.index("--broker") + 1] = secure.tls_address
+        async with running_bridge(*trusting):
+            found = await retained(secure.address)  # the test reads on the plain listener
+            assert found[TOPICS.status] == b"online"
+        doubting = bridge_args(server.address, secure, "--tls")  # the system CAs do not know this certificate
+        doubting[doubting.index("--broker") + 1] = secure.tls_address
+        async with running_bridge(*doubting, wait_connected=False) as bridge:
+            await asyncio.sleep(1.0)
+            assert not bridge.link.connected.is_set()
+    finally:
+        await asyncio.to_thread(secure.stop)

@@ -12,9 +12,8 @@ import json
 from typing import Any
 
 import pytest
-from bridge_helpers import bridge_args, running_bridge
 from google.protobuf.json_format import MessageToDict
-from mqtt_helpers import Broker, Received, broker_fixture, recording, retained  # noqa: F401
+from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
 
 from toadstool.games import GAMES
 from toadstool.server import RunningServer

@@ -83,10 +83,21 @@ async def test_discover_in_another_process_hears_a_server_its_tables_and_its_goo
         await asyncio.wait_for(discover.wait(), 10)
 
 
-async def test_browse_lists_an_announced_server_and_forgets_it_once_withdrawn(server: RunningServer) -> None:
+async def test_browse_and_discover_list_an_announced_server_and_forget_it_once_withdrawn(
+    server: RunningServer,
+) -> None:
     name = _unique("Toad Town")
     async with announce("127.0.0.1", server.port, name, registry_info(server.registry, tls=True)):
-        heard = [f for f in await browse_async(2.5, LOOPBACK) if f.name == name]
+        listing = await asyncio.create_subprocess_exec(
+            *toadstool_command("discover", "--seconds", "2.5", "--interface", "127.0.0.1"),
+            stdout=asyncio.subprocess.PIPE,
+        )
+        found, (out, _) = await asyncio.gather(browse_async(2.5, LOOPBACK), asyncio.wait_for(listing.communicate(), 30))
+        lines = out.decode().splitlines()
+        assert lines[0].split() == ["NAME", "ADDRESS", "GAMES", "TABLES", "OPEN", "TLS"]
+        row = next(line for line in lines if line.startswith(name))
+        assert row.removeprefix(name).split() == [server.address, "uno,powerup,levelup,kart", "0", "0", "yes"]
+        heard = [f for f in found if f.name == name]
         assert len(heard) == 1
         assert heard[0].address == server.address
         assert heard[0].tls is True

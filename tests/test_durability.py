@@ -45,7 +45,7 @@ class ServerProcess:
     def start(self, *extra: str) -> None:
         args = (
             *("serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
-            *("--bot-delay", "0.002", *TEST_LIMIT_FLAGS),
+            *("--bot-delay", "0.002", "--no-announce", *TEST_LIMIT_FLAGS),
         )
         self.process = subprocess.Popen(
             toadstool_command(*args, *extra), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT

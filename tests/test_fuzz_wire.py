@@ -25,6 +25,7 @@ from fuzz_helpers import (
     END_STREAM,
     GOAWAY,
     HEADERS,
+    KNOWN_BAD_METADATA_ERROR,
     KNOWN_DECODE_ERROR,
     METHODS,
     NONSENSE_PROTOBUF,
@@ -49,7 +50,7 @@ from fuzz_helpers import (
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conftest import free_port, toadstool_command, wait_for_port
+from conftest import free_port, toadstool_command
 
 #: Every path a client may call, and some it may not.
 PATHS = [
@@ -66,16 +67,35 @@ PATHS = [
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[ServerProcess]:
     """A real `toadstool serve` with a durable store and instant bots, stopped after the test."""
-    port = free_port()
-    command = toadstool_command(
-        "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--db", str(tmp_path / "fuzz.db")
-    )
-    server = ServerProcess(command, tmp_path, port)
+    for attempt in range(3):
+        port = free_port()
+        directory = tmp_path / f"run{attempt}"
+        directory.mkdir()
+        command = toadstool_command(
+            "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--db", str(directory / "fuzz.db")
+        )
+        server = ServerProcess(command, directory, port)
+        try:
+            if server.wait_listening():
+                break
+        except BaseException:
+            server.close()
+            raise
+        server.close()
+    else:
+        raise AssertionError("no free port could be bound in three tries")
     try:
-        wait_for_port(port)
         yield server
     finally:
         server.close()
+
+
+def _send(server: ServerProcess, payload: bytes, read_seconds: float = 0.05) -> None:
+    """Send hostile bytes; the server must still be there to take the next connection."""
+    try:
+        send_raw(server.address, payload, read_seconds)
+    except ConnectionRefusedError:
+        pytest.fail(f"the server stopped listening (alive: {server.alive()}):\n{server.log()[-4000:]}")
 
 
 def _still_serving(server: ServerProcess) -> None:
@@ -91,13 +111,13 @@ def _still_serving(server: ServerProcess) -> None:
 
 
 def test_random_bytes_to_the_port_leave_the_server_serving(serve: ServerProcess) -> None:
-    @fuzz_settings(80)
+    @fuzz_settings(60)
     @given(
         prefix=st.sampled_from([b"", PREFACE, PREFACE + h2_frame(SETTINGS, 0, 0, b""), b"GET / HTTP/1.1\r\n"]),
         junk=st.binary(max_size=3000),
     )
     def example_(prefix: bytes, junk: bytes) -> None:
-        send_raw(serve.address, prefix + junk)
+        _send(serve, prefix + junk)
 
     example_()
     _still_serving(serve)
@@ -173,7 +193,7 @@ def test_garbled_http2_frames_and_grpc_messages_leave_the_server_serving(serve: 
     @fuzz_settings(80)
     @given(conversation=grpc_conversation())
     def example_(conversation: bytes) -> None:
-        send_raw(serve.address, conversation, read_seconds=0.05)
+        _send(serve, conversation)
 
     example_()
     _still_serving(serve)
@@ -220,6 +240,25 @@ def test_known_bug_undecodable_protobuf_is_refused_as_invalid_argument_without_a
     _still_serving(serve)
 
 
+# KNOWN BUG (issue #11, found by this fuzz suite): a metadata value that is not UTF-8 under a key without
+# "-bin" (a token, say) makes grpcio log an ERROR with a traceback ("Invalid encoding on b'...'") before it
+# decodes the value as Latin-1: any client on the LAN can flood the server's log with ERRORs. The request
+# itself is answered. See the fuzz report for the fix (a logging filter).
+def test_known_bug_metadata_that_is_not_utf8_is_answered_without_an_error_log(serve: ServerProcess) -> None:
+    before = len(serve.log())
+    for path in (b"/toadstool.v1.ToadstoolService/ListGames", b"/toadstool.v1.ToadstoolService/Act"):
+        headers = grpc_request_headers(path, [(b"x-seat-token", b"\xfaAf,\x98"), (b"x-host-token", b"\xff")])
+        conversation = (
+            PREFACE
+            + h2_frame(SETTINGS, 0, 0, b"")
+            + h2_frame(HEADERS, END_HEADERS, 1, hpack(headers))
+            + h2_frame(DATA, END_STREAM, 1, grpc_frame(b""))
+        )
+        assert b"grpc-status" in send_raw(serve.address, conversation, read_seconds=1.0)
+    assert serve.alive()
+    assert KNOWN_BAD_METADATA_ERROR not in serve.log()[before:]
+
+
 _METADATA_KEY = st.from_regex(r"\A[a-z0-9._-]{1,30}\Z").filter(lambda k: not k.startswith("grpc-"))
 _METADATA = st.lists(
     st.one_of(
@@ -236,7 +275,7 @@ _METADATA = st.lists(
 def test_garbage_metadata_on_well_formed_calls_is_refused_cleanly(serve: ServerProcess) -> None:
     with grpc.insecure_channel(serve.address) as channel:
 
-        @fuzz_settings(60)
+        @fuzz_settings(40)
         @given(name=st.sampled_from(sorted(METHODS)), data=st.data(), metadata=_METADATA)
         def example_(name: str, data: st.DataObject, metadata: tuple[tuple[str, str | bytes], ...]) -> None:
             request = data.draw(message_strategy(METHODS[name].input_type, max_depth=2))

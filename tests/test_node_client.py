@@ -6,12 +6,14 @@ exits 0 with the outcome; over TLS too. Needs `npm ci --prefix examples/node` fi
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from conftest import ROOT
+from conftest import ROOT, free_port, toadstool_command, wait_for_port
 from e2e_helpers import play_randomly
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -103,6 +105,53 @@ async def test_the_node_client_plays_over_tls_with_the_servers_certificate(tmp_p
         )
     assert refused == 1
     assert "[UNAVAILABLE]" in message
+
+
+async def test_the_node_client_rides_out_a_server_restart_and_still_finishes_the_game(tmp_path: Path) -> None:
+    port = free_port()
+    serve = toadstool_command(
+        "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0.05", "--db", str(tmp_path / "t.db")
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+
+    def start() -> subprocess.Popen[bytes]:
+        process = subprocess.Popen(serve, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        wait_for_port(port)
+        return process
+
+    servers = [await asyncio.to_thread(start)]
+    node_client = await asyncio.create_subprocess_exec(
+        node(), str(NODE_CLIENT), "--server", f"127.0.0.1:{port}", "--create", "kart", "--players", "2",
+        "--bots", "1", "--seed", "8",
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    try:
+        assert node_client.stdout is not None
+        seen: list[str] = []
+        while len([line for line in seen if line.startswith("  [v")]) < 15:
+            line = (await asyncio.wait_for(node_client.stdout.readline(), 30)).decode()
+            assert line, "the client ended before the restart: " + "".join(seen)
+            seen.append(line)
+        servers[0].terminate()
+        await asyncio.to_thread(servers[0].wait, 10)
+        servers.append(await asyncio.to_thread(start))
+        rest, err = await asyncio.wait_for(node_client.communicate(), 60)
+        out = "".join(seen) + rest.decode()
+        assert node_client.returncode == 0, out + err.decode()
+        assert "connection lost" in out
+        assert "game over: " in out
+        versions = [
+            int(line.split("]")[0].removeprefix("  [v")) for line in out.splitlines() if line.startswith("  [v")
+        ]
+        assert versions == sorted(versions), "events resume where they left off, without going back"
+    finally:
+        if node_client.returncode is None:
+            node_client.kill()
+            await node_client.wait()
+        for server in servers:
+            server.terminate()
+            await asyncio.to_thread(server.wait, 10)
 
 
 async def test_the_node_client_reports_an_unknown_table_and_exits_1(server: RunningServer) -> None:

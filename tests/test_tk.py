@@ -24,6 +24,7 @@ from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
 from toadstool.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool_clients.connection import Client
+from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen
 
 
@@ -45,6 +46,8 @@ def display() -> Iterator[str]:
 @pytest.fixture
 async def driver(display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[TkDriver]:
     """A fresh window whose settings live in the test's own config directory."""
+    # This process runs grpc.aio in two loops (the test's server, the window's network thread).
+    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("USER", "tester")
     app = open_app()

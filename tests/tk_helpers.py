@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import os
 import random
 import select
@@ -211,6 +212,9 @@ class TkDriver:
 
 
 def open_app(address: str | None = None) -> App:
+    # Collect earlier tests' windows here, on the Tk thread: a Tcl interpreter freed by the garbage
+    # collector running on a network thread aborts the process ("async handler deleted by the wrong thread").
+    gc.collect()
     root = tk.Tk()
     return App(root, address)
 
@@ -218,6 +222,7 @@ def open_app(address: str | None = None) -> App:
 def close_app(app: App) -> None:
     if not app.closed:
         app.close()
+    gc.collect()
 
 
 def describe(app: App) -> dict[str, Any]:

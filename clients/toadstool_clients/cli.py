@@ -102,6 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
     p.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    p.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
+    p.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
 
     p = sub.add_parser("play", help="play a game in the terminal against bots (starts its own server)")
     p.add_argument("game")
@@ -110,7 +112,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
     p.add_argument("--seed", type=int)
     p.add_argument("--bot-delay", type=float, default=0.8)
-    p.add_argument("--lan", action="store_true", help="let friends join: bind 0.0.0.0:50051 instead of loopback")
+    p.add_argument("--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends")
+    p.add_argument("--lan", action="store_true", help="let friends join: bind 0.0.0.0:50051 and announce it on the LAN")
     _add_server_arg(p)
 
     p = sub.add_parser("join", help="take a seat at a table and play")
@@ -176,8 +179,20 @@ async def _with_client(address: str, body: Any, tls_ca: str | None = None) -> in
             result: int = await body(client)
             return result
         except grpc.aio.AioRpcError as error:
-            print(f"toadstool: {describe_rpc_error(error)}", file=sys.stderr)
+            print(f"toadstool: {await _explain(error, address, tls_ca)}", file=sys.stderr)
             return 1
+
+
+async def _explain(error: grpc.aio.AioRpcError, address: str, tls_ca: str | None) -> str:
+    """describe_rpc_error, or the TLS mismatch behind an UNAVAILABLE (gRPC only says "Socket closed")."""
+    if error.code() == grpc.StatusCode.UNAVAILABLE:
+        from toadstool_clients.certs import tls_mismatch
+
+        tls_ca = tls_ca or os.environ.get("TOADSTOOL_TLS_CA") or None
+        hint = await asyncio.to_thread(tls_mismatch, address, tls_ca)
+        if hint:
+            return hint
+    return describe_rpc_error(error)
 
 
 async def cmd_games(client: Client) -> int:
@@ -246,30 +261,31 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
 
 
 async def cmd_play(args: argparse.Namespace) -> int:
-    from toadstool.server import ServerConfig, running_server
+    from toadstool.server import ServerConfig, announced, running_server
 
     if args.server:
         return await _play_remote(server_address(args.server), args)
     config = ServerConfig(
-        host="0.0.0.0" if args.lan else "127.0.0.1", port=50051 if args.lan else 0, bot_delay=args.bot_delay
+        host="0.0.0.0" if args.lan else "127.0.0.1",
+        port=50051 if args.lan else 0,
+        bot_delay=args.bot_delay,
+        announce=args.lan,
     )
     logging.getLogger("grpc").setLevel(logging.CRITICAL)
-    async with running_server(config) as running:
-        if args.lan:
-            print(f"Friends can join with: toadstool join TABLE --server <this machine's address>:{running.port}")
+    async with running_server(config) as running, announced(config, running):
         return await _play_remote(f"127.0.0.1:{running.port}", args)
 
 
 async def _play_remote(address: str, args: argparse.Namespace) -> int:
     async with Client(address, tls_ca=getattr(args, "tls_ca", None)) as client:
         try:
-            players = args.bots + 1
+            players = args.players or args.bots + 1
             created = await client.create_table(
                 args.game, players, args.bots, _options(args.option), seed=args.seed, name=""
             )
             joined = await client.join(created.table.table_id, args.name, 0)
         except grpc.aio.AioRpcError as error:
-            print(f"toadstool: {describe_rpc_error(error)}", file=sys.stderr)
+            print(f"toadstool: {await _explain(error, address, getattr(args, 'tls_ca', None))}", file=sys.stderr)
             return 2
         return await play_at_table(client, created.table.table_id, joined.seat_token)
 
@@ -321,6 +337,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _discovered_server(args: argparse.Namespace) -> str | None:
+    """With no --server and no $TOADSTOOL_SERVER, at a terminal: offer the servers announced on the LAN."""
+    if os.environ.get("TOADSTOOL_SERVER") or not sys.stdin.isatty():
+        return None
+    from toadstool_clients.discovery import browse, offer
+
+    print("No --server given: looking for Toadstool servers on the LAN...", file=sys.stderr)
+    servers = browse(2.0)
+    if not servers:
+        print("None heard; trying this machine.", file=sys.stderr)
+        return None
+    found = offer(servers)
+    if found is None:
+        return None
+    if found.tls and not (args.tls_ca or os.environ.get("TOADSTOOL_TLS_CA")):
+        print(f"{found.name} speaks TLS: pass --tls-ca with its certificate", file=sys.stderr)
+    return found.address
+
+
 def _dispatch(args: argparse.Namespace) -> int:
     command = args.command
     if command == "serve":
@@ -344,6 +379,8 @@ def _dispatch(args: argparse.Namespace) -> int:
             db_sync=args.db_sync,
             tls_cert=args.tls_cert,
             tls_key=args.tls_key,
+            announce=not args.no_announce,
+            name=args.name,
         )
         try:
             asyncio.run(serve(config))
@@ -360,7 +397,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         return cmd_tracks()
     if command == "play":
         return asyncio.run(cmd_play(args))
-    address = server_address(args.server)
+    address = server_address(args.server or _discovered_server(args))
     bodies = {
         "games": cmd_games,
         "tables": cmd_tables,

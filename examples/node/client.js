@@ -146,6 +146,7 @@ function play(client, { tableId, seat, token }, limitSeconds) {
     let finished = false;
     let retries = 0;
     let actions = 0;
+    let throttled = 0; // consecutive refusals worth retrying (flood guard, connection down)
 
     const timer = setTimeout(() => finish(new Error(`the game did not end within ${limitSeconds} s`)), limitSeconds * 1000);
 
@@ -169,7 +170,20 @@ function play(client, { tableId, seat, token }, limitSeconds) {
         const request = { table_id: tableId, version: update.version, request_id: crypto.randomUUID(), action_id: choice.id };
         await call(client, "Act", request, withToken(SEAT_TOKEN_KEY, token));
         actions += 1;
+        throttled = 0;
       } catch (error) {
+        // CANCELLED too: we never cancel an Act, so it was the server going down mid-call.
+        const tryAgain = ["RESOURCE_EXHAUSTED", "UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"].map((n) => grpc.status[n]);
+        if (tryAgain.includes(error.code) && throttled < 100) {
+          // Too many actions per second for one seat (the server's flood guard), or the connection is down:
+          // wait a moment and decide again on whatever update is newest then. Acting twice is impossible:
+          // if the first request did land, the version moved on and the second is refused as stale.
+          throttled += 1;
+          actedOn = null;
+          acting = false;
+          setTimeout(maybeAct, 100 + crypto.randomInt(100));
+          return;
+        }
         // Races are normal: a bot or a clock moved the table on (ABORTED: stale version), or the turn or the
         // game ended in between (FAILED_PRECONDITION). The newer update is on its way; act on that one.
         if (error.code !== grpc.status.ABORTED && error.code !== grpc.status.FAILED_PRECONDITION) {
@@ -182,11 +196,26 @@ function play(client, { tableId, seat, token }, limitSeconds) {
       if (latest !== update) maybeAct();
     }
 
+    // Watch again after a lost connection or a server restart, with jittered exponential backoff. The seat
+    // token is all it takes to resume, and since_version makes the server send exactly what we missed.
+    function reconnect(why) {
+      if (retries >= 10) {
+        finish(new Error(`gave up reconnecting: ${why}`));
+        return;
+      }
+      const delay = Math.min(10000, 250 * 2 ** retries) * (0.5 + Math.random() / 2);
+      retries += 1;
+      console.log(`connection lost (${clean(why)}); retrying in ${Math.round(delay)} ms`);
+      setTimeout(watch, delay);
+    }
+
     function watch() {
+      if (finished) return;
       const request = { table_id: tableId };
-      if (latest) request.since_version = latest.version; // resume: the server sends what we missed
-      stream = client.Watch(request, withToken(SEAT_TOKEN_KEY, token));
-      stream.on("data", (response) => {
+      if (latest) request.since_version = latest.version;
+      const current = client.Watch(request, withToken(SEAT_TOKEN_KEY, token));
+      stream = current;
+      current.on("data", (response) => {
         retries = 0;
         const update = response.update;
         for (const event of update.events) console.log(`  [v${event.version}] ${clean(event.text)}`);
@@ -197,20 +226,15 @@ function play(client, { tableId, seat, token }, limitSeconds) {
         }
         maybeAct();
       });
-      stream.on("error", (error) => {
-        if (finished || error.code === grpc.status.CANCELLED) return;
-        if (error.code === grpc.status.UNAVAILABLE && retries < 8) {
-          // Reconnect with jittered exponential backoff; the seat token is all it takes to resume.
-          const delay = Math.min(10000, 250 * 2 ** retries) * (0.5 + Math.random() / 2);
-          retries += 1;
-          console.log(`connection lost (${clean(error.details)}); retrying in ${Math.round(delay)} ms`);
-          setTimeout(watch, delay);
+      // Every call ends with exactly one "status"; "error" repeats a non-OK one (and must be listened to).
+      current.on("error", () => {});
+      current.on("status", (status) => {
+        if (finished || current !== stream) return;
+        if (status.code === grpc.status.OK || status.code === grpc.status.UNAVAILABLE) {
+          reconnect(status.details || "the server ended the stream");
           return;
         }
-        finish(new Error(`Watch failed: ${statusName(error.code)}: ${error.details}`));
-      });
-      stream.on("end", () => {
-        if (!finished) setTimeout(watch, 250); // server restart: watch again from our version
+        finish(new Error(`Watch failed: ${statusName(status.code)}: ${status.details}`));
       });
     }
 

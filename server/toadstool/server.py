@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,6 +44,10 @@ class ServerConfig:
     #: PEM files; with both set the server speaks TLS only (plaintext clients are refused).
     tls_cert: str | None = None
     tls_key: str | None = None
+    #: Announce the server on the LAN with mDNS/DNS-SD (`toadstool discover`); off with --no-announce.
+    announce: bool = True
+    #: The name `toadstool discover` shows; empty: "Toadstool on HOSTNAME".
+    name: str = ""
 
 
 @dataclass
@@ -114,6 +119,19 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
             store.close()
 
 
+@contextlib.asynccontextmanager
+async def announced(config: ServerConfig, running: RunningServer) -> AsyncIterator[None]:
+    """Announce a running server on the LAN (mDNS/DNS-SD) while the block runs, if the config asks to."""
+    async with contextlib.AsyncExitStack() as stack:
+        if config.announce:
+            from toadstool.discovery import announce, registry_info
+
+            name = config.name or f"Toadstool on {socket.gethostname()}"
+            info = registry_info(running.registry, tls=bool(config.tls_cert))
+            await stack.enter_async_context(announce(config.host, running.port, name, info))
+        yield
+
+
 async def serve(config: ServerConfig) -> None:
     """Run until SIGINT or SIGTERM, then shut down gracefully."""
     stop = asyncio.Event()
@@ -121,7 +139,7 @@ async def serve(config: ServerConfig) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         with contextlib.suppress(NotImplementedError):
             loop.add_signal_handler(sig, stop.set)
-    async with running_server(config) as running:
+    async with running_server(config) as running, announced(config, running):
         log.info("Toadstool serving on %s", running.address)
         secure = "TLS" if config.tls_cert else "plaintext"
         print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)

@@ -122,6 +122,8 @@ class Bridge:
         )
         self.client: Client | None = None
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Tables with a press being handled right now.
+        self._pressing: set[str] = set()
 
     # -- running ------------------------------------------------------------------------------------------
 
@@ -164,6 +166,7 @@ class Bridge:
                     await stop.wait()
 
     def follow_listed(self, listed: dict[str, table_pb2.TableInfo]) -> None:
+        """Start following wanted tables that appeared; clear tables that finished unseen or vanished."""
         wanted = list(listed) if self.config.tables is None else self.config.tables
         for table_id in wanted:
             if table_id in self.done or table_id in self.watchers:
@@ -258,6 +261,7 @@ class Bridge:
             self.outbox.put(f"cmnd/{device}/DisplayClear", b"", retain=False, force=True)
 
     def on_broker_connect(self) -> None:
+        """A new broker connection: announce discovery again (the broker may be a fresh one)."""
         if self.config.homeassistant:
             self.announce_discovery()
 
@@ -271,6 +275,7 @@ class Bridge:
     # -- incoming messages: Home Assistant's birth message and roll buttons ---------------------------------
 
     async def on_message(self, message: aiomqtt.Message) -> None:
+        """Home Assistant's birth message, or a button press (never acted on when retained)."""
         topic = message.topic.value
         payload = message.payload if isinstance(message.payload, bytes) else str(message.payload or "").encode()
         if self.config.homeassistant and topic == self.topics.ha_status:
@@ -288,9 +293,14 @@ class Bridge:
                     table_id, {"ok": False, "error": "retained press ignored (publish presses without retain)"}
                 )
             return
+        if table_id in self._pressing:  # one press at a time per table: a flood of presses is not a flood of calls
+            log.info("press at table %s dropped: the previous one is still being handled", table_id)
+            return
+        self._pressing.add(table_id)
         self._spawn(self.handle_press(table_id, payload), name=f"press-{table_id}")
 
     async def press_result(self, table_id: str, result: dict[str, Any]) -> None:
+        """Tell the device (and its owner) what became of a press; not retained: it is an event."""
         await self.link.publish_now(self.topics.press_result(table_id), formats.encode(result))
 
     async def handle_press(self, table_id: str, payload: bytes) -> None:
@@ -303,9 +313,12 @@ class Bridge:
         except PressRefused as refusal:
             log.info("press at table %s refused: %s", table_id, refusal)
             result = {"ok": False, "error": str(refusal)}
+        finally:
+            self._pressing.discard(table_id)
         await self.press_result(table_id, result)
 
     async def roll_for_press(self, table_id: str, press: Press) -> dict[str, Any]:
+        """Send the roll with the table's device token; PressRefused when it must not or cannot roll."""
         token = self.config.settings(table_id).device_token
         if not token:
             raise PressRefused("hardware input is off at this table (the bridge has no device token for it)")
@@ -386,4 +399,4 @@ def main(argv: Sequence[str]) -> int:
         return 130
 
 
-__all__ = ["ALL_TABLES", "Bridge", "main", "parse_press", "run_bridge"]
+__all__ = ["Bridge", "PressRefused", "main", "parse_press", "request_id_for", "run_bridge"]

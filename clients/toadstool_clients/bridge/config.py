@@ -64,15 +64,18 @@ class BridgeConfig:
     per_table: dict[str, TableSettings] = field(default_factory=dict)
 
     def settings(self, table_id: str) -> TableSettings:
+        """The settings of one table (empty when none were given)."""
         return self.per_table.get(table_id) or TableSettings()
 
     def devices(self, table_id: str) -> Devices:
+        """The displays of one table: its own and those for every table ("*")."""
         shared = self.per_table.get(ALL_TABLES)
         own = self.settings(table_id).devices
         return own.merged(shared.devices) if shared else own
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The options of `toadstool bridge` (docs/mqtt.md explains each)."""
     parser = argparse.ArgumentParser(
         prog="toadstool bridge",
         description="Mirror public table state to MQTT (LED dice, score displays, Home Assistant). "
@@ -146,6 +149,9 @@ def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
     def table(table_id: str) -> TableSettings:
         return per_table.setdefault(table_id, TableSettings())
 
+    unknown = sorted(set(data) - {"username", "password", "tables"})
+    if unknown:
+        raise ConfigError(f"unknown setting {unknown[0]!r} in {args.config} (known: username, password, [tables.ID])")
     tables_section = data.get("tables", {})
     if not isinstance(tables_section, dict):
         raise ConfigError("[tables] in the config file must be a table of table ids")

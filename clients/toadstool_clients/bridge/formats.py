@@ -46,6 +46,7 @@ def clean_text(text: str, limit: int = DISPLAY_TEXT_LIMIT) -> str:
 
 
 def seat_name(update: table_pb2.Update, seat: int) -> str:
+    """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
     for entry in update.seats:
         if entry.index == seat:
             return entry.name or f"Player {seat + 1}"
@@ -97,6 +98,7 @@ def view_payload(update: table_pb2.Update) -> dict[str, Any]:
 
 
 def turn_text(update: table_pb2.Update) -> str:
+    """The `turn` topic: who the game waits for, or NOBODY."""
     if not update.to_act or update.status != table_pb2.TABLE_STATUS_PLAYING:
         return NOBODY
     return ", ".join(clean_text(seat_name(update, s), 40) for s in update.to_act)

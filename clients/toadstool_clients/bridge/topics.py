@@ -85,9 +85,11 @@ class Topics:
         return None
 
     def ha_device_id(self, table_id: str) -> str:
+        """The Home Assistant device id of a table (unique per prefix, so two bridges do not collide)."""
         return f"toadstool_{safe_level(self.prefix)}_{safe_level(table_id)}"
 
     def ha_config(self, table_id: str, entity: str) -> str:
+        """The discovery config topic of one sensor of a table."""
         return f"{self.ha_prefix}/sensor/{self.ha_device_id(table_id)}/{entity}/config"
 
     def table_topics(self, table_id: str, seats: int) -> list[str]:
@@ -99,6 +101,7 @@ class Topics:
         return topics
 
     def ha_topics(self, table_id: str, seats: int) -> list[str]:
+        """Every discovery config topic a table with `seats` seats may have (to clear them)."""
         return [self.ha_config(table_id, "turn"), self.ha_config(table_id, "phase")] + [
             self.ha_config(table_id, f"seat{seat}_score") for seat in range(seats)
         ]

@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import os
+import time
 import tkinter as tk
 from pathlib import Path
 from tkinter import ttk
@@ -25,6 +26,7 @@ from toadstool_clients.tk.network import Network
 log = logging.getLogger(__name__)
 
 POLL_MS = 25
+RETIRE_GRACE_S = 2.0
 TITLE = "Toadstool"
 
 
@@ -88,6 +90,9 @@ class App:
         self.body = ttk.Frame(root, style="Shell.TFrame")
         self.body.pack(fill="both", expand=True)
         self.screen: Any = None
+        #: Screens left behind, kept until the calls they made are over: their last reference must be
+        #: dropped on the Tk thread, never by the network thread (Tk objects are not thread-safe).
+        self._retired: list[tuple[Any, int, float]] = []
         root.protocol("WM_DELETE_WINDOW", self.close)
         root.after(POLL_MS, self._poll)
         from toadstool_clients.tk.lobby import ConnectScreen
@@ -114,6 +119,7 @@ class App:
         if self.screen is not None:
             self.screen.leave()
             self.screen.frame.destroy()
+            self._retired.append((self.screen, self.network.submitted, time.monotonic()))
         self.screen = screen
         screen.frame.pack(in_=self.body, fill="both", expand=True)
         self.set_banner("")
@@ -158,6 +164,14 @@ class App:
             return
         try:
             self.network.drain()
+            if self._retired:
+                oldest = self.network.oldest_pending()
+                now = time.monotonic()
+                self._retired = [
+                    (screen, number, since)
+                    for screen, number, since in self._retired
+                    if (oldest is not None and oldest <= number) or now - since < RETIRE_GRACE_S
+                ]
         finally:
             if not self.closed:
                 self.root.after(POLL_MS, self._poll)

@@ -18,17 +18,31 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+def ignore_spurious_grpc_wakeups(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+    """An asyncio exception handler that drops grpc.aio's harmless BlockingIOError from
+    PollerCompletionQueue._handle_events, which every loop but one raises when grpc.aio runs in several event
+    loops of one process (grpc/grpc#25364); anything else goes to the default handler."""
+    error = context.get("exception")
+    if isinstance(error, BlockingIOError) and "PollerCompletionQueue" in repr(context.get("handle")):
+        return
+    loop.default_exception_handler(context)
+
+
 class Network:
     """An asyncio loop on a daemon thread plus the inbox of callbacks for the Tk thread."""
 
     def __init__(self) -> None:
         self.loop = asyncio.new_event_loop()
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        #: Submitted calls by number, pruned on the Tk thread once done (see `oldest_pending`).
+        self.submitted = 0
+        self._pending: dict[int, concurrent.futures.Future[Any]] = {}
         self._thread = threading.Thread(target=self._run, name="toadstool-tk-network", daemon=True)
         self._thread.start()
 
     def _run(self) -> None:
         asyncio.set_event_loop(self.loop)
+        self.loop.set_exception_handler(ignore_spurious_grpc_wakeups)
         self.loop.run_forever()
 
     def submit(
@@ -40,6 +54,8 @@ class Network:
         """Run `coroutine` on the network loop; its result or error is handed to the callbacks on the Tk
         thread (a cancelled call calls neither)."""
         future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        self.submitted += 1
+        self._pending[self.submitted] = future
 
         def finished(done: concurrent.futures.Future[T]) -> None:
             if done.cancelled():
@@ -54,6 +70,15 @@ class Network:
 
         future.add_done_callback(finished)
         return future
+
+    def oldest_pending(self) -> int | None:
+        """The number of the oldest call not yet finished, or None (Tk thread only)."""
+        for number in sorted(self._pending):
+            if self._pending[number].done():
+                del self._pending[number]
+            else:
+                return number
+        return None
 
     def post(self, callback: Callable[[], None]) -> None:
         """From the network thread: run `callback` on the Tk thread at the next poll."""

@@ -18,7 +18,7 @@ import grpc
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.connection import StreamState
-from toadstool_clients.tk.games import FONT, Board, ClickTarget, draw_game, safe_text
+from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, safe_text
 from toadstool_clients.tk.lobby import STATUS_NAMES, explain
 
 if TYPE_CHECKING:
@@ -48,6 +48,7 @@ class TableScreen:
         self.targets: list[ClickTarget] = []
         self.action_buttons: dict[str, ttk.Button] = {}
         self.host_button: ttk.Button | None = None
+        self.menu: tk.Menu | None = None
         self.shown_actions: tuple[str, ...] = ()
         self.acting: Any = None
         self.following: Any = None
@@ -103,6 +104,8 @@ class TableScreen:
         self.log.tag_configure("roll", foreground="#6a1b9a", font=(FONT, 9, "bold"))
         self.log.pack(fill="both", expand=True)
         self.canvas.bind("<Configure>", lambda _e: self.schedule_redraw(60))
+        self.board: Board | None = None
+        bind_clicks(self.canvas, lambda: self.board)
 
         self.role.configure(text="spectator" if seat is None else f"you are seat {seat + 1}")
         app.set_title(table.name or table.table_id)
@@ -186,6 +189,7 @@ class TableScreen:
         self.canvas.delete("all")
         self.canvas.configure(cursor="")
         board = Board(self.canvas, width, height, update, self.choose)
+        self.board = board
         if update.status == table_pb2.TABLE_STATUS_LOBBY and update.view.WhichOneof("game") is None:
             self._draw_waiting(board)
             self.fallback_note = ""
@@ -333,7 +337,9 @@ class TableScreen:
         if len(actions) == 1:
             self.act(actions[0])
             return
-        menu = tk.Menu(self.canvas, tearoff=False, font=(FONT, 10))
+        if self.menu is not None:
+            self.menu.destroy()
+        menu = self.menu = tk.Menu(self.canvas, tearoff=False, font=(FONT, 10))
         for legal in actions:
             menu.add_command(label=safe_text(legal.label, 60), command=functools.partial(self.act, legal))
         x = event.x_root if event is not None else self.canvas.winfo_rootx()

@@ -84,6 +84,28 @@ def text_colour_on(fill: str) -> str:
     return "black" if 0.299 * red + 0.587 * green + 0.114 * blue > 150 else "white"
 
 
+#: The tag every clickable canvas item carries; the table screen binds it once (binding per redraw would
+#: register a new Tcl command each time).
+CLICKABLE = "clickable"
+
+
+def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None:
+    """Route clicks on clickable items to the current board's actions, with a hand cursor on hover."""
+
+    def clicked(event: tk.Event[Any]) -> None:
+        board = board_of()
+        if board is None:
+            return
+        for tag in canvas.gettags("current"):
+            if tag in board.click_actions:
+                board.choose(board.click_actions[tag], event)
+                return
+
+    canvas.tag_bind(CLICKABLE, "<Button-1>", clicked)
+    canvas.tag_bind(CLICKABLE, "<Enter>", lambda _e: canvas.configure(cursor="hand2"))
+    canvas.tag_bind(CLICKABLE, "<Leave>", lambda _e: canvas.configure(cursor=""))
+
+
 @dataclass
 class ClickTarget:
     """A drawn piece that offers legal actions (kept so tests can click it like a person)."""
@@ -104,6 +126,8 @@ class Board:
     update: table_pb2.Update
     choose: Callable[[list[table_pb2.LegalAction], tk.Event[Any] | None], None]
     targets: list[ClickTarget] = field(default_factory=list)
+    #: The actions each clickable group offers, by its tag ("click1", ...).
+    click_actions: dict[str, list[table_pb2.LegalAction]] = field(default_factory=dict)
     _next_tag: int = 0
 
     # --- who is who -------------------------------------------------------------------------------
@@ -153,12 +177,10 @@ class Board:
             return
         self._next_tag += 1
         tag = f"click{self._next_tag}"
-        item_list = list(items)
-        for item in item_list:
+        for item in items:
             self.canvas.addtag_withtag(tag, item)
-        self.canvas.tag_bind(tag, "<Button-1>", lambda event: self.choose(actions, event))
-        self.canvas.tag_bind(tag, "<Enter>", lambda _e: self.canvas.configure(cursor="hand2"))
-        self.canvas.tag_bind(tag, "<Leave>", lambda _e: self.canvas.configure(cursor=""))
+            self.canvas.addtag_withtag(CLICKABLE, item)
+        self.click_actions[tag] = actions
         box = self.canvas.bbox(tag)
         if at is None and box:
             at = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)

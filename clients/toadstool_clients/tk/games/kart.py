@@ -184,13 +184,17 @@ def _draw_karts(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float) 
             targets.setdefault(payload.target, []).append(legal)
     radius = max(8.0, tile * 0.45)
     for field_index, racers in on_field.items():
-        x, y, nx, ny = loop.field(field_index)
+        x, y, _nx, _ny = loop.field(field_index)
+        count = len(racers)
+        # karts sharing a field sit round its middle, a little smaller
+        size = radius if count == 1 else max(7.0, radius * 0.8)
+        spread = 0.0 if count == 1 else tile * 0.55
         for order, racer in enumerate(racers):
-            offset = (order - (len(racers) - 1) / 2) * radius * 1.3
-            kx, ky = x - nx * (tile * 0.2 + abs(offset)) + ny * offset * 0.3, y - ny * (tile * 0.2 + abs(offset))
-            _draw_kart(board, view, racer, kx - nx * 4, ky - ny * 4, radius, targets.get(racer.seat, []))
+            angle = 2 * math.pi * order / count - math.pi / 2
+            kx, ky = x + spread * math.cos(angle), y + spread * math.sin(angle)
+            _draw_kart(board, view, racer, kx, ky, size, targets.get(racer.seat, []))
     if in_start:
-        x, y, nx, ny = loop.at(0)
+        x, y, _nx, _ny = loop.at(0)
         for order, racer in enumerate(sorted(in_start, key=lambda r: r.start_place)):
             kx = x + 24 + (order // 2) * radius * 2.3
             ky = y - radius * 1.1 + (order % 2) * radius * 2.2

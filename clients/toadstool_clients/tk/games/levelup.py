@@ -181,11 +181,11 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         vote = VOTES.get(seat.revealed_vote)
         if vote:
             label, fill = vote
-            board.rounded(x1 - 78, y + 26, x1 - 16, y + 44, 8, fill=fill if not seat.vote_cancelled else "#777777",
+            board.rounded(x1 - 140, y + 6, x1 - 78, y + 24, 8, fill=fill if not seat.vote_cancelled else "#777777",
                           outline="white")  # fmt: skip
-            board.text(x1 - 47, y + 35, label + (" ✗" if seat.vote_cancelled else ""), 8, "bold")
+            board.text(x1 - 109, y + 15, label + (" ✗" if seat.vote_cancelled else ""), 8, "bold")
         elif seat.has_voted:
-            board.text(x1 - 16, y + 35, "voted ✓", 8, "bold", anchor="e", fill="#a5d6a7")
+            board.text(x1 - 78, y + 15, "voted ✓", 8, "bold", anchor="e", fill="#a5d6a7")
         bx = x0 + 16
         for block in seat.held_blocks[:8]:
             label, fill = BLOCKS.get(block.kind, ("?", "#888888"))

@@ -14,6 +14,7 @@ from toadstool.v1 import powerup_pb2
 from toadstool_clients.tk.games import Board, safe_text
 
 FELT = "#2b3f8c"
+PANEL_H = 132
 TABLE = "#22336f"
 GOLD = "#ffd54a"
 SUIT_COLOURS = ("#e52521", "#2e9e3e", "#2f7be0", "#f3b21b")
@@ -115,9 +116,20 @@ def seat_positions(board: Board, seats: list[int], you: int | None) -> dict[int,
     cx, cy = w / 2, h * 0.46
     rx, ry = w / 2 - 110, h * 0.34
     count = len(others)
+    if count > 4:  # too many for an arc: two rows along the top
+        per_row = (count + 1) // 2
+        pitch = (w - 40) / per_row
+        for index, seat in enumerate(others):
+            row, column = divmod(index, per_row)
+            positions[seat] = (20 + pitch * (column + 0.5), 26 + PANEL_H / 2 + row * (PANEL_H + 30))
+        return _place_you(positions, you, h)
     for index, seat in enumerate(others):
         angle = math.pi * (1 - (index + 1) / (count + 1))
         positions[seat] = (cx + rx * math.cos(angle), cy - ry * math.sin(angle) + 40)
+    return _place_you(positions, you, h)
+
+
+def _place_you(positions: dict[int, tuple[float, float]], you: int | None, h: float) -> dict[int, tuple[float, float]]:
     if you is not None:
         positions[you] = (110, h - 100)
     return positions
@@ -138,12 +150,18 @@ def draw(board: Board, view: powerup_pb2.PowerUpView) -> None:
             targets.setdefault(payload.target, []).append(legal)
     if view.HasField("pending") and view.pending.kind:
         _draw_pending(board, view.pending, positions)
+    others = len(seats) - (you is not None)
+    crowded = others > 4
+    width = min(200.0, (w - 40) / ((others + 1) // 2) - 10) if crowded else 200.0
     for seat in view.seats:
         if seat.seat in positions:
-            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []))
-    _draw_centre(board, view)
+            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), width)
+    if crowded:  # the decks go to the bottom right, below the two rows of seats
+        _draw_centre(board, view, w / 2 if you is None else w - 190, h - 110)
+    else:
+        _draw_centre(board, view, w / 2, h * 0.52)
     if you is not None:
-        _draw_hand(board, view)
+        _draw_hand(board, view, right=w - 270 if crowded else w - 30)
 
 
 def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap, positions: dict[int, Any]) -> None:
@@ -156,9 +174,9 @@ def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap, positio
 
 
 def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.PowerUpSeat,
-               centre: tuple[float, float], offers: list[Any]) -> None:  # fmt: skip
+               centre: tuple[float, float], offers: list[Any], pw: float = 200.0) -> None:  # fmt: skip
     cx, cy = centre
-    pw, ph = 200, 132
+    ph = PANEL_H
     x0, y0 = cx - pw / 2, cy - ph / 2
     turn = view.HasField("turn") and view.turn == seat.seat
     out = not seat.active
@@ -174,9 +192,10 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
     card_items = draw_level_card(board, x0 + 12, y0 + 36, 56, seat)
     # Extra Lives as green 1-Up tokens
     lives = seat.tokens
-    for index in range(min(lives, 8)):
-        tx = x0 + 84 + (index % 4) * 26
-        ty = y0 + 46 + (index // 4) * 24
+    per_line = 4 if pw >= 190 else 3
+    for index in range(min(lives, 2 * per_line)):
+        tx = x0 + 84 + (index % per_line) * 26
+        ty = y0 + 46 + (index // per_line) * 24
         _one_up(board, tx, ty, 10)
     label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
     board.text(x0 + 84, y0 + 100, label, 9, "bold", anchor="w", fill="#c5cae9")
@@ -196,9 +215,8 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
         board.clickable([panel, *card_items], offers, f"seat {seat.seat}")
 
 
-def _draw_centre(board: Board, view: powerup_pb2.PowerUpView) -> None:
-    w, h = board.width, board.height
-    cx, cy = w / 2, h * 0.52
+def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, cx: float, cy: float) -> None:
+    w = board.width
     for index, (title, count, fill) in enumerate(
         (("Level deck", view.level_deck_count, "#c62828"), ("? deck", view.question_deck_count, "#7e57c2"))
     ):
@@ -219,8 +237,8 @@ def _draw_centre(board: Board, view: powerup_pb2.PowerUpView) -> None:
                    fill=GOLD)  # fmt: skip
 
 
-def _draw_hand(board: Board, view: powerup_pb2.PowerUpView) -> None:
-    w, h = board.width, board.height
+def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, right: float) -> None:
+    h = board.height
     plays: dict[int, list[Any]] = {}
     for legal, payload in board.actions("powerup", "play_card"):
         plays.setdefault(payload.card, []).append(legal)
@@ -231,7 +249,7 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView) -> None:
         board.text(left, h - 190, "none yet", 10, anchor="w", fill="#9fa8da")
         return
     card_w, card_h = 124.0, 150.0
-    step = min(card_w + 10, (w - left - 30 - card_w) / max(len(cards) - 1, 1))
+    step = min(card_w + 10, (right - left - card_w) / max(len(cards) - 1, 1))
     for index, card in enumerate(cards):
         playable = card.kind in plays
         x = left + index * step

@@ -99,108 +99,120 @@ def draw(board: Board, view: uno_pb2.UnoView) -> None:
     board.rounded(14, 14, w - 14, h - 14, 60, fill=TABLE, outline="#2e8b57", width=3)
     you = view.you if view.HasField("you") else None
     seats = [s for s in range(len(view.hand_counts)) if s != you]
-    _draw_opponents(board, view, seats, you)
-    _draw_centre(board, view)
+    top = _draw_opponents(board, view, seats)
+    _draw_centre(board, view, top)
     if you is not None:
         _draw_hand(board, view, you)
     else:
         board.text(w / 2, h - 40, "Watching: hands are hidden", 13, "bold", fill="#c8e6c9")
 
 
-def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int], you: int | None) -> None:
+def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> float:
+    """The other seats as plates along the top (two rows when there are many); returns their bottom."""
     w = board.width
     if not seats:
-        return
-    slot = (w - 40) / len(seats)
+        return 26.0
+    per_row = min(len(seats), 5)
+    rows = (len(seats) + per_row - 1) // per_row
+    plate_h = 124.0 if rows == 1 else 84.0
+    slot = (w - 40) / per_row
     catch = {payload.seat: legal for legal, payload in board.actions("uno", "catch")}
     for position, seat in enumerate(seats):
-        x0 = 20 + position * slot + 6
-        x1 = x0 + slot - 12
+        row, column = divmod(position, per_row)
+        x0 = 20 + column * slot + 5
+        x1 = x0 + slot - 10
+        y0 = 26 + row * (plate_h + 8)
         current = seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER
-        board.rounded(x0, 26, x1, 150, 16, fill="#0f4a2a", outline=GOLD if current else "#2e8b57",
+        board.rounded(x0, y0, x1, y0 + plate_h, 14, fill="#0f4a2a", outline=GOLD if current else "#2e8b57",
                       width=4 if current else 2)  # fmt: skip
-        colour = board.seat_colour(seat)
-        board.canvas.create_oval(x0 + 12, 36, x0 + 30, 54, fill=colour, outline="white", width=2)
-        name = board.seat_name(seat)
-        board.text(x0 + 38, 45, name, 12, "bold", anchor="w", fill=GOLD if current else "white")
+        board.canvas.create_oval(x0 + 10, y0 + 10, x0 + 26, y0 + 26, fill=board.seat_colour(seat), outline="white",
+                                 width=2)  # fmt: skip
+        name = safe_text(board.seat_name(seat), max(5, int((x1 - x0 - 40) / 9)))
+        board.text(x0 + 32, y0 + 18, name, 11, "bold", anchor="w", fill=GOLD if current else "white")
         score = view.scores[seat] if seat < len(view.scores) else 0
-        state = "" if board.connected(seat) else "  · offline"
-        board.text(x1 - 10, 45, f"{score} pts{state}", 10, anchor="e", fill="#c8e6c9")
-        count = view.hand_counts[seat]
+        state = "" if board.connected(seat) else " · offline"
+        board.text(x0 + 12, y0 + plate_h - 12, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
+        count = view.hand_counts[seat] if seat < len(view.hand_counts) else 0
         shown = min(count, 12)
-        card_w = 34.0
-        room = x1 - x0 - 90
-        step = min(card_w * 0.55, room / max(shown, 1))
-        left = x0 + 16
+        card_w = 30.0 if rows == 1 else 22.0
+        room = x1 - x0 - 70 - card_w
+        step = min(card_w * 0.5, room / max(shown - 1, 1))
         for index in range(shown):
-            draw_back(board, left + index * step, 66, card_w)
-        board.text(x1 - 26, 100, str(count), 20, "bold", fill="white")
-        board.text(x1 - 26, 124, "cards", 9, fill="#c8e6c9")
+            draw_back(board, x0 + 12 + index * step, y0 + 34, card_w)
+        board.text(x1 - 28, y0 + 34 + card_w * 0.75, str(count), 18 if rows == 1 else 14, "bold", fill="white")
         if count == 1:
-            board.text(x0 + 40, 132, "UNO!", 11, "bold", fill="#ff5252")
+            board.text(x1 - 12, y0 + plate_h - 12, "UNO!", 10, "bold", fill="#ff5252", anchor="e")
         if seat in catch:
-            bubble = board.rounded(x1 - 120, 128, x1 - 10, 148, 10, fill="#ff5252", outline="white")
-            label = board.text(x1 - 65, 138, "Catch! (+2)", 9, "bold")
+            bubble = board.rounded(x1 - 96, y0 + plate_h - 22, x1 - 6, y0 + plate_h - 2, 10, fill="#ff5252",
+                                   outline="white")  # fmt: skip
+            label = board.text(x1 - 51, y0 + plate_h - 12, "Catch! (+2)", 9, "bold")
             board.clickable([bubble, label], [catch[seat]], f"catch seat {seat}")
+    return 26 + rows * (plate_h + 8)
 
 
-def _draw_centre(board: Board, view: uno_pb2.UnoView) -> None:
+def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float) -> None:
     w, h = board.width, board.height
-    cy = 170 + (h - 170 - 200) / 2
+    bottom = h - 214
+    card_w = max(44.0, min(84.0, (bottom - top - 40) / 1.5))
+    card_h = card_w * 1.5
+    cy = (top + bottom) / 2 - 8
+    ct = cy - card_h / 2
+    label_y = cy + card_h / 2 + 14
     cx = w / 2
-    card_w = 84.0
     # the draw pile
     px = cx - 190
+    items: list[int] = []
     for offset in (6, 3, 0):
-        items = draw_back(board, px + offset, cy - 63 + offset, card_w)
+        items = draw_back(board, px + offset, ct + offset, card_w)
     draws = [legal for legal, _ in board.actions("uno", "draw")] + [
         legal for legal, _ in board.actions("uno", "pass_turn")
     ]
     board.clickable(items, draws, "draw pile")
-    board.text(px + card_w / 2 + 3, cy + 78, f"Draw pile · {view.draw_pile_count}", 10, fill="#c8e6c9")
+    board.text(px + card_w / 2 + 3, label_y, f"Draw pile · {view.draw_pile_count}", 10, fill="#c8e6c9")
     # the discard pile
     dx = cx - 60
     if view.HasField("top_card"):
         if view.discard_count > 1:
-            draw_back(board, dx + 5, cy - 58, card_w)
-        draw_card(board, dx, cy - 63, card_w, view.top_card)
-    board.text(dx + card_w / 2, cy + 78, f"Discard · {view.discard_count}", 10, fill="#c8e6c9")
+            draw_back(board, dx + 5, ct + 5, card_w)
+        draw_card(board, dx, ct, card_w, view.top_card)
+    board.text(dx + card_w / 2, label_y, f"Discard · {view.discard_count}", 10, fill="#c8e6c9")
     # the active colour, direction, what is pending
     ix = cx + 110
     colour = COLOURS.get(view.color)
     if colour:
-        board.canvas.create_oval(ix - 30, cy - 60, ix + 30, cy, fill=colour, outline="white", width=3)
+        board.canvas.create_oval(ix - 28, cy - 56, ix + 28, cy, fill=colour, outline="white", width=3)
         board.text(ix, cy + 14, f"Colour: {COLOUR_NAMES[view.color]}", 11, "bold")
     else:
         board.text(ix, cy - 30, "Colour\nto choose", 11, "bold", justify="center")
     clockwise = view.direction != uno_pb2.UNO_DIRECTION_COUNTER_CLOCKWISE
-    board.text(ix, cy + 44, ("↻ clockwise" if clockwise else "↺ counter-clockwise"), 11, fill="#c8e6c9")
+    board.text(ix, cy + 36, ("↻ clockwise" if clockwise else "↺ counter-clockwise"), 10, fill="#c8e6c9")
     if view.pending_penalty:
         attacker = board.seat_name(view.attacker) if view.HasField("attacker") else "someone"
-        board.rounded(ix + 60, cy - 60, ix + 250, cy - 10, 12, fill="#b71c1c", outline="white", width=2)
-        board.text(ix + 155, cy - 35, f"+{view.pending_penalty} from {attacker}", 12, "bold")
+        board.rounded(ix + 60, cy - 60, ix + 250, cy - 14, 12, fill="#b71c1c", outline="white", width=2)
+        board.text(ix + 155, cy - 37, f"+{view.pending_penalty} from {attacker}", 12, "bold")
     choices = board.actions("uno", "choose_color")
     if choices:
-        board.text(ix + 160, cy + 12, "Choose the colour:", 11, "bold", fill=GOLD)
+        board.text(ix + 160, cy + 8, "Choose the colour:", 11, "bold", fill=GOLD)
         for index, (legal, payload) in enumerate(choices):
             fill = COLOURS.get(payload.color, "#888888")
             x = ix + 80 + index * 44
-            disc = board.canvas.create_oval(x, cy + 28, x + 36, cy + 64, fill=fill, outline="white", width=3)
+            disc = board.canvas.create_oval(x, cy + 22, x + 36, cy + 58, fill=fill, outline="white", width=3)
             board.clickable([disc], [legal], f"colour {COLOUR_NAMES.get(payload.color, '?')}")
     info = f"Hand {view.hand_number} · first to {view.target} points" + (" (lowest wins)" if view.lowest_wins else "")
-    board.text(cx, cy + 104, info, 10, fill="#a5d6a7")
     if view.house_rule:
-        board.text(cx, cy + 122, f"House rule: {safe_text(view.house_rule, 80)}", 9, fill="#a5d6a7")
+        info += f" · house rule: {safe_text(view.house_rule, 60)}"
+    board.text(w - 30, h - 196 if view.HasField("you") else h - 80, info, 9, fill="#a5d6a7", anchor="e")
     if view.HasField("reveal") and view.reveal.cards:
         _draw_reveal(board, view.reveal, cy)
 
 
 def _draw_reveal(board: Board, reveal: uno_pb2.UnoReveal, cy: float) -> None:
-    x = board.width - 40 - min(len(reveal.cards), 10) * 24
+    x = board.width - 40 - min(len(reveal.cards), 10) * 20 - 12
     verdict = "held" if reveal.held_prior_color else "did not hold"
-    board.text(x, cy + 140, f"{board.seat_name(reveal.attacker)}'s hand ({verdict} the colour)", 9, anchor="w")
+    board.text(board.width - 36, cy + 4, f"{board.seat_name(reveal.attacker)}'s hand ({verdict} the colour)", 9,
+               anchor="e")  # fmt: skip
     for index, card in enumerate(reveal.cards[:10]):
-        draw_card(board, x + index * 24, cy + 152, 30, card)
+        draw_card(board, x + index * 20, cy + 16, 30, card)
 
 
 def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> None:
