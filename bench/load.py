@@ -85,7 +85,7 @@ class Budget:
 
 BUDGETS = {
     "full": Budget(tables=(10, 100, 250, 500), windows=3, window=4.0, workers=2),
-    "quick": Budget(tables=(10, 100), windows=2, window=2.0, workers=2, setup_timeout=60.0),
+    "quick": Budget(tables=(10, 100), windows=2, window=1.5, workers=2, setup_timeout=60.0),
     "smoke": Budget(tables=(2,), windows=1, window=0.6, workers=1, setup_timeout=20.0),
 }
 #: Seconds between the paced and the saturated phase (in-flight actions settle) and after the end.

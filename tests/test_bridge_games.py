@@ -23,8 +23,6 @@ from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.connection import Client
 
-#: Options that keep a bot game short.
-QUICK_OPTIONS: dict[str, dict[str, str]] = {"uno": {"target": "30"}, "kart": {"track": "mini-loop"}}
 TOPICS = Topics()
 
 
@@ -121,7 +119,7 @@ async def test_a_whole_bot_game_reaches_mqtt_from_spectator_updates_only(
     engine = GAMES[game].engine
     players = max(engine.min_players, 3) if engine.max_players >= 3 else engine.min_players
     created = await client.create_table(
-        game, players, bots=players, options=QUICK_OPTIONS.get(game, {}), seed=11, manual_start=True, bot_delay_ms=0
+        game, players, bots=players, options=dict(engine.quick_options), seed=11, manual_start=True, bot_delay_ms=0
     )
     table_id = created.table.table_id
     state_topic = TOPICS.state(table_id)

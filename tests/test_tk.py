@@ -76,6 +76,7 @@ async def play_game(
     assert update.view.WhichOneof("game") == game
     assert table.fallback_note == "", f"the {game} screen fell back to the raw view"
     assert counts["moves"] > 0
+    print(game, counts)
     assert driver.app.root.title().startswith("Toadstool — ")
 
 

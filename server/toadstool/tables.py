@@ -189,6 +189,7 @@ class Table:
     actions: list[tuple[int, Any]] = field(default_factory=list)
     requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
+    _viewer_cache: dict[tuple[int, int, int | None], table_pb2.Update] = field(default_factory=dict)
     _rng: random.Random = field(default_factory=random.Random)
 
     @property
@@ -631,6 +632,33 @@ class Table:
             started=self.status is not Status.LOBBY,
         )
 
+    def _viewer_part(self, viewer: int | None, names: Sequence[str]) -> table_pb2.Update:
+        """The part of an update that depends only on the version and the viewer: view, phase, scores, whose
+        turn and legal actions. Computed once per version and viewer, however many streams that viewer has
+        open (every spectator shares one)."""
+        key = (self.version, self.revision, viewer)
+        cached = self._viewer_cache.get(key)
+        if cached is not None:
+            return cached
+        if len(self._viewer_cache) > self.players * 4 + 8:
+            self._viewer_cache.clear()
+        engine = self.engine
+        view = engine.view(self.state, viewer)
+        part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
+        part.view.CopyFrom(game_view_message(engine, view))
+        part.to_act.extend(engine.to_act(self.state))
+        if viewer is not None:
+            for action in engine.legal_actions(self.state, viewer):
+                part.legal_actions.append(
+                    table_pb2.LegalAction(
+                        id=action_id(action),
+                        label=name_seats(engine.describe(self.state, viewer, action), names),
+                        action=action_message(engine, action),
+                    )
+                )
+        self._viewer_cache[key] = part
+        return part
+
     def update_for(self, viewer: int | None, since_version: int | None) -> table_pb2.Update:
         """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
 
@@ -658,20 +686,7 @@ class Table:
             update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
             return update
         engine = self.engine
-        view = engine.view(self.state, viewer)
-        update.view.CopyFrom(game_view_message(engine, view))
-        update.phase = name_seats(view.phase, names)
-        update.scores.extend(view.scores)
-        update.to_act.extend(engine.to_act(self.state))
-        if viewer is not None:
-            for action in engine.legal_actions(self.state, viewer):
-                update.legal_actions.append(
-                    table_pb2.LegalAction(
-                        id=action_id(action),
-                        label=name_seats(engine.describe(self.state, viewer, action), names),
-                        action=action_message(engine, action),
-                    )
-                )
+        update.MergeFrom(self._viewer_part(viewer, names))
         if since_version is None:
             recent = self.events[-HISTORY_ON_JOIN:]
         else:

@@ -41,28 +41,102 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+# How each dataclass field maps to its proto field, worked out once per class from its type hints.
+_SCALAR, _ENUM, _MESSAGE, _REPEATED_SCALAR, _REPEATED_ENUM, _REPEATED_MESSAGE, _DYNAMIC = range(7)
+_SCALAR_TYPES = (int, float, str, bool, bytes)
+
+
+def _kind(hint: Any) -> int:
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) != 1:
+            return _DYNAMIC
+        hint = args[0]
+    if typing.get_origin(hint) is tuple:
+        element = typing.get_args(hint)[0]
+        if isinstance(element, type):
+            if dataclasses.is_dataclass(element):
+                return _REPEATED_MESSAGE
+            if issubclass(element, enum.Enum):
+                return _REPEATED_ENUM
+            if issubclass(element, _SCALAR_TYPES):
+                return _REPEATED_SCALAR
+        return _DYNAMIC
+    if isinstance(hint, type):
+        if dataclasses.is_dataclass(hint):
+            return _MESSAGE
+        if issubclass(hint, enum.Enum):
+            return _ENUM
+        if issubclass(hint, _SCALAR_TYPES):
+            return _SCALAR
+    return _DYNAMIC
+
+
+_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+
+
+def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+    plan = _PLANS.get(cls)
+    if plan is None:
+        try:
+            hints = _hints(cls)
+        except Exception:  # unresolvable annotations: convert every field by looking at its value
+            hints = {}
+        plan = _PLANS[cls] = tuple((name, _kind(hints.get(name, Any))) for name in _fields(cls))
+    return plan
+
+
 def to_message(value: Any, message: Message) -> Message:
-    """Fill `message` from the dataclass `value` and return it."""
-    for name in _fields(type(value)):
+    """Fill `message` from the dataclass `value` and return it.
+
+    Views are converted for every viewer after every action, so the per-field mapping is planned once per
+    class (from type hints) rather than rediscovered from each value.
+    """
+    for name, kind in _plan(type(value)):
         item = getattr(value, name)
         if item is None:
             continue
-        if dataclasses.is_dataclass(item):
-            to_message(item, getattr(message, name))
-        elif isinstance(item, tuple):
+        if kind == _SCALAR:
+            setattr(message, name, item)
+        elif kind == _MESSAGE:
+            sub = getattr(message, name)
+            sub.SetInParent()
+            to_message(item, sub)
+        elif kind == _REPEATED_SCALAR:
+            if item:
+                getattr(message, name).extend(item)
+        elif kind == _REPEATED_MESSAGE:
             repeated = getattr(message, name)
             for element in item:
-                if dataclasses.is_dataclass(element):
-                    to_message(element, repeated.add())
-                elif isinstance(element, enum.Enum):
-                    repeated.append(element.value)
-                else:
-                    repeated.append(element)
-        elif isinstance(item, enum.Enum):
+                to_message(element, repeated.add())
+        elif kind == _ENUM:
             setattr(message, name, item.value)
+        elif kind == _REPEATED_ENUM:
+            getattr(message, name).extend(element.value for element in item)
         else:
-            setattr(message, name, item)
+            _set_dynamic(message, name, item)
     return message
+
+
+def _set_dynamic(message: Message, name: str, item: Any) -> None:
+    """The slow path, for fields whose type hint does not say what they hold."""
+    if dataclasses.is_dataclass(item):
+        sub = getattr(message, name)
+        sub.SetInParent()
+        to_message(item, sub)
+    elif isinstance(item, tuple):
+        repeated = getattr(message, name)
+        for element in item:
+            if dataclasses.is_dataclass(element):
+                to_message(element, repeated.add())
+            elif isinstance(element, enum.Enum):
+                repeated.append(element.value)
+            else:
+                repeated.append(element)
+    elif isinstance(item, enum.Enum):
+        setattr(message, name, item.value)
+    else:
+        setattr(message, name, item)
 
 
 def from_message(message: Message, cls: type) -> Any:

@@ -154,7 +154,11 @@ class Bridge:
             try:
                 listed = {t.table_id: t for t in await self.client.list_tables()}
             except grpc.aio.AioRpcError as error:
-                log.warning("cannot list tables: %s", describe_rpc_error(error))
+                # Said once per outage: a server that is down for an hour should not fill the log.
+                level = (
+                    logging.WARNING if self.outbox.retained.get(self.topics.server) != b"unreachable" else logging.INFO
+                )
+                log.log(level, "cannot list tables: %s", describe_rpc_error(error))
                 self.outbox.put(self.topics.server, b"unreachable")
                 delay = min(self.config.max_backoff, max(delay * 2, 0.25))
             else:

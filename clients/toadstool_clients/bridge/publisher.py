@@ -227,7 +227,9 @@ class BrokerLink:
                             await client.publish(self.status_topic, OFFLINE, qos=1, retain=True, timeout=3)
                     return
             except aiomqtt.MqttError as error:
-                log.warning("MQTT broker %s:%s: %s", self.config.host, self.config.port, error)
+                # Said once per outage (then quietly at each retry).
+                level = logging.WARNING if delay == 0.25 else logging.INFO
+                log.log(level, "MQTT broker %s:%s: %s", self.config.host, self.config.port, error)
             finally:
                 self._client = None
                 self.connected.clear()
