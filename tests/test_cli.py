@@ -148,3 +148,27 @@ def test_hostile_names_are_refused_or_cleaned(tmp_path: Path, server_process: tu
     assert "\u202e" not in tables.stdout
     assert "evil" in tables.stdout.lower()
     player.terminate(force=True)
+
+
+def test_tracks_lists_built_in_and_user_tracks_and_says_what_is_wrong_with_a_broken_one(tmp_path: Path) -> None:
+    tracks = tmp_path / "tracks"
+    tracks.mkdir()
+    (tracks / "tiny-ring.toml").write_text(
+        'title = "Tiny Ring"\nlength = 20\n[fields]\nitem = [3, 9]\nbooster = [5]\n'
+    )
+    (tracks / "broken.toml").write_text('title = "Broken"\nlength = 20\n[fields]\nlava = [4]\n')
+    result = subprocess.run(
+        toadstool_command("tracks"),
+        env={**_env(tmp_path), "TOADSTOOL_TRACKS": str(tracks)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^mushroom-loop\s+Mushroom Loop\s+60 fields", result.stdout, re.M)
+    assert re.search(r"^mini-loop\s+Mini Loop\s+40 fields", result.stdout, re.M)
+    assert re.search(r"^tiny-ring\s+Tiny Ring\s+20 fields", result.stdout, re.M)
+    broken = next(line for line in result.stdout.splitlines() if line.startswith("broken"))
+    assert "BROKEN" in broken
+    assert "lava" in broken

@@ -196,7 +196,7 @@ class TkDriver:
             table.set_status("")
             legal_ids = set(table.action_buttons)
             pieces = [t for t in table.targets if len(t.action_ids) == 1 and t.action_ids[0] in legal_ids]
-            if pieces and rng.random() < 0.7:
+            if pieces and (counts["piece_clicks"] == 0 or rng.random() < 0.7):
                 target = rng.choice(pieces)
                 self.click(table.canvas, target.x, target.y)
                 counts["piece_clicks"] += 1

@@ -253,6 +253,13 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
             rx = tx + 46 + index * 44
             board.die(rx, ry, 24, roll.value)
             board.text(rx + 12, ry + 32, board.seat_name(roll.roller)[:7], 7, fill="#c8e6c9")
+    rolls_offered = [legal for legal, _payload in board.actions("kart", "roll")]
+    if rolls_offered:  # the die itself is the roll button
+        size = 46.0
+        rx, ry = x1 - 24 - size, y0 + 40
+        items = board.die(rx, ry, size, 5, highlight=True)
+        items.append(board.text(rx + size / 2, ry + size + 14, "Click to roll", 9, "bold", fill=GOLD))
+        board.clickable(items, rolls_offered, "the die")
     notes = []
     if view.bundle_paid:
         notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
