@@ -30,6 +30,7 @@ from hypothesis import strategies as st
 
 from e2e_helpers import Transcript
 from toadstool.engine import action_id, event_text, name_seats
+from toadstool.games import GAMES
 from toadstool.messages import game_view_message
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client
@@ -406,7 +407,8 @@ def check_seat_stream(transcript: Transcript, holder_name: str) -> None:
 
 
 async def check_server_healthy_and_playing(address: str, seed: int = 5, seconds: float = 60.0) -> None:
-    """The health service answers SERVING and a new game (one person, one bot) plays to its end.
+    """The health service answers SERVING and a new game (one person, one bot, one hand of UNO) plays to its
+    end.
 
     The person acts only when waited for and backs off when the action-rate limit refuses them, as a
     well-behaved client does.
@@ -417,7 +419,8 @@ async def check_server_healthy_and_playing(address: str, seed: int = 5, seconds:
             answer = await health.Check(health_pb2.HealthCheckRequest(service=service), timeout=10)
             assert answer.status == health_pb2.HealthCheckResponse.SERVING
     async with asyncio.timeout(seconds), Client(address) as client:
-        created = await client.create_table("uno", 2, bots=1, seed=seed, bot_delay_ms=0)
+        quick = GAMES["uno"].engine.quick_options
+        created = await client.create_table("uno", 2, bots=1, seed=seed, bot_delay_ms=0, options=quick)
         table_id = created.table.table_id
         joined = await client.join(table_id, "Survivor")
         rng = random.Random(seed)

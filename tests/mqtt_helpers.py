@@ -252,9 +252,16 @@ class WaitingTable:
     seat_token: str
 
 
-async def kart_waiting_for_ann(client: Client, seed: int = 3) -> WaitingTable:
+async def kart_waiting_for_ann(client: Client, seed: int = 3, turn_seconds: int = 0) -> WaitingTable:
     created = await client.create_table(
-        "kart", 2, bots=1, options={"track": "mini-loop"}, seed=seed, bot_delay_ms=0, name="Kart night"
+        "kart",
+        2,
+        bots=1,
+        options={"track": "mini-loop"},
+        seed=seed,
+        bot_delay_ms=0,
+        name="Kart night",
+        turn_seconds=turn_seconds,
     )
     table_id = created.table.table_id
     joined = await client.join(table_id, "Ann", 0)

@@ -120,8 +120,13 @@ async def test_every_bad_request_is_refused_clearly_and_changes_nothing(
         "bogus",
     )
     await _expect(
-        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNAUTHENTICATED,
         stub.StartTable(service_pb2.StartTableRequest(table_id=table_id)),
+        "host token",
+    )
+    await _expect(
+        grpc.StatusCode.PERMISSION_DENIED,
+        stub.StartTable(service_pb2.StartTableRequest(table_id=table_id), metadata=(("x-host-token", "forged"),)),
         "host",
     )
     # A token of another table is worthless here.

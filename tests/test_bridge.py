@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import time
 from pathlib import Path
 
 from mqtt_helpers import (  # noqa: F401
@@ -51,7 +52,7 @@ async def retained_until(address: str, check: object, seconds: float = 15.0) -> 
 async def test_a_late_subscriber_sees_the_current_state_of_a_table_at_once(
     server: RunningServer, client: Client, broker: Broker
 ) -> None:
-    table = await kart_waiting_for_ann(client)
+    table = await kart_waiting_for_ann(client, turn_seconds=600)
     tid = table.table_id
     async with running_bridge(*bridge_args(server.address, broker)):
         wanted = [TOPICS.roll(tid), TOPICS.view(tid), TOPICS.seat_name(tid, 0), TOPICS.seat_score(tid, 1)]
@@ -63,6 +64,8 @@ async def test_a_late_subscriber_sees_the_current_state_of_a_table_at_once(
     assert state["to_act"] == [0]
     assert state["turn"] == ["Ann"]
     assert state["score_label"] == "laps"
+    assert state["turn_seconds"] == 600
+    assert abs(state["turn_deadline_unix_ms"] / 1000 - (time.time() + 600)) < 30
     assert [seat["name"] for seat in state["seats"]] == ["Ann", "Bot 1"]
     assert found[TOPICS.turn(tid)] == b"Ann"
     assert found[TOPICS.seat_name(tid, 0)] == b"Ann"

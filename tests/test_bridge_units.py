@@ -14,7 +14,7 @@ import pytest
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
-from toadstool_clients.bridge.app import PressRefused, main, parse_press, request_id_for
+from toadstool_clients.bridge.app import PressRefused, TableMirror, main, parse_press, request_id_for
 from toadstool_clients.bridge.config import ConfigError, config_from_args
 from toadstool_clients.bridge.publisher import Outbox, parse_broker
 from toadstool_clients.bridge.topics import Topics, safe_level
@@ -163,3 +163,16 @@ def test_the_game_server_does_not_import_mqtt() -> None:
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_a_stream_that_stays_behind_the_table_listing_is_taken_for_stuck() -> None:
+    """A silently dead connection never ends a stream; the bridge notices the listing moving on without it."""
+    mirror = TableMirror("t1", update=table_pb2.Update(table_id="t1", version=5))
+    listing = table_pb2.TableInfo(table_id="t1", version=9)
+    assert not mirror.lags(listing), "one listing ahead is just a stream a moment behind"
+    assert not mirror.lags(listing)
+    assert mirror.lags(listing), "still short of what was listed a poll ago, twice: stuck"
+    healthy = TableMirror("t2", update=table_pb2.Update(table_id="t2", version=9))
+    for version in (9, 12, 15, 20):
+        assert not healthy.lags(table_pb2.TableInfo(table_id="t2", version=version))
+        healthy.update = table_pb2.Update(table_id="t2", version=version)

@@ -12,6 +12,7 @@ Not here: the API's semantics (tokens, turns, versions, views): test_fuzz_api.py
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -199,6 +200,32 @@ def test_garbled_http2_frames_and_grpc_messages_leave_the_server_serving(serve: 
     _still_serving(serve)
 
 
+# KNOWN BUG (issue #11, found by this fuzz suite; in grpcio itself, still in its main branch): one HTTP/2
+# request whose :path is not UTF-8 crashes grpc.aio's accept loop (`rpc_state.method().decode()` in
+# AioServer._server_main_loop); its crash handler shuts the whole gRPC server down. The process stays alive
+# but refuses every connection from then on: any machine on the LAN can take the server down with one packet,
+# and systemd does not notice. See the fuzz report for the mitigation (supervise and re-open the listener).
+def test_known_bug_a_request_path_that_is_not_utf8_does_not_take_the_server_down(serve: ServerProcess) -> None:
+    headers = grpc_request_headers(b"/toadstool.v1.ToadstoolService/List\xb1Games")
+    conversation = (
+        PREFACE
+        + h2_frame(SETTINGS, 0, 0, b"")
+        + h2_frame(HEADERS, END_HEADERS, 1, hpack(headers))
+        + h2_frame(DATA, END_STREAM, 1, grpc_frame(b""))
+    )
+    send_raw(serve.address, conversation, read_seconds=0.5)
+    deadline = time.monotonic() + 5.0
+    while True:  # a supervisor may take a moment to re-open the port
+        try:
+            send_raw(serve.address, b"", read_seconds=0.0)
+            break
+        except ConnectionRefusedError:
+            if time.monotonic() > deadline:
+                pytest.fail("one request with a non-UTF-8 path stopped the server:\n" + serve.log()[-3000:])
+            time.sleep(0.1)
+    _still_serving(serve)
+
+
 # -- nonsense protobuf and garbage metadata through a real gRPC channel -----------------------------------
 
 
@@ -229,7 +256,7 @@ def test_known_bug_undecodable_protobuf_is_refused_as_invalid_argument_without_a
 
     with grpc.insecure_channel(serve.address) as channel:
 
-        @fuzz_settings(40)
+        @fuzz_settings(25)
         @given(path=st.sampled_from(paths), payload=NONSENSE_PROTOBUF)
         @example(path=paths[0], payload=b"\x0a\x02\xff\xfe")
         def example_(path: str, payload: bytes) -> None:
@@ -275,7 +302,7 @@ _METADATA = st.lists(
 def test_garbage_metadata_on_well_formed_calls_is_refused_cleanly(serve: ServerProcess) -> None:
     with grpc.insecure_channel(serve.address) as channel:
 
-        @fuzz_settings(40)
+        @fuzz_settings(30)
         @given(name=st.sampled_from(sorted(METHODS)), data=st.data(), metadata=_METADATA)
         def example_(name: str, data: st.DataObject, metadata: tuple[tuple[str, str | bytes], ...]) -> None:
             request = data.draw(message_strategy(METHODS[name].input_type, max_depth=2))

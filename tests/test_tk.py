@@ -11,7 +11,6 @@ import asyncio
 import json
 import os
 import random
-import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
@@ -76,6 +75,7 @@ async def play_game(
     assert update.view.WhichOneof("game") == game
     assert table.fallback_note == "", f"the {game} screen fell back to the raw view"
     assert counts["piece_clicks"] > 0, f"nothing drawn was clicked: {counts}"
+    assert driver.slowest < 1.0, f"the window stopped answering for {driver.slowest:.2f} s"
     assert driver.app.root.title().startswith("Toadstool — ")
 
 
@@ -148,6 +148,7 @@ async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_i
     lobby.select_game("kart")
     lobby.players_var.set("3")
     lobby.bots_var.set("3")
+    lobby.set_option("track", "mini-loop")
     lobby.create_button.invoke()
     await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 15, "watching the bots' table")
     table = driver.table
@@ -161,7 +162,7 @@ async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_i
     assert "Watching" in offered or "over" in offered, offered
     assert table.fallback_note == ""
     drawn = table.draw_count
-    driver.root.geometry("900x620")
+    driver.root.geometry("1000x660")
     await driver.pump(lambda: table.draw_count > drawn and table.redraw_pending is None, 10, "a redraw")
     await driver.settle(0.1)
     width = table.canvas.winfo_width()
@@ -196,24 +197,35 @@ async def test_a_view_with_fields_this_client_does_not_know_is_shown_as_raw_text
     assert table.action_buttons, "the legal actions are still offered"
 
 
-def test_toadstool_tk_opens_a_window_titled_toadstool(display: str, tmp_path: Path) -> None:
-    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "DISPLAY": display}
-    process = subprocess.Popen(
-        toadstool_command("tk", "--server", "127.0.0.1:1"), env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+async def test_toadstool_tk_opens_a_window_titled_toadstool_and_connects_to_the_named_server(
+    display: str, tmp_path: Path, server: RunningServer
+) -> None:
+    config = tmp_path / "config"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(config), "DISPLAY": display}
+    process = await asyncio.create_subprocess_exec(
+        *toadstool_command("tk", "--server", server.address),
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.DEVNULL,
     )
     try:
-        found = subprocess.run(
-            ["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(process.pid), "--name", "^Toadstool$"],
+        search = await asyncio.create_subprocess_exec(
+            *["xdotool", "search", "--sync", "--onlyvisible", "--pid", str(process.pid), "--name", "^Toadstool$"],
             env=env,
-            capture_output=True,
-            text=True,
-            timeout=20,
+            stdout=asyncio.subprocess.PIPE,
         )
-        assert found.stdout.strip(), f"no Toadstool window: {found.stderr}"
-        assert process.poll() is None
+        found, _ = await asyncio.wait_for(search.communicate(), 20)
+        assert found.strip(), "no window titled Toadstool"
+        settings = config / "toadstool" / "tk.json"
+        for _ in range(300):  # written once the window has connected (and reached the lobby)
+            if settings.exists():
+                break
+            await asyncio.sleep(0.05)
+        assert json.loads(settings.read_text())["address"] == server.address
+        assert process.returncode is None
     finally:
         process.terminate()
-        process.wait(10)
+        await asyncio.wait_for(process.wait(), 10)
 
 
 async def test_names_from_the_network_are_drawn_as_plain_text(driver: TkDriver, server: RunningServer) -> None:
@@ -256,6 +268,17 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     driver.table.back_to_lobby()
     lobby = driver.app.screen
     await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the list again")
+    assert lobby.tree.item(table_id, "values")[3].endswith("your seat 2")
+    lobby.tree.selection_set(table_id)
+    await driver.settle(0.1)
+    driver.click(lobby.join_button)  # back to the same seat, not a second one
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "the table again")
+    assert driver.table.seat == 1
+    await driver.pump(lambda: driver.table.latest is not None, 10, "the first update again")
+    assert [s.kind for s in driver.table.latest.seats].count(table_pb2.SEAT_KIND_HUMAN) == 1
+    driver.table.back_to_lobby()
+    lobby = driver.app.screen
+    await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the list once more")
     lobby.tree.selection_set(table_id)
     await driver.settle(0.1)
     driver.click(lobby.watch_button)
@@ -278,3 +301,20 @@ async def test_the_host_waits_for_players_and_can_fill_a_seat_with_a_bot(
         lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_PLAYING, 10, "the start"
     )
     assert [s.kind for s in table.latest.seats].count(table_pb2.SEAT_KIND_BOT) == 2
+
+
+async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, server: RunningServer) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 2, 1, seed=12, options={"target": "30"})
+    await driver.pump(lambda: bool(table.action_buttons) and table.acting is None, 15, "my turn")
+    assert table.latest is not None
+    taken = table.latest.legal_actions[0]
+    version = table.latest.version
+    table.act(taken)
+    await driver.pump(lambda: table.latest is not None and table.latest.version > version, 15, "the move")
+    table.act(taken)  # the same move again: no longer legal
+    refusals = ("Not accepted", "moved on")  # not legal now, or a bot moved first (stale version)
+    await driver.pump(
+        lambda: table.acting is None and any(r in table.status.cget("text") for r in refusals), 15, "the refusal"
+    )
+    assert driver.app.screen is table

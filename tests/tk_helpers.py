@@ -69,12 +69,16 @@ class TkDriver:
     def __init__(self, app: App) -> None:
         self.app = app
         self.root = app.root
+        #: The longest single turn of the Tk loop seen by `pump` (how long the window was unresponsive).
+        self.slowest = 0.0
 
     async def pump(self, until: Callable[[], bool], seconds: float, what: str) -> None:
         """Run the Tk loop (and let the test's asyncio loop breathe) until `until()` or time runs out."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
+            started = time.monotonic()
             self.root.update()
+            self.slowest = max(self.slowest, time.monotonic() - started)
             if until():
                 return
             await asyncio.sleep(0.005)

@@ -223,12 +223,27 @@ async def play_at_table(client: Client, table_id: str, token: str | None) -> int
 
 async def cmd_join(client: Client, args: argparse.Namespace) -> int:
     saved = remembered_seat(client.address, args.table)
-    if saved is not None and args.seat in (None, saved[0]):
+    if saved is not None and args.seat in (None, saved[0]) and await _token_still_valid(client, args.table, saved[1]):
         print(f"Resuming your seat {saved[0]} at table {args.table}")
         return await play_at_table(client, args.table, saved[1])
     joined = await client.join(args.table, args.name, args.seat)
     remember_seat(client.address, args.table, joined.seat, joined.seat_token)
     return await play_at_table(client, args.table, joined.seat_token)
+
+
+async def _token_still_valid(client: Client, table_id: str, token: str) -> bool:
+    """Whether a remembered seat token still holds its seat (it does not after leaving or being kicked)."""
+    call = client.watch(table_id, token)
+    try:
+        await asyncio.wait_for(call.read(), client.timeout)
+        return True
+    except grpc.aio.AioRpcError as error:
+        if error.code() == grpc.StatusCode.UNAUTHENTICATED:
+            print("Your remembered seat is no longer yours; taking a new one.", file=sys.stderr)
+            return False
+        raise
+    finally:
+        call.cancel()
 
 
 async def cmd_new(client: Client, args: argparse.Namespace) -> int:

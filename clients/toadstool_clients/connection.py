@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import grpc
 
+from toadstool.server import KEEPALIVE
 from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 
 DEFAULT_PORT = 50051
@@ -63,9 +64,9 @@ class Client:
         if tls_ca:
             with open(tls_ca, "rb") as pem:
                 credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
-            self.channel = grpc.aio.secure_channel(address, credentials)
+            self.channel = grpc.aio.secure_channel(address, credentials, options=KEEPALIVE)
         else:
-            self.channel = grpc.aio.insecure_channel(address)
+            self.channel = grpc.aio.insecure_channel(address, options=KEEPALIVE)
         self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
 
     async def __aenter__(self) -> Client:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -157,7 +158,8 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
         return raw
     if len(raw) > spec.max_length:
         raise BadOptions(f"option {spec.name!r} is longer than {spec.max_length} characters")
-    return raw
+    # Free text reaches every player's screen: keep only printable characters (no escapes, no bidi).
+    return "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C")
 
 
 def action_id(action: object) -> str:

@@ -13,6 +13,9 @@ from dataclasses import dataclass, field
 
 from toadstool.tables import ErrorKind, TableError
 
+#: Seats tracked by the rate limiter before idle ones are forgotten.
+MAX_BUCKETS = 10_000
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -78,6 +81,9 @@ class Guard:
     def check_action_rate(self, table_id: str, seat: int) -> None:
         """A token bucket per seat: `action_burst` at once, refilled at `actions_per_second`."""
         now = time.monotonic()
+        if len(self.buckets) > MAX_BUCKETS:  # forget seats that have been quiet long enough to be full again
+            idle = self.limits.action_burst / self.limits.actions_per_second
+            self.buckets = {key: b for key, b in self.buckets.items() if now - b.updated < idle}
         bucket = self.buckets.get((table_id, seat))
         if bucket is None:
             bucket = self.buckets[(table_id, seat)] = _Bucket(float(self.limits.action_burst), now)

@@ -30,6 +30,16 @@ log = logging.getLogger(__name__)
 SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"].full_name
 
 
+#: HTTP/2 keepalive, the same on both ends (clients use it too): a silent peer is dropped within ~20 s.
+KEEPALIVE: tuple[tuple[str, int], ...] = (
+    ("grpc.keepalive_time_ms", 10_000),
+    ("grpc.keepalive_timeout_ms", 10_000),
+    ("grpc.http2.ping_timeout_ms", 10_000),
+    ("grpc.keepalive_permit_without_calls", 1),
+    ("grpc.http2.max_pings_without_data", 0),
+)
+
+
 @dataclass(frozen=True)
 class ServerConfig:
     host: str = "0.0.0.0"
@@ -92,6 +102,11 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
                     # defaults (1,000 pending, hard limit 3,000) would refuse many of them.
                     ("grpc.server.max_pending_requests", 100_000),
                     ("grpc.server.max_pending_requests_hard_limit", 200_000),
+                    # Notice a laptop whose lid closed (no FIN ever arrives): ping idle connections, drop
+                    # the dead ones, so the seat shows disconnected and takeover can start.
+                    *KEEPALIVE,
+                    ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
+                    ("grpc.http2.max_ping_strikes", 0),
                 ]
             )
             service = ToadstoolService(registry, config.limits)

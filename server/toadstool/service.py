@@ -7,6 +7,7 @@ table layer, and maps the closed set of `TableError`s to gRPC status codes in on
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -247,16 +248,21 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def GetHistory(
         self, request: service_pb2.GetHistoryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[service_pb2.GetHistoryResponse]:
+        client = client_of(context.peer())
         try:
             table = self._table(request.table_id)
             token = _metadata(context, SEAT_TOKEN_KEY)
             viewer = table.seat_of_token(token) if token else None
-            steps = table.history_for(viewer)
+            self.guard.open_stream(client)  # a history replay costs like a stream: it counts as one
         except TableError as error:
             await context.abort(STATUS_OF[error.kind], error.message)
             return
-        for step in steps:
-            yield service_pb2.GetHistoryResponse(step=step)
+        try:
+            for step in table.history_for(viewer):
+                yield service_pb2.GetHistoryResponse(step=step)
+                await asyncio.sleep(0)  # one step at a time: other tables keep playing meanwhile
+        finally:
+            self.guard.close_stream(client)
 
     async def Watch(
         self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
@@ -280,13 +286,20 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         except TableError as error:
             await context.abort(STATUS_OF[error.kind], error.message)
             return
-        if seat is not None:
-            table.set_connected(seat, +1)
+        holder = table.seats[seat] if seat is not None else None
+        if holder is not None:
+            table.set_connected(holder, +1)
+        sent_events: int | None = None
         try:
             while not self.registry.closing:
+                if holder is not None and table.seats[holder.index] is not holder:
+                    await context.abort(
+                        grpc.StatusCode.UNAUTHENTICATED,
+                        f"your seat at table {table.table_id} was given up or removed; join again to play",
+                    )
                 revision = table.revision
-                update = table.update_for(seat, since)
-                since = table.version
+                update = table.update_for(seat, since, sent_events)
+                sent_events = len(table.events)
                 yield service_pb2.WatchResponse(update=update)
                 await table.wait_change(revision)
             await context.abort(
@@ -294,5 +307,5 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             )
         finally:
             self.guard.close_stream(client)
-            if seat is not None:
-                table.set_connected(seat, -1)
+            if holder is not None:
+                table.set_connected(holder, -1)

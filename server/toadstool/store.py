@@ -47,6 +47,11 @@ CREATE TABLE seats (
     token_hash BLOB,
     PRIMARY KEY (table_id, seat)
 );
+CREATE TABLE notes (
+    table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
+    version INTEGER NOT NULL,
+    text TEXT NOT NULL
+);
 CREATE TABLE actions (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
     version INTEGER NOT NULL,
@@ -192,14 +197,21 @@ class Store:
                 (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
             )
 
+    def add_note(self, table_id: str, version: int, text: str) -> None:
+        """A table-level event (someone left, was taken over, came back) at a version."""
+        with self._transaction():
+            self.db.execute("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+
     def delete_table(self, table_id: str) -> None:
         with self._transaction():
             self.db.execute("DELETE FROM tables WHERE table_id = ?", (table_id,))
 
     # -- reads --------------------------------------------------------------------------------------------
 
-    def tables(self) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction]]]:
-        """Every stored table with its seats and actions, oldest table first."""
+    def tables(
+        self,
+    ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
+        """Every stored table with its seats, actions and notes (by version), oldest table first."""
         rows = self.db.execute(
             "SELECT table_id, game, players, options, seed, name, manual_start, bot_delay, turn_seconds,"
             " takeover_seconds, host_token_hash, device_token_hash, started FROM tables ORDER BY rowid"
@@ -234,7 +246,12 @@ class Store:
                     (table.table_id,),
                 )
             ]
-            yield table, seats, actions
+            notes: dict[int, list[str]] = {}
+            for version, text in self.db.execute(
+                "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table.table_id,)
+            ):
+                notes.setdefault(version, []).append(text)
+            yield table, seats, actions, notes
 
 
 class _Transaction:

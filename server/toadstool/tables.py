@@ -9,6 +9,7 @@ loop; every mutation is synchronous (no await between check and apply), so actio
 from __future__ import annotations
 
 import asyncio
+import bisect
 import contextlib
 import enum
 import hashlib
@@ -19,7 +20,7 @@ import secrets
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,8 +45,12 @@ MAX_NAME_LENGTH = 24
 MAX_TABLE_NAME_LENGTH = 40
 #: How many events a first update carries when the client gives no version to resume from.
 HISTORY_ON_JOIN = 30
+#: How many missed events a resumed stream carries at most (its view is always complete).
+MAX_RESUME_EVENTS = 2000
 #: The only action a device token may take (a physical roll button).
 DEVICE_ACTION = "roll"
+#: Finished tables kept (listed, replayable) before the oldest are forgotten.
+KEEP_FINISHED = 200
 #: Longest turn clock or takeover grace a table may ask for (a day).
 MAX_CLOCK_SECONDS = 86_400
 #: The store's note on an action made for a person whose turn clock ran out.
@@ -88,6 +93,11 @@ class SeatKind(enum.IntEnum):
     EMPTY = table_pb2.SEAT_KIND_EMPTY
     HUMAN = table_pb2.SEAT_KIND_HUMAN
     BOT = table_pb2.SEAT_KIND_BOT
+
+
+def printable(raw: str) -> str:
+    """`raw` without control, format (bidi) and other invisible characters: safe on any screen."""
+    return "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C")
 
 
 def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, what: str = "name") -> str:
@@ -227,6 +237,10 @@ class Table:
         return token_matches(token, self.host_token_hash)
 
     def require_host(self, token: str) -> None:
+        if not token:
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED, "no host token: send the token from CreateTable in the x-host-token metadata"
+            )
         if not self.is_host(token):
             raise TableError(
                 ErrorKind.NOT_YOUR_SEAT,
@@ -321,12 +335,20 @@ class Table:
             raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
         if self.seats[seat].kind is not SeatKind.HUMAN:
             raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
+        if self.status is Status.FINISHED:
+            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
         self.leave(seat)
         self._note(f"The host removed {{p{seat}}} from the table")
 
-    def set_connected(self, seat: int, delta: int) -> None:
-        """A stream for `seat` opened (+1) or closed (-1); a returning person takes their seat back."""
-        state = self.seats[seat]
+    def set_connected(self, state: Seat, delta: int) -> None:
+        """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
+
+        Takes the Seat object, not its index: a stream opened by someone who has since left or been kicked
+        must not change the connection of whoever holds the seat now.
+        """
+        if self.seats[state.index] is not state:
+            return
+        seat = state.index
         state.connections = max(0, state.connections + delta)
         if state.connections > 0:
             state.away_since = None
@@ -338,8 +360,11 @@ class Table:
             state.away_since = time.monotonic()
         self._touch()
 
-    def _note(self, text: str) -> None:
-        """A table-level event (not from the engine): public, at the current version."""
+    def _note(self, text: str, durable: bool = True) -> None:
+        """A table-level event (not from the engine): public, at the current version, and kept in the store
+        so history is the same after a restart (notes derived from the action log are not stored twice)."""
+        if durable and self.store is not None:
+            self.store.add_note(self.table_id, self.version, text)
         self.events.append((self.version, Event(text=text)))
 
     def _maybe_autostart(self) -> None:
@@ -368,6 +393,9 @@ class Table:
         self.status = Status.PLAYING
         self._rng = random.Random(self.seed ^ 0xB07)
         self.decision_started = time.monotonic()
+        for seat in self.seats:  # a person who joined but never connected is away from the start
+            if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
+                seat.away_since = self.decision_started
         self._record_events(self.engine.last_events(self.state))
         self._check_finished()
 
@@ -425,7 +453,7 @@ class Table:
         self.state = state
         self.version += 1
         if note == TIMEOUT_NOTE:
-            self._note(f"{{p{seat}}} ran out of time; a default move was made for them")
+            self._note(f"{{p{seat}}} ran out of time; a default move was made for them", durable=False)
         self.decision_started = time.monotonic()
         self.actions.append((seat, action))
         if request_id:
@@ -435,9 +463,10 @@ class Table:
         self._record_events(self.engine.last_events(self.state))
         self._check_finished()
 
-    def replay(self, stored: list[StoredAction]) -> None:
+    def replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
         """Rebuild state, events and request ids from the durable log (after a restart)."""
         self._begin()
+        self.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
         for entry in stored:
             legal = self.engine.legal_actions(self.state, entry.seat)
             action = next((a for a in legal if action_id(a) == entry.action_id), None)
@@ -448,6 +477,7 @@ class Table:
                 )
             state = self.engine.apply(self.state, entry.seat, action)
             self._advance(entry.seat, action, state, entry.request_id, entry.note)
+            self.events.extend((self.version, Event(text=text)) for text in notes.get(self.version, ()))
 
     def _record_events(self, events: Sequence[Event]) -> None:
         self.events.extend((self.version, e) for e in events)
@@ -485,10 +515,16 @@ class Table:
             if choice is None:
                 await self.wait_change(revision)
                 continue
+            version = self.version
             await asyncio.sleep(self.bot_delay)
-            if self.revision != revision:
+            seat, action = choice
+            if self.version != version or not self.seats[seat].played_by_bot:
                 continue  # the table moved on while the bot was thinking: choose again
-            self._apply(*choice)
+            try:
+                self._apply(seat, action)
+            except Exception:  # e.g. the disk is full: keep the table alive and try again later
+                log.exception("table %s: a bot action could not be applied", self.table_id)
+                await asyncio.sleep(1.0)
 
     # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
@@ -544,7 +580,11 @@ class Table:
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(delay):
                     await self.wait_change(revision)
-            self.check_clocks(time.monotonic())
+            try:
+                self.check_clocks(time.monotonic())
+            except Exception:  # keep the clock alive; the next deadline tries again
+                log.exception("table %s: a clock could not act", self.table_id)
+                await asyncio.sleep(1.0)
 
     # -- what leaves the server ---------------------------------------------------------------------------
 
@@ -588,32 +628,32 @@ class Table:
             )
         return message
 
-    def history_for(self, viewer: int | None) -> list[table_pb2.HistoryStep]:
+    def history_for(self, viewer: int | None) -> Iterator[table_pb2.HistoryStep]:
         """The table's history as `viewer` may know it: each version's events and view, by replaying the log.
 
-        Every step goes through `Engine.view` and `event_text` for this viewer, like a live update.
+        Every step goes through `Engine.view` and `event_text` for this viewer, like a live update. A lazy
+        generator over a snapshot, so a long game never holds the event loop for its whole replay.
         """
         if self.status is Status.LOBBY:
-            return []
+            return
         engine = self.engine
         names = self.names()
+        actions = list(self.actions)
         by_version: dict[int, list[Event]] = {}
-        for version, event in self.events:
+        for version, event in list(self.events):
             by_version.setdefault(version, []).append(event)
         state = engine.new(self.players, self.options, self.seed)
-        steps: list[table_pb2.HistoryStep] = []
-        for version in range(len(self.actions) + 1):
+        for version in range(len(actions) + 1):
             step = table_pb2.HistoryStep(version=version)
             if version > 0:
-                seat, action = self.actions[version - 1]
+                seat, action = actions[version - 1]
                 if seat == viewer:
                     step.label = name_seats(engine.describe(state, seat, action), names)
                 state = engine.apply(state, seat, action)
                 step.seat = seat
             step.events.extend(self._event_message(version, e, viewer, names) for e in by_version.get(version, ()))
             step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer)))
-            steps.append(step)
-        return steps
+            yield step
 
     def stored(self) -> StoredTable:
         return StoredTable(
@@ -659,7 +699,9 @@ class Table:
         self._viewer_cache[key] = part
         return part
 
-    def update_for(self, viewer: int | None, since_version: int | None) -> table_pb2.Update:
+    def update_for(
+        self, viewer: int | None, since_version: int | None, since_event: int | None = None
+    ) -> table_pb2.Update:
         """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
 
         Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
@@ -687,10 +729,13 @@ class Table:
             return update
         engine = self.engine
         update.MergeFrom(self._viewer_part(viewer, names))
-        if since_version is None:
+        if since_event is not None:  # a live stream: every event after the last one it was sent
+            recent = self.events[since_event:]
+        elif since_version is None:
             recent = self.events[-HISTORY_ON_JOIN:]
-        else:
-            recent = [(v, e) for v, e in self.events[-500:] if v > since_version]
+        else:  # a resume: what happened after the version the client saw (the view itself is always whole)
+            first = bisect.bisect_right(self.events, since_version, key=lambda entry: entry[0])
+            recent = self.events[max(first, len(self.events) - MAX_RESUME_EVENTS) :]
         update.events.extend(self._event_message(v, e, viewer, names) for v, e in recent)
         outcome = engine.outcome(self.state)
         if outcome is not None:
@@ -743,48 +788,57 @@ class TableRegistry:
         """Bring back every table from the store (after a restart); returns how many."""
         if self.store is None:
             return 0
-        for stored, seats, actions in self.store.tables():
-            spec = GAMES.get(stored.game)
-            if spec is None:
-                log.warning("table %s plays %r, which this server does not know; skipped", stored.table_id, stored.game)
-                continue
-            table = Table(
-                table_id=stored.table_id,
-                spec=spec,
-                players=stored.players,
-                raw_options=stored.options,
-                options=parse_options(spec.engine.options, stored.options),
-                seed=stored.seed,
-                name=stored.name,
-                manual_start=stored.manual_start,
-                bot_delay=stored.bot_delay,
-                host_token_hash=stored.host_token_hash,
-                device_token_hash=stored.device_token_hash,
-                turn_seconds=stored.turn_seconds,
-                takeover_seconds=stored.takeover_seconds,
-                seats=[Seat(index=i) for i in range(stored.players)],
-            )
-            now = time.monotonic()
-            for seat in seats:
-                kind = SeatKind(seat.kind)
-                table.seats[seat.seat] = Seat(
-                    index=seat.seat,
-                    name=seat.name,
-                    kind=kind,
-                    token_hash=seat.token_hash,
-                    bot=spec.smart_bot() if kind is SeatKind.BOT else None,
-                    away_since=now if kind is SeatKind.HUMAN else None,
-                )
+        for stored, seats, actions, notes in self.store.tables():
             try:
-                if stored.started:
-                    table.replay(actions)
-            except Exception:
-                log.warning("table %s cannot be restored; it stays in the file but is not served", stored.table_id)
+                table = self._restore(stored, seats, actions, notes)
+            except Exception as error:  # one broken table must not keep every other table away
+                log.warning(
+                    "table %s cannot be restored (%s); it stays in the file but is not served", stored.table_id, error
+                )
                 continue
-            table.store = self.store
             self.tables[table.table_id] = table
             self._spawn_tasks(table)
         return len(self.tables)
+
+    def _restore(
+        self, stored: StoredTable, seats: list[StoredSeat], actions: list[StoredAction], notes: dict[int, list[str]]
+    ) -> Table:
+        spec = GAMES.get(stored.game)
+        if spec is None:
+            raise RuntimeError(f"this server does not know the game {stored.game!r}")
+        table = Table(
+            table_id=stored.table_id,
+            spec=spec,
+            players=stored.players,
+            raw_options=stored.options,
+            options=parse_options(spec.engine.options, stored.options),
+            seed=stored.seed,
+            name=stored.name,
+            manual_start=stored.manual_start,
+            bot_delay=stored.bot_delay,
+            host_token_hash=stored.host_token_hash,
+            device_token_hash=stored.device_token_hash,
+            turn_seconds=stored.turn_seconds,
+            takeover_seconds=stored.takeover_seconds,
+            seats=[Seat(index=i) for i in range(stored.players)],
+        )
+        now = time.monotonic()
+        for seat in seats:
+            kind = SeatKind(seat.kind)
+            table.seats[seat.seat] = Seat(
+                index=seat.seat,
+                name=seat.name,
+                kind=kind,
+                token_hash=seat.token_hash,
+                bot=spec.smart_bot() if kind is SeatKind.BOT else None,
+                away_since=now if kind is SeatKind.HUMAN else None,
+            )
+        if stored.started:
+            table.replay(actions, notes)
+        else:
+            table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
+        table.store = self.store
+        return table
 
     def get(self, table_id: str) -> Table:
         table = self.tables.get(table_id)
@@ -822,12 +876,15 @@ class TableRegistry:
         for what, value in (("turn_seconds", turn_seconds), ("takeover_seconds", takeover_seconds)):
             if not 0 <= value <= MAX_CLOCK_SECONDS:
                 raise TableError(ErrorKind.BAD_REQUEST, f"{what} must be 0 (off) to {MAX_CLOCK_SECONDS}, not {value}")
-        raw = dict(options or {})
+        raw = {name: printable(value) for name, value in (options or {}).items()}
         try:
             parsed = parse_options(engine.options, raw)
         except BadOptions as error:
             raise TableError(ErrorKind.BAD_REQUEST, str(error)) from None
-        if len(self.tables) >= self.max_tables:
+        if seed is not None and not 0 <= seed < 2**63:
+            raise TableError(ErrorKind.BAD_REQUEST, f"the seed must be 0 to {2**63 - 1}, not {seed}")
+        self._forget_finished()
+        if sum(1 for t in self.tables.values() if t.status is not Status.FINISHED) >= self.max_tables:
             raise TableError(ErrorKind.LIMIT, f"this server holds its maximum of {self.max_tables} tables")
         clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, "table name") if name.strip() else ""
         table_id = self._new_id()
@@ -857,6 +914,14 @@ class TableRegistry:
             table.start()
         self._spawn_tasks(table)
         return table, host_token
+
+    def _forget_finished(self) -> None:
+        """Keep only the most recent finished tables (their history stays replayable until then)."""
+        finished = [t for t in self.tables.values() if t.status is Status.FINISHED]
+        for table in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self.tables[table.table_id]
+            if self.store is not None:
+                self.store.delete_table(table.table_id)
 
     def _new_id(self) -> str:
         alphabet = "abcdefghjkmnpqrstuvwxyz23456789"

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from toadstool.engine import event_text
 from toadstool.games.powerup.data import IS_CASTLE, CardKind
 from toadstool.games.powerup.engine import ENGINE, PowerUpState, new_game
-from toadstool.games.powerup.views import AcceptSwap, PlayCard, PowerUpView, Stage, Trade
+from toadstool.games.powerup.views import AcceptSwap, DrawNewLevel, PlayCard, PowerUpView, Stage, Trade
 from toadstool.messages import game_view_message
 
 
@@ -89,12 +89,19 @@ def reshuffle_hidden(state: PowerUpState, viewer: int | None, rng: random.Random
     )
 
 
+def reveals_to_all(action: Any) -> bool:
+    """Whether `action` discards a card face up (Green Shell, Vine, the dealer's discard): all learn it."""
+    if isinstance(action, DrawNewLevel):
+        return True
+    return isinstance(action, PlayCard) and action.card in (CardKind.GREEN_SHELL, CardKind.VINE)
+
+
 def involves(state: PowerUpState, action: Any, viewer: int) -> bool:
     """Whether `action` hands `viewer` a card or takes one from it (it then learns something new)."""
     if isinstance(action, Trade | PlayCard) and getattr(action, "target", None) == viewer:
         return True
-    if isinstance(action, PlayCard) and action.card == CardKind.GREEN_SHELL:
-        return True  # the discarded card is shown to everyone
+    if reveals_to_all(action):
+        return True
     pending = state.pending
     return (
         isinstance(action, AcceptSwap | PlayCard) and pending is not None and viewer in (pending.actor, pending.target)
@@ -142,7 +149,7 @@ def test_states_differing_only_in_what_a_viewer_cannot_see_look_the_same_to_it(
         for action in common:
             if viewer is not None and involves(state, action, viewer):
                 continue
-            if viewer is None and isinstance(action, PlayCard) and action.card == CardKind.GREEN_SHELL:
+            if viewer is None and reveals_to_all(action):
                 continue
             after, twin_after = ENGINE.apply(state, seat, action), ENGINE.apply(twin, seat, action)
             if after.round_no != state.round_no or (after.stage is Stage.MODIFY and state.stage is not Stage.MODIFY):

@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 #: Payloads that mean "the button was pressed" (plain, or as the "action" of a JSON object).
 PRESS_WORDS = frozenset({"roll", "press", "pressed", "single", "click", "single_click", "1", "on", "toggle"})
 MAX_PRESS_ID = 64
+#: Table listings in a row that may show a table ahead of its stream before the stream is started again.
+STUCK_AFTER = 2
 
 
 @dataclass
@@ -51,6 +53,24 @@ class TableMirror:
     topics: set[str] = field(default_factory=set)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     last_press: tuple[float, str] | None = None
+    #: The version the previous table listing showed, and how many listings in a row found the stream
+    #: still short of the version listed the time before.
+    listed_version: int | None = None
+    behind: int = 0
+
+    def lags(self, info: table_pb2.TableInfo) -> bool:
+        """Whether the stream seems stuck: `STUCK_AFTER` listings in a row, it had not yet delivered the
+        version the listing before showed (a healthy stream is milliseconds behind, not a poll interval).
+
+        A stream whose server died silently (power cut, cable pulled) waits for ever; the listing, a fresh
+        call each time, notices the server moving on without it.
+        """
+        if self.update is not None and self.listed_version is not None and self.update.version < self.listed_version:
+            self.behind += 1
+        else:
+            self.behind = 0
+        self.listed_version = info.version
+        return self.behind >= STUCK_AFTER
 
 
 @dataclass(frozen=True)
@@ -173,9 +193,16 @@ class Bridge:
         """Start following wanted tables that appeared; clear tables that finished unseen or vanished."""
         wanted = list(listed) if self.config.tables is None else self.config.tables
         for table_id in wanted:
+            info = listed.get(table_id)
+            mirror = self.mirrors.get(table_id)
+            watcher = self.watchers.get(table_id)
+            if watcher is not None and mirror is not None and info is not None and mirror.lags(info):
+                log.warning("the stream of table %s is stuck behind the table; following it afresh", table_id)
+                watcher.cancel()
+                del self.watchers[table_id]
+                mirror.behind, mirror.listed_version = 0, None
             if table_id in self.done or table_id in self.watchers:
                 continue
-            info = listed.get(table_id)
             if info is None:
                 log.warning("table %s is not on the server; clearing its topics", table_id)
                 self.clear_table(table_id)

@@ -63,6 +63,7 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
             "name": entry.name,
             "kind": KIND_NAMES.get(entry.kind, "unknown"),
             "connected": entry.connected,
+            "bot_controlled": entry.bot_controlled,
         }
         if entry.index < len(scores):
             seat["score"] = scores[entry.index]
@@ -88,6 +89,12 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
         "scores": scores,
         "seats": seats,
         "outcome": outcome,
+        "turn_seconds": update.turn_seconds,
+        # To the second: the server derives it anew for each update, and a millisecond of jitter must not
+        # make an unchanged state a new payload.
+        "turn_deadline_unix_ms": (
+            round(update.turn_deadline_unix_ms / 1000) * 1000 if update.HasField("turn_deadline_unix_ms") else None
+        ),
     }
 
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+import unicodedata
 from collections import deque
 
 import grpc
+from google.protobuf.message import Message
 from prompt_toolkit import PromptSession
 from rich.columns import Columns
 from rich.console import Console, Group, RenderableType
@@ -80,8 +82,49 @@ def action_menu(update: table_pb2.Update) -> RenderableType:
     return Columns(entries, column_first=True, padding=(0, 3))
 
 
+def _printable(text: str) -> str:
+    return "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch)[0] != "C")
+
+
+def scrubbed(message: Message) -> Message:
+    """A copy of `message` whose every string has lost its control, escape and bidi characters.
+
+    The server cleans names already; this is the client's own defence, so nothing a server sends (a
+    hostile one included) can move the cursor, retitle the terminal or reverse text on this screen.
+    """
+    clean = type(message)()
+    clean.CopyFrom(message)
+    _scrub(clean)
+    return clean
+
+
+def _scrub(message: Message) -> None:
+    for field, value in message.ListFields():
+        if field.type == field.TYPE_STRING:
+            if isinstance(value, str):
+                setattr(message, field.name, _printable(value))
+            elif field.message_type is None:
+                repeated = getattr(message, field.name)
+                repeated[:] = [_printable(v) for v in value]
+        elif field.type == field.TYPE_MESSAGE:
+            if isinstance(value, Message):
+                _scrub(value)
+            elif hasattr(value, "items"):  # a map: scrub its values
+                for key in list(value):
+                    item = value[key]
+                    if isinstance(item, str):
+                        value[key] = _printable(item)
+                    else:
+                        _scrub(item)
+            else:
+                for item in value:
+                    _scrub(item)
+
+
 def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str = "") -> Group:
-    """The whole screen for one update."""
+    """The whole screen for one update (every string in it scrubbed of escape sequences first)."""
+    update = scrubbed(update)  # type: ignore[assignment]
+    log_lines = deque((Text(_printable(line.plain)) for line in log_lines), maxlen=log_lines.maxlen)
     title = Text(update.table_name or update.table_id, style="bold")
     title.append(f"  ·  {update.game}  ·  table {update.table_id}  ·  v{update.version}", style="dim")
     header = Text(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
@@ -175,8 +218,9 @@ class TerminalClient:
                     self.session.prompt_async("Your choice (number, q to quit): ", default=typed)
                 )
                 waiter = asyncio.create_task(self.changed.wait())
-                done, _ = await asyncio.wait({prompt, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                done, _ = await asyncio.wait({prompt, waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
                 if prompt not in done:
+                    waiter.cancel()
                     typed = self.session.default_buffer.text
                     prompt.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -12,6 +12,7 @@ import argparse
 import json
 import logging
 import os
+import sys
 import time
 import tkinter as tk
 from pathlib import Path
@@ -123,7 +124,7 @@ class App:
         self.screen = screen
         screen.frame.pack(in_=self.body, fill="both", expand=True)
         self.set_banner("")
-        self.set_title("")
+        self.set_title(getattr(screen, "window_title", ""))
 
     def set_title(self, table_name: str) -> None:
         self.root.title(f"{TITLE} — {safe_text(table_name, 40)}" if table_name else TITLE)
@@ -132,9 +133,9 @@ class App:
         """Show (or with "" hide) the red banner above the screen."""
         if text:
             self.banner.configure(text=text)
-            if not self.banner.winfo_ismapped():
+            if not self.banner.winfo_manager():
                 self.banner.pack(side="top", fill="x", before=self.body, ipady=6)
-        elif self.banner.winfo_ismapped():
+        elif self.banner.winfo_manager():
             self.banner.pack_forget()
 
     def connected(self, client: Client, games: list[table_pb2.GameInfo], address: str, name: str) -> None:
@@ -194,7 +195,9 @@ class App:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="toadstool tk", description="The Toadstool desktop client (Tk).")
-    parser.add_argument("--server", help="HOST[:PORT] to put in the address field (default: the last one used)")
+    parser.add_argument(
+        "--server", help="HOST[:PORT] to connect to at once (default: fill in the last one used and wait)"
+    )
     parser.add_argument(
         "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
     )
@@ -207,9 +210,11 @@ def main(argv: list[str]) -> int:
     try:
         root = tk.Tk()
     except tk.TclError as error:
-        print(f"toadstool tk: cannot open a window ({error}); is DISPLAY set?")
+        print(f"toadstool tk: cannot open a window ({error}); is DISPLAY set?", file=sys.stderr)
         return 1
     app = App(root, server_address(args.server) if args.server else None, args.tls_ca)
+    if args.server:  # a server named on the command line: connect at once
+        app.screen.connect()
     try:
         root.mainloop()
     finally:

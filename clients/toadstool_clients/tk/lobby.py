@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from toadstool.v1 import table_pb2
+from toadstool_clients.cli import remember_seat, remembered_seat
 from toadstool_clients.connection import describe_rpc_error, server_address
 from toadstool_clients.tk.games import FONT, safe_text
 
@@ -304,6 +305,10 @@ class LobbyScreen:
         if table is None or self.busy is not None or self.app.client is None:
             self.status.configure(text="Choose a table first.")
             return
+        mine = remembered_seat(self.app.address, table.table_id)
+        if mine is not None and table.status != table_pb2.TABLE_STATUS_FINISHED:
+            self._go_to_table((table, mine[0], mine[1]))  # back to the seat this machine holds
+            return
         choice = self.seat_choice.get()
         seat = int(choice) - 1 if choice.isdigit() else None
         client = self.app.client
@@ -326,8 +331,6 @@ class LobbyScreen:
         self.busy = None
         table, seat, token = result
         if token is not None and seat is not None:
-            from toadstool_clients.cli import remember_seat
-
             remember_seat(self.app.address, table.table_id, seat, token)
         from toadstool_clients.tk.table import TableScreen
 
@@ -358,6 +361,7 @@ class LobbyScreen:
         self.tree.delete(*self.tree.get_children())
         titles = {g.name: g.title for g in self.app.games}
         for table in tables:
+            mine = remembered_seat(self.app.address, table.table_id)
             taken = [s for s in table.seats if s.kind != table_pb2.SEAT_KIND_EMPTY]
             names = ", ".join(safe_text(s.name, 14) for s in taken)
             seats = f"{len(taken)}/{len(table.seats)}" + (f": {names}" if names else "")
@@ -369,7 +373,9 @@ class LobbyScreen:
                     safe_text(table.name or table.table_id, 30),
                     safe_text(titles.get(table.game, table.game), 40),
                     seats,
-                    STATUS_NAMES.get(table.status, "?") + (f", {table.open_seats} open" if table.open_seats else ""),
+                    STATUS_NAMES.get(table.status, "?")
+                    + (f", {table.open_seats} open" if table.open_seats else "")
+                    + (f" · your seat {mine[0] + 1}" if mine else ""),
                 ),
             )
         if selection and selection[0] in {t.table_id for t in tables}:

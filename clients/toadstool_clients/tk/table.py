@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     from toadstool_clients.tk.app import App
 
 ROLL_HIGHLIGHT_S = 1.6
+#: The smallest drawing the game screens are designed for; a smaller canvas scrolls.
+MIN_WIDTH, MIN_HEIGHT = 640, 440
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
@@ -62,14 +64,15 @@ class TableScreen:
         self.frame = ttk.Frame(app.body, style="Shell.TFrame")
         header = tk.Frame(self.frame, background="#1d2230")
         header.pack(side="top", fill="x", padx=10, pady=(8, 4))
-        self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
-                              fg="#ffd54a", bg="#1d2230")  # fmt: skip
-        self.title.pack(side="left")
-        self.phase = tk.Label(header, text="", font=(FONT, 13, "bold"), fg="white", bg="#1d2230")
-        self.phase.pack(side="left", padx=18)
+        # The right-hand widgets are packed first so that a long phase squeezes itself, not the button.
         ttk.Button(header, text="Back to lobby", command=self.back_to_lobby).pack(side="right")
         self.role = tk.Label(header, text="", font=(FONT, 10), fg="#b0bec5", bg="#1d2230")
         self.role.pack(side="right", padx=10)
+        self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
+                              fg="#ffd54a", bg="#1d2230")  # fmt: skip
+        self.title.pack(side="left")
+        self.phase = tk.Label(header, text="", font=(FONT, 13, "bold"), fg="white", bg="#1d2230", anchor="w")
+        self.phase.pack(side="left", padx=18, fill="x", expand=True)
 
         bottom = tk.Frame(self.frame, background="#1d2230")
         bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 8))
@@ -84,22 +87,30 @@ class TableScreen:
 
         middle = ttk.PanedWindow(self.frame, orient="horizontal")
         middle.pack(fill="both", expand=True, padx=10, pady=4)
-        self.canvas = tk.Canvas(middle, background="#1f6f43", highlightthickness=0, width=860, height=560)
-        middle.add(self.canvas, weight=4)
+        holder = tk.Frame(middle, background="#1d2230")
+        holder.rowconfigure(0, weight=1)
+        holder.columnconfigure(0, weight=1)
+        self.canvas = tk.Canvas(holder, background="#1f6f43", highlightthickness=0, width=860, height=560)
+        self.canvas.grid(row=0, column=0, sticky="nsew")
+        # Below the smallest size a screen is designed for, the drawing scrolls instead of squashing.
+        self.vbar = ttk.Scrollbar(holder, orient="vertical", command=self.canvas.yview)
+        self.hbar = ttk.Scrollbar(holder, orient="horizontal", command=self.canvas.xview)
+        self.canvas.configure(yscrollcommand=self.vbar.set, xscrollcommand=self.hbar.set)
+        middle.add(holder, weight=4)
         side = ttk.Frame(middle, style="Card.TFrame", padding=6)
         middle.add(side, weight=1)
         ttk.Label(side, text="Seats", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
-        for column, title, width in (("turn", "", 24), ("name", "Player", 120), ("score", "Score", 100),
-                                     ("state", "", 60)):  # fmt: skip
+        for column, title, width in (("turn", "", 22), ("name", "Player", 110), ("score", "Score", 84),
+                                     ("state", "", 56)):  # fmt: skip
             self.seats.heading(column, text=title)
             self.seats.column(column, width=width, stretch=column == "name", anchor="w")
         self.seats.tag_configure("turn", background="#fff3c4")
         self.seats.tag_configure("you", foreground="#0d47a1")
         self.seats.pack(fill="x", pady=(2, 8))
         ttk.Label(side, text="Events", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
-        self.log = tk.Text(side, width=34, height=12, wrap="word", background="#fbfaf6", borderwidth=0,
+        self.log = tk.Text(side, width=30, height=12, wrap="word", background="#fbfaf6", borderwidth=0,
                            font=(FONT, 9), state="disabled")  # fmt: skip
         self.log.tag_configure("roll", foreground="#6a1b9a", font=(FONT, 9, "bold"))
         self.log.pack(fill="both", expand=True)
@@ -108,7 +119,7 @@ class TableScreen:
         bind_clicks(self.canvas, lambda: self.board)
 
         self.role.configure(text="spectator" if seat is None else f"you are seat {seat + 1}")
-        app.set_title(table.name or table.table_id)
+        self.window_title = table.name or table.table_id
         self.follow()
 
     # --- the stream ---------------------------------------------------------------------------------
@@ -143,7 +154,8 @@ class TableScreen:
         for event in item.events:
             self.log_event(event)
         self.latest = item
-        if item.table_name:
+        if item.table_name and item.table_name != self.window_title:
+            self.window_title = item.table_name
             self.app.set_title(item.table_name)
             self.title.configure(text=safe_text(item.table_name, 30))
         self.schedule_redraw(0)
@@ -184,8 +196,14 @@ class TableScreen:
         if update is None or self.left:
             return
         self.draw_count += 1
-        width = max(200, self.canvas.winfo_width())
-        height = max(200, self.canvas.winfo_height())
+        shown_w, shown_h = self.canvas.winfo_width(), self.canvas.winfo_height()
+        width, height = max(MIN_WIDTH, shown_w), max(MIN_HEIGHT, shown_h)
+        self.canvas.configure(scrollregion=(0, 0, width, height))
+        for bar, needed, place in ((self.hbar, width > shown_w, (1, 0)), (self.vbar, height > shown_h, (0, 1))):
+            if needed and not bar.winfo_manager():
+                bar.grid(row=place[0], column=place[1], sticky="ew" if place[0] else "ns")
+            elif not needed and bar.winfo_manager():
+                bar.grid_remove()
         self.canvas.delete("all")
         self.canvas.configure(cursor="")
         board = Board(self.canvas, width, height, update, self.choose)
@@ -211,7 +229,7 @@ class TableScreen:
         size = 56 if fresh else 36
         x, y = board.width - size - 18, 16
         if fresh:
-            board.rounded(x - 150, y - 8, x + size + 10, y + size + 8, 12, fill="#000000", stipple="gray50")
+            board.rounded(x - 150, y - 8, x + size + 10, y + size + 8, 12, fill="#263238", outline="#ffd54a", width=2)
         board.die(x, y, size, roll.value, highlight=fresh)
         who = board.seat_name(roll.roller)
         board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 16)}: {roll.value}",

@@ -226,16 +226,22 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
     board.text((x0 + x1) / 2, y1 - 14, facts, 9, fill="#c8e6c9")
     racers = sorted(view.karts, key=lambda r: (-r.progress, r.start_place))
     ranked = bool(view.ranking)
-    row_h = min(22.0, (y1 - y0 - 110) / max(len(racers), 1))
-    tx = x0 + 16
+    room = y1 - y0 - 110
+    columns = 1 if room / max(len(racers), 1) >= 15 else 2  # a short infield lists the karts in two columns
+    per_column = (len(racers) + columns - 1) // columns
+    row_h = min(22.0, room / max(per_column, 1))
+    column_w = (x1 - x0 - 32) / columns
     for place, racer in enumerate(racers, start=1):
-        y = y0 + 40 + (place - 1) * row_h
+        column, row = divmod(place - 1, per_column)
+        tx = x0 + 16 + column * column_w
+        y = y0 + 40 + row * row_h
         shown_place = view.ranking[racer.seat] if ranked and racer.seat < len(view.ranking) else place
         turn = view.HasField("turn") and view.turn == racer.seat
         colour = KART_COLOURS.get(racer.color, "#9e9e9e")
         board.text(tx, y, f"{shown_place}.", 10, "bold", anchor="w", fill=GOLD if turn else "white")
         c.create_oval(tx + 22, y - 7, tx + 36, y + 7, fill=colour, outline="white")
         who = f"{safe_text(racer.character, 12)} ({board.seat_name(racer.seat)})"
+        who = who if columns == 1 else safe_text(racer.character, 12)
         board.text(tx + 42, y, who, 9, "bold", anchor="w", fill=GOLD if turn else "white")
         details = [f"lap {min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
         if racer.HasField("item"):
@@ -244,8 +250,10 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
             details.append(f"skips {racer.skips}")
         if racer.halving:
             details.append("½ move")
-        board.text(tx + 230, y, "  ".join(details), 9, anchor="w", fill="#e8f5e9")
+        board.text(tx + min(230.0, column_w * 0.58), y, "  ".join(details), 9 if columns == 1 else 8, anchor="w",
+                   fill="#e8f5e9")  # fmt: skip
     rolls = list(view.last_rolls)[-6:]
+    tx = x0 + 16
     if rolls:
         ry = y1 - 62
         board.text(tx, ry + 12, "Rolls", 9, "bold", anchor="w", fill="#c8e6c9")

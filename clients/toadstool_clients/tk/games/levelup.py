@@ -71,7 +71,7 @@ def short_label(name: str) -> str:
 
 def draw(board: Board, view: levelup_pb2.LevelUpView) -> None:
     board.canvas.configure(background=SKY)
-    board_w = board.width * 0.64
+    board_w = min(board.width * 0.64, board.width - 260)
     offers: dict[int, list[Any]] = {}
     for kind in CHARACTER_KINDS:
         for legal, payload in board.actions("levelup", kind):
@@ -79,6 +79,7 @@ def draw(board: Board, view: levelup_pb2.LevelUpView) -> None:
     for legal, payload in board.actions("levelup", "play_boo"):
         offers.setdefault(payload.first, []).append(legal)
     _draw_levels(board, view, board_w, offers)
+    _draw_waiting_row(board, view, board_w, offers)
     _draw_side(board, view, board_w)
 
 
@@ -86,14 +87,14 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
     h = board.height
     c = board.canvas
     levels = list(view.levels)
-    top, bottom = 44, h - 92
+    top, bottom = 44, h - 96
     # hills and clouds, for the feel of World 1-1
     c.create_oval(-60, h - 200, 260, h + 120, fill="#3fa43a", outline="#2b7a27", width=3)
     c.create_oval(board_w * 0.5, h - 160, board_w - 10, h + 160, fill="#4cb847", outline="#2b7a27", width=3)
     for cx, cy in ((board_w * 0.3, 26), (board_w * 0.8, 40)):
         for dx in (-26, 0, 26):
             c.create_oval(cx + dx - 22, cy - 14, cx + dx + 22, cy + 14, fill="white", outline="")
-    board.text(16, 16, f"Round {view.round}", 12, "bold", anchor="w", fill="white")
+    board.text(16, 16, f"Round {view.round}", 12, "bold", anchor="w", fill="#0d2b6b")
     pitch = (bottom - top) / max(len(levels), 1)
     mega = {payload.level: legal for legal, payload in board.actions("levelup", "play_mega_pow")}
     reveals = [legal for legal, _payload in board.actions("levelup", "reveal_block")]
@@ -129,6 +130,31 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
         for index, character in enumerate(level.characters):
             cx = x0 + 30 + index * step
             _draw_character(board, view, character, cx, y - 12 - radius, radius, offers.get(character, []), top_level)
+
+
+def _draw_waiting_row(
+    board: Board, view: levelup_pb2.LevelUpView, board_w: float, offers: dict[int, list[Any]]
+) -> None:
+    """Characters not on the board: those still to be placed (clickable to place) and those off it."""
+    groups = [("To place", list(view.unplaced), False), ("Off the board", list(view.off_board), True)]
+    groups = [group for group in groups if group[1]]
+    if not groups:
+        return
+    h = board.height
+    y = h - 32
+    board.rounded(10, y - 24, board_w - 10, y + 24, 14, fill="#1a237e", outline="#c5cae9", width=2)
+    x = 22.0
+    for title, characters, faded in groups:
+        board.text(x, y, title, 9, "bold", anchor="w", fill="white")
+        x += 8 + len(title) * 7
+        step = min(40.0, (board_w - 40 - x) / max(len(characters), 1))
+        for character in characters:
+            name = character_name(view, character)
+            colour = "#9e9e9e" if faded else character_colour(name, character)
+            items = board.token(x + 14, y, 13, colour, short_label(name))
+            board.clickable(items, offers.get(character, []) if not faded else [], name)
+            x += step
+        x += 16
 
 
 def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int, cx: float, cy: float,
@@ -210,9 +236,5 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         board.text(x0 + 16, y, f"Your Power Ups: {names}", 9, "bold", anchor="nw", fill="#e1bee7", width=x1 - x0 - 30)
         y += 34
     extra = []
-    if view.unplaced:
-        extra.append("To place: " + ", ".join(character_name(view, c) for c in view.unplaced))
-    if view.off_board:
-        extra.append("Off the board: " + ", ".join(character_name(view, c) for c in view.off_board))
     extra.append(f"? blocks left {view.block_pile} · Power Up deck {view.power_deck}")
     board.text(x0 + 16, min(y, h - 60), "\n".join(extra), 8, anchor="nw", fill="#c5cae9", width=x1 - x0 - 30)

@@ -116,12 +116,12 @@ def seat_positions(board: Board, seats: list[int], you: int | None) -> dict[int,
     cx, cy = w / 2, h * 0.46
     rx, ry = w / 2 - 110, h * 0.34
     count = len(others)
-    if count > 4:  # too many for an arc: two rows along the top
+    if count > 3:  # too many for an arc: two rows along the top
         per_row = (count + 1) // 2
         pitch = (w - 40) / per_row
         for index, seat in enumerate(others):
             row, column = divmod(index, per_row)
-            positions[seat] = (20 + pitch * (column + 0.5), 26 + PANEL_H / 2 + row * (PANEL_H + 30))
+            positions[seat] = (20 + pitch * (column + 0.5), 26 + PANEL_H / 2 + row * (PANEL_H + 24))
         return _place_you(positions, you, h)
     for index, seat in enumerate(others):
         angle = math.pi * (1 - (index + 1) / (count + 1))
@@ -151,13 +151,13 @@ def draw(board: Board, view: powerup_pb2.PowerUpView) -> None:
     if view.HasField("pending") and view.pending.kind:
         _draw_pending(board, view.pending, positions)
     others = len(seats) - (you is not None)
-    crowded = others > 4
+    crowded = others > 3
     width = min(200.0, (w - 40) / ((others + 1) // 2) - 10) if crowded else 200.0
     for seat in view.seats:
         if seat.seat in positions:
             _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), width)
     if crowded:  # the decks go to the bottom right, below the two rows of seats
-        _draw_centre(board, view, w / 2 if you is None else w - 190, h - 110)
+        _draw_centre(board, view, w / 2 if you is None else w - 190, max(h - 110, 2 * (PANEL_H + 24) + 96))
     else:
         _draw_centre(board, view, w / 2, h * 0.52)
     if you is not None:
@@ -185,25 +185,31 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
                           width=4 if turn else 2)  # fmt: skip
     board.canvas.create_oval(x0 + 10, y0 + 10, x0 + 26, y0 + 26, fill=board.seat_colour(seat.seat), outline="white")
     name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
+    name = safe_text(name, max(5, int((pw - 60) / 9)))
     board.text(x0 + 32, y0 + 18, name, 11, "bold", anchor="w", fill=GOLD if turn else "white")
     if seat.seat == view.dealer:
-        board.rounded(x0 + pw - 56, y0 + 9, x0 + pw - 8, y0 + 27, 8, fill="#ffffff", outline="")
-        board.text(x0 + pw - 32, y0 + 18, "dealer", 8, "bold", fill="#1a2657")
+        badge = 48 if pw >= 180 else 18
+        board.rounded(x0 + pw - 8 - badge, y0 + 9, x0 + pw - 8, y0 + 27, 8, fill="#ffffff", outline="")
+        board.text(x0 + pw - 8 - badge / 2, y0 + 18, "dealer" if pw >= 180 else "D", 8, "bold", fill="#1a2657")
     card_items = draw_level_card(board, x0 + 12, y0 + 36, 56, seat)
     # Extra Lives as green 1-Up tokens
     lives = seat.tokens
-    per_line = 4 if pw >= 190 else 3
+    per_line = max(1, min(4, int((pw - 94) // 26)))
     for index in range(min(lives, 2 * per_line)):
         tx = x0 + 84 + (index % per_line) * 26
         ty = y0 + 46 + (index // per_line) * 24
         _one_up(board, tx, ty, 10)
-    label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
+    if pw >= 180:
+        label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
+    else:
+        label = f"{lives} li{'fe' if lives == 1 else 'ves'}" if not out else "out"
     board.text(x0 + 84, y0 + 100, label, 9, "bold", anchor="w", fill="#c5cae9")
-    notes = [f"{seat.hand_count} ? card{'s' if seat.hand_count != 1 else ''}"]
+    narrow = pw < 180
+    notes = [f"{seat.hand_count} ?" if narrow else f"{seat.hand_count} ? card{'s' if seat.hand_count != 1 else ''}"]
     if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-        notes.append("decided ✓")
+        notes.append("✓" if narrow else "decided ✓")
     if seat.castle:
-        notes.append("castle ♜")
+        notes.append("♜" if narrow else "castle ♜")
     if not board.connected(seat.seat):
         notes.append("offline")
     board.text(x0 + 84, y0 + 118, " · ".join(notes), 8, anchor="w", fill="#9fa8da")

@@ -134,7 +134,7 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
         board.text(x0 + 12, y0 + plate_h - 12, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
         count = view.hand_counts[seat] if seat < len(view.hand_counts) else 0
         shown = min(count, 12)
-        card_w = 30.0 if rows == 1 else 22.0
+        card_w = 40.0 if rows == 1 else 22.0
         room = x1 - x0 - 70 - card_w
         step = min(card_w * 0.5, room / max(shown - 1, 1))
         for index in range(shown):
