@@ -13,12 +13,20 @@ from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from toadstool.limits import Limits
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]
+
+# Property tests draw the same examples on every CI run (a red CI must be the change's fault, not a new
+# random draw); locally they explore freely.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
+
 
 #: Scripted test players act far faster than people: tests that are not about limits lift the action
 #: rate limit (tests/test_limits.py checks the limits themselves).

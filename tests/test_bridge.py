@@ -13,6 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from conftest import free_port, toadstool_command, wait_for_port
 from mqtt_helpers import (  # noqa: F401
     Broker,
     Recorder,
@@ -25,8 +26,6 @@ from mqtt_helpers import (  # noqa: F401
     running_bridge,
     wait_until_waiting,
 )
-
-from conftest import free_port, toadstool_command, wait_for_port
 from toadstool.server import RunningServer
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 from google.protobuf.json_format import MessageToDict
-from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
 
+from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
 from toadstool.games import GAMES
 from toadstool.server import RunningServer
 from toadstool.tables import Status, Table

@@ -153,9 +153,7 @@ def test_hostile_names_are_refused_or_cleaned(tmp_path: Path, server_process: tu
 def test_tracks_lists_built_in_and_user_tracks_and_says_what_is_wrong_with_a_broken_one(tmp_path: Path) -> None:
     tracks = tmp_path / "tracks"
     tracks.mkdir()
-    (tracks / "tiny-ring.toml").write_text(
-        'title = "Tiny Ring"\nlength = 20\n[fields]\nitem = [3, 9]\nbooster = [5]\n'
-    )
+    (tracks / "tiny-ring.toml").write_text('title = "Tiny Ring"\nlength = 20\n[fields]\nitem = [3, 9]\nbooster = [5]\n')
     (tracks / "broken.toml").write_text('title = "Broken"\nlength = 20\n[fields]\nlava = [4]\n')
     result = subprocess.run(
         toadstool_command("tracks"),

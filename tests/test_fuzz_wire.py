@@ -11,13 +11,16 @@ Not here: the API's semantics (tokens, turns, versions, views): test_fuzz_api.py
 
 from __future__ import annotations
 
-import asyncio
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from conftest import free_port, toadstool_command
 from fuzz_helpers import (
     ALLOWED_CODES,
     CONTINUATION,
@@ -48,10 +51,6 @@ from fuzz_helpers import (
     message_strategy,
     send_raw,
 )
-from hypothesis import example, given
-from hypothesis import strategies as st
-
-from conftest import free_port, toadstool_command
 
 #: Every path a client may call, and some it may not.
 PATHS = [
@@ -102,7 +101,7 @@ def _send(server: ServerProcess, payload: bytes, read_seconds: float = 0.05) -> 
 def _still_serving(server: ServerProcess) -> None:
     """The oracle after hostile bytes: alive, healthy, playing, and nothing went wrong in its log."""
     assert server.alive(), "the server process died:\n" + server.log()[-4000:]
-    asyncio.run(check_server_healthy_and_playing(server.address))
+    check_server_healthy_and_playing(server.address)
     assert server.alive()
     errors = server.errors()
     assert not errors, "the server logged errors:\n" + "\n".join(errors[:20])
@@ -112,7 +111,7 @@ def _still_serving(server: ServerProcess) -> None:
 
 
 def test_random_bytes_to_the_port_leave_the_server_serving(serve: ServerProcess) -> None:
-    @fuzz_settings(60)
+    @fuzz_settings(100)
     @given(
         prefix=st.sampled_from([b"", PREFACE, PREFACE + h2_frame(SETTINGS, 0, 0, b""), b"GET / HTTP/1.1\r\n"]),
         junk=st.binary(max_size=3000),
@@ -191,7 +190,7 @@ def grpc_conversation(draw: st.DrawFn) -> bytes:
 
 
 def test_garbled_http2_frames_and_grpc_messages_leave_the_server_serving(serve: ServerProcess) -> None:
-    @fuzz_settings(80)
+    @fuzz_settings(120)
     @given(conversation=grpc_conversation())
     def example_(conversation: bytes) -> None:
         _send(serve, conversation)
@@ -233,7 +232,11 @@ def _call_raw(channel: grpc.Channel, path: str, payload: bytes, metadata: tuple[
     """Send `payload` as the request body of `path` unchanged; refusals must be documented codes."""
     name = path.rsplit("/", 1)[-1]
     try:
-        if name in STREAMING or path.endswith("Health/Watch"):
+        if name == "ServerReflectionInfo":
+            call = channel.stream_stream(path)(iter([payload]), metadata=metadata, timeout=5)
+            for _ in call:
+                pass
+        elif name in STREAMING or path.endswith("Health/Watch"):
             call = channel.unary_stream(path)(payload, metadata=metadata, timeout=5)
             for _ in call:
                 call.cancel()
@@ -252,11 +255,15 @@ def _call_raw(channel: grpc.Channel, path: str, payload: bytes, metadata: tuple[
 def test_known_bug_undecodable_protobuf_is_refused_as_invalid_argument_without_an_error(
     serve: ServerProcess,
 ) -> None:
-    paths = [f"/{SERVICE.full_name}/{name}" for name in sorted(METHODS)] + ["/grpc.health.v1.Health/Check"]
+    paths = [f"/{SERVICE.full_name}/{name}" for name in sorted(METHODS)] + [
+        "/grpc.health.v1.Health/Check",
+        "/grpc.health.v1.Health/Watch",
+        "/grpc.reflection.v1alpha.ServerReflection/ServerReflectionInfo",
+    ]
 
     with grpc.insecure_channel(serve.address) as channel:
 
-        @fuzz_settings(25)
+        @fuzz_settings(40)
         @given(path=st.sampled_from(paths), payload=NONSENSE_PROTOBUF)
         @example(path=paths[0], payload=b"\x0a\x02\xff\xfe")
         def example_(path: str, payload: bytes) -> None:
@@ -302,7 +309,7 @@ _METADATA = st.lists(
 def test_garbage_metadata_on_well_formed_calls_is_refused_cleanly(serve: ServerProcess) -> None:
     with grpc.insecure_channel(serve.address) as channel:
 
-        @fuzz_settings(30)
+        @fuzz_settings(50)
         @given(name=st.sampled_from(sorted(METHODS)), data=st.data(), metadata=_METADATA)
         def example_(name: str, data: st.DataObject, metadata: tuple[tuple[str, str | bytes], ...]) -> None:
             request = data.draw(message_strategy(METHODS[name].input_type, max_depth=2))

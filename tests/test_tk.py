@@ -16,9 +16,9 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from tk_helpers import TkDriver, close_app, open_app, xvfb
 
 from conftest import free_port, toadstool_command
+from tk_helpers import TkDriver, close_app, open_app, xvfb
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
 from toadstool.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN

@@ -14,11 +14,13 @@ import socket
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
+from toadstool.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.limits import Limits
 from toadstool.service import ToadstoolService
 from toadstool.store import Store
@@ -84,51 +86,87 @@ def server_credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
     return None
 
 
+def _grpc_server(config: ServerConfig, service: ToadstoolService, health_servicer: Any) -> grpc.aio.Server:
+    server = grpc.aio.server(
+        interceptors=[RefuseUndecodable()],
+        options=[
+            ("grpc.max_receive_message_length", config.limits.max_request_bytes),
+            ("grpc.so_reuseport", 0),
+            # A reconnect storm after a restart: thousands of streams re-open at once. gRPC's defaults
+            # (1,000 pending, hard limit 3,000) would refuse many of them.
+            ("grpc.server.max_pending_requests", 100_000),
+            ("grpc.server.max_pending_requests_hard_limit", 200_000),
+            # Notice a laptop whose lid closed (no FIN ever arrives): ping idle connections, drop the dead
+            # ones, so the seat shows disconnected and takeover can start.
+            *KEEPALIVE,
+            ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
+            ("grpc.http2.max_ping_strikes", 0),
+        ],
+    )
+    service_pb2_grpc.add_ToadstoolServiceServicer_to_server(service, server)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    return server
+
+
+def _listen(server: grpc.aio.Server, config: ServerConfig, port: int) -> int:
+    bind = f"{config.host}:{port}"
+    credentials = server_credentials(config)
+    bound = server.add_secure_port(bind, credentials) if credentials else server.add_insecure_port(bind)
+    if bound == 0:
+        raise OSError(f"cannot listen on {config.host}:{port} (is another server using it?)")
+    return int(bound)
+
+
+async def _supervise(
+    running: RunningServer, config: ServerConfig, service: ToadstoolService, health_servicer: Any
+) -> None:
+    """grpcio's accept loop dies on some hostile requests (a :path that is not UTF-8) and then shuts the gRPC
+    server down; re-open the listener on the same port so one packet cannot take the tables offline."""
+    while True:
+        with contextlib.suppress(Exception):
+            # Shielded: cancelling wait_for_termination() cancels grpcio's own shutdown future, and the
+            # later server.stop() would then fail.
+            await asyncio.shield(running.server.wait_for_termination())
+        if running.registry.closing:
+            return
+        log.warning("the gRPC listener stopped after a malformed request; listening again on port %d", running.port)
+        server = _grpc_server(config, service, health_servicer)
+        _listen(server, config, running.port)
+        await server.start()
+        running.server = server
+
+
 @contextlib.asynccontextmanager
 async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     """Start the server, yield it, and stop it gracefully.
 
     Tables come back from the store before the port opens, so no client ever sees a half-loaded server.
     """
+    quiet_client_garbage()
     store = Store(config.db, config.db_sync) if config.db else None
     try:
         registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.limits.max_tables, store=store)
         async with registry:
-            server = grpc.aio.server(
-                options=[
-                    ("grpc.max_receive_message_length", config.limits.max_request_bytes),
-                    ("grpc.so_reuseport", 0),
-                    # A reconnect storm after a restart: thousands of streams re-open at once. gRPC's
-                    # defaults (1,000 pending, hard limit 3,000) would refuse many of them.
-                    ("grpc.server.max_pending_requests", 100_000),
-                    ("grpc.server.max_pending_requests_hard_limit", 200_000),
-                    # Notice a laptop whose lid closed (no FIN ever arrives): ping idle connections, drop
-                    # the dead ones, so the seat shows disconnected and takeover can start.
-                    *KEEPALIVE,
-                    ("grpc.http2.min_recv_ping_interval_without_data_ms", 5_000),
-                    ("grpc.http2.max_ping_strikes", 0),
-                ]
-            )
             service = ToadstoolService(registry, config.limits)
-            service_pb2_grpc.add_ToadstoolServiceServicer_to_server(service, server)
             health_servicer = health.aio.HealthServicer()
-            health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-            reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
-            bind = f"{config.host}:{config.port}"
-            credentials = server_credentials(config)
-            port = server.add_secure_port(bind, credentials) if credentials else server.add_insecure_port(bind)
-            if port == 0:
-                raise OSError(f"cannot listen on {config.host}:{config.port} (is another server using it?)")
+            server = _grpc_server(config, service, health_servicer)
+            port = _listen(server, config, config.port)
             await server.start()
             await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
             await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+            running = RunningServer(server=server, registry=registry, host=config.host, port=port)
+            supervisor = asyncio.get_running_loop().create_task(
+                _supervise(running, config, service, health_servicer), name="grpc-supervisor"
+            )
             try:
-                yield RunningServer(server=server, registry=registry, host=config.host, port=port)
+                yield running
             finally:
                 # Stop taking new calls, tell watchers, let in-flight actions finish, then flush.
                 await health_servicer.enter_graceful_shutdown()
                 registry.shutting_down()
-                await server.stop(config.grace)
+                supervisor.cancel()
+                await running.server.stop(config.grace)
     finally:
         if store is not None:
             store.close()

@@ -1,0 +1,136 @@
+"""Defences against what grpcio itself does with hostile bytes, before any code of ours runs.
+
+Found by the fuzz suite: a body that is not protobuf is answered UNKNOWN with an ERROR logged (here:
+INVALID_ARGUMENT, quietly); a metadata value that is not UTF-8 logs an ERROR per request (here: DEBUG); and
+a request path that is not UTF-8 stops grpcio's accept loop for good (the server re-opens its listener, see
+`toadstool.server`, and the crash is logged as a warning). Not for anything about games or tables.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError
+
+
+class _Undecodable:
+    """Stands in for a request body that is not valid protobuf, so the handler can refuse it cleanly."""
+
+    def __init__(self, error: str) -> None:
+        self.error = error
+
+
+def _tolerant(parse: Any) -> Any:
+    def deserialize(raw: bytes) -> Any:
+        try:
+            return parse(raw)
+        except DecodeError as error:
+            return _Undecodable(str(error))
+
+    return deserialize
+
+
+async def _refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(request, _Undecodable):
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not valid protobuf: {request.error}")
+
+
+class RefuseUndecodable(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """grpcio decodes each request before any handler runs; a body that is not protobuf would be answered
+    UNKNOWN with an ERROR logged. This answers INVALID_ARGUMENT instead, for every service."""
+
+    async def intercept_service(self, continuation: Any, details: grpc.HandlerCallDetails) -> Any:
+        handler = await continuation(details)
+        if handler is None or handler.request_deserializer is None:
+            return handler
+        parse = _tolerant(handler.request_deserializer)
+        serialize = handler.response_serializer
+        if handler.request_streaming:
+
+            async def checked(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+                async for request in requests:
+                    await _refuse(request, context)
+                    yield request
+
+            if handler.stream_stream:
+                inner_ss = handler.stream_stream
+
+                async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+                    async for response in inner_ss(checked(requests, context), context):
+                        yield response
+
+                return grpc.stream_stream_rpc_method_handler(stream_stream, parse, serialize)
+            return handler
+        if handler.response_streaming:
+            inner_us = handler.unary_stream
+            if inspect.isasyncgenfunction(inner_us):
+
+                async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                    await _refuse(request, context)
+                    async for response in inner_us(request, context):
+                        yield response
+
+            else:
+
+                async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:  # type: ignore[misc]
+                    await _refuse(request, context)
+                    return await inner_us(request, context)
+
+            return grpc.unary_stream_rpc_method_handler(unary_stream, parse, serialize)
+        inner_uu = handler.unary_unary
+
+        async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            await _refuse(request, context)
+            return await inner_uu(request, context)
+
+        return grpc.unary_unary_rpc_method_handler(unary_unary, parse, serialize)
+
+
+class _ClientGarbage(logging.Filter):
+    """grpcio logs an ERROR with a traceback when a client sends a metadata value that is not UTF-8; that is
+    the client's doing and the request is answered, so it is kept at DEBUG (any client could flood the log)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno >= logging.ERROR and isinstance(record.msg, UnicodeDecodeError):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args = f"a request's method name is not UTF-8: {record.msg}", ()
+            record.exc_info, record.exc_text = None, None
+            return True
+        if record.levelno >= logging.ERROR and str(record.msg).startswith("Invalid encoding on"):
+            record.levelno, record.levelname = logging.DEBUG, "DEBUG"
+            record.exc_info, record.exc_text = None, None
+            return logging.getLogger(record.name).isEnabledFor(logging.DEBUG)
+        return True
+
+
+class _GrpcCrashTask(logging.Filter):
+    """grpcio's own shutdown task after that crash ends with the UnicodeDecodeError nobody retrieves."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if (
+            record.levelno >= logging.ERROR
+            and isinstance(error, UnicodeDecodeError)
+            and "Task exception was never retrieved" in str(record.msg)
+        ):
+            record.levelno, record.levelname = logging.WARNING, "WARNING"
+            record.msg, record.args = "grpcio's listener stopped on a request name that is not UTF-8", ()
+            record.exc_info, record.exc_text = None, None
+        return True
+
+
+_FILTERS: tuple[tuple[str, logging.Filter], ...] = (
+    ("grpc._cython.cygrpc", _ClientGarbage()),
+    ("asyncio", _GrpcCrashTask()),
+)
+
+
+def quiet_client_garbage() -> None:
+    """Install the log filters once: a client's malformed bytes are the client's problem, not an ERROR."""
+    for name, log_filter in _FILTERS:
+        logger = logging.getLogger(name)
+        if log_filter not in logger.filters:
+            logger.addFilter(log_filter)
