@@ -349,7 +349,8 @@ def check_update(table: Any, seat: int | None, update: table_pb2.Update, states:
     engine = table.engine
     names = table.names()
     state = states[update.version]
-    assert update.view == game_view_message(engine, engine.view(state, seat)), f"view of {seat} at {update.version}"
+    expected = game_view_message(engine, engine.view(state, seat), names)
+    assert update.view == expected, f"view of {seat} at {update.version}"
     if seat is not None:
         legal = engine.legal_actions(state, seat)
         assert [a.id for a in update.legal_actions] == [action_id(a) for a in legal]
@@ -366,7 +367,7 @@ def check_history(
     engine = table.engine
     assert len(steps) in (0, len(states))
     for step in steps:
-        assert step.view == game_view_message(engine, engine.view(states[step.version], viewer))
+        assert step.view == game_view_message(engine, engine.view(states[step.version], viewer), table.names())
         if step.label:
             assert step.seat == viewer
 

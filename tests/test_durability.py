@@ -308,7 +308,7 @@ async def test_history_is_redacted_per_viewer_and_replay_shows_a_finished_game(
         if step.version:
             seat, action = table.actions[step.version - 1]
             state = engine.apply(state, seat, action)
-        assert step.view == game_view_message(engine, engine.view(state, None))
+        assert step.view == game_view_message(engine, engine.view(state, None), table.names())
         assert step.label == ""
     # The server runs in this event loop, so the replay process is awaited, never waited for.
     process = await asyncio.create_subprocess_exec(

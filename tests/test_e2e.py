@@ -38,7 +38,7 @@ def _check_transcript(table, transcript: Transcript, states) -> None:  # type: i
             assert not update.HasField("view")
             continue
         state = states[update.version]
-        assert update.view == game_view_message(engine, engine.view(state, transcript.seat))
+        assert update.view == game_view_message(engine, engine.view(state, transcript.seat), names)
         if transcript.seat is None:
             assert list(update.legal_actions) == []
         else:

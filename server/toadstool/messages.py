@@ -6,17 +6,25 @@ the one place that maps between them, for the service, golden playthroughs and t
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from toadstool import wire
-from toadstool.engine import Engine
+from toadstool.engine import Engine, name_seats
 from toadstool.v1 import table_pb2
 
 
-def game_view_message(engine: Engine[Any, Any], view: Any) -> table_pb2.GameView:
-    """The GameView message carrying `view` (a game's view dataclass)."""
+def game_view_message(engine: Engine[Any, Any], view: Any, names: Sequence[str] | None = None) -> table_pb2.GameView:
+    """The GameView message carrying `view` (a game's view dataclass).
+
+    With the seats' `names`, the view's `phase` names the seats too (as `Update.phase` does), so a custom
+    client that reads only the game view never shows a raw `{p1}`.
+    """
     message = table_pb2.GameView()
-    wire.to_message(view, getattr(message, engine.name))
+    member = getattr(message, engine.name)
+    wire.to_message(view, member)
+    if names is not None:
+        member.phase = name_seats(view.phase, names)
     return message
 
 

@@ -652,7 +652,7 @@ class Table:
                 state = engine.apply(state, seat, action)
                 step.seat = seat
             step.events.extend(self._event_message(version, e, viewer, names) for e in by_version.get(version, ()))
-            step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer)))
+            step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer), names))
             yield step
 
     def stored(self) -> StoredTable:
@@ -685,7 +685,7 @@ class Table:
         engine = self.engine
         view = engine.view(self.state, viewer)
         part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
-        part.view.CopyFrom(game_view_message(engine, view))
+        part.view.CopyFrom(game_view_message(engine, view, names))
         part.to_act.extend(engine.to_act(self.state))
         if viewer is not None:
             for action in engine.legal_actions(self.state, viewer):
