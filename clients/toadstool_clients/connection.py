@@ -20,6 +20,13 @@ from toadstool.server import KEEPALIVE
 from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 
 DEFAULT_PORT = 50051
+#: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows
+#: to 120 s, so after an outage a client would take long to notice the server is back.
+CHANNEL_OPTIONS = (
+    *KEEPALIVE,
+    ("grpc.initial_reconnect_backoff_ms", 250),
+    ("grpc.max_reconnect_backoff_ms", 10_000),
+)
 SEAT_TOKEN_KEY = "x-seat-token"
 HOST_TOKEN_KEY = "x-host-token"
 DEVICE_TOKEN_KEY = "x-device-token"
@@ -64,9 +71,9 @@ class Client:
         if tls_ca:
             with open(tls_ca, "rb") as pem:
                 credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
-            self.channel = grpc.aio.secure_channel(address, credentials, options=KEEPALIVE)
+            self.channel = grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
         else:
-            self.channel = grpc.aio.insecure_channel(address, options=KEEPALIVE)
+            self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
 
     async def __aenter__(self) -> Client:
