@@ -31,7 +31,7 @@ if os.environ.get("CI"):
 #: Scripted test players act far faster than people: tests that are not about limits lift the action
 #: rate limit (tests/test_limits.py checks the limits themselves).
 TEST_LIMITS = Limits(actions_per_second=100_000, action_burst=100_000)
-TEST_LIMIT_FLAGS = ("--actions-per-second", "100000")
+TEST_LIMIT_FLAGS = ("--actions-per-second", "100000", "--min-bot-delay", "0")
 
 
 @pytest.fixture(autouse=True)

@@ -166,7 +166,9 @@ async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where
     port = free_port()
     address = f"127.0.0.1:{port}"
     db = str(tmp_path / "tables.db")
-    command = toadstool_command("serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--db", db)
+    command = toadstool_command(
+        "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--min-bot-delay", "0", "--db", db
+    )
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
 
     def start() -> subprocess.Popen[bytes]:

@@ -256,7 +256,20 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
     env = {k: v for k, v in os.environ.items() if k not in {"TOADSTOOL_SERVER", "TOADSTOOL_TLS_CA"}}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     in_ns = ["ip", "netns", "exec", empty_namespace]
-    serve = ["serve", "--host", "127.0.0.1", "--port", "50051", "--no-db", "--bot-delay", "0", "--name", name]
+    serve = [
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "50051",
+        "--no-db",
+        "--bot-delay",
+        "0",
+        "--min-bot-delay",
+        "0",
+        "--name",
+        name,
+    ]
     server = subprocess.Popen([*in_ns, *toadstool_command(*serve)], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None

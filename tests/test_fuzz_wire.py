@@ -72,7 +72,17 @@ def serve(tmp_path: Path) -> Iterator[ServerProcess]:
         directory = tmp_path / f"run{attempt}"
         directory.mkdir()
         command = toadstool_command(
-            "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--db", str(directory / "fuzz.db")
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--bot-delay",
+            "0",
+            "--min-bot-delay",
+            "0",
+            "--db",
+            str(directory / "fuzz.db"),
         )
         server = ServerProcess(command, directory, port)
         try:

@@ -165,3 +165,12 @@ async def test_only_the_host_can_kick_and_a_kicked_token_is_worthless(server: Ru
     with pytest.raises(grpc.aio.AioRpcError) as caught:
         await client.kick(table_id, created.host_token, players[0].seat)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_client_cannot_ask_for_bots_faster_than_the_servers_minimum() -> None:
+    async for running in _server(Limits(min_bot_delay=0.5)):
+        async with Client(running.address) as client:
+            fast = await client.create_table("uno", 2, bots=2, bot_delay_ms=0, manual_start=True)
+            slow = await client.create_table("uno", 2, bots=2, bot_delay_ms=2000, manual_start=True)
+        assert running.registry.tables[fast.table.table_id].bot_delay == 0.5
+        assert running.registry.tables[slow.table.table_id].bot_delay == 2.0

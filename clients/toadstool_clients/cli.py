@@ -93,6 +93,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--actions-per-second", type=float, default=defaults.actions_per_second, help="per seat")
     p.add_argument("--max-request-bytes", type=int, default=defaults.max_request_bytes)
     p.add_argument(
+        "--min-bot-delay", type=float, default=0.05, help="shortest bot delay a client may ask for (seconds)"
+    )
+    p.add_argument(
         "--db",
         help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
     )
@@ -384,6 +387,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             max_streams_per_client=args.max_streams_per_client,
             actions_per_second=args.actions_per_second,
             action_burst=max(1, int(args.actions_per_second * 2)),
+            min_bot_delay=args.min_bot_delay,
         )
         config = ServerConfig(
             args.host,

@@ -25,6 +25,9 @@ class Limits:
     max_streams_per_client: int = 512
     actions_per_second: float = 20.0
     action_burst: int = 40
+    #: The shortest bot delay a client may ask for at table creation: all-bot tables with no delay would
+    #: otherwise let any client keep the server's CPU busy. (`toadstool serve` sets 0.05 s.)
+    min_bot_delay: float = 0.0
 
 
 def client_of(peer: str) -> str:

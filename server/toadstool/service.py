@@ -145,7 +145,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             seed=request.seed if request.HasField("seed") else None,
             name=request.name,
             manual_start=request.manual_start,
-            bot_delay=request.bot_delay_ms / 1000 if request.HasField("bot_delay_ms") else None,
+            bot_delay=(
+                max(request.bot_delay_ms / 1000, self.guard.limits.min_bot_delay)
+                if request.HasField("bot_delay_ms")
+                else None
+            ),
             turn_seconds=request.turn_seconds,
             takeover_seconds=request.takeover_seconds,
         )

@@ -56,7 +56,7 @@ MAX_CLOCK_SECONDS = 86_400
 #: The store's note on an action made for a person whose turn clock ran out.
 TIMEOUT_NOTE = "timeout"
 #: How many request ids a table remembers for idempotent retries.
-REMEMBERED_REQUESTS = 4096
+REMEMBERED_REQUESTS = 512
 
 
 class ErrorKind(enum.Enum):
@@ -680,8 +680,8 @@ class Table:
         cached = self._viewer_cache.get(key)
         if cached is not None:
             return cached
-        if len(self._viewer_cache) > self.players * 4 + 8:
-            self._viewer_cache.clear()
+        if self._viewer_cache and next(iter(self._viewer_cache))[:2] != key[:2]:
+            self._viewer_cache.clear()  # only the current version and revision are ever asked for again
         engine = self.engine
         view = engine.view(self.state, viewer)
         part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
