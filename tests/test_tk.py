@@ -318,3 +318,28 @@ async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, 
         lambda: table.acting is None and any(r in table.status.cget("text") for r in refusals), 15, "the refusal"
     )
     assert driver.app.screen is table
+
+
+async def test_the_connect_screen_offers_servers_announced_on_the_lan(driver: TkDriver, server: RunningServer) -> None:
+    from toadstool.discovery import announce, registry_info
+    from toadstool_clients.tk.lobby import ConnectScreen
+
+    name = f"Game night {random.randrange(10**6)}"
+    async with announce("127.0.0.1", server.port, name, registry_info(server.registry, tls=False)):
+        screen = driver.app.screen
+        assert isinstance(screen, ConnectScreen)
+        await driver.pump(lambda: screen.finding is None, 15, "the first search")
+        driver.click(screen.find_button)
+
+        def heard() -> bool:
+            return screen.finding is None and any(f.name == name for f in screen.found)
+
+        await driver.pump(heard, 20, "the announced server in the list")
+        index = next(i for i, f in enumerate(screen.found) if f.name == name)
+        assert name in screen.servers.get(index)
+        screen.servers.selection_set(index)
+        screen.servers.event_generate("<<ListboxSelect>>")
+        await driver.settle(0.1)
+        assert screen.address.get() == f"127.0.0.1:{server.port}"
+        driver.click(screen.connect_button)
+        await driver.pump(lambda: type(driver.app.screen).__name__ == "LobbyScreen", 15, "the lobby")

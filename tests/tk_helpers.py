@@ -215,12 +215,13 @@ class TkDriver:
         raise TimeoutError(f"the game did not end in {seconds} s")
 
 
-def open_app(address: str | None = None) -> App:
+def open_app(address: str | None = None, discovery_interfaces: list[str] | None = None) -> App:
     # Collect earlier tests' windows here, on the Tk thread: a Tcl interpreter freed by the garbage
     # collector running on a network thread aborts the process ("async handler deleted by the wrong thread").
     gc.collect()
     root = tk.Tk()
-    return App(root, address)
+    # Tests listen for announced servers on loopback only: nothing of theirs is anywhere else.
+    return App(root, address, discovery_interfaces=discovery_interfaces or ["127.0.0.1"])
 
 
 def close_app(app: App) -> None:

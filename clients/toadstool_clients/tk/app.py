@@ -71,9 +71,17 @@ async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) ->
 class App:
     """The window: settings, the network thread, the banner, and whichever screen is showing."""
 
-    def __init__(self, root: tk.Tk, address: str | None = None, tls_ca: str | None = None) -> None:
+    def __init__(
+        self,
+        root: tk.Tk,
+        address: str | None = None,
+        tls_ca: str | None = None,
+        discovery_interfaces: list[str] | None = None,
+    ) -> None:
         self.root = root
         self.tls_ca = tls_ca
+        #: Where to listen for announced servers (None: every interface).
+        self.discovery_interfaces = discovery_interfaces
         self.settings = load_settings()
         self.address = address or self.settings.get("address") or server_address(None)
         self.player_name = self.settings.get("name") or os.environ.get("USER", "Player").capitalize()
@@ -201,6 +209,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
     )
+    parser.add_argument(
+        "--interface", action="append", help="listen for announced servers on this address only (repeatable)"
+    )
     return parser
 
 
@@ -212,7 +223,7 @@ def main(argv: list[str]) -> int:
     except tk.TclError as error:
         print(f"toadstool tk: cannot open a window ({error}); is DISPLAY set?", file=sys.stderr)
         return 1
-    app = App(root, server_address(args.server) if args.server else None, args.tls_ca)
+    app = App(root, server_address(args.server) if args.server else None, args.tls_ca, args.interface)
     if args.server:  # a server named on the command line: connect at once
         app.screen.connect()
     try:

@@ -84,6 +84,51 @@ class ConnectScreen:
         self.status = tk.Label(box, text="", bg="#f4f1ea", fg="#b71c1c", font=(FONT, 10), wraplength=360)
         self.status.grid(row=5, column=0, columnspan=2)
         self.address_entry.bind("<Return>", lambda _e: self.connect())
+        # Servers announced on the LAN (mDNS): pick one instead of typing an address.
+        ttk.Label(box, text="On your LAN", style="Card.TLabel").grid(row=6, column=0, sticky="ne", padx=6, pady=(14, 0))
+        self.servers = tk.Listbox(box, height=4, width=46, activestyle="none", exportselection=False)
+        self.servers.grid(row=6, column=1, pady=(14, 0), sticky="we")
+        self.servers.bind("<<ListboxSelect>>", lambda _e: self.pick_server())
+        self.servers.bind("<Double-Button-1>", lambda _e: self.connect())
+        self.find_button = ttk.Button(box, text="Find servers", command=self.find_servers)
+        self.find_button.grid(row=7, column=1, sticky="e", pady=4)
+        self.found: list[Any] = []
+        self.finding: Any = None
+        self.find_servers()
+
+    def find_servers(self) -> None:
+        """Listen for announced servers for two seconds, off the Tk thread, and list them."""
+        if self.finding is not None:
+            return
+        from toadstool_clients.discovery import browse_async
+
+        self.find_button.state(["disabled"])
+        self.found = []
+        self.servers.delete(0, "end")
+        self.servers.insert("end", "Looking for servers…")
+
+        def done(found: list[Any]) -> None:
+            self.finding = None
+            self.find_button.state(["!disabled"])
+            self.found = found
+            self.servers.delete(0, "end")
+            for server in found:
+                self.servers.insert("end", safe_text(server.describe()))
+            if not found:
+                self.servers.insert("end", "No servers heard; type an address above.")
+
+        def failed(error: BaseException) -> None:
+            self.finding = None
+            self.find_button.state(["!disabled"])
+            self.servers.delete(0, "end")
+            self.servers.insert("end", f"Could not listen on the LAN: {error}")
+
+        self.finding = self.app.network.submit(browse_async(2.0, self.app.discovery_interfaces), done, failed)
+
+    def pick_server(self) -> None:
+        chosen = self.servers.curselection()
+        if chosen and chosen[0] < len(self.found):
+            self.address.set(self.found[chosen[0]].address)
 
     def connect(self) -> None:
         if self.pending is not None:
@@ -107,8 +152,9 @@ class ConnectScreen:
         self.pending = self.app.network.submit(open_client(address, self.app.tls_ca), done, failed)
 
     def leave(self) -> None:
-        if self.pending is not None:
-            self.pending.cancel()
+        for call in (self.pending, self.finding):
+            if call is not None:
+                call.cancel()
 
 
 class LobbyScreen:
