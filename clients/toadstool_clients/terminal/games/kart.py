@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import kart_pb2, table_pb2
+from toadstool_clients.names import KART_ITEM_NAMES
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
 COLOR_STYLE: dict[int, str] = {
@@ -33,17 +34,6 @@ FIELD_LOOK: dict[int, tuple[str, str]] = {
     kart_pb2.KART_FIELD_TYPE_BOOSTER: ("»", "bold cyan"),
     kart_pb2.KART_FIELD_TYPE_MUSHROOM: ("m", "bold red"),
     kart_pb2.KART_FIELD_TYPE_THWOMP: ("T", "bold white on grey23"),
-}
-ITEM_NAMES: dict[int, str] = {
-    kart_pb2.KART_ITEM_BANANA: "Banana",
-    kart_pb2.KART_ITEM_MUSHROOM: "Mushroom",
-    kart_pb2.KART_ITEM_FEATHER: "Feather",
-    kart_pb2.KART_ITEM_GREEN_SHELL: "Green Shell",
-    kart_pb2.KART_ITEM_RED_SHELL: "Red Shell",
-    kart_pb2.KART_ITEM_BLUE_SHELL: "Blue Shell",
-    kart_pb2.KART_ITEM_LIGHTNING: "Lightning",
-    kart_pb2.KART_ITEM_GHOST: "Ghost",
-    kart_pb2.KART_ITEM_DUD: "Dud",
 }
 STAGE_NAMES: dict[int, str] = {
     kart_pb2.KART_STAGE_PRE_ROLL: "before the roll",
@@ -150,7 +140,7 @@ def _karts(view: kart_pb2.KartView, names: list[str]) -> Table:
         driver = Text(names[kart.seat] if kart.seat < len(names) else f"Player {kart.seat + 1}")
         if kart.seat == you:
             driver.append(" (you)", style="bold")
-        item = ITEM_NAMES.get(kart.item, "?") if kart.HasField("item") else "-"
+        item = KART_ITEM_NAMES.get(kart.item, "?") if kart.HasField("item") else "-"
         table.add_row(
             marker,
             Text(kart.character, style=style),

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import levelup_pb2, table_pb2
+from toadstool_clients.names import LEVEL_UP_POWER_NAMES
 
 _BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: "Coin",
@@ -24,15 +25,6 @@ _BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: "Thwomp",
     levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: "POW Block",
     levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: "Super Star",
-}
-_POWERS = {
-    levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: "Thwomp Vote",
-    levelup_pb2.LEVEL_UP_POWER_KIND_ONE_UP_MUSHROOM: "1-Up Mushroom",
-    levelup_pb2.LEVEL_UP_POWER_KIND_WARP_PIPE: "Warp Pipe",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOOMBA_STOMP: "Goomba Stomp",
-    levelup_pb2.LEVEL_UP_POWER_KIND_BOO: "Boo",
-    levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: "Mega POW",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: "Golden Mushroom",
 }
 _VOTES = {
     levelup_pb2.LEVEL_UP_VOTE_YES: ("Yes!", "bold green"),
@@ -126,7 +118,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         mine = Text("Your favourites: ", style="bold")
         mine.append_text(characters(list(view.favourites)))
         mine.append("\nYour Power Ups: ", style="bold")
-        mine.append(", ".join(_POWERS.get(p.kind, "?") for p in view.power_ups) or "none")
+        mine.append(", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "none")
         parts.append(Panel(mine, title="You", expand=False))
     last = [s for s in view.seats if s.last_objective]
     if last:

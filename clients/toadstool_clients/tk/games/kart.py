@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from toadstool.v1 import kart_pb2
+from toadstool_clients.names import KART_ITEM_NAMES
 from toadstool_clients.tk.games import Board, safe_text, text_colour_on
 
 GRASS = "#3c9a3c"
@@ -31,17 +32,6 @@ FIELDS = {
     kart_pb2.KART_FIELD_TYPE_BOOSTER: ("#29b6f6", "»"),
     kart_pb2.KART_FIELD_TYPE_MUSHROOM: ("#e53935", "M"),
     kart_pb2.KART_FIELD_TYPE_THWOMP: ("#37474f", "▼"),
-}
-ITEMS = {
-    kart_pb2.KART_ITEM_BANANA: "Banana",
-    kart_pb2.KART_ITEM_MUSHROOM: "Mushroom",
-    kart_pb2.KART_ITEM_FEATHER: "Feather",
-    kart_pb2.KART_ITEM_GREEN_SHELL: "Green Shell",
-    kart_pb2.KART_ITEM_RED_SHELL: "Red Shell",
-    kart_pb2.KART_ITEM_BLUE_SHELL: "Blue Shell",
-    kart_pb2.KART_ITEM_LIGHTNING: "Lightning",
-    kart_pb2.KART_ITEM_GHOST: "Ghost",
-    kart_pb2.KART_ITEM_DUD: "Dud",
 }
 SHORT = {"donkey kong": "DK", "bowser jr.": "BJ", "toadette": "Tt", "waluigi": "Wa"}
 
@@ -245,7 +235,7 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
         board.text(tx + 42, y, who, 9, "bold", anchor="w", fill=GOLD if turn else "white")
         details = [f"lap {min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
         if racer.HasField("item"):
-            details.append(ITEMS.get(racer.item, "item"))
+            details.append(KART_ITEM_NAMES.get(racer.item, "item"))
         if racer.skips:
             details.append(f"skips {racer.skips}")
         if racer.halving:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.v1 import levelup_pb2
+from toadstool_clients.names import LEVEL_UP_POWER_NAMES
 from toadstool_clients.tk.games import Board, character_colour, safe_text, text_colour_on
 
 SKY = "#5c94fc"
@@ -41,15 +42,6 @@ BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: ("Thwomp", "#546e7a"),
     levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: ("POW", "#1565c0"),
     levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: ("Star", "#fbc02d"),
-}
-POWERS = {
-    levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: "Thwomp Vote",
-    levelup_pb2.LEVEL_UP_POWER_KIND_ONE_UP_MUSHROOM: "1-Up Mushroom",
-    levelup_pb2.LEVEL_UP_POWER_KIND_WARP_PIPE: "Warp Pipe",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOOMBA_STOMP: "Goomba Stomp",
-    levelup_pb2.LEVEL_UP_POWER_KIND_BOO: "Boo",
-    levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: "Mega POW",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: "Golden Mushroom",
 }
 VOTES = {
     levelup_pb2.LEVEL_UP_VOTE_YES: ("Yes!", "#2e7d32"),
@@ -232,7 +224,7 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
             board.text(cx + 14, cy, name, 8, anchor="w")
         y += 26 * ((len(view.favourites) + 2) // 3) + 6
     if view.power_ups:
-        names = ", ".join(POWERS.get(p.kind, "?") for p in view.power_ups)
+        names = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups)
         board.text(x0 + 16, y, f"Your Power Ups: {names}", 9, "bold", anchor="nw", fill="#e1bee7", width=x1 - x0 - 30)
         y += 34
     extra = []
