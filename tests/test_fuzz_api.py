@@ -398,7 +398,7 @@ async def _close_and_check(world: World) -> None:
 
     async def caught_up() -> None:
         # Updates arrive on the streams' own tasks; a short poll is the simplest bounded wait.
-        while any(not s.transcript.updates or s.transcript.last.version != table.version for s in live):  # noqa: ASYNC110
+        while any(not s.transcript.updates or s.transcript.last.version != table.version for s in live):
             await asyncio.sleep(0.01)
 
     try:

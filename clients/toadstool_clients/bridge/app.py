@@ -96,11 +96,16 @@ def parse_press(payload: bytes) -> Press | None:
     if text.startswith("{"):
         try:
             data = json.loads(text)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise PressRefused("the press is not valid JSON") from None
         if not isinstance(data, dict):
             raise PressRefused("a JSON press must be an object")
-        action = str(data.get("action", "roll")).strip().lower()
+        if "action" not in data:
+            if set(data) - {"id"}:
+                return None  # a device reporting its state (battery, link quality), not a press
+            action = "roll"  # {"id": "..."} alone: the documented default
+        else:
+            action = str(data["action"] or "").strip().lower()
         if not action:
             return None  # a device reporting its state (battery, link quality) without a press
         raw_id = data.get("id")
@@ -217,6 +222,12 @@ class Bridge:
                 if watcher is not None:
                     watcher.cancel()
                 self.clear_table(table_id)
+        # Forget finished tables the server forgot too (explicitly named tables stay done, so they are not
+        # cleared again at every listing).
+        keep = listed.keys() | self.watchers.keys()
+        if self.config.tables is not None:
+            keep |= set(self.config.tables)
+        self.done &= keep
 
     async def watch_table(self, table_id: str) -> None:
         """Mirror one table from its spectator stream until it finishes (then linger and clear) or vanishes."""
@@ -344,6 +355,9 @@ class Bridge:
         except PressRefused as refusal:
             log.info("press at table %s refused: %s", table_id, refusal)
             result = {"ok": False, "error": str(refusal)}
+        except Exception:  # a press must always end with a result, never with an unretrieved exception
+            log.warning("press at table %s failed", table_id, exc_info=True)
+            result = {"ok": False, "error": "the press could not be handled"}
         finally:
             self._pressing.discard(table_id)
         await self.press_result(table_id, result)

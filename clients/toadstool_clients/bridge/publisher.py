@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiomqtt
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 log = logging.getLogger(__name__)
 
@@ -192,6 +193,9 @@ class BrokerLink:
             tls_context=tls_context,
             timeout=10,
             logger=MQTT_LOG,
+            # MQTT 5, so that subscriptions can ask for the retain flag as published (below): MQTT 3.1.1
+            # clears it on live delivery, and a retained press must never roll.
+            protocol=aiomqtt.ProtocolVersion.V5,
         )
 
     async def publish_now(self, topic: str, payload: bytes, retain: bool = False) -> bool:
@@ -215,7 +219,9 @@ class BrokerLink:
                     self._client = client
                     await client.publish(self.status_topic, ONLINE, qos=1, retain=True, timeout=10)
                     for topic in self.subscriptions:
-                        await client.subscribe(topic, qos=1, timeout=10)
+                        await client.subscribe(
+                            topic, options=SubscribeOptions(qos=1, retainAsPublished=True), timeout=10
+                        )
                     if self.on_connect is not None:
                         self.on_connect()
                     self.outbox.reconnected()

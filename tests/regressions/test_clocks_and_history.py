@@ -1,4 +1,4 @@
-"""Review: takeover of a seat whose person never connected; GetHistory is lazy and limited."""
+"""Regression (found in review): takeover of a seat whose person never connected; GetHistory is lazy and limited."""
 
 from __future__ import annotations
 

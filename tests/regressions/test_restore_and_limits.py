@@ -1,4 +1,4 @@
-"""Review: start-up, request validation and the global table limit."""
+"""Regression (found in review): start-up, request validation and the global table limit."""
 
 from __future__ import annotations
 
