@@ -1,4 +1,4 @@
-"""Regression (found in review): per-table state of a long-running bridge must not grow for ever."""
+"""Regression: per-table state of a long-running bridge must not grow for ever."""
 
 from __future__ import annotations
 

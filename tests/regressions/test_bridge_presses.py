@@ -1,4 +1,4 @@
-"""Regression (found in review): the bridge's hardware roll buttons against a real server and a real Mosquitto broker."""
+"""Regression: the bridge's hardware roll buttons against a real server and a real Mosquitto broker."""
 
 from __future__ import annotations
 

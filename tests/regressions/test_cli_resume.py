@@ -1,4 +1,4 @@
-"""Regression (found in review): `toadstool join` resumes a remembered seat token without checking it still works; once the
+"""Regression: `toadstool join` resumes a remembered seat token without checking it still works; once the
 person was kicked (or left), every later `toadstool join TABLE` stops with UNAUTHENTICATED and never
 asks for a fresh seat (the user must find and edit ~/.config/toadstool/seats.json)."""
 

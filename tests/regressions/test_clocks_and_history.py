@@ -1,4 +1,4 @@
-"""Regression (found in review): takeover of a seat whose person never connected; GetHistory is lazy and limited."""
+"""Regression: takeover of a seat whose person never connected; GetHistory is lazy and limited."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Regression (found in review): no HTTP/2 keepalive on either side, so a peer that vanishes without closing its TCP connection
+"""Regression: no HTTP/2 keepalive on either side, so a peer that vanishes without closing its TCP connection
 (Wi-Fi drops, laptop lid shut, server host frozen) is never noticed: the server keeps the seat
 "connected" (takeover never happens, the table waits for ever) and the client's follow() never reports
 the connection lost (the terminal shows a stale screen with no banner). Bounded at 40 s each."""

@@ -1,4 +1,4 @@
-"""Regression (found in review): start-up, request validation and the global table limit."""
+"""Regression: start-up, request validation and the global table limit."""
 
 from __future__ import annotations
 

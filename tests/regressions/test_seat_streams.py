@@ -1,4 +1,4 @@
-"""Regression (found in review): a stream opened with a seat token keeps serving that seat after the token stops being valid
+"""Regression: a stream opened with a seat token keeps serving that seat after the token stops being valid
 (kick / leave), so a removed person reads the next holder's private view, and its close corrupts the
 next holder's connection count."""
 

@@ -1,4 +1,4 @@
-"""Regression (found in review): table-level notes ("left the table", "is away", "is back", "the host removed") are recorded at
+"""Regression: table-level notes ("left the table", "is away", "is back", "the host removed") are recorded at
 the current version, so a live stream (which sends only events newer than the version it last sent) never
 delivers them; and they are not in the store, so history changes after a restart."""
 

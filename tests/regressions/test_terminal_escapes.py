@@ -1,4 +1,4 @@
-"""Regression (found in review): text a LAN client controls reaches other players' terminals with its escape sequences intact.
+"""Regression: text a LAN client controls reaches other players' terminals with its escape sequences intact.
 
 UNO's `house_rule` option (OptionKind.TEXT) is stored and put in every view uncleaned, and the terminal
 draws it with rich `Text`, which does not remove ESC: anyone who creates a table can clear, retitle or
