@@ -9,6 +9,7 @@ game rules: screens render views and offer the legal actions the views carry.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -27,6 +28,8 @@ from toadstool_clients.tk.network import Network
 log = logging.getLogger(__name__)
 
 POLL_MS = 25
+#: How often the window runs the garbage collector itself (see App.__init__).
+GC_MS = 5000
 RETIRE_GRACE_S = 2.0
 TITLE = "Toadstool"
 
@@ -104,6 +107,13 @@ class App:
         self._retired: list[tuple[Any, int, float]] = []
         root.protocol("WM_DELETE_WINDOW", self.close)
         root.after(POLL_MS, self._poll)
+        # Tk objects may only be freed on the Tk thread, but Python's cyclic garbage collector runs on
+        # whichever thread happens to allocate: on the network thread it would free Tk variables there
+        # ("main thread is not in main loop"). So automatic collection is off while the window is open,
+        # and the window collects on its own thread instead, every few seconds and when it closes.
+        self._gc_was_enabled = gc.isenabled()
+        gc.disable()
+        root.after(GC_MS, self._collect)
         from toadstool_clients.tk.lobby import ConnectScreen
 
         self.show(ConnectScreen(self))
@@ -185,6 +195,12 @@ class App:
             if not self.closed:
                 self.root.after(POLL_MS, self._poll)
 
+    def _collect(self) -> None:
+        if self.closed:
+            return
+        gc.collect()
+        self.root.after(GC_MS, self._collect)
+
     def close(self) -> None:
         """Stop following, close the channel and the network thread, then the window."""
         if self.closed:
@@ -199,6 +215,9 @@ class App:
                 log.debug("closing the channel failed", exc_info=True)
         self.network.close()
         self.root.destroy()
+        gc.collect()  # on the Tk thread, while Tk objects may still be freed safely
+        if self._gc_was_enabled:
+            gc.enable()
 
 
 def build_parser() -> argparse.ArgumentParser:
