@@ -60,6 +60,16 @@ def wait_for_port(port: int, timeout: float = 15.0) -> None:
     raise TimeoutError(f"nothing listens on 127.0.0.1:{port} after {timeout} s")
 
 
+def stop_process(process: subprocess.Popen[bytes], seconds: float = 10.0) -> None:
+    """Ask a process to stop (SIGTERM), and kill it if it has not within `seconds`."""
+    process.terminate()
+    try:
+        process.wait(seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def toadstool_command(*args: str) -> list[str]:
     """The `toadstool` command line, run with this interpreter."""
     return [sys.executable, "-m", "toadstool_clients.cli", *args]
@@ -105,9 +115,4 @@ def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], st
         wait_for_port(port)
         yield process, f"127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process)

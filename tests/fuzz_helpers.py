@@ -29,6 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
+from conftest import stop_process
 from e2e_helpers import Transcript
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
@@ -522,12 +523,7 @@ class ServerProcess:
         return found
 
     def close(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process)
         self._log.close()
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from conftest import free_port, wait_for_port
+from conftest import free_port, stop_process, wait_for_port
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge.app import Bridge
 from toadstool_clients.bridge.config import config_from_args
@@ -85,12 +85,7 @@ class Broker:
     def stop(self) -> None:
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(5)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, 5)
         self.process = None
 
     def restart(self, down_for: float = 0.5) -> None:

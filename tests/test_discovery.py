@@ -20,7 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from conftest import toadstool_command
+from conftest import stop_process, toadstool_command
 from toadstool.discovery import announce, announced_addresses, instance_name, registry_info
 from toadstool.server import RunningServer
 from toadstool_clients.connection import Client
@@ -215,12 +215,7 @@ def test_a_server_bound_to_every_interface_is_found_and_played_from_another_netw
         assert games.returncode == 0, games.stderr
         assert "uno" in games.stdout
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)
 
 
 @pytest.fixture
@@ -296,9 +291,4 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
             child.close(force=True)
         assert child.exitstatus == 0
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)

@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from conftest import TEST_LIMIT_FLAGS, free_port, toadstool_command, wait_for_port
+from conftest import TEST_LIMIT_FLAGS, free_port, stop_process, toadstool_command, wait_for_port
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -65,12 +65,7 @@ class ServerProcess:
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+            stop_process(self.process)
 
 
 @pytest.fixture

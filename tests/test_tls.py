@@ -17,7 +17,7 @@ import grpc
 import pytest
 from cryptography import x509
 
-from conftest import free_port, toadstool_command, wait_for_port
+from conftest import free_port, stop_process, toadstool_command, wait_for_port
 from e2e_helpers import RACE_CODES
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -202,9 +202,4 @@ def test_the_commands_speak_tls_to_a_tls_serve_process_and_explain_a_plaintext_r
         assert plaintext.returncode == 1
         assert f"the server at {address} only accepts TLS connections: pass --tls-ca" in plaintext.stderr
     finally:
-        server.terminate()
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop_process(server)

@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from conftest import stop_process
 from toadstool.v1 import table_pb2
 from toadstool_clients.tk.app import App
 from toadstool_clients.tk.lobby import ConnectScreen, LobbyScreen
@@ -55,12 +56,7 @@ def xvfb(seconds: float = 10.0) -> Iterator[str]:
         yield f":{int(number)}"
     finally:
         os.close(read_end)
-        process.terminate()
-        try:
-            process.wait(5)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop_process(process, 5)
 
 
 class TkDriver:

@@ -93,6 +93,12 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     def _table(self, table_id: str) -> Table:
         return self.registry.get(_check_id(table_id, "table id"))
 
+    def _hosted_table(self, table_id: str, context: grpc.aio.ServicerContext) -> Table:
+        """The table, once the caller proved with its host token that it may control it."""
+        table = self._table(table_id)
+        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        return table
+
     def _seat(self, table: Table, context: grpc.aio.ServicerContext) -> int:
         token = _metadata(context, SEAT_TOKEN_KEY)
         if not token:
@@ -180,8 +186,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def AddBot(
         self, request: service_pb2.AddBotRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.AddBotResponse:
-        table = self._table(request.table_id)
-        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table = self._hosted_table(request.table_id, context)
         seat = table.add_bot(request.seat if request.HasField("seat") else None)
         return service_pb2.AddBotResponse(seat=seat, table=table.info())
 
@@ -189,8 +194,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def StartTable(
         self, request: service_pb2.StartTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.StartTableResponse:
-        table = self._table(request.table_id)
-        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table = self._hosted_table(request.table_id, context)
         table.start()
         return service_pb2.StartTableResponse(table=table.info())
 
@@ -198,8 +202,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def KickSeat(
         self, request: service_pb2.KickSeatRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.KickSeatResponse:
-        table = self._table(request.table_id)
-        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table = self._hosted_table(request.table_id, context)
         table.kick(request.seat)
         return service_pb2.KickSeatResponse(table=table.info())
 
@@ -232,8 +235,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def IssueDeviceToken(
         self, request: service_pb2.IssueDeviceTokenRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.IssueDeviceTokenResponse:
-        table = self._table(request.table_id)
-        table.require_host(_metadata(context, HOST_TOKEN_KEY))
+        table = self._hosted_table(request.table_id, context)
         return service_pb2.IssueDeviceTokenResponse(device_token=table.issue_device_token())
 
     def _wanted_action_id(self, table: Table, request: service_pb2.ActRequest) -> str:
