@@ -176,3 +176,31 @@ def test_a_stream_that_stays_behind_the_table_listing_is_taken_for_stuck() -> No
     for version in (9, 12, 15, 20):
         assert not healthy.lags(table_pb2.TableInfo(table_id="t2", version=version))
         healthy.update = table_pb2.Update(table_id="t2", version=version)
+
+
+async def test_a_change_put_while_its_topic_is_being_published_is_not_lost() -> None:
+    """The turn topic goes "-" (lobby), "Ann" (playing), then "-" again (finished) while "Ann" is still in
+    flight: the last value must reach the broker, not be mistaken for a repeat of the lobby's "-"."""
+    outbox = Outbox(min_interval=0)
+    published: list[bytes] = []
+
+    async def publish(topic: str, payload: bytes, retain: bool) -> None:
+        if payload == b"Ann":
+            outbox.put(topic, b"-")  # the game finished while "Ann" was on its way
+        await asyncio.sleep(0)
+        published.append(payload)
+
+    outbox.put("t/turn", b"-")
+    drain = asyncio.create_task(outbox.drain(publish))
+    try:
+        async with asyncio.timeout(5):
+            while published != [b"-"]:
+                await asyncio.sleep(0.01)
+            outbox.put("t/turn", b"Ann")
+            while len(published) < 3:
+                await asyncio.sleep(0.01)
+    finally:
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+    assert published == [b"-", b"Ann", b"-"]

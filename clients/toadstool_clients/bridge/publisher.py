@@ -114,6 +114,9 @@ class Outbox:
                 if entry is None:
                     continue
                 payload, retain = entry
+                # In flight: what was last sent no longer says what the broker will hold, so a change put
+                # meanwhile (even back to that old value) must be queued, not taken for a repeat.
+                self.sent.pop(topic, None)
                 try:
                     await publish(topic, payload, retain)
                 except BaseException:
