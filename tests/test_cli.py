@@ -133,7 +133,7 @@ def test_a_server_that_goes_away_is_reported(
     process.kill()
     player.expect("Connection lost", timeout=20)
     player.sendcontrol("c")
-    player.expect(pexpect.EOF, timeout=10)
+    player.expect(pexpect.EOF, timeout=30)
 
 
 @pytest.mark.parametrize("name", ["\x1b[2J\x1b[31mEvil", "\u202eevil"])

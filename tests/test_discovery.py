@@ -286,7 +286,7 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
             child.expect_exact("Server [1-1, Enter for 1, q to quit]: ")
             child.sendline("1")
             child.expect_exact(table_id)
-            child.expect(pexpect.EOF)
+            child.expect(pexpect.EOF, timeout=60)
         finally:
             child.close(force=True)
         assert child.exitstatus == 0
