@@ -296,6 +296,8 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         if holder is not None:
             table.set_connected(holder, +1)
         sent_events: int | None = None
+        backlog = self.registry.backlog
+        backlog.open += 1
         try:
             while not self.registry.closing:
                 if holder is not None and table.seats[holder.index] is not holder:
@@ -306,12 +308,17 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                 revision = table.revision
                 update = table.update_for(seat, since, sent_events)
                 sent_events = len(table.events)
-                yield service_pb2.WatchResponse(update=update)
+                backlog.start_sending()  # until gRPC asks for the next message: it has taken this one
+                try:
+                    yield service_pb2.WatchResponse(update=update)
+                finally:
+                    backlog.done_sending()
                 await table.wait_change(revision)
             await context.abort(
                 grpc.StatusCode.UNAVAILABLE, "the server is shutting down; clients reconnect when it is back"
             )
         finally:
+            backlog.open -= 1
             self.guard.close_stream(client)
             if holder is not None:
                 table.set_connected(holder, -1)

@@ -191,16 +191,16 @@ class Store:
             self.db.execute("UPDATE tables SET device_token_hash = ? WHERE table_id = ?", (token_hash, table_id))
 
     def add_action(self, table_id: str, action: StoredAction) -> None:
-        with self._transaction():
-            self.db.execute(
-                "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
-                (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
-            )
+        # One statement in autocommit mode is its own transaction (committed when execute returns): the
+        # same durability as BEGIN/COMMIT around it, at a third of the calls on the hottest write path.
+        self.db.execute(
+            "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
+        )
 
     def add_note(self, table_id: str, version: int, text: str) -> None:
         """A table-level event (someone left, was taken over, came back) at a version."""
-        with self._transaction():
-            self.db.execute("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+        self.db.execute("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
 
     def delete_table(self, table_id: str) -> None:
         with self._transaction():

@@ -20,7 +20,7 @@ import secrets
 import time
 import unicodedata
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -57,6 +57,49 @@ MAX_CLOCK_SECONDS = 86_400
 TIMEOUT_NOTE = "timeout"
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
+#: When a bot's delay ends this many seconds late, the event loop is behind (more tables than the machine can
+#: play): the bot then waits as long again, so people's calls and every stream catch up first.
+BUSY_LAG = 0.02
+#: The server is behind on delivering when more of its streams than this (and more than half of them) wait
+#: for gRPC to take their last update: then bots wait too (see `Backlog`).
+BACKLOG_FLOOR = 16
+#: The longest a bot waits for the server to catch up, per move (so a bot game never stops for good).
+MAX_BOT_WAIT = 2.0
+
+
+@dataclass
+class Backlog:
+    """How many update streams the server has open, and how many of them gRPC has not finished sending.
+
+    Shared by every table of a server (the service counts, the bots read). When most streams are still
+    sending, the server is behind: bots that moved anyway would spend the machine on moves nobody sees
+    (each stream skips to the newest view), so they wait. One slow viewer never counts: the floor and the
+    half make it a server-wide condition.
+    """
+
+    open: int = 0
+    sending: int = 0
+    _caught_up: asyncio.Event | None = None
+
+    def behind(self) -> bool:
+        return self.sending > max(BACKLOG_FLOOR, self.open // 2)
+
+    def start_sending(self) -> None:
+        self.sending += 1
+
+    def done_sending(self) -> None:
+        self.sending -= 1
+        if self._caught_up is not None and not self.behind():
+            self._caught_up.set()
+            self._caught_up = None
+
+    async def wait_until_caught_up(self) -> None:
+        """Return when the server is no longer behind (callers bound the wait with `asyncio.timeout`)."""
+        if not self.behind():
+            return
+        if self._caught_up is None:
+            self._caught_up = asyncio.Event()
+        await self._caught_up.wait()
 
 
 class ErrorKind(enum.Enum):
@@ -188,6 +231,8 @@ class Table:
     #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
     takeover_seconds: float = 0.0
     store: Store | None = None
+    #: The server's stream backlog (bots give way while it is behind); each table has its own in tests.
+    backlog: Backlog = field(default_factory=Backlog)
     #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
     status: Status = Status.LOBBY
@@ -199,7 +244,10 @@ class Table:
     actions: list[tuple[int, Any]] = field(default_factory=list)
     requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
     _changed: asyncio.Event = field(default_factory=asyncio.Event)
-    _viewer_cache: dict[tuple[int, int, int | None], table_pb2.Update] = field(default_factory=dict)
+    #: Parts of updates at one (version, revision): see `_cached`.
+    _cache: dict[tuple[Any, ...], table_pb2.Update] = field(default_factory=dict, init=False, repr=False)
+    _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
+    _seat_messages: list[table_pb2.Seat] = field(default_factory=list, init=False, repr=False)
     _rng: random.Random = field(default_factory=random.Random)
 
     @property
@@ -516,7 +564,7 @@ class Table:
                 await self.wait_change(revision)
                 continue
             version = self.version
-            await asyncio.sleep(self.bot_delay)
+            await self._bot_pause()
             seat, action = choice
             if self.version != version or not self.seats[seat].played_by_bot:
                 continue  # the table moved on while the bot was thinking: choose again
@@ -525,6 +573,26 @@ class Table:
             except Exception:  # e.g. the disk is full: keep the table alive and try again later
                 log.exception("table %s: a bot action could not be applied", self.table_id)
                 await asyncio.sleep(1.0)
+
+    async def _bot_pause(self) -> None:
+        """The bot's delay, stretched while the server is overloaded.
+
+        Without this, a server hosting more bot tables than it can play spends its time on moves nobody
+        sees: streams skip versions, views per move fall, and new calls wait for the event loop (seen in
+        bench/load.py with 500 tables of bots: under a view per move, and StartTable calls cancelled by
+        gRPC after waiting 30 s to be taken). Two signs: the delay itself ends late (the event loop is
+        behind), or most streams are still sending (gRPC is behind).
+        """
+        loop = asyncio.get_running_loop()
+        asked = loop.time()
+        await asyncio.sleep(self.bot_delay)
+        late = loop.time() - asked - self.bot_delay
+        if late > BUSY_LAG:
+            await asyncio.sleep(late)
+        if self.backlog.behind():
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(MAX_BOT_WAIT):
+                    await self.backlog.wait_until_caught_up()
 
     # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
@@ -606,16 +674,18 @@ class Table:
         )
 
     def seat_messages(self) -> list[table_pb2.Seat]:
-        return [
-            table_pb2.Seat(
-                index=s.index,
-                name=s.name,
-                kind=s.kind.value,
-                connected=s.kind is SeatKind.BOT or s.connections > 0,
-                bot_controlled=s.bot_controlled,
-            )
-            for s in self.seats
+        """The seats as the API shows them; rebuilt only when what it shows changed (every update has them,
+        and seats change far less often than moves are made). Callers copy them into their message."""
+        shown = [
+            (s.index, s.name, s.kind, s.kind is SeatKind.BOT or s.connections > 0, s.bot_controlled) for s in self.seats
         ]
+        if shown != self._seats_shown:
+            self._seats_shown = shown
+            self._seat_messages = [
+                table_pb2.Seat(index=index, name=name, kind=kind.value, connected=connected, bot_controlled=bot)
+                for index, name, kind, connected, bot in shown
+            ]
+        return self._seat_messages
 
     @staticmethod
     def _event_message(version: int, event: Event, viewer: int | None, names: Sequence[str]) -> table_pb2.Event:
@@ -672,17 +742,51 @@ class Table:
             started=self.status is not Status.LOBBY,
         )
 
-    def _viewer_part(self, viewer: int | None, names: Sequence[str]) -> table_pb2.Update:
-        """The part of an update that depends only on the version and the viewer: view, phase, scores, whose
-        turn and legal actions. Computed once per version and viewer, however many streams that viewer has
-        open (every spectator shares one)."""
-        key = (self.version, self.revision, viewer)
-        cached = self._viewer_cache.get(key)
-        if cached is not None:
-            return cached
-        if self._viewer_cache and next(iter(self._viewer_cache))[:2] != key[:2]:
-            self._viewer_cache.clear()  # only the current version and revision are ever asked for again
+    def _cached(self, key: tuple[Any, ...], build: Callable[[], table_pb2.Update]) -> table_pb2.Update:
+        """A part of an update built once per version and revision, however many streams ask for it.
+
+        Every watcher of a table is woken by the same change and asks for the same parts: the table's own
+        part once, each viewer's part once per viewer (every spectator shares one), a live stream's whole
+        update once per viewer and event position. Only the current version and revision are ever asked
+        for again, so older parts are dropped. Callers must not change what they get.
+        """
+        full = (self.version, self.revision, *key)
+        part = self._cache.get(full)
+        if part is None:
+            if self._cache and next(iter(self._cache))[:2] != full[:2]:
+                self._cache.clear()
+            part = self._cache[full] = build()
+        return part
+
+    def _table_part(self) -> table_pb2.Update:
+        """What every viewer is told alike: the table, its seats, the clock and the outcome."""
+        part = table_pb2.Update(
+            table_id=self.table_id,
+            version=self.version,
+            status=self.status.value,
+            seats=self.seat_messages(),
+            game=self.spec.name,
+            table_name=self.name,
+            score_label=self.engine.score_label,
+            turn_seconds=int(self.turn_seconds),
+            takeover_seconds=int(self.takeover_seconds),
+        )
+        deadline = self.turn_deadline()
+        if deadline is not None:
+            part.turn_deadline_unix_ms = int((time.time() + deadline - time.monotonic()) * 1000)
+        outcome = self.engine.outcome(self.state) if self.state is not None else None
+        if outcome is not None:
+            part.outcome.CopyFrom(
+                table_pb2.Outcome(
+                    winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, self.names())
+                )
+            )
+        return part
+
+    def _viewer_part(self, viewer: int | None) -> table_pb2.Update:
+        """What depends on the viewer: view, phase, scores, whose turn and the viewer's legal actions."""
         engine = self.engine
+        names = self.names()
         view = engine.view(self.state, viewer)
         part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
         part.view.CopyFrom(game_view_message(engine, view, names))
@@ -696,7 +800,6 @@ class Table:
                         action=action_message(engine, action),
                     )
                 )
-        self._viewer_cache[key] = part
         return part
 
     def update_for(
@@ -705,30 +808,24 @@ class Table:
         """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
 
         Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
-        the one door out of the server (DESIGN.md principle 4).
+        the one door out of the server (DESIGN.md principle 4). A live stream's update (`since_event`
+        given) is shared with every other stream of the same viewer at the same point, so the caller
+        must not change it.
         """
-        names = self.names()
-        update = table_pb2.Update(
-            table_id=self.table_id,
-            version=self.version,
-            status=self.status.value,
-            seats=self.seat_messages(),
-            game=self.spec.name,
-            table_name=self.name,
-            score_label=self.engine.score_label,
-            turn_seconds=int(self.turn_seconds),
-            takeover_seconds=int(self.takeover_seconds),
-        )
+        if since_event is not None:
+            key = ("live", viewer, since_event, len(self.events))
+            return self._cached(key, lambda: self._build_update(viewer, None, since_event))
+        return self._build_update(viewer, since_version, None)
+
+    def _build_update(self, viewer: int | None, since_version: int | None, since_event: int | None) -> table_pb2.Update:
+        update = table_pb2.Update()
+        update.CopyFrom(self._cached(("table",), self._table_part))
         if viewer is not None:
             update.viewer_seat = viewer
-        deadline = self.turn_deadline()
-        if deadline is not None:
-            update.turn_deadline_unix_ms = int((time.time() + deadline - time.monotonic()) * 1000)
         if self.state is None:
             update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
             return update
-        engine = self.engine
-        update.MergeFrom(self._viewer_part(viewer, names))
+        update.MergeFrom(self._cached(("viewer", viewer), lambda: self._viewer_part(viewer)))
         if since_event is not None:  # a live stream: every event after the last one it was sent
             recent = self.events[since_event:]
         elif since_version is None:
@@ -736,14 +833,8 @@ class Table:
         else:  # a resume: what happened after the version the client saw (the view itself is always whole)
             first = bisect.bisect_right(self.events, since_version, key=lambda entry: entry[0])
             recent = self.events[max(first, len(self.events) - MAX_RESUME_EVENTS) :]
+        names = self.names()
         update.events.extend(self._event_message(v, e, viewer, names) for v, e in recent)
-        outcome = engine.outcome(self.state)
-        if outcome is not None:
-            update.outcome.CopyFrom(
-                table_pb2.Outcome(
-                    winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, names)
-                )
-            )
         return update
 
 
@@ -758,6 +849,7 @@ class TableRegistry:
         self.bot_delay = bot_delay
         self.max_tables = max_tables
         self.store = store
+        self.backlog = Backlog()
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -821,6 +913,7 @@ class TableRegistry:
             turn_seconds=stored.turn_seconds,
             takeover_seconds=stored.takeover_seconds,
             seats=[Seat(index=i) for i in range(stored.players)],
+            backlog=self.backlog,
         )
         now = time.monotonic()
         for seat in seats:
@@ -903,6 +996,7 @@ class TableRegistry:
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
             seats=[Seat(index=i) for i in range(players)],
+            backlog=self.backlog,
         )
         for index in range(players - bots, players):
             table._seat_bot(index)
