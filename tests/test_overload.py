@@ -11,16 +11,44 @@ import grpc
 import pytest
 
 from toadstool.server import RunningServer
-from toadstool.tables import BACKLOG_FLOOR, Backlog
+from toadstool.tables import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool_clients.connection import Client
 
 
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def backlog_with(open_streams: int, sending: int, clock: Clock) -> tuple[Backlog, list[int]]:
+    backlog = Backlog(open=open_streams, clock=clock)
+    return backlog, [backlog.start_sending() for _ in range(sending)]
+
+
 def test_a_few_slow_streams_never_count_as_the_server_being_behind() -> None:
-    assert not Backlog(open=1, sending=1).behind(), "one slow viewer must never slow a table"
-    assert not Backlog(open=BACKLOG_FLOOR, sending=BACKLOG_FLOOR).behind()
-    assert not Backlog(open=200, sending=100).behind(), "half the streams sending is not behind"
-    assert Backlog(open=200, sending=101).behind()
-    assert Backlog(open=BACKLOG_FLOOR + 2, sending=BACKLOG_FLOOR + 1).behind()
+    clock = Clock()
+    assert not backlog_with(1, 1, clock)[0].behind(), "one slow viewer must never slow a table"
+    assert not backlog_with(BACKLOG_FLOOR, BACKLOG_FLOOR, clock)[0].behind()
+    assert not backlog_with(200, 100, clock)[0].behind(), "half the streams sending is not behind"
+    assert backlog_with(200, 101, clock)[0].behind()
+    assert backlog_with(BACKLOG_FLOOR + 2, BACKLOG_FLOOR + 1, clock)[0].behind()
+
+
+def test_sends_that_never_finish_are_a_stalled_client_not_a_busy_server() -> None:
+    # A bridge whose broker hangs stops reading its 300 streams: gRPC never takes their updates.
+    clock = Clock()
+    backlog, stalled = backlog_with(400, 300, clock)
+    assert backlog.behind()
+    clock.now += 2 * STUCK_AFTER + 0.01
+    assert not backlog.behind(), "a stalled client held up every table's bots"
+    busy = [backlog.start_sending() for _ in range(201)]  # while the others are really busy, it is behind
+    assert backlog.behind()
+    for period in busy + stalled:
+        backlog.done_sending(period)
+    assert backlog.sending() == 0
 
 
 async def _until(condition: object, seconds: float = 10.0) -> None:
@@ -39,16 +67,15 @@ async def test_bots_wait_while_the_server_is_behind_and_play_on_when_it_catches_
         backlog = server.registry.backlog
         # The state a server is in when gRPC has not finished sending to most of its streams.
         backlog.open += 1000
-        for _ in range(1000):
-            backlog.start_sending()
+        periods = [backlog.start_sending() for _ in range(1000)]
         try:
             await asyncio.sleep(0.1)  # a move already past its wait may still land
             held = table.version
             await asyncio.sleep(0.3)  # 30 bot delays: many moves if the bots did not wait
             assert table.version == held, "bots moved while the server was behind"
         finally:
-            for _ in range(1000):
-                backlog.done_sending()
+            for period in periods:
+                backlog.done_sending(period)
             backlog.open -= 1000
         await _until(lambda: table.version >= held + 3, seconds=1.5)  # woken, not timed out (2 s)
 
@@ -65,10 +92,10 @@ async def test_the_stream_counts_follow_streams_that_open_read_and_close(server:
         for _ in range(5):  # and the counts stay right while the bots play and updates flow
             for call in calls:
                 await asyncio.wait_for(call.read(), 10)
-        assert 0 <= backlog.sending <= 3
+        assert 0 <= backlog.sending() <= 3
         for call in calls:
             call.cancel()
-        await _until(lambda: (backlog.open, backlog.sending) == (0, 0))
+        await _until(lambda: (backlog.open, backlog.sending()) == (0, 0))
     # A stream refused before it starts counts nothing.
     async with Client(server.address) as client:
         refused = client.watch("no-such-table")
@@ -76,4 +103,4 @@ async def test_the_stream_counts_follow_streams_that_open_read_and_close(server:
             await asyncio.wait_for(refused.read(), 10)
         assert error.value.code() is grpc.StatusCode.NOT_FOUND
         assert backlog.open == 0
-        assert backlog.sending == 0
+        assert backlog.sending() == 0

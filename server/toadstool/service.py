@@ -308,11 +308,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                 revision = table.revision
                 update = table.update_for(seat, since, sent_events)
                 sent_events = len(table.events)
-                backlog.start_sending()  # until gRPC asks for the next message: it has taken this one
+                sending = backlog.start_sending()  # until gRPC asks for the next message: it took this one
                 try:
                     yield service_pb2.WatchResponse(update=update)
                 finally:
-                    backlog.done_sending()
+                    backlog.done_sending(sending)
                 await table.wait_change(revision)
             await context.abort(
                 grpc.StatusCode.UNAVAILABLE, "the server is shutting down; clients reconnect when it is back"
