@@ -6,6 +6,7 @@ that never leak as streams come and go."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import grpc
 import pytest
@@ -104,3 +105,28 @@ async def test_the_stream_counts_follow_streams_that_open_read_and_close(server:
         assert error.value.code() is grpc.StatusCode.NOT_FOUND
         assert backlog.open == 0
         assert backlog.sending() == 0
+
+
+async def test_bots_play_on_as_soon_as_stalled_sends_stop_counting(server: RunningServer) -> None:
+    async with Client(server.address) as client:
+        created = await client.create_table("uno", 3, bots=3, bot_delay_ms=10)
+        table = server.registry.tables[created.table.table_id]
+        await _until(lambda: table.version >= 3)
+        backlog = server.registry.backlog
+        clock = Clock()
+        backlog.clock = clock
+        try:
+            backlog.open += 1000
+            stalled = [backlog.start_sending() for _ in range(1000)]  # a client that stopped reading
+            await asyncio.sleep(0.3)
+            held = table.version
+            await asyncio.sleep(0.2)
+            assert table.version <= held + 1, "bots moved while the server looked behind"
+            clock.now += 2 * STUCK_AFTER + 0.01  # those sends are now a stalled client's, not a busy server's
+            # Without looking again in slices, the bots would sit out their whole wait (2 s per move).
+            await _until(lambda: table.version >= held + 3, seconds=1.0)
+        finally:
+            for period in stalled:
+                backlog.done_sending(period)
+            backlog.open -= 1000
+            backlog.clock = time.monotonic

@@ -12,6 +12,7 @@ survives a power cut, at the price of an fsync per action.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from collections.abc import Iterator
@@ -193,6 +194,7 @@ class Store:
     def add_action(self, table_id: str, action: StoredAction) -> None:
         # One statement in autocommit mode is its own transaction (committed when execute returns): the
         # same durability as BEGIN/COMMIT around it, at a third of the calls on the hottest write path.
+        self._outside_transaction()
         self.db.execute(
             "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
             (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
@@ -200,7 +202,14 @@ class Store:
 
     def add_note(self, table_id: str, version: int, text: str) -> None:
         """A table-level event (someone left, was taken over, came back) at a version."""
+        self._outside_transaction()
         self.db.execute("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+
+    def _outside_transaction(self) -> None:
+        """A single statement commits itself only outside a transaction; inside one left open (a COMMIT
+        that failed), it would be acknowledged and never written, so refuse instead."""
+        if self.db.in_transaction:
+            raise StoreError(f"{self.path} has an unfinished transaction; the write was refused, nothing is lost")
 
     def delete_table(self, table_id: str) -> None:
         with self._transaction():
@@ -262,7 +271,17 @@ class _Transaction:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
-        self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+        if kind is not None:
+            self.db.execute("ROLLBACK")
+            return
+        try:
+            self.db.execute("COMMIT")
+        except sqlite3.Error:
+            # SQLite may leave the transaction open when COMMIT fails (disk full, I/O error): end it, so
+            # no later write lands in it unseen.
+            with contextlib.suppress(sqlite3.Error):
+                self.db.execute("ROLLBACK")
+            raise
 
 
 def _check_file(path: Path) -> None:

@@ -65,6 +65,8 @@ BUSY_LAG = 0.02
 BACKLOG_FLOOR = 16
 #: The longest a bot waits for the server to catch up, per move (so a bot game never stops for good).
 MAX_BOT_WAIT = 2.0
+#: How often a waiting bot looks again whether the server is still behind.
+BACKLOG_RECHECK = 0.25
 #: An update gRPC has not taken after this many seconds is a slow or stalled viewer's (a full flow-control
 #: window), not a sign of a busy server: it stops counting as "sending" (1-2 s after it started).
 STUCK_AFTER = 1.0
@@ -407,8 +409,12 @@ class Table:
             raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
         if self.status is Status.FINISHED:
             raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
+        name = self.seats[seat].name
         self.leave(seat)
-        self._note(f"The host removed {{p{seat}}} from the table")
+        if self.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
+            self._note(f"The host removed {{p{seat}}} from the table")
+        else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
+            self._note(f"The host removed {name.replace('{', '(')} from the table")
 
     def set_connected(self, state: Seat, delta: int) -> None:
         """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
@@ -611,9 +617,11 @@ class Table:
         late = loop.time() - asked - self.bot_delay
         if late > BUSY_LAG:
             await asyncio.sleep(late)
-        if self.backlog.behind():
+        deadline = loop.time() + MAX_BOT_WAIT
+        while self.backlog.behind() and (left := deadline - loop.time()) > 0:
+            # In slices: the backlog also clears without a send finishing (stuck sends stop counting).
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(MAX_BOT_WAIT):
+                async with asyncio.timeout(min(left, BACKLOG_RECHECK)):
                     await self.backlog.wait_until_caught_up()
 
     # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
@@ -844,10 +852,6 @@ class Table:
         update.CopyFrom(self._cached(("table",), self._table_part))
         if viewer is not None:
             update.viewer_seat = viewer
-        if self.state is None:
-            update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
-            return update
-        update.MergeFrom(self._cached(("viewer", viewer), lambda: self._viewer_part(viewer)))
         if since_event is not None:  # a live stream: every event after the last one it was sent
             recent = self.events[since_event:]
         elif since_version is None:
@@ -856,7 +860,12 @@ class Table:
             first = bisect.bisect_right(self.events, since_version, key=lambda entry: entry[0])
             recent = self.events[max(first, len(self.events) - MAX_RESUME_EVENTS) :]
         names = self.names()
+        # In the lobby too: its notes (someone left, the host removed a seat) are events like any other.
         update.events.extend(self._event_message(v, e, viewer, names) for v, e in recent)
+        if self.state is None:
+            update.phase = f"Waiting for players ({len(self.open_seats())} open seats)"
+            return update
+        update.MergeFrom(self._cached(("viewer", viewer), lambda: self._viewer_part(viewer)))
         return update
 
 

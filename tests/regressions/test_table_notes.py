@@ -74,3 +74,17 @@ async def test_history_keeps_table_notes_across_a_restart(tmp_path: Path) -> Non
         after = [e.text for step in await client.history(table_id) for e in step.events]
     assert any("left the table" in t for t in before)
     assert after == before, f"lost on restart: {[t for t in before if t not in after]}"
+
+
+async def test_a_note_made_in_the_lobby_reaches_those_watching_it(server: RunningServer) -> None:
+    async with Client(server.address) as client:
+        created = await client.create_table("uno", 3, seed=23, manual_start=True)
+        table_id, host = created.table.table_id, created.host_token
+        await client.join(table_id, "Ann", 0)
+        await client.join(table_id, "Bob", 1)
+        watching = client.watch(table_id)
+        await asyncio.wait_for(watching.read(), 10)
+        await client.kick(table_id, host, 1)
+        texts = await _texts_seen(watching, 1.0)
+        watching.cancel()
+    assert any("removed Bob" in text for text in texts), texts
