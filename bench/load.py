@@ -70,6 +70,11 @@ HOST = "127.0.0.1"
 SERVICE = "/toadstool.v1.ToadstoolService/"
 RAW_SERVICE = "bench.RawFanout"
 SEATS = 4
+#: The runs whose clients act (a unary Act per move); in the others the server changes its tables itself
+#: (bots, tick) or only sends (push), and the clients only count.
+CLIENTS_ACT = ("toadstool", "raw")
+#: The runs served by the minimal grpc.aio server (`--role raw-server`).
+RAW_TARGETS = ("raw", "tick", "push")
 #: Per-channel arg that stops gRPC sharing one connection between channels to the same address.
 CHANNEL_OPTIONS = [("grpc.use_local_subchannel_pool", 1)]
 #: Bot delay of the tables the server plays itself: short enough that from about 50 tables on they ask more
@@ -275,7 +280,7 @@ class Worker:
         self.paced: list[Window] = []
         self.saturated: list[Window] = []
         self.stopping = False
-        self.raw = target in ("raw", "tick", "push")
+        self.raw = target in RAW_TARGETS
         #: Our server playing every seat itself (bots with no delay): the clients only watch.
         self.bots = target == "bots"
         self.control: Any = None
@@ -392,6 +397,7 @@ class Worker:
             call = stream(service_pb2.WatchRequest(table_id=table.table_id), metadata=metadata)
         view = table.views[seat]
         raw = self.raw
+        server_moves = self.target not in CLIENTS_ACT  # count the server's own moves from the versions seen
         clock = time.perf_counter
         try:
             async for data in call:
@@ -410,8 +416,8 @@ class Worker:
                     window.messages += 1
                     window.bytes += len(data)
                 if update.version > table.newest:
-                    if window is not None and self.target in ("bots", "tick") and table.newest >= 0:
-                        window.accepted += update.version - table.newest  # the server's own actions
+                    if window is not None and server_moves and table.newest >= 0:
+                        window.accepted += update.version - table.newest
                     table.newest = update.version
                 pending = table.pending
                 if pending is not None and update.version >= pending[1] and seat in pending[2]:
@@ -486,7 +492,7 @@ class Worker:
 
     async def _play(self, table: LoadTable, offset: float) -> None:
         s = self.schedule
-        if self.target in ("push", "bots", "tick"):
+        if self.target not in CLIENTS_ACT:
             return  # the server pushes (or plays); the streams only count
         clock = time.perf_counter
         # Paced: one action a second, at this table's offset.
@@ -669,7 +675,7 @@ def start_server(
 ) -> subprocess.Popen[bytes]:
     """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
     or none with store="none"), optionally under cProfile (written when it stops) or on uvloop."""
-    if target in ("raw", "tick", "push"):
+    if target in RAW_TARGETS:
         command = [sys.executable, __file__, "--role", "raw-server", "--target", target, "--port", str(port)]
         command += ["--size", str(size), "--server-loop", server_loop]
     else:
@@ -745,7 +751,7 @@ def _run_point(
         time.sleep(0.3)
         rss_ready = rss_bytes(server.pid)
         start_at = time.time() + 0.5
-        paced_windows = 0 if target in ("push", "bots", "tick") else budget.windows
+        paced_windows = budget.windows if target in CLIENTS_ACT else 0
         order = {"paced_windows": paced_windows, "windows": budget.windows, "window": budget.window}
         order["start_at"] = start_at
         line = json.dumps(order) + "\n"
@@ -937,7 +943,7 @@ def plot(points: list[dict[str, Any]], path: Path) -> Path:
     for key, style, color in TARGETS:
         views = [p[key]["saturated"]["views_per_s"]["median"] for p in points]
         right.plot(tables, views, style, color=color, label=f"{key} view messages/s")
-        if key in ("push", "bots", "tick"):
+        if key not in CLIENTS_ACT:
             continue
         p50 = [p[key]["paced"]["latency_p50_ms"]["median"] for p in points]
         p99 = [p[key]["paced"]["latency_p99_ms"]["median"] for p in points]

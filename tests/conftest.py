@@ -75,6 +75,11 @@ def toadstool_command(*args: str) -> list[str]:
     return [sys.executable, "-m", "toadstool_clients.cli", *args]
 
 
+def serve_command(port: int, *flags: str) -> list[str]:
+    """`toadstool serve` on 127.0.0.1 (tests listen on loopback only) at `port`, with `flags`."""
+    return toadstool_command("serve", "--host", "127.0.0.1", "--port", str(port), *flags)
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[RunningServer]:
     """A real gRPC server in this process on a free loopback port, with instant bots."""
@@ -95,18 +100,7 @@ def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], st
     port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
     process = subprocess.Popen(
-        toadstool_command(
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--bot-delay",
-            "0.01",
-            "--no-db",
-            "--no-announce",
-            *TEST_LIMIT_FLAGS,
-        ),
+        serve_command(port, "--bot-delay", "0.01", "--no-db", "--no-announce", *TEST_LIMIT_FLAGS),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

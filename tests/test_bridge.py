@@ -13,7 +13,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import free_port, toadstool_command, wait_for_port
+from conftest import free_port, serve_command, toadstool_command, wait_for_port
 from mqtt_helpers import (  # noqa: F401
     Broker,
     Recorder,
@@ -166,9 +166,7 @@ async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where
     port = free_port()
     address = f"127.0.0.1:{port}"
     db = str(tmp_path / "tables.db")
-    command = toadstool_command(
-        "serve", "--host", "127.0.0.1", "--port", str(port), "--bot-delay", "0", "--min-bot-delay", "0", "--db", db
-    )
+    command = serve_command(port, "--bot-delay", "0", "--min-bot-delay", "0", "--db", db)
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
 
     def start() -> subprocess.Popen[bytes]:

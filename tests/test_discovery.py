@@ -20,7 +20,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from conftest import stop_process, toadstool_command
+from conftest import serve_command, stop_process, toadstool_command
 from toadstool.discovery import announce, announced_addresses, instance_name, registry_info
 from toadstool.server import RunningServer
 from toadstool_clients.connection import Client
@@ -251,21 +251,8 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
     env = {k: v for k, v in os.environ.items() if k not in {"TOADSTOOL_SERVER", "TOADSTOOL_TLS_CA"}}
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     in_ns = ["ip", "netns", "exec", empty_namespace]
-    serve = [
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        "50051",
-        "--no-db",
-        "--bot-delay",
-        "0",
-        "--min-bot-delay",
-        "0",
-        "--name",
-        name,
-    ]
-    server = subprocess.Popen([*in_ns, *toadstool_command(*serve)], env=env, stdout=subprocess.PIPE, text=True)
+    serve = serve_command(50051, "--no-db", "--bot-delay", "0", "--min-bot-delay", "0", "--name", name)
+    server = subprocess.Popen([*in_ns, *serve], env=env, stdout=subprocess.PIPE, text=True)
     try:
         assert server.stdout is not None
         assert "listening on 127.0.0.1:50051" in server.stdout.readline()

@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from conftest import TEST_LIMIT_FLAGS, free_port, stop_process, toadstool_command, wait_for_port
+from conftest import TEST_LIMIT_FLAGS, free_port, serve_command, stop_process, toadstool_command, wait_for_port
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -43,12 +43,9 @@ class ServerProcess:
         return f"127.0.0.1:{self.port}"
 
     def start(self, *extra: str) -> None:
-        args = (
-            *("serve", "--host", "127.0.0.1", "--port", str(self.port), "--db", str(self.db)),
-            *("--bot-delay", "0.002", "--no-announce", *TEST_LIMIT_FLAGS),
-        )
+        flags = ("--db", str(self.db), "--bot-delay", "0.002", "--no-announce", *TEST_LIMIT_FLAGS, *extra)
         self.process = subprocess.Popen(
-            toadstool_command(*args, *extra), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            serve_command(self.port, *flags), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
         )
         wait_for_port(self.port)
 
@@ -375,7 +372,7 @@ def test_a_corrupt_or_foreign_database_is_refused_and_never_overwritten(tmp_path
         path.write_bytes(content)
     before = path.read_bytes()
     result = subprocess.run(
-        toadstool_command("serve", "--host", "127.0.0.1", "--port", str(free_port()), "--db", str(path)),
+        serve_command(free_port(), "--db", str(path)),
         capture_output=True,
         text=True,
         timeout=30,

@@ -12,22 +12,13 @@ import pytest
 from google.protobuf.message import Message
 
 from e2e_helpers import Transcript, gather_players, play_randomly
+from fuzz_helpers import replay_states
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
 from toadstool.messages import game_view_message
 from toadstool.server import RunningServer
 from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
-
-
-def _replay_states(table):  # type: ignore[no-untyped-def]
-    engine = table.engine
-    state = engine.new(table.players, table.options, table.seed)
-    states = [state]
-    for seat, action in table.actions:
-        state = engine.apply(state, seat, action)
-        states.append(state)
-    return states
 
 
 def _check_transcript(table, transcript: Transcript, states) -> None:  # type: ignore[no-untyped-def]
@@ -68,7 +59,7 @@ async def test_people_bots_and_a_spectator_play_a_whole_game(server: RunningServ
         transcripts = await gather_players([ann, bob, spectator])
     table = server.registry.tables[table_id]
     assert table.status.name == "FINISHED"
-    states = _replay_states(table)
+    states = replay_states(table)
     for transcript in transcripts:
         assert transcript.last.status == table_pb2.TABLE_STATUS_FINISHED
         assert transcript.last.version == table.version
@@ -105,7 +96,7 @@ async def test_no_uno_message_carries_another_seats_cards_or_the_draw_pile(serve
         players.append(play_randomly(server.address, table_id, second.seat_token, second.seat, seed=seed + 20))
         transcripts = await gather_players(players)
     table = server.registry.tables[table_id]
-    states = _replay_states(table)
+    states = replay_states(table)
     checked = seen_cards = 0
     for transcript in transcripts:
         viewer = transcript.seat

@@ -20,7 +20,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conftest import free_port, toadstool_command
+from conftest import free_port, serve_command
 from fuzz_helpers import (
     ALLOWED_CODES,
     CONTINUATION,
@@ -71,19 +71,7 @@ def serve(tmp_path: Path) -> Iterator[ServerProcess]:
         port = free_port()
         directory = tmp_path / f"run{attempt}"
         directory.mkdir()
-        command = toadstool_command(
-            "serve",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--bot-delay",
-            "0",
-            "--min-bot-delay",
-            "0",
-            "--db",
-            str(directory / "fuzz.db"),
-        )
+        command = serve_command(port, "--bot-delay", "0", "--min-bot-delay", "0", "--db", str(directory / "fuzz.db"))
         server = ServerProcess(command, directory, port)
         try:
             if server.wait_listening():

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port, toadstool_command, wait_for_port
+from conftest import ROOT, free_port, serve_command, wait_for_port
 from e2e_helpers import play_randomly
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -109,19 +109,7 @@ async def test_the_node_client_plays_over_tls_with_the_servers_certificate(tmp_p
 
 async def test_the_node_client_rides_out_a_server_restart_and_still_finishes_the_game(tmp_path: Path) -> None:
     port = free_port()
-    serve = toadstool_command(
-        "serve",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        str(port),
-        "--bot-delay",
-        "0.05",
-        "--min-bot-delay",
-        "0",
-        "--db",
-        str(tmp_path / "t.db"),
-    )
+    serve = serve_command(port, "--bot-delay", "0.05", "--min-bot-delay", "0", "--db", str(tmp_path / "t.db"))
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
 
     def start() -> subprocess.Popen[bytes]:

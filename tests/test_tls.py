@@ -17,7 +17,7 @@ import grpc
 import pytest
 from cryptography import x509
 
-from conftest import free_port, stop_process, toadstool_command, wait_for_port
+from conftest import free_port, serve_command, stop_process, toadstool_command, wait_for_port
 from e2e_helpers import RACE_CODES
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -165,9 +165,8 @@ def test_the_commands_speak_tls_to_a_tls_serve_process_and_explain_a_plaintext_r
     port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
     env.pop("TOADSTOOL_TLS_CA", None)
-    serve_args = ["serve", "--host", "127.0.0.1", "--port", str(port), "--no-db", "--no-announce"]
     server = subprocess.Popen(
-        toadstool_command(*serve_args, "--tls-cert", str(cert), "--tls-key", str(key)),
+        serve_command(port, "--no-db", "--no-announce", "--tls-cert", str(cert), "--tls-key", str(key)),
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

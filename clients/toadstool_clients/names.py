@@ -1,12 +1,42 @@
-"""Display names of enum values that views carry as numbers, shared by the terminal and Tk screens.
+"""Display names shared by the clients: seats (terminal and MQTT bridge), and enum values that views carry
+as numbers (terminal and Tk screens).
 
-Presentation data only (what a person reads for a Kart item or a Level Up! Power Up card); the rules never
-look here. One place, so both clients always name things alike.
+Presentation data only (what a person reads for a seat, a Kart item or a Level Up! Power Up card); the rules
+never look here. One place, so the clients always name things alike.
 """
 
 from __future__ import annotations
 
-from toadstool.v1 import kart_pb2, levelup_pb2
+import re
+
+from toadstool.v1 import kart_pb2, levelup_pb2, table_pb2
+
+_SEAT_REF = re.compile(r"\{p(\d+)\}")
+
+
+def seat_name(update: table_pb2.Update, seat: int) -> str:
+    """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
+    for entry in update.seats:
+        if entry.index == seat:
+            return entry.name or f"Player {seat + 1}"
+    return f"Player {seat + 1}"
+
+
+def seat_names(update: table_pb2.Update, players: int) -> list[str]:
+    """The names of seats 0..players-1 (see `seat_name`)."""
+    return [seat_name(update, seat) for seat in range(players)]
+
+
+def with_seat_names(text: str, names: list[str]) -> str:
+    """`text` with any seat reference `{pN}` replaced by that seat's name. The server names seats itself;
+    this only keeps a reference it left (a newer server, a custom one) from reaching the screen raw."""
+
+    def name(match: re.Match[str]) -> str:
+        seat = int(match.group(1))
+        return names[seat] if seat < len(names) else f"Player {seat + 1}"
+
+    return _SEAT_REF.sub(name, text)
+
 
 #: Kart items by KartItem number.
 KART_ITEM_NAMES: dict[int, str] = {

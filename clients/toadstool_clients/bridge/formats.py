@@ -19,6 +19,7 @@ from google.protobuf.json_format import MessageToDict
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge.topics import Topics, safe_level
+from toadstool_clients.names import seat_name
 
 STATUS_NAMES = {
     table_pb2.TABLE_STATUS_LOBBY: "lobby",
@@ -43,14 +44,6 @@ def clean_text(text: str, limit: int = DISPLAY_TEXT_LIMIT) -> str:
     """A name or phrase from the network made safe to draw on a display: no control characters, one line."""
     kept = "".join(" " if unicodedata.category(ch)[0] in "CZ" else ch for ch in text)
     return " ".join(kept.split())[:limit]
-
-
-def seat_name(update: table_pb2.Update, seat: int) -> str:
-    """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
-    for entry in update.seats:
-        if entry.index == seat:
-            return entry.name or f"Player {seat + 1}"
-    return f"Player {seat + 1}"
 
 
 def state_payload(update: table_pb2.Update) -> dict[str, Any]:

@@ -7,15 +7,13 @@ menu around it belong to the generic terminal shell. Names from the network are 
 
 from __future__ import annotations
 
-import re
-
 from rich.console import Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import kart_pb2, table_pb2
-from toadstool_clients.names import KART_ITEM_NAMES
+from toadstool_clients.names import KART_ITEM_NAMES, seat_names, with_seat_names
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
 COLOR_STYLE: dict[int, str] = {
@@ -43,25 +41,11 @@ STAGE_NAMES: dict[int, str] = {
     kart_pb2.KART_STAGE_FINISHED: "race over",
 }
 ROW = 20  # fields per row of the track strip
-_SEAT_REF = re.compile(r"\{p(\d+)\}")
-
-
-def _names(update: table_pb2.Update, players: int) -> list[str]:
-    names = []
-    for seat in range(players):
-        name = update.seats[seat].name if seat < len(update.seats) else ""
-        names.append(name or f"Player {seat + 1}")
-    return names
 
 
 def _with_names(text: str, names: list[str]) -> Text:
     """A plain Text with seat references replaced by names (Text never interprets markup)."""
-
-    def name(match: re.Match[str]) -> str:
-        seat = int(match.group(1))
-        return names[seat] if seat < len(names) else f"Player {seat + 1}"
-
-    return Text(_SEAT_REF.sub(name, text))
+    return Text(with_seat_names(text, names))
 
 
 def _track(view: kart_pb2.KartView) -> RenderableType:
@@ -195,5 +179,5 @@ def _status(view: kart_pb2.KartView, names: list[str], phase: str) -> Text:
 def render_view(update: table_pb2.Update) -> RenderableType:
     """The Kart part of the screen for this update, seen from update.viewer_seat (or a spectator)."""
     view = update.view.kart
-    names = _names(update, len(view.karts))
+    names = seat_names(update, len(view.karts))
     return Group(_track(view), _karts(view, names), _status(view, names, update.phase))

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import levelup_pb2, table_pb2
-from toadstool_clients.names import LEVEL_UP_POWER_NAMES
+from toadstool_clients.names import LEVEL_UP_POWER_NAMES, seat_name
 
 _BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: "Coin",
@@ -31,13 +31,6 @@ _VOTES = {
     levelup_pb2.LEVEL_UP_VOTE_NO: ("No!", "bold red"),
     levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: ("Thwomp Vote", "bold magenta"),
 }
-
-
-def _seat_name(update: table_pb2.Update, seat: int) -> str:
-    for s in update.seats:
-        if s.index == seat and s.name:
-            return s.name
-    return f"Player {seat + 1}"
 
 
 def render_view(update: table_pb2.Update) -> RenderableType:
@@ -75,7 +68,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     for column in ("Player", "No!", "Power Ups", "Held ? blocks", "Vote", "Rounds", "Points"):
         seats.add_column(column)
     for seat in view.seats:
-        name = Text(_seat_name(update, seat.seat))
+        name = Text(seat_name(update, seat.seat))
         if view.HasField("you") and seat.seat == view.you:
             name.stylize("bold underline")
         if seat.seat == view.current:
@@ -126,10 +119,10 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         shown.add_column("Player")
         shown.add_column("Characters")
         for seat in last:
-            shown.add_row(Text(_seat_name(update, seat.seat)), characters(list(seat.last_objective)))
+            shown.add_row(Text(seat_name(update, seat.seat)), characters(list(seat.last_objective)))
         parts.append(shown)
     if view.winners:
         won = Text("Winner: ", style="bold green")
-        won.append(", ".join(_seat_name(update, w) for w in view.winners))
+        won.append(", ".join(seat_name(update, w) for w in view.winners))
         parts.append(won)
     return Panel(Group(*parts), title="Super Mario: Level Up!", border_style="red")

@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import powerup_pb2, table_pb2
+from toadstool_clients.names import seat_name
 
 _STAGES = {
     powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE: "Keep or trade",
@@ -29,13 +30,6 @@ _TIMING_STYLE = {
     powerup_pb2.POWER_UP_TIMING_BEFORE_DECISION: "cyan",
     powerup_pb2.POWER_UP_TIMING_AS_DECISION: "cyan",
 }
-
-
-def _name(update: table_pb2.Update, seat: int) -> str:
-    for info in update.seats:
-        if info.index == seat and info.name:
-            return info.name
-    return f"Player {seat + 1}"
 
 
 def _level_text(seat: powerup_pb2.PowerUpSeat) -> Text:
@@ -66,7 +60,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     header.append(f"Round {view.round}", style="bold")
     header.append(f"  {_STAGES.get(view.stage, '')}", style="cyan")
     header.append("  Dealer: ")
-    header.append(_name(update, view.dealer), style="bold")
+    header.append(seat_name(update, view.dealer), style="bold")
     header.append(f"  Supply: {view.supply} Extra Lives", style="dim")
     if view.stage == powerup_pb2.POWER_UP_STAGE_MODIFY:
         header.append(f"  Passes in a row: {view.passes_in_a_row}", style="dim")
@@ -80,7 +74,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     seats.add_column("? cards", justify="right")
     seats.add_column("")
     for seat in view.seats:
-        name = Text(_name(update, seat.seat))
+        name = Text(seat_name(update, seat.seat))
         if me is not None and seat.seat == me:
             name.append(" (you)", style="bold green")
         if seat.seat == view.dealer:
@@ -109,16 +103,16 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     if view.HasField("pending"):
         kind = "Warp Pipe" if view.pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE else "trade"
         line = Text()
-        line.append(_name(update, view.pending.from_seat), style="bold")
+        line.append(seat_name(update, view.pending.from_seat), style="bold")
         line.append(f" aims a {kind} at ")
-        line.append(_name(update, view.pending.to_seat), style="bold")
+        line.append(seat_name(update, view.pending.to_seat), style="bold")
         parts.append(line)
     if view.peeks:
         peeks = Text("Boo showed you: ", style="cyan")
         for index, peek in enumerate(view.peeks):
             if index:
                 peeks.append(", ")
-            peeks.append(_name(update, peek.seat), style="bold")
+            peeks.append(seat_name(update, peek.seat), style="bold")
             peeks.append(" CASTLE" if peek.card.castle else f" x{peek.card.value}")
         parts.append(peeks)
     if me is not None:

@@ -9,8 +9,6 @@ objects, never markup).
 
 from __future__ import annotations
 
-import re
-
 from rich.columns import Columns
 from rich.console import Group, RenderableType
 from rich.panel import Panel
@@ -18,6 +16,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.v1 import table_pb2, uno_pb2
+from toadstool_clients.names import seat_names, with_seat_names
 
 COLOR_STYLE: dict[int, str] = {
     uno_pb2.UNO_COLOR_RED: "bold white on red",
@@ -55,15 +54,6 @@ STAGE_NAMES: dict[int, str] = {
     uno_pb2.UNO_STAGE_ANSWER_WILD_DRAW_FOUR: "answer the Wild Draw Four",
     uno_pb2.UNO_STAGE_GAME_OVER: "game over",
 }
-_SEAT_REF = re.compile(r"\{p(\d+)\}")
-
-
-def _names(update: table_pb2.Update, players: int) -> list[str]:
-    names = []
-    for seat in range(players):
-        name = update.seats[seat].name if seat < len(update.seats) else ""
-        names.append(name or f"Player {seat + 1}")
-    return names
 
 
 def _name(names: list[str], seat: int) -> str:
@@ -72,7 +62,7 @@ def _name(names: list[str], seat: int) -> str:
 
 def _with_names(text: str, names: list[str]) -> Text:
     """A plain Text with seat references replaced by names (Text never interprets markup)."""
-    return Text(_SEAT_REF.sub(lambda m: _name(names, int(m.group(1))), text))
+    return Text(with_seat_names(text, names))
 
 
 def card_text(card: uno_pb2.UnoCard) -> Text:
@@ -171,7 +161,7 @@ def _notes(view: uno_pb2.UnoView, names: list[str]) -> list[RenderableType]:
 def render_view(update: table_pb2.Update) -> RenderableType:
     """The UNO part of the screen for this update."""
     view = update.view.uno
-    names = _names(update, len(view.hand_counts))
+    names = seat_names(update, len(view.hand_counts))
     status = _with_names(update.phase or view.phase, names)
     status.stylize("bold")
     status.append(f"  ·  {STAGE_NAMES.get(view.stage, '')}")
