@@ -84,6 +84,8 @@ def name_seats(text: str, names: Sequence[str]) -> str:
         seat = int(match.group(1))
         return names[seat] if seat < len(names) and names[seat] else f"Player {seat + 1}"
 
+    if "{" not in text:  # most texts (card names, labels) name no seat: skip the regex and its callback
+        return text
     return _SEAT_REF.sub(name, text)
 
 

@@ -44,6 +44,24 @@ STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
 
 R = TypeVar("R")
 
+WATCH_METHOD = "/toadstool.v1.ToadstoolService/Watch"
+
+
+def _serialised(message: Any) -> bytes:
+    return message if isinstance(message, bytes) else message.SerializeToString()  # type: ignore[no-any-return]
+
+
+class SerialisedWatch(grpc.aio.ServerInterceptor):  # type: ignore[misc]
+    """`Watch` yields its messages already serialised (`Table.watch_response`: once per change and viewer,
+    shared by every stream at the same point, instead of once per stream); the generated handler would
+    serialise them again, so it gets a serialiser that passes bytes through."""
+
+    async def intercept_service(self, continuation: Any, details: grpc.HandlerCallDetails) -> Any:
+        handler = await continuation(details)
+        if handler is None or details.method != WATCH_METHOD:
+            return handler
+        return grpc.unary_stream_rpc_method_handler(handler.unary_stream, handler.request_deserializer, _serialised)
+
 
 def _maps_errors(
     method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
@@ -272,7 +290,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
 
     async def Watch(
         self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
-    ) -> AsyncIterator[service_pb2.WatchResponse]:
+    ) -> AsyncIterator[bytes]:
         try:
             table = self._table(request.table_id)
             token = _metadata(context, SEAT_TOKEN_KEY)
@@ -306,11 +324,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                         f"your seat at table {table.table_id} was given up or removed; join again to play",
                     )
                 revision = table.revision
-                update = table.update_for(seat, since, sent_events)
+                response = table.watch_response(seat, since, sent_events)
                 sent_events = len(table.events)
                 sending = backlog.start_sending()  # until gRPC asks for the next message: it took this one
                 try:
-                    yield service_pb2.WatchResponse(update=update)
+                    yield response  # already serialised: see `SerialisedWatch`
                 finally:
                     backlog.done_sending(sending)
                 await table.wait_change(revision)
