@@ -288,7 +288,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         finally:
             self.guard.close_stream(client)
 
-    async def Watch(
+    async def Watch(  # type: ignore[override]  # it yields messages already serialised: see SerialisedWatch
         self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bytes]:
         try:
