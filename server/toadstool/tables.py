@@ -340,8 +340,9 @@ class Table:
         """Return once the table's revision differs from `seen_revision`.
 
         Every stream of a table waits here between messages. Not an `asyncio.Event`: on Python 3.11 each
-        of its waits asks for the running loop, a `getpid` system call (5 % of a busy server's time in
-        bench/load.py); the table's loop is looked up once, on the first wait (a table lives in one loop).
+        of its waits asks for the running loop, a `getpid` system call (a few per cent of a busy server's
+        time in bench/load.py); the table's loop is looked up once, on the first wait (a table lives in
+        one loop).
         """
         while self.revision == seen_revision:
             if self._loop is None:
