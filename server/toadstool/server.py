@@ -204,7 +204,6 @@ async def serve(config: ServerConfig) -> None:
             loop.add_signal_handler(sig, stop.set)
     gc.set_threshold(*GC_THRESHOLDS)
     async with running_server(config) as running, announced(config, running):
-        gc.freeze()  # what start-up made and restored lives as long as the server: never rescan it
         log.info("Toadstool serving on %s", running.address)
         secure = "TLS" if config.tls_cert else "plaintext"
         print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)
