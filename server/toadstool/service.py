@@ -2,7 +2,8 @@
 
 It authenticates the caller (seat token / host token from metadata), turns requests into calls on the
 table layer, and maps the closed set of `TableError`s to gRPC status codes in one adapter
-(principle 6). It holds no game logic and builds no view itself: updates come from `Table.update_for`.
+(principle 6). It holds no game logic and builds no view itself: updates come from `Table.watch_response`
+and `Table.update_for`.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
 
 R = TypeVar("R")
 
-WATCH_METHOD = "/toadstool.v1.ToadstoolService/Watch"
+WATCH_METHOD = f"/{service_pb2.DESCRIPTOR.services_by_name['ToadstoolService'].full_name}/Watch"
 
 
 def _serialised(message: Any) -> bytes:

@@ -142,19 +142,18 @@ class Beat:
 
     def __init__(self) -> None:
         self._due: dict[float, list[asyncio.Future[None]]] = {}
-        #: Looked up on the first sleep (a server's tables live in one loop): on Python 3.11 each lookup
-        #: of the running loop is a `getpid` system call.
+        #: Looked up on the first sleep, and again only if that loop has closed (a server's tables live in
+        #: its one loop): on Python 3.11 each lookup of the running loop is a `getpid` system call.
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def sleep(self, delay: float) -> float:
         """Sleep at least `delay` seconds, until the next beat after it; return how many seconds after that
         beat this sleeper was woken (more than a few milliseconds: the event loop is behind)."""
-        if self._loop is None:
-            self._loop = asyncio.get_running_loop()
-        loop = self._loop
-        if delay <= 0:  # no delay asked: only let others run (tests play whole games at full speed)
+        loop = self._running_loop()
+        if delay <= 0:  # no delay asked (tests play whole games at full speed): one turn of the loop, and
+            asked = loop.time()  # how long that turn took is how late the loop is
             await asyncio.sleep(0)
-            return 0.0
+            return loop.time() - asked
         when = math.ceil((loop.time() + delay) / BEAT_SECONDS) * BEAT_SECONDS
         waiters = self._due.get(when)
         if waiters is None:
@@ -164,6 +163,12 @@ class Beat:
         waiters.append(waiter)
         await waiter  # a cancelled sleeper's future is cancelled too, and skipped by `_wake`
         return loop.time() - when
+
+    def _running_loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None or self._loop.is_closed():  # first use, or a new loop (tests, embedding)
+            self._loop = asyncio.get_running_loop()
+            self._due.clear()
+        return self._loop
 
     def _wake(self, when: float) -> None:
         for waiter in self._due.pop(when):
@@ -341,17 +346,18 @@ class Table:
 
         Every stream of a table waits here between messages. Not an `asyncio.Event`: on Python 3.11 each
         of its waits asks for the running loop, a `getpid` system call (a few per cent of a busy server's
-        time in bench/load.py); the table's loop is looked up once, on the first wait (a table lives in
-        one loop).
+        time in bench/load.py); the table's loop is looked up on the first wait, and again only if that
+        loop has closed (a server's tables live in its one loop).
         """
         while self.revision == seen_revision:
-            if self._loop is None:
+            if self._loop is None or self._loop.is_closed():  # first wait, or a new loop (tests, embedding)
                 self._loop = asyncio.get_running_loop()
+                self._waiters = []
             waiter = self._loop.create_future()
             self._waiters.append(waiter)
             try:
                 await waiter
-            except asyncio.CancelledError:  # the stream ended: do not keep its waiter until the next change
+            except BaseException:  # the stream ended: do not keep its waiter until the next change
                 with contextlib.suppress(ValueError):
                     self._waiters.remove(waiter)
                 raise
