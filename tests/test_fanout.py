@@ -125,19 +125,19 @@ async def test_every_stream_waiting_on_a_table_wakes_and_a_cancelled_one_is_not_
         table, _ = registry.create("uno", 2, manual_start=True)
         await asyncio.sleep(0.05)
         revision = table.revision
-        own = len(table._waiters)  # the table's own tasks (its bots' and clocks') wait on it too
+        own = len(table._changed)  # the table's own tasks (its bots' and clocks') wait on it too
         waiters = [asyncio.create_task(table.wait_change(revision)) for _ in range(5)]
         await asyncio.sleep(0)
         waiters[2].cancel()
         await asyncio.sleep(0)
-        assert len(table._waiters) == own + 4, "a stream that went away stays registered until the next change"
+        assert len(table._changed) == own + 4, "a stream that went away stays registered until the next change"
         table.add_bot(None)  # any change
         done, pending = await asyncio.wait(waiters, timeout=5)
         assert not pending
         assert waiters[2].cancelled()
         assert all(w.exception() is None for w in done if w is not waiters[2])
         await asyncio.sleep(0.05)
-        assert len(table._waiters) == own, "the table's own tasks wait again; nothing else is kept"
+        assert len(table._changed) == own, "the table's own tasks wait again; nothing else is kept"
         # A stream whose revision is already behind returns at once, without waiting.
         await asyncio.wait_for(table.wait_change(revision), 1)
 
@@ -146,13 +146,13 @@ async def test_many_streams_coming_and_going_on_a_quiet_table_leave_nothing_behi
     async with TableRegistry(bot_delay=0.0) as registry:
         table, _ = registry.create("uno", 2, manual_start=True)
         await asyncio.sleep(0.05)
-        own = len(table._waiters)
+        own = len(table._changed)
         for _ in range(50):
             tasks = [asyncio.create_task(table.wait_change(table.revision)) for _ in range(20)]
             await asyncio.sleep(0)
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        assert len(table._waiters) == own
+        assert len(table._changed) == own
         with pytest.raises(TimeoutError):  # and a quiet table still makes its streams wait
             await asyncio.wait_for(table.wait_change(table.revision), 0.05)

@@ -76,6 +76,52 @@ STUCK_AFTER = 1.0
 BEAT_SECONDS = 0.005
 
 
+def _kept_loop(kept: asyncio.AbstractEventLoop | None) -> asyncio.AbstractEventLoop:
+    """`kept` while it is open, else the running loop.
+
+    On Python 3.11 each lookup of the running loop is a `getpid` system call (a few per cent of a busy
+    server's time in bench/load.py, where streams and bots wait thousands of times a second), so the
+    hottest waits keep the loop they first ran in. A server's tables live in its one loop; tests and
+    programs embedding the server may run several loops one after the other, hence the check.
+    """
+    if kept is None or kept.is_closed():
+        return asyncio.get_running_loop()
+    return kept
+
+
+class Waiters:
+    """Tasks waiting for the same thing, all woken together by `wake_all`: what `asyncio.Event` does, for
+    the server's hottest waits (every stream between messages, bots between moves), without asking for
+    the running loop at every wait (see `_kept_loop`)."""
+
+    def __init__(self) -> None:
+        self._futures: list[asyncio.Future[None]] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __len__(self) -> int:
+        return len(self._futures)
+
+    async def wait(self) -> None:
+        """Return at the next `wake_all`."""
+        loop = _kept_loop(self._loop)
+        if loop is not self._loop:
+            self._loop, self._futures = loop, []  # any futures left belonged to a closed loop
+        future = loop.create_future()
+        self._futures.append(future)
+        try:
+            await future
+        except BaseException:  # the waiter went away: do not keep its future until the next wake-up
+            with contextlib.suppress(ValueError):
+                self._futures.remove(future)
+            raise
+
+    def wake_all(self) -> None:
+        futures, self._futures = self._futures, []
+        for future in futures:
+            if not future.done():
+                future.set_result(None)
+
+
 @dataclass
 class Backlog:
     """How many update streams the server has open, and how many of them gRPC is still sending.
@@ -92,7 +138,7 @@ class Backlog:
     clock: Callable[[], float] = time.monotonic
     #: Sends in progress by the period they started in (periods of STUCK_AFTER seconds).
     _sending: dict[int, int] = field(default_factory=dict)
-    _caught_up: asyncio.Event | None = None
+    _caught_up: Waiters = field(default_factory=Waiters)
 
     def _period(self) -> int:
         return int(self.clock() / STUCK_AFTER)
@@ -117,16 +163,13 @@ class Backlog:
             self._sending[period] = left
         else:
             del self._sending[period]
-        if self._caught_up is not None and not self.behind():
-            self._caught_up.set()
-            self._caught_up = None
+        if self._caught_up and not self.behind():
+            self._caught_up.wake_all()
 
     async def wait_until_caught_up(self) -> None:
         """Return when the server is no longer behind (callers bound the wait with `asyncio.timeout`)."""
         if not self.behind():
             return
-        if self._caught_up is None:
-            self._caught_up = asyncio.Event()
         await self._caught_up.wait()
 
 
@@ -141,39 +184,30 @@ class Beat:
     """
 
     def __init__(self) -> None:
-        self._due: dict[float, list[asyncio.Future[None]]] = {}
-        #: Looked up on the first sleep, and again only if that loop has closed (a server's tables live in
-        #: its one loop): on Python 3.11 each lookup of the running loop is a `getpid` system call.
+        #: The sleepers of each beat to come, by the loop time it falls at.
+        self._due: dict[float, Waiters] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def sleep(self, delay: float) -> float:
         """Sleep at least `delay` seconds, until the next beat after it; return how many seconds after that
         beat this sleeper was woken (more than a few milliseconds: the event loop is behind)."""
-        loop = self._running_loop()
+        loop = _kept_loop(self._loop)
+        if loop is not self._loop:
+            self._loop, self._due = loop, {}  # any beats still due belonged to a closed loop
         if delay <= 0:  # no delay asked (tests play whole games at full speed): one turn of the loop, and
             asked = loop.time()  # how long that turn took is how late the loop is
             await asyncio.sleep(0)
             return loop.time() - asked
         when = math.ceil((loop.time() + delay) / BEAT_SECONDS) * BEAT_SECONDS
-        waiters = self._due.get(when)
-        if waiters is None:
-            waiters = self._due[when] = []
+        sleepers = self._due.get(when)
+        if sleepers is None:
+            sleepers = self._due[when] = Waiters()
             loop.call_at(when, self._wake, when)
-        waiter = loop.create_future()
-        waiters.append(waiter)
-        await waiter  # a cancelled sleeper's future is cancelled too, and skipped by `_wake`
+        await sleepers.wait()
         return loop.time() - when
 
-    def _running_loop(self) -> asyncio.AbstractEventLoop:
-        if self._loop is None or self._loop.is_closed():  # first use, or a new loop (tests, embedding)
-            self._loop = asyncio.get_running_loop()
-            self._due.clear()
-        return self._loop
-
     def _wake(self, when: float) -> None:
-        for waiter in self._due.pop(when):
-            if not waiter.done():
-                waiter.set_result(None)
+        self._due.pop(when).wake_all()
 
 
 class ErrorKind(enum.Enum):
@@ -319,9 +353,8 @@ class Table:
     events: list[tuple[int, Event]] = field(default_factory=list)
     actions: list[tuple[int, Any]] = field(default_factory=list)
     requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
-    #: What `wait_change` waits on: one future per waiting task, all resolved by the next change.
-    _waiters: list[asyncio.Future[None]] = field(default_factory=list, init=False, repr=False)
-    _loop: asyncio.AbstractEventLoop | None = field(default=None, init=False, repr=False)
+    #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
+    _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
     #: Parts of updates at one (version, revision): see `_cached`.
     _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
     _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
@@ -336,31 +369,12 @@ class Table:
 
     def _touch(self) -> None:
         self.revision += 1
-        waiters, self._waiters = self._waiters, []
-        for waiter in waiters:
-            if not waiter.done():
-                waiter.set_result(None)
+        self._changed.wake_all()
 
     async def wait_change(self, seen_revision: int) -> None:
-        """Return once the table's revision differs from `seen_revision`.
-
-        Every stream of a table waits here between messages. Not an `asyncio.Event`: on Python 3.11 each
-        of its waits asks for the running loop, a `getpid` system call (a few per cent of a busy server's
-        time in bench/load.py); the table's loop is looked up on the first wait, and again only if that
-        loop has closed (a server's tables live in its one loop).
-        """
+        """Return once the table's revision differs from `seen_revision`."""
         while self.revision == seen_revision:
-            if self._loop is None or self._loop.is_closed():  # first wait, or a new loop (tests, embedding)
-                self._loop = asyncio.get_running_loop()
-                self._waiters = []
-            waiter = self._loop.create_future()
-            self._waiters.append(waiter)
-            try:
-                await waiter
-            except BaseException:  # the stream ended: do not keep its waiter until the next change
-                with contextlib.suppress(ValueError):
-                    self._waiters.remove(waiter)
-                raise
+            await self._changed.wait()
 
     # -- seats --------------------------------------------------------------------------------------------
 
