@@ -10,7 +10,16 @@ import time
 
 import pytest
 
-from toadstool.tables import BEAT_SECONDS, Beat, Table, TableRegistry
+from toadstool import tables
+from toadstool.tables import (
+    BACKLOG_RECHECK,
+    BEAT_SECONDS,
+    STUCK_AFTER,
+    Backlog,
+    Beat,
+    Table,
+    TableRegistry,
+)
 
 
 class LoopTurns:
@@ -156,3 +165,85 @@ async def test_many_streams_coming_and_going_on_a_quiet_table_leave_nothing_behi
         assert len(table._changed) == own
         with pytest.raises(TimeoutError):  # and a quiet table still makes its streams wait
             await asyncio.wait_for(table.wait_change(table.revision), 0.05)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def behind_backlog(clock: Clock | None = None) -> tuple[Backlog, list[int]]:
+    """A backlog with most of its streams still sending: the server is behind."""
+    backlog = Backlog(open=100, clock=clock or time.monotonic)
+    sends = [backlog.start_sending() for _ in range(60)]
+    assert backlog.behind()
+    return backlog, sends
+
+
+async def test_a_beat_that_comes_while_the_server_is_behind_waits_for_it_to_catch_up() -> None:
+    backlog, sends = behind_backlog()
+    beat = Beat(backlog)
+    sleepers = [asyncio.create_task(beat.sleep(delay)) for delay in (0.001, 0.004, 0.0)]
+    await asyncio.sleep(0.1)  # many beats
+    assert not any(s.done() for s in sleepers), "a bot moved while the server was behind"
+    for period in sends[:9]:  # 51 of 100 still sending: behind
+        backlog.done_sending(period)
+    await asyncio.sleep(0.02)
+    assert not any(s.done() for s in sleepers)
+    backlog.done_sending(sends[9])  # 50 of 100: no longer behind
+    for _ in range(3):  # woken by that send itself, not by a timer: within a turn or two of the loop
+        await asyncio.sleep(0)
+    assert all(s.done() for s in sleepers), "the sleepers were not woken when the server caught up"
+    # How late a sleeper ran counts from when it was let go, not from its beat (0.12 s before): being held
+    # is not the event loop being behind, and would make the bot wait as long again.
+    lates = [s.result() for s in sleepers]
+    assert all(0 <= late < 0.1 for late in lates), lates
+    assert not beat._held
+    # Caught up, beats come on time again.
+    assert 0 <= await asyncio.wait_for(beat.sleep(0.002), 1) < 0.25
+
+
+async def test_a_held_beat_is_let_go_when_stuck_sends_stop_counting() -> None:
+    # A client that stopped reading: its sends never finish, so no finished send says the server caught up.
+    clock = Clock()
+    backlog, _ = behind_backlog(clock)
+    beat = Beat(backlog)
+    sleeper = asyncio.create_task(beat.sleep(0.001))
+    await asyncio.sleep(0.05)
+    assert not sleeper.done()
+    clock.now += 2 * STUCK_AFTER + 0.01  # those sends are a stalled client's now, not a busy server's
+    await asyncio.wait_for(sleeper, BACKLOG_RECHECK + 0.5)
+
+
+async def test_a_bot_never_waits_for_the_backlog_longer_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tables, "MAX_BOT_WAIT", 0.6)
+    backlog, _ = behind_backlog()  # and it stays behind
+    beat = Beat(backlog)
+    loop = asyncio.get_running_loop()
+    start = loop.time()
+    first = asyncio.create_task(beat.sleep(0.001))
+    await asyncio.sleep(0.45)
+    second = asyncio.create_task(beat.sleep(0.001))
+    await asyncio.wait_for(first, 2)
+    assert 0.6 <= loop.time() - start < 0.6 + BACKLOG_RECHECK + 0.2
+    assert not second.done(), "a beat held for less than the limit was let go with an older one"
+    await asyncio.wait_for(second, 2)
+    assert not beat._held
+
+
+async def test_a_cancelled_held_sleeper_does_not_stop_the_others_and_is_not_kept() -> None:
+    backlog, sends = behind_backlog()
+    beat = Beat(backlog)
+    sleepers = [asyncio.create_task(beat.sleep(0.001)) for _ in range(3)]
+    await asyncio.sleep(0.02)
+    sleepers[1].cancel()
+    await asyncio.sleep(0)
+    assert sum(len(s.sleepers) for s in beat._held) == 2
+    for period in sends:
+        backlog.done_sending(period)
+    await asyncio.wait_for(asyncio.gather(sleepers[0], sleepers[2]), 1)
+    assert sleepers[1].cancelled()
+    assert not beat._held

@@ -128,7 +128,7 @@ class Backlog:
 
     Shared by every table of a server (the service counts, the bots read). When most streams are still
     sending, the server is behind: bots that moved anyway would spend the machine on moves nobody sees
-    (each stream skips to the newest view), so they wait. Slow viewers never count: a send counts only
+    (each stream skips to the newest view), so their beat is held (`Beat`). Slow viewers never count: a send counts only
     while it is recent (`STUCK_AFTER`), so a stalled client, even one with hundreds of streams (a bridge
     whose broker hangs), cannot hold up other tables' bots; and the floor and the half make it a
     server-wide condition.
@@ -138,7 +138,7 @@ class Backlog:
     clock: Callable[[], float] = time.monotonic
     #: Sends in progress by the period they started in (periods of STUCK_AFTER seconds).
     _sending: dict[int, int] = field(default_factory=dict)
-    _caught_up: Waiters = field(default_factory=Waiters)
+    _on_caught_up: Callable[[], None] | None = None
 
     def _period(self) -> int:
         return int(self.clock() / STUCK_AFTER)
@@ -163,51 +163,119 @@ class Backlog:
             self._sending[period] = left
         else:
             del self._sending[period]
-        if self._caught_up and not self.behind():
-            self._caught_up.wake_all()
+        if self._on_caught_up is not None and not self.behind():
+            callback, self._on_caught_up = self._on_caught_up, None
+            callback()
 
-    async def wait_until_caught_up(self) -> None:
-        """Return when the server is no longer behind (callers bound the wait with `asyncio.timeout`)."""
-        if not self.behind():
-            return
-        await self._caught_up.wait()
+    def when_caught_up(self, callback: Callable[[], None]) -> None:
+        """Call `callback` once, at the first finished send that leaves the server no longer behind.
+
+        One listener (the server's `Beat`), replaced by the next call. The backlog can also clear without a
+        send finishing (stuck sends stop counting), so the listener looks again on its own too."""
+        self._on_caught_up = callback
+
+
+class _Sounding:
+    """One beat's sleepers, and when they were woken (the beat's time, or later if it was held)."""
+
+    __slots__ = ("due", "sleepers", "woken")
+
+    def __init__(self, due: float) -> None:
+        self.due = due
+        self.woken = due
+        self.sleepers = Waiters()
 
 
 class Beat:
-    """Wakes sleeping bots together, on multiples of `BEAT_SECONDS`, instead of on a timer each.
+    """The server's pace for bots: sleeping bots wake together, on multiples of `BEAT_SECONDS`, and not
+    while the server is behind on delivering (`Backlog`).
 
     Shared by every table of a server. Bots whose delays end within the same few milliseconds move in
     the same turn of the event loop, so their tables' views go out together: one timer instead of one
     per move, and gRPC sends (and clients receive) those views in bursts, which costs both sides less
     per message than the same views one by one (bench/load.py: about 5 % more views per second with
     250 tables of bots). A delay is stretched by less than a beat, which nobody sees in a bot's move.
+
+    A beat that comes while most streams are still sending is held until they catch up (at most
+    `MAX_BOT_WAIT`): bots that moved anyway would spend the machine on moves nobody sees. Holding the
+    beat, rather than each bot waiting on the backlog after it wakes, wakes a bot once per move.
     """
 
-    def __init__(self) -> None:
-        #: The sleepers of each beat to come, by the loop time it falls at.
-        self._due: dict[float, Waiters] = {}
+    def __init__(self, backlog: Backlog | None = None) -> None:
+        self.backlog = backlog
+        #: The beats to come, by the loop time each falls at.
+        self._due: dict[float, _Sounding] = {}
+        #: Beats that came while the server was behind, oldest first.
+        self._held: list[_Sounding] = []
+        self._look_again: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
     async def sleep(self, delay: float) -> float:
-        """Sleep at least `delay` seconds, until the next beat after it; return how many seconds after that
-        beat this sleeper was woken (more than a few milliseconds: the event loop is behind)."""
+        """Sleep at least `delay` seconds, until the next beat after it (and until the server is no longer
+        behind); return how many seconds after being woken this sleeper ran (more than a few
+        milliseconds: the event loop is behind)."""
         loop = _kept_loop(self._loop)
-        if loop is not self._loop:
-            self._loop, self._due = loop, {}  # any beats still due belonged to a closed loop
-        if delay <= 0:  # no delay asked (tests play whole games at full speed): one turn of the loop, and
-            asked = loop.time()  # how long that turn took is how late the loop is
+        if loop is not self._loop:  # any beats still due or held belonged to a closed loop
+            self._loop, self._due, self._held, self._look_again = loop, {}, [], None
+        if delay <= 0 and not self._behind():  # no delay asked (tests play whole games at full speed): one
+            asked = loop.time()  # turn of the loop, and how long that turn took is how late the loop is
             await asyncio.sleep(0)
             return loop.time() - asked
-        when = math.ceil((loop.time() + delay) / BEAT_SECONDS) * BEAT_SECONDS
-        sleepers = self._due.get(when)
-        if sleepers is None:
-            sleepers = self._due[when] = Waiters()
-            loop.call_at(when, self._wake, when)
-        await sleepers.wait()
-        return loop.time() - when
+        if delay <= 0:  # and the server is behind: held like a beat that came now
+            sounding = _Sounding(loop.time())
+            self._hold(sounding, loop)
+        else:
+            when = math.ceil((loop.time() + delay) / BEAT_SECONDS) * BEAT_SECONDS
+            due = self._due.get(when)
+            if due is None:
+                due = self._due[when] = _Sounding(when)
+                loop.call_at(when, self._sound, when)
+            sounding = due
+        await sounding.sleepers.wait()
+        return loop.time() - sounding.woken
 
-    def _wake(self, when: float) -> None:
-        self._due.pop(when).wake_all()
+    def _behind(self) -> bool:
+        return self.backlog is not None and self.backlog.behind()
+
+    def _sound(self, when: float) -> None:
+        sounding = self._due.pop(when)
+        if self._behind():
+            self._hold(sounding, _kept_loop(self._loop))
+        else:
+            sounding.sleepers.wake_all()
+
+    def _hold(self, sounding: _Sounding, loop: asyncio.AbstractEventLoop) -> None:
+        """Keep a beat until the backlog's next send leaves the server caught up, looking again in slices
+        meanwhile (the backlog also clears without a send finishing: stuck sends stop counting)."""
+        self._held.append(sounding)
+        if self._look_again is None and self.backlog is not None:
+            self._look_again = loop.call_later(BACKLOG_RECHECK, self._look)
+            self.backlog.when_caught_up(self._release_all)
+
+    def _release_all(self) -> None:
+        if self._look_again is not None:
+            self._look_again.cancel()
+            self._look_again = None
+        held, self._held = self._held, []
+        self._release(held)
+
+    def _look(self) -> None:
+        self._look_again = None
+        if not self._behind():
+            self._release_all()
+            return
+        loop = _kept_loop(self._loop)
+        overdue = loop.time() - MAX_BOT_WAIT  # a bot game never waits more than that per move
+        self._release([s for s in self._held if s.due <= overdue])
+        self._held = [s for s in self._held if s.due > overdue]
+        if self._held:
+            self._look_again = loop.call_later(BACKLOG_RECHECK, self._look)
+
+    def _release(self, held: list[_Sounding]) -> None:
+        now = _kept_loop(self._loop).time()
+        for sounding in held:
+            sounding.woken = now
+            sounding.sleepers.wake_all()
 
 
 class ErrorKind(enum.Enum):
@@ -339,9 +407,8 @@ class Table:
     #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
     takeover_seconds: float = 0.0
     store: Store | None = None
-    #: The server's stream backlog (bots give way while it is behind); each table has its own in tests.
-    backlog: Backlog = field(default_factory=Backlog)
-    #: The server's beat that bots' delays end on; each table has its own in tests.
+    #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
+    #: table has its own in tests.
     beat: Beat = field(default_factory=Beat)
     #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
@@ -695,20 +762,12 @@ class Table:
         sees: streams skip versions, views per move fall, and new calls wait for the event loop (seen in
         bench/load.py with 500 tables of bots: under a view per move, and StartTable calls cancelled by
         gRPC after waiting 30 s to be taken). Two signs: the delay itself ends late (the event loop is
-        behind), or most streams are still sending (gRPC is behind).
+        behind: the bot waits as long again), or most streams are still sending (gRPC is behind: the
+        beat is held, see `Beat`).
         """
         late = await self.beat.sleep(self.bot_delay)
         if late > BUSY_LAG:
             await self.beat.sleep(late)
-        if not self.backlog.behind():
-            return
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + MAX_BOT_WAIT
-        while self.backlog.behind() and (left := deadline - loop.time()) > 0:
-            # In slices: the backlog also clears without a send finishing (stuck sends stop counting).
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(left, BACKLOG_RECHECK)):
-                    await self.backlog.wait_until_caught_up()
 
     # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
@@ -986,7 +1045,7 @@ class TableRegistry:
         self.max_tables = max_tables
         self.store = store
         self.backlog = Backlog()
-        self.beat = Beat()
+        self.beat = Beat(self.backlog)
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -1050,7 +1109,6 @@ class TableRegistry:
             turn_seconds=stored.turn_seconds,
             takeover_seconds=stored.takeover_seconds,
             seats=[Seat(index=i) for i in range(stored.players)],
-            backlog=self.backlog,
             beat=self.beat,
         )
         now = time.monotonic()
@@ -1134,7 +1192,6 @@ class TableRegistry:
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
             seats=[Seat(index=i) for i in range(players)],
-            backlog=self.backlog,
             beat=self.beat,
         )
         for index in range(players - bots, players):
