@@ -170,20 +170,33 @@ def action_id(action: object) -> str:
     Ids are derived from the action's type and field values, so the same action always has the same id
     across versions and processes; clients may send an id back instead of the typed action.
     """
-    name = _snake(type(action).__name__)
-    if not dataclasses.is_dataclass(action):
+    name, fields = _id_shape(type(action))
+    if not fields:
         return name
     parts = []
-    for field in dataclasses.fields(action):
-        value = getattr(action, field.name)
+    for field in fields:
+        value = getattr(action, field)
         if isinstance(value, enum.Enum):
             value = value.name.lower()
         elif isinstance(value, bool):
             value = int(value)
         elif isinstance(value, tuple):
             value = "-".join(str(v.value if isinstance(v, enum.Enum) else v) for v in value)
-        parts.append(f"{field.name}={value}")
-    return f"{name}:{','.join(parts)}" if parts else name
+        parts.append(f"{field}={value}")
+    return f"{name}:{','.join(parts)}"
+
+
+_ID_SHAPES: dict[type, tuple[str, tuple[str, ...]]] = {}
+
+
+def _id_shape(cls: type) -> tuple[str, tuple[str, ...]]:
+    """An action class's id prefix and field names, looked up once per class: every legal action of every
+    seat gets an id after every move, and `dataclasses.fields` is slow to ask each time."""
+    shape = _ID_SHAPES.get(cls)
+    if shape is None:
+        fields = tuple(f.name for f in dataclasses.fields(cls)) if dataclasses.is_dataclass(cls) else ()
+        shape = _ID_SHAPES[cls] = (_snake(cls.__name__), fields)
+    return shape
 
 
 _SNAKE_CACHE: dict[str, str] = {}

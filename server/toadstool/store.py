@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -199,6 +199,14 @@ class Store:
             "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
             (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
         )
+
+    def add_actions(self, actions: Sequence[tuple[str, StoredAction]]) -> None:
+        """Several tables' actions (table id, action) in one transaction: all are written, or none."""
+        with self._transaction():
+            self.db.executemany(
+                "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
+                [(t, a.version, a.seat, a.action_id, a.request_id, a.note) for t, a in actions],
+            )
 
     def add_note(self, table_id: str, version: int, text: str) -> None:
         """A table-level event (someone left, was taken over, came back) at a version."""

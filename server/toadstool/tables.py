@@ -278,6 +278,95 @@ class Beat:
             sounding.sleepers.wake_all()
 
 
+class _Move:
+    """A bot's move waiting for its transaction: the table, the version it was chosen at, the move and
+    the state it leads to, and the bot's future (True once applied, False if the table moved on)."""
+
+    __slots__ = ("action", "future", "seat", "state", "table", "version")
+
+    def __init__(self, table: Table, seat: int, action: Any, state: Any, future: asyncio.Future[bool]) -> None:
+        self.table, self.version, self.seat, self.action, self.state = table, table.version, seat, action, state
+        self.future = future
+
+    def stored(self) -> StoredAction:
+        return StoredAction(self.version + 1, self.seat, action_id(self.action), "", "")
+
+
+class GroupCommit:
+    """Bots' moves made in the same turn of the event loop, written to the durable log in one transaction
+    and applied only once it has committed.
+
+    Shared by every table of a server. The beat wakes bots together, so a busy server's bots move many
+    at a time; a transaction per move was about a tenth of the server's time (bench/load.py,
+    `--server-store none`). A move stays a proposal until its transaction commits, so nothing is shown
+    before it is durable and a failed write changes nothing; a move whose table changed meanwhile (a
+    person acted, the seat changed hands) is dropped, never written, and its bot chooses again.
+    People's actions do not wait for this: `Table.act` writes and applies at once, as before.
+    """
+
+    def __init__(self) -> None:
+        self._moves: list[_Move] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def propose(self, table: Table, seat: int, action: Any, state: Any) -> asyncio.Future[bool]:
+        """Queue `table`'s bot move (leading to `state`) for this turn's transaction; the future says
+        whether it was applied, or raises what stopped the write."""
+        loop = _kept_loop(self._loop)
+        if loop is not self._loop:  # any moves still queued belonged to a closed loop
+            self._loop, self._moves, self._flush_handle = loop, [], None
+        future: asyncio.Future[bool] = loop.create_future()
+        self._moves.append(_Move(table, seat, action, state, future))
+        if self._flush_handle is None:
+            self._flush_handle = loop.call_soon(self._flush)
+        return future
+
+    def close(self) -> None:
+        """Drop the moves not yet written (nobody has seen them) and write nothing more."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        for move in self._moves:
+            move.future.cancel()
+        self._moves = []
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        moves, self._moves = self._moves, []
+        live: dict[str, _Move] = {}  # by table: one move per table and version
+        for move in moves:
+            table = move.table
+            current = (
+                table.version == move.version
+                and table.seats[move.seat].played_by_bot
+                and table.table_id not in live
+                and not move.future.done()  # its bot went away (the table was forgotten, the server stops)
+            )
+            if current:
+                live[table.table_id] = move
+            elif not move.future.done():
+                move.future.set_result(False)
+        by_store: dict[Store | None, list[_Move]] = {}
+        for move in live.values():
+            by_store.setdefault(move.table.store, []).append(move)
+        for store, written in by_store.items():
+            if store is not None:
+                try:
+                    store.add_actions([(m.table.table_id, m.stored()) for m in written])
+                except Exception as error:  # e.g. the disk is full: nothing was written, nothing is applied
+                    for move in written:
+                        move.future.set_exception(error)
+                    continue
+            for move in written:
+                try:
+                    move.table._advance(move.seat, move.action, move.state, "", "")
+                    move.table._touch()
+                except Exception as error:  # a bug: its bot logs it, and every other move still lands
+                    move.future.set_exception(error)
+                else:
+                    move.future.set_result(True)
+
+
 class ErrorKind(enum.Enum):
     """The closed set of table errors (DESIGN.md principle 6); the service maps each to one gRPC status."""
 
@@ -410,6 +499,8 @@ class Table:
     #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
     #: table has its own in tests.
     beat: Beat = field(default_factory=Beat)
+    #: Where this table's bots' moves wait to be written with the other tables' (the server's one).
+    moves: GroupCommit = field(default_factory=GroupCommit)
     #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
     status: Status = Status.LOBBY
@@ -750,7 +841,9 @@ class Table:
             if self.version != version or not self.seats[seat].played_by_bot:
                 continue  # the table moved on while the bot was thinking: choose again
             try:
-                self._apply(seat, action)
+                # Applied when this turn's bot moves have been written together (or dropped, if the table
+                # moves on first: then the bot chooses again).
+                await self.moves.propose(self, seat, action, self.engine.apply(self.state, seat, action))
             except Exception:  # e.g. the disk is full: keep the table alive and try again later
                 log.exception("table %s: a bot action could not be applied", self.table_id)
                 await asyncio.sleep(1.0)
@@ -1046,6 +1139,7 @@ class TableRegistry:
         self.store = store
         self.backlog = Backlog()
         self.beat = Beat(self.backlog)
+        self.moves = GroupCommit()
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
         self._tasks: set[asyncio.Task[None]] = set()
@@ -1065,6 +1159,7 @@ class TableRegistry:
                 task.cancel()
             await asyncio.wait(pending, timeout=1.0)
             self._tasks.difference_update(t for t in pending if t.done())
+        self.moves.close()
 
     def shutting_down(self) -> None:
         """Tell every open stream that the server is going away."""
@@ -1110,6 +1205,7 @@ class TableRegistry:
             takeover_seconds=stored.takeover_seconds,
             seats=[Seat(index=i) for i in range(stored.players)],
             beat=self.beat,
+            moves=self.moves,
         )
         now = time.monotonic()
         for seat in seats:
@@ -1193,6 +1289,7 @@ class TableRegistry:
             takeover_seconds=takeover_seconds,
             seats=[Seat(index=i) for i in range(players)],
             beat=self.beat,
+            moves=self.moves,
         )
         for index in range(players - bots, players):
             table._seat_bot(index)
