@@ -1057,17 +1057,14 @@ class Table:
         names = self.names()
         view = engine.view(self.state, viewer)
         part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
-        part.view.CopyFrom(game_view_message(engine, view, names))
+        game_view_message(engine, view, names, into=part.view)
         part.to_act.extend(engine.to_act(self.state))
         if viewer is not None:
             for action in engine.legal_actions(self.state, viewer):
-                part.legal_actions.append(
-                    table_pb2.LegalAction(
-                        id=action_id(action),
-                        label=name_seats(engine.describe(self.state, viewer, action), names),
-                        action=action_message(engine, action),
-                    )
+                legal = part.legal_actions.add(
+                    id=action_id(action), label=name_seats(engine.describe(self.state, viewer, action), names)
                 )
+                action_message(engine, action, into=legal.action)
         return part
 
     def update_for(self, viewer: int | None, since_version: int | None) -> table_pb2.Update:
