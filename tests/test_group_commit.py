@@ -7,6 +7,7 @@ always replays to exactly what the tables hold."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -67,11 +68,18 @@ async def test_a_bot_move_is_applied_only_once_written_and_dropped_if_its_table_
         choice = table.bot_choice()
         assert choice is not None
         seat, action = choice
+        # The version the table had at the moment each statement reached SQLite.
+        seen: list[tuple[str, int]] = []
+        store.db.set_trace_callback(lambda statement: seen.append((statement, table.version)))
         proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
-        assert table.version == version, "a bot move was applied before it was written"
         assert await asyncio.wait_for(proposed, 5) is True
+        store.db.set_trace_callback(None)
         assert table.version == version + 1
         assert stored_actions(store)[table.table_id][-1].version == version + 1
+        assert [v for statement, v in seen if statement in ("COMMIT",) or statement.startswith("INSERT")] == [
+            version,
+            version,
+        ], f"the move was applied before its transaction committed: {seen}"
 
         # A move proposed, then the table moves on in the same turn (a person acts, a clock runs out).
         choice = table.bot_choice()
@@ -107,17 +115,64 @@ async def test_a_failed_write_changes_nothing_and_the_bots_play_on_once_the_log_
     store.close()
 
 
-async def test_a_move_queued_as_the_server_stops_is_written_and_applied_or_neither(tmp_path: Path) -> None:
+def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[bool]]:
+    """Each table's bot move, proposed in the same turn of the event loop (so written together)."""
+    futures = []
+    for table in tables:
+        choice = table.bot_choice()
+        assert choice is not None
+        seat, action = choice
+        futures.append(registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action)))
+    return futures
+
+
+async def test_one_move_that_cannot_be_written_costs_only_its_own_table(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(4)]
+        await asyncio.sleep(0)
+        store.delete_table(tables[0].table_id)  # its move now breaks a foreign key: it can never be written
+        versions = [t.version for t in tables]
+        results = await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
+        assert isinstance(results[0], sqlite3.IntegrityError)
+        assert results[1:] == [True, True, True], "one bad move failed the moves written with it"
+        assert [t.version for t in tables] == [versions[0]] + [v + 1 for v in versions[1:]]
+        assert_log_matches(store, tables[1:])
+    store.close()
+
+
+async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_lands(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(3)]
+        await asyncio.sleep(0)
+
+        def buggy(events: object) -> None:
+            raise StopIteration  # a bare next() in a game's code: asyncio will not put it in a future
+
+        tables[0]._record_events = buggy  # type: ignore[method-assign]
+        results = await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
+        assert isinstance(results[0], RuntimeError)
+        assert results[1:] == [True, True]
+        assert_log_matches(store, tables[1:])
+    store.close()
+
+
+async def test_moves_not_yet_written_when_the_server_stops_are_dropped_unseen(tmp_path: Path) -> None:
     store = Store(tmp_path / "toadstool.db")
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         table, _ = registry.create("uno", 2, bots=2, seed=3)
         await asyncio.sleep(0)
+        version = table.version
         choice = table.bot_choice()
         assert choice is not None
         seat, action = choice
-        registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
-    # The registry has closed (the store closes next): nothing is left to run against it.
-    assert registry.moves._flush_handle is None
-    assert not registry.moves._moves
-    assert_log_matches(store, [table])
+        proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
+        registry.moves.close()  # as the registry does when it closes, before its turn to be written comes
+        await asyncio.sleep(0.01)
+        assert proposed.cancelled()
+        assert table.version == version
+        assert_log_matches(store, [table])
     store.close()

@@ -1,5 +1,6 @@
 """The store never acknowledges a write it did not commit: a single-statement write refuses to run inside a
-transaction left open (SQLite may leave one open when a COMMIT fails), and a failed COMMIT is rolled back."""
+transaction left open (SQLite may leave one open when a COMMIT fails), a failed COMMIT is rolled back, and
+a failed transaction reports why it failed."""
 
 from __future__ import annotations
 
@@ -36,3 +37,15 @@ def test_single_statement_writes_are_committed_when_they_return(tmp_path: Path) 
     finally:
         other.close()
         store.close()
+
+
+def test_a_full_disk_is_reported_as_such_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    store = Store(tmp_path / "t.db")
+    store.db.execute("PRAGMA foreign_keys = OFF")  # the rows' table is not the point here
+    pages = store.db.execute("PRAGMA page_count").fetchone()[0]
+    store.db.execute(f"PRAGMA max_page_count = {pages}")  # the file may not grow: as a full disk
+    with pytest.raises(sqlite3.OperationalError, match="full"):  # the reason, not a failed ROLLBACK's
+        store.add_actions([("abc", StoredAction(v, 0, "x" * 3000, "", "")) for v in range(1, 50)])
+    assert not store.db.in_transaction
+    assert store.db.execute("SELECT count(*) FROM actions").fetchone() == (0,)
+    store.close()

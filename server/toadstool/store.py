@@ -280,16 +280,21 @@ class _Transaction:
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
         if kind is not None:
-            self.db.execute("ROLLBACK")
+            self._end()
             return
         try:
             self.db.execute("COMMIT")
         except sqlite3.Error:
-            # SQLite may leave the transaction open when COMMIT fails (disk full, I/O error): end it, so
-            # no later write lands in it unseen.
+            self._end()
+            raise
+
+    def _end(self) -> None:
+        """Roll back what is left of a failed transaction, so no later write lands in it unseen. SQLite may
+        have rolled it back already (a full disk does): then there is nothing to do, and the failure that
+        got us here is the one to report."""
+        if self.db.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 self.db.execute("ROLLBACK")
-            raise
 
 
 def _check_file(path: Path) -> None:

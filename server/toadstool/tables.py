@@ -65,9 +65,10 @@ BUSY_LAG = 0.02
 #: The server is behind on delivering when more of its streams than this (and more than half of them) wait
 #: for gRPC to take their last update: then bots wait too (see `Backlog`).
 BACKLOG_FLOOR = 16
-#: The longest a bot waits for the server to catch up, per move (so a bot game never stops for good).
+#: The longest a bot's beat is held while the server catches up, per move (so a bot game never stops for
+#: good); the release comes at the next look after it (`BACKLOG_RECHECK`).
 MAX_BOT_WAIT = 2.0
-#: How often a waiting bot looks again whether the server is still behind.
+#: How often the server's beat looks again, while it holds bots, whether the server is still behind.
 BACKLOG_RECHECK = 0.25
 #: An update gRPC has not taken after this many seconds is a slow or stalled viewer's (a full flow-control
 #: window), not a sign of a busy server: it stops counting as "sending" (1-2 s after it started).
@@ -176,14 +177,16 @@ class Backlog:
 
 
 class _Sounding:
-    """One beat's sleepers, and when they were woken (the beat's time, or later if it was held)."""
+    """One beat's sleepers, and when they were woken (the beat's time, or later if it was held); `free`
+    sleepers are never held."""
 
-    __slots__ = ("due", "sleepers", "woken")
+    __slots__ = ("due", "free", "sleepers", "woken")
 
     def __init__(self, due: float) -> None:
         self.due = due
         self.woken = due
         self.sleepers = Waiters()
+        self.free = Waiters()
 
 
 class Beat:
@@ -210,15 +213,15 @@ class Beat:
         self._look_again: asyncio.TimerHandle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    async def sleep(self, delay: float) -> float:
-        """Sleep at least `delay` seconds, until the next beat after it (and until the server is no longer
-        behind); return how many seconds after being woken this sleeper ran (more than a few
-        milliseconds: the event loop is behind)."""
+    async def sleep(self, delay: float, hold: bool = True) -> float:
+        """Sleep at least `delay` seconds, until the next beat after it (and, unless `hold` is False, until
+        the server is no longer behind); return how many seconds after being woken this sleeper ran (more
+        than a few milliseconds: the event loop is behind)."""
         loop = _kept_loop(self._loop)
         if loop is not self._loop:  # any beats still due or held belonged to a closed loop
             self._loop, self._due, self._held, self._look_again = loop, {}, [], None
-        if delay <= 0 and not self._behind():  # no delay asked (tests play whole games at full speed): one
-            asked = loop.time()  # turn of the loop, and how long that turn took is how late the loop is
+        if delay <= 0 and not (hold and self._behind()):  # no delay asked (tests play whole games at full
+            asked = loop.time()  # speed): one turn of the loop, and how long that took is how late it is
             await asyncio.sleep(0)
             return loop.time() - asked
         if delay <= 0:  # and the server is behind: held like a beat that came now
@@ -231,14 +234,18 @@ class Beat:
                 due = self._due[when] = _Sounding(when)
                 loop.call_at(when, self._sound, when)
             sounding = due
-        await sounding.sleepers.wait()
-        return loop.time() - sounding.woken
+        if hold:
+            await sounding.sleepers.wait()
+            return loop.time() - sounding.woken
+        await sounding.free.wait()
+        return loop.time() - sounding.due
 
     def _behind(self) -> bool:
         return self.backlog is not None and self.backlog.behind()
 
     def _sound(self, when: float) -> None:
         sounding = self._due.pop(when)
+        sounding.free.wake_all()
         if self._behind():
             self._hold(sounding, _kept_loop(self._loop))
         else:
@@ -300,7 +307,8 @@ class GroupCommit:
     at a time; a transaction per move was about a tenth of the server's time (bench/load.py,
     `--server-store none`). A move stays a proposal until its transaction commits, so nothing is shown
     before it is durable and a failed write changes nothing; a move whose table changed meanwhile (a
-    person acted, the seat changed hands) is dropped, never written, and its bot chooses again.
+    person acted, or took their seat back from the bot) is dropped, never written, and its bot chooses
+    again.
     People's actions do not wait for this: `Table.act` writes and applies at once, as before.
     """
 
@@ -322,7 +330,7 @@ class GroupCommit:
         return future
 
     def close(self) -> None:
-        """Drop the moves not yet written (nobody has seen them) and write nothing more."""
+        """Drop the moves not yet written (nobody has seen them): the server is stopping."""
         if self._flush_handle is not None:
             self._flush_handle.cancel()
             self._flush_handle = None
@@ -349,22 +357,43 @@ class GroupCommit:
         by_store: dict[Store | None, list[_Move]] = {}
         for move in live.values():
             by_store.setdefault(move.table.store, []).append(move)
-        for store, written in by_store.items():
-            if store is not None:
-                try:
-                    store.add_actions([(m.table.table_id, m.stored()) for m in written])
-                except Exception as error:  # e.g. the disk is full: nothing was written, nothing is applied
-                    for move in written:
-                        move.future.set_exception(error)
-                    continue
-            for move in written:
+        for store, proposed in by_store.items():
+            for move in _write(store, proposed):
                 try:
                     move.table._advance(move.seat, move.action, move.state, "", "")
                     move.table._touch()
                 except Exception as error:  # a bug: its bot logs it, and every other move still lands
-                    move.future.set_exception(error)
+                    _fail(move, error)
                 else:
                     move.future.set_result(True)
+
+
+def _write(store: Store | None, moves: list[_Move]) -> list[_Move]:
+    """Write `moves` to the log and return those now in it: all in one transaction, or, if that fails, each
+    in its own, so that one move that cannot be written (or a write that fails once) costs only its own
+    table's move. A move not written is failed (its bot logs why) and never applied."""
+    if store is None:
+        return moves
+    try:
+        store.add_actions([(m.table.table_id, m.stored()) for m in moves])
+        return moves
+    except Exception:  # e.g. the disk is full: nothing of it was written; find out move by move
+        pass
+    written = []
+    for move in moves:
+        try:
+            store.add_actions([(move.table.table_id, move.stored())])
+        except Exception as error:
+            _fail(move, error)
+        else:
+            written.append(move)
+    return written
+
+
+def _fail(move: _Move, error: Exception) -> None:
+    # A future cannot hold a StopIteration (asyncio refuses it with a TypeError): a game bug raising one
+    # must still reach its bot, and never escape the callback that writes every table's moves.
+    move.future.set_exception(RuntimeError(repr(error)) if isinstance(error, StopIteration) else error)
 
 
 class ErrorKind(enum.Enum):
@@ -859,8 +888,8 @@ class Table:
         beat is held, see `Beat`).
         """
         late = await self.beat.sleep(self.bot_delay)
-        if late > BUSY_LAG:
-            await self.beat.sleep(late)
+        if late > BUSY_LAG:  # not held again: one move waits for the backlog at most once
+            await self.beat.sleep(late, hold=False)
 
     # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
