@@ -11,6 +11,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from waiting import until
 
 from toadstool.store import Store, StoredAction
 from toadstool.tables import Table, TableRegistry
@@ -35,12 +36,15 @@ def _id(table: Table, index: int) -> str:
     return action_id(table.actions[index][1])
 
 
-async def _until(condition: object, seconds: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < end, "the condition did not hold in time"
-        await asyncio.sleep(0.01)
+def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[bool]]:
+    """Each table's bot move, proposed in the same turn of the event loop (so written together)."""
+    futures = []
+    for table in tables:
+        choice = table.bot_choice()
+        assert choice is not None
+        seat, action = choice
+        futures.append(registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action)))
+    return futures
 
 
 async def test_bots_of_many_tables_share_transactions_and_the_log_matches_every_table(tmp_path: Path) -> None:
@@ -49,7 +53,7 @@ async def test_bots_of_many_tables_share_transactions_and_the_log_matches_every_
     async with TableRegistry(bot_delay=0.01, store=store) as registry:
         tables = [registry.create("uno", 4, bots=4, seed=i)[0] for i in range(20)]
         store.db.set_trace_callback(statements.append)
-        await _until(lambda: sum(t.version for t in tables) >= 400)
+        await until(lambda: sum(t.version for t in tables) >= 400)
         store.db.set_trace_callback(None)
     moves = sum(1 for s in statements if s.startswith("INSERT INTO actions"))
     commits = sum(1 for s in statements if s == "COMMIT")
@@ -99,7 +103,7 @@ async def test_a_failed_write_changes_nothing_and_the_bots_play_on_once_the_log_
     store = Store(tmp_path / "toadstool.db")
     async with TableRegistry(bot_delay=0.01, store=store) as registry:
         tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(3)]
-        await _until(lambda: all(t.version >= 3 for t in tables))
+        await until(lambda: all(t.version >= 3 for t in tables))
         store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full or read-only disk
         await asyncio.sleep(0.05)  # a move already written may still land
         held = [t.version for t in tables]
@@ -110,20 +114,9 @@ async def test_a_failed_write_changes_nothing_and_the_bots_play_on_once_the_log_
         caplog.clear()  # those errors were the point of this test
         assert_log_matches(store, tables)
         store.db.execute("PRAGMA query_only = OFF")
-        await _until(lambda: all(t.version >= v + 2 for t, v in zip(tables, held, strict=True)))
+        await until(lambda: all(t.version >= v + 2 for t, v in zip(tables, held, strict=True)))
         assert_log_matches(store, tables)
     store.close()
-
-
-def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[bool]]:
-    """Each table's bot move, proposed in the same turn of the event loop (so written together)."""
-    futures = []
-    for table in tables:
-        choice = table.bot_choice()
-        assert choice is not None
-        seat, action = choice
-        futures.append(registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action)))
-    return futures
 
 
 async def test_one_move_that_cannot_be_written_costs_only_its_own_table(tmp_path: Path) -> None:
@@ -141,9 +134,7 @@ async def test_one_move_that_cannot_be_written_costs_only_its_own_table(tmp_path
     store.close()
 
 
-async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_lands(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_lands(tmp_path: Path) -> None:
     store = Store(tmp_path / "toadstool.db")
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(3)]
@@ -166,10 +157,7 @@ async def test_moves_not_yet_written_when_the_server_stops_are_dropped_unseen(tm
         table, _ = registry.create("uno", 2, bots=2, seed=3)
         await asyncio.sleep(0)
         version = table.version
-        choice = table.bot_choice()
-        assert choice is not None
-        seat, action = choice
-        proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
+        (proposed,) = propose_all(registry, [table])
         registry.moves.close()  # as the registry does when it closes, before its turn to be written comes
         await asyncio.sleep(0.01)
         assert proposed.cancelled()

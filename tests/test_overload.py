@@ -10,6 +10,7 @@ import time
 
 import grpc
 import pytest
+from waiting import until
 
 from toadstool.server import RunningServer
 from toadstool.tables import BACKLOG_FLOOR, STUCK_AFTER, Backlog
@@ -52,19 +53,11 @@ def test_sends_that_never_finish_are_a_stalled_client_not_a_busy_server() -> Non
     assert backlog.sending() == 0
 
 
-async def _until(condition: object, seconds: float = 10.0) -> None:
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not condition():  # type: ignore[operator]
-        assert loop.time() < end, "the condition did not hold in time"
-        await asyncio.sleep(0.02)
-
-
 async def test_bots_wait_while_the_server_is_behind_and_play_on_when_it_catches_up(server: RunningServer) -> None:
     async with Client(server.address) as client:
         created = await client.create_table("uno", 3, bots=3, bot_delay_ms=10)
         table = server.registry.tables[created.table.table_id]
-        await _until(lambda: table.version >= 3)  # the bots play
+        await until(lambda: table.version >= 3)  # the bots play
         backlog = server.registry.backlog
         # The state a server is in when gRPC has not finished sending to most of its streams.
         backlog.open += 1000
@@ -78,7 +71,7 @@ async def test_bots_wait_while_the_server_is_behind_and_play_on_when_it_catches_
             for period in periods:
                 backlog.done_sending(period)
             backlog.open -= 1000
-        await _until(lambda: table.version >= held + 3, seconds=1.5)  # woken, not timed out (2 s)
+        await until(lambda: table.version >= held + 3, seconds=1.5)  # woken, not timed out (2 s)
 
 
 async def test_the_stream_counts_follow_streams_that_open_read_and_close(server: RunningServer) -> None:
@@ -96,7 +89,7 @@ async def test_the_stream_counts_follow_streams_that_open_read_and_close(server:
         assert 0 <= backlog.sending() <= 3
         for call in calls:
             call.cancel()
-        await _until(lambda: (backlog.open, backlog.sending()) == (0, 0))
+        await until(lambda: (backlog.open, backlog.sending()) == (0, 0))
     # A stream refused before it starts counts nothing.
     async with Client(server.address) as client:
         refused = client.watch("no-such-table")
@@ -111,7 +104,7 @@ async def test_bots_play_on_as_soon_as_stalled_sends_stop_counting(server: Runni
     async with Client(server.address) as client:
         created = await client.create_table("uno", 3, bots=3, bot_delay_ms=10)
         table = server.registry.tables[created.table.table_id]
-        await _until(lambda: table.version >= 3)
+        await until(lambda: table.version >= 3)
         backlog = server.registry.backlog
         clock = Clock()
         backlog.clock = clock
@@ -124,7 +117,7 @@ async def test_bots_play_on_as_soon_as_stalled_sends_stop_counting(server: Runni
             assert table.version <= held + 1, "bots moved while the server looked behind"
             clock.now += 2 * STUCK_AFTER + 0.01  # those sends are now a stalled client's, not a busy server's
             # Without looking again in slices, the bots would sit out their whole wait (2 s per move).
-            await _until(lambda: table.version >= held + 3, seconds=1.0)
+            await until(lambda: table.version >= held + 3, seconds=1.0)
         finally:
             for period in stalled:
                 backlog.done_sending(period)
