@@ -9,6 +9,7 @@ import asyncio
 import time
 
 import pytest
+from timing import Clock
 
 from toadstool import tables
 from toadstool.tables import (
@@ -165,14 +166,6 @@ async def test_many_streams_coming_and_going_on_a_quiet_table_leave_nothing_behi
         assert len(table._changed) == own
         with pytest.raises(TimeoutError):  # and a quiet table still makes its streams wait
             await asyncio.wait_for(table.wait_change(table.revision), 0.05)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def behind_backlog(clock: Clock | None = None) -> tuple[Backlog, list[int]]:

@@ -11,8 +11,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from waiting import until
+from timing import until
 
+from toadstool.engine import action_id
 from toadstool.store import Store, StoredAction
 from toadstool.tables import Table, TableRegistry
 
@@ -27,13 +28,12 @@ def assert_log_matches(store: Store, tables: list[Table]) -> None:
     for table in tables:
         versions = [a.version for a in logged[table.table_id]]
         assert versions == list(range(1, table.version + 1)), f"table {table.table_id}: log and memory differ"
-        assert [a.action_id for a in logged[table.table_id]] == [_id(table, i) for i in range(table.version)]
+        assert [a.action_id for a in logged[table.table_id]] == [action_id(action) for _, action in table.actions]
 
 
-def _id(table: Table, index: int) -> str:
-    from toadstool.engine import action_id
-
-    return action_id(table.actions[index][1])
+async def written_together(registry: TableRegistry, tables: list[Table]) -> list[object]:
+    """What became of each table's bot move, all proposed in the same turn: True, False or the error."""
+    return await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
 
 
 def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[bool]]:
@@ -126,7 +126,7 @@ async def test_one_move_that_cannot_be_written_costs_only_its_own_table(tmp_path
         await asyncio.sleep(0)
         store.delete_table(tables[0].table_id)  # its move now breaks a foreign key: it can never be written
         versions = [t.version for t in tables]
-        results = await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
+        results = await written_together(registry, tables)
         assert isinstance(results[0], sqlite3.IntegrityError)
         assert results[1:] == [True, True, True], "one bad move failed the moves written with it"
         assert [t.version for t in tables] == [versions[0]] + [v + 1 for v in versions[1:]]
@@ -144,7 +144,7 @@ async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_
             raise StopIteration  # a bare next() in a game's code: asyncio will not put it in a future
 
         tables[0]._record_events = buggy  # type: ignore[method-assign]
-        results = await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
+        results = await written_together(registry, tables)
         assert isinstance(results[0], RuntimeError)
         assert results[1:] == [True, True]
         assert_log_matches(store, tables[1:])

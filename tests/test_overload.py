@@ -10,19 +10,11 @@ import time
 
 import grpc
 import pytest
-from waiting import until
+from timing import Clock, until
 
 from toadstool.server import RunningServer
 from toadstool.tables import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool_clients.connection import Client
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def backlog_with(open_streams: int, sending: int, clock: Clock) -> tuple[Backlog, list[int]]:

@@ -65,6 +65,9 @@ CREATE TABLE actions (
 """
 
 
+_INSERT_ACTION = "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)"
+
+
 class StoreError(Exception):
     """The database cannot be used; the message says which file and why. Nothing was written to it."""
 
@@ -196,7 +199,7 @@ class Store:
         # same durability as BEGIN/COMMIT around it, at a third of the calls on the hottest write path.
         self._outside_transaction()
         self.db.execute(
-            "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
+            _INSERT_ACTION,
             (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
         )
 
@@ -204,7 +207,7 @@ class Store:
         """Several tables' actions (table id, action) in one transaction: all are written, or none."""
         with self._transaction():
             self.db.executemany(
-                "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)",
+                _INSERT_ACTION,
                 [(t, a.version, a.seat, a.action_id, a.request_id, a.note) for t, a in actions],
             )
 

@@ -63,7 +63,7 @@ REMEMBERED_REQUESTS = 512
 #: play): the bot then waits as long again, so people's calls and every stream catch up first.
 BUSY_LAG = 0.02
 #: The server is behind on delivering when more of its streams than this (and more than half of them) wait
-#: for gRPC to take their last update: then bots wait too (see `Backlog`).
+#: for gRPC to take their last update: then the bots' beat is held (see `Backlog`, `Beat`).
 BACKLOG_FLOOR = 16
 #: The longest a bot's beat is held while the server catches up, per move (so a bot game never stops for
 #: good); the release comes at the next look after it (`BACKLOG_RECHECK`).
@@ -129,10 +129,10 @@ class Backlog:
 
     Shared by every table of a server (the service counts, the bots read). When most streams are still
     sending, the server is behind: bots that moved anyway would spend the machine on moves nobody sees
-    (each stream skips to the newest view), so their beat is held (`Beat`). Slow viewers never count: a send counts only
-    while it is recent (`STUCK_AFTER`), so a stalled client, even one with hundreds of streams (a bridge
-    whose broker hangs), cannot hold up other tables' bots; and the floor and the half make it a
-    server-wide condition.
+    (each stream skips to the newest view), so their beat is held (`Beat`). Slow viewers never count: a
+    send counts only while it is recent (`STUCK_AFTER`), so a stalled client, even one with hundreds of
+    streams (a bridge whose broker hangs), cannot hold up other tables' bots; and the floor and the half
+    make it a server-wide condition.
     """
 
     open: int = 0
