@@ -443,7 +443,10 @@ def check_server_healthy_and_playing(address: str, seed: int = 5, seconds: float
             if joined.seat not in last.to_act or not last.legal_actions:
                 continue
             request = service_pb2.ActRequest(
-                table_id=table_id, version=last.version, action_id=rng.choice(last.legal_actions).id
+                table_id=table_id,
+                version=last.version,
+                action_id=rng.choice(last.legal_actions).id,
+                request_id=f"survivor-{last.version}",
             )
             for _ in range(100):
                 try:
@@ -479,6 +482,8 @@ class ServerProcess:
     ERROR line can be read back."""
 
     def __init__(self, command: list[str], directory: Path, port: int) -> None:
+        #: The live table and second client that watch this server throughout a test (tests/onlookers.py).
+        self.onlookers: Any = None
         self.port = port
         self.address = f"127.0.0.1:{port}"
         self.log_path = directory / "server.log"

@@ -2,8 +2,9 @@
 
 Found by the fuzz suite: a body that is not protobuf is answered UNKNOWN with an ERROR logged (here:
 INVALID_ARGUMENT, quietly); a metadata value that is not UTF-8 logs an ERROR per request (here: DEBUG); and
-a request path that is not UTF-8 stops grpcio's accept loop for good (the server re-opens its listener, see
-`toadstool.server`, and the crash is logged as a warning). Not for anything about games or tables.
+a request path that is not UTF-8 stops grpcio's accept loop (`toadstool.listener` guards the loop and opens
+the port again; the filters below keep grpcio's own log of it quiet where the guard cannot be installed).
+Not for anything about games or tables.
 """
 
 from __future__ import annotations

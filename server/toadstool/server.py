@@ -19,10 +19,11 @@ from typing import Any
 
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from toadstool.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.limits import Limits
+from toadstool.listener import Listener
+from toadstool.reflection import enable_reflection
 from toadstool.service import SerialisedWatch, ToadstoolService
 from toadstool.store import Store
 from toadstool.tables import TableRegistry
@@ -73,9 +74,9 @@ class ServerConfig:
 
 @dataclass
 class RunningServer:
-    """A started server: its bound address and its tables."""
+    """A started server: its bound address, its listener and its tables."""
 
-    server: grpc.aio.Server
+    listener: Listener
     registry: TableRegistry
     host: str
     port: int
@@ -101,6 +102,7 @@ def _grpc_server(config: ServerConfig, service: ToadstoolService, health_service
         interceptors=[RefuseUndecodable(), SerialisedWatch()],
         options=[
             ("grpc.max_receive_message_length", config.limits.max_request_bytes),
+            # No SO_REUSEPORT: a second program on this port is refused instead of getting half the clients.
             ("grpc.so_reuseport", 0),
             # A reconnect storm after a restart: thousands of streams re-open at once. gRPC's defaults
             # (1,000 pending, hard limit 3,000) would refuse many of them.
@@ -115,36 +117,8 @@ def _grpc_server(config: ServerConfig, service: ToadstoolService, health_service
     )
     service_pb2_grpc.add_ToadstoolServiceServicer_to_server(service, server)
     health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
-    reflection.enable_server_reflection((SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server)
+    enable_reflection((SERVICE_NAME, health.SERVICE_NAME), server)
     return server
-
-
-def _listen(server: grpc.aio.Server, config: ServerConfig, port: int) -> int:
-    bind = f"{config.host}:{port}"
-    credentials = server_credentials(config)
-    bound = server.add_secure_port(bind, credentials) if credentials else server.add_insecure_port(bind)
-    if bound == 0:
-        raise OSError(f"cannot listen on {config.host}:{port} (is another server using it?)")
-    return int(bound)
-
-
-async def _supervise(
-    running: RunningServer, config: ServerConfig, service: ToadstoolService, health_servicer: Any
-) -> None:
-    """grpcio's accept loop dies on some hostile requests (a :path that is not UTF-8) and then shuts the gRPC
-    server down; re-open the listener on the same port so one packet cannot take the tables offline."""
-    while True:
-        with contextlib.suppress(Exception):
-            # Shielded: cancelling wait_for_termination() cancels grpcio's own shutdown future, and the
-            # later server.stop() would then fail.
-            await asyncio.shield(running.server.wait_for_termination())
-        if running.registry.closing:
-            return
-        log.warning("the gRPC listener stopped after a malformed request; listening again on port %d", running.port)
-        server = _grpc_server(config, service, health_servicer)
-        _listen(server, config, running.port)
-        await server.start()
-        running.server = server
 
 
 @contextlib.asynccontextmanager
@@ -160,23 +134,19 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
         async with registry:
             service = ToadstoolService(registry, config.limits)
             health_servicer = health.aio.HealthServicer()
-            server = _grpc_server(config, service, health_servicer)
-            port = _listen(server, config, config.port)
-            await server.start()
-            await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-            await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-            running = RunningServer(server=server, registry=registry, host=config.host, port=port)
-            supervisor = asyncio.get_running_loop().create_task(
-                _supervise(running, config, service, health_servicer), name="grpc-supervisor"
+            listener = Listener(
+                lambda: _grpc_server(config, service, health_servicer), config.host, server_credentials(config)
             )
+            port = await listener.start(config.port)
             try:
-                yield running
+                await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+                await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+                yield RunningServer(listener=listener, registry=registry, host=config.host, port=port)
             finally:
                 # Stop taking new calls, tell watchers, let in-flight actions finish, then flush.
                 await health_servicer.enter_graceful_shutdown()
                 registry.shutting_down()
-                supervisor.cancel()
-                await running.server.stop(config.grace)
+                await listener.stop(config.grace)
     finally:
         if store is not None:
             store.close()
