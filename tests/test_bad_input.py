@@ -3,6 +3,8 @@ the table is unchanged afterwards (same version, same views)."""
 
 from __future__ import annotations
 
+import uuid
+
 import grpc
 import pytest
 
@@ -64,16 +66,20 @@ async def test_every_bad_request_is_refused_clearly_and_changes_nothing(
     idle = next((s for s in range(len(tokens)) if s not in probe.to_act), None)
 
     def act(token: str | None, **fields: object):  # type: ignore[no-untyped-def]
+        fields.setdefault("request_id", uuid.uuid4().hex)
         request = service_pb2.ActRequest(table_id=table_id, **fields)  # type: ignore[arg-type]
         metadata = ((SEAT_TOKEN_KEY, token),) if token else None
         return stub.Act(request, metadata=metadata, timeout=5)
 
-    await _expect(grpc.StatusCode.NOT_FOUND, stub.Act(service_pb2.ActRequest(table_id="nope")), "no table")
+    nowhere = service_pb2.ActRequest(table_id="nope", request_id="r-nowhere")
+    await _expect(grpc.StatusCode.NOT_FOUND, stub.Act(nowhere), "no table")
     await _expect(grpc.StatusCode.UNAUTHENTICATED, act(None, action_id=legal.id, version=probe.version), "token")
     await _expect(grpc.StatusCode.UNAUTHENTICATED, act("forged", action_id=legal.id, version=probe.version), "token")
     if idle is not None:
         # Acting for another seat: a seat's token can only ever act as that seat.
-        theirs = service_pb2.ActRequest(table_id=table_id, version=probe.version, action=legal.action)
+        theirs = service_pb2.ActRequest(
+            table_id=table_id, version=probe.version, action=legal.action, request_id=uuid.uuid4().hex
+        )
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await stub.Act(theirs, metadata=((SEAT_TOKEN_KEY, tokens[idle]),), timeout=5)
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION

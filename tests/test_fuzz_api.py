@@ -4,7 +4,9 @@ Hypothesis drives every request type of toadstool.v1.ToadstoolService, built fro
 (typed actions of every game, unknown enum numbers, extreme integers, hostile text, huge repeated fields,
 requests near and over the 64 KiB limit), with absent, random, foreign and other seats' tokens in the
 metadata, mixed with legal, out-of-turn and stale actions of the real seats. People's streams and a
-spectator's stream stay open throughout. After each example the oracle holds: every refusal is a
+spectator's stream stay open throughout, and onlookers (tests/onlookers.py: a live table's seat and spectator
+streams, a second client calling every few milliseconds) check the server stayed reachable throughout. After
+each example the oracle holds: every refusal is a
 documented code with a message; the table's version counts the actions the test saw accepted and its
 views equal a replay of them through the engine; every update and history step a viewer received is
 exactly that viewer's view; no reply carries a token it did not just issue. After each test the server
@@ -48,6 +50,7 @@ from fuzz_helpers import (
     padded,
     repeated_huge,
 )
+from onlookers import Onlookers
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.limits import Limits
@@ -83,6 +86,7 @@ class LoopServer:
         self._stop: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self._thread = threading.Thread(target=self.loop.run_forever, name="fuzz-server", daemon=True)
+        self.onlookers: Onlookers | None = None
 
     def start(self) -> None:
         self._thread.start()
@@ -129,10 +133,14 @@ class LoopServer:
 
 @pytest.fixture
 def loop_server() -> Iterator[LoopServer]:
+    """The server, with onlookers (a live table's seat and spectator streams, a second client calling all
+    along) from start to end: each test checks they were never cut off."""
     server = LoopServer()
     server.start()
     try:
-        yield server
+        assert server.running is not None
+        with Onlookers(server.running.address) as server.onlookers:
+            yield server
     finally:
         server.close()
 
@@ -378,7 +386,8 @@ def _note_success(
         world.bots_joined = True
         if 0 <= request.seat < len(world.seat_tokens):
             world.revoked.add(world.seat_tokens[request.seat])
-    if method == "Act" and request.request_id:
+    if method == "Act":
+        assert request.request_id, "an Act without a request id was accepted (a retry could apply it twice)"
         world.request_ids.append(request.request_id)
 
 
@@ -479,7 +488,11 @@ def _run_example(server: LoopServer, data: st.DataObject, steps: int, sizes: boo
             if kind == "legal":
                 planned = _legal_request(snap, world, data)
                 if planned is not None:
-                    _tally("legal Act", server.run(_call(world, "Act", *planned), 30), world)
+                    answer = server.run(_call(world, "Act", *planned), 30)
+                    if not planned[0].request_id:  # retry safety is never optional: refused, whatever else
+                        assert answer is None
+                        assert world.last_refusal == grpc.StatusCode.INVALID_ARGUMENT
+                    _tally("legal Act", answer, world)
                 continue
             method = data.draw(st.sampled_from(sorted(METHODS)), label="method")
             strategy = message_strategy(METHODS[method].input_type, _overrides(snap, game), required=ALWAYS)
@@ -507,6 +520,8 @@ def test_hostile_requests_of_every_type_never_crash_corrupt_or_leak(loop_server:
 
     example()
     assert loop_server.running is not None
+    assert loop_server.onlookers is not None
+    loop_server.onlookers.check()
     check_server_healthy_and_playing(loop_server.running.address)
     if os.environ.get("TOADSTOOL_FUZZ_STATS"):
         print("\n".join(f"{count:6} {outcome}" for outcome, count in sorted(OUTCOMES.items())))
@@ -525,6 +540,8 @@ def test_out_of_turn_stale_replayed_and_misdirected_actions_leave_each_table_its
 
     example()
     assert loop_server.running is not None
+    assert loop_server.onlookers is not None
+    loop_server.onlookers.check()
     check_server_healthy_and_playing(loop_server.running.address)
     if os.environ.get("TOADSTOOL_FUZZ_STATS"):
         print("\n".join(f"{count:6} {outcome}" for outcome, count in sorted(OUTCOMES.items())))

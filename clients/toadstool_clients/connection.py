@@ -161,10 +161,14 @@ class Client:
         return str(response.device_token)
 
     async def device_roll(
-        self, table_id: str, device_token: str, version: int, request_id: str
+        self, table_id: str, device_token: str, version: int, request_id: str | None = None
     ) -> service_pb2.ActResponse:
-        """A hardware button's roll for whoever must roll now (the only thing a device token can do)."""
-        request = service_pb2.ActRequest(table_id=table_id, version=version, action_id="roll", request_id=request_id)
+        """A hardware button's roll for whoever must roll now (the only thing a device token can do). Like
+        every `Act`, it carries a request id (a fresh one unless given): a press sent again with the same id
+        rolls once."""
+        request = service_pb2.ActRequest(
+            table_id=table_id, version=version, action_id="roll", request_id=request_id or uuid.uuid4().hex
+        )
         response: service_pb2.ActResponse = await self.stub.Act(
             request, metadata=((DEVICE_TOKEN_KEY, device_token),), timeout=self.timeout
         )
@@ -187,8 +191,9 @@ class Client:
     async def act(
         self, table_id: str, seat_token: str, version: int, action_id: str, request_id: str | None = None
     ) -> service_pb2.ActResponse:
-        """Send one legal action by its id; retried once on UNAVAILABLE with the same request id, which the
-        server never applies twice."""
+        """Send one legal action by its id, with `request_id` (a fresh one unless given: the server refuses an
+        Act without one); retried once on UNAVAILABLE with the same request id, which the server never
+        applies twice."""
         request = service_pb2.ActRequest(
             table_id=table_id, version=version, action_id=action_id, request_id=request_id or uuid.uuid4().hex
         )

@@ -1,8 +1,9 @@
 """The one engine interface that all four games implement, and the small value types they share.
 
 This module is for what every game has in common: the `Engine` protocol (DESIGN.md principle 1), events
-with their per-viewer visibility, outcomes, option specs and the stable action id. It is not for anything a
-particular game decides: rules live in `toadstool.games.<game>`, and nothing here speaks gRPC.
+with their per-viewer visibility, outcomes, option specs, the stable action id, and how every error message
+quotes what a client sent (`preview`, `listing`). It is not for anything a particular game decides: rules
+live in `toadstool.games.<game>`, and nothing here speaks gRPC.
 
 An engine is a stateless object of pure functions over an immutable state value. The state carries its own
 seeded RNG so that a game is exactly its seed plus its list of actions.
@@ -14,7 +15,7 @@ import dataclasses
 import enum
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -25,8 +26,56 @@ A = TypeVar("A")
 SPECTATOR: int | None = None
 
 
+#: How many characters of a value a client sent an error message quotes (`preview`).
+PREVIEW_LENGTH = 40
+#: About how many characters of a list of choices an error message shows (`listing`).
+LISTING_LENGTH = 200
+
+
+def _shown(text: str, limit: int) -> tuple[str, bool]:
+    """`text` safe to show (each unprintable character as its backslash escape, so no control sequence or
+    bidi override reaches a screen), cut before it passes `limit` characters; and whether all of it fit."""
+    out: list[str] = []
+    used = 0
+    for ch in text:
+        shown = ch if ch.isprintable() else ch.encode("unicode_escape", "backslashreplace").decode("ascii")
+        used += len(shown)
+        if used > limit:
+            return "".join(out), False
+        out.append(shown)
+    return "".join(out), True
+
+
+def preview(value: object, limit: int = PREVIEW_LENGTH) -> str:
+    """How an error message quotes a value it was sent: a string in quotes, anything else as text, either
+    cut to `limit` characters with an ellipsis (``'xxxx…'``). Every echo of a client's input goes through
+    here, so a message stays short however long the input (a 10,000-character game name would otherwise
+    make the answer pass gRPC's metadata limit and reach the client as a broken stream)."""
+    text, whole = _shown(value if isinstance(value, str) else str(value), limit)
+    text = text if whole else text + "…"
+    return f"'{text}'" if isinstance(value, str) else text
+
+
+def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING_LENGTH) -> str:
+    """The choices an error message names ("one of a, b, c"), as many as fit in about `limit` characters,
+    then how many more there are ("a, b, and 12 more"); "none" when there are none."""
+    names = [str(item) for item in items]
+    shown: list[str] = []
+    used = 0
+    for name in names:
+        text, whole = _shown(name, PREVIEW_LENGTH)
+        used += len(text) + len(separator)
+        if shown and used > limit:
+            break
+        shown.append(text if whole else text + "…")
+    if len(shown) < len(names):
+        shown.append(f"and {len(names) - len(shown)} more")
+    return separator.join(shown) or "none"
+
+
 class EngineError(Exception):
-    """Base of the errors an engine raises; each carries a message a person can act on."""
+    """Base of the errors an engine raises; each carries a message a person can act on (values a client
+    sent quoted with `preview`, lists of choices with `listing`)."""
 
 
 class IllegalAction(EngineError):
@@ -127,8 +176,7 @@ def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str]) -> dict
     by_name = {spec.name: spec for spec in specs}
     for name in given:
         if name not in by_name:
-            known = ", ".join(sorted(by_name)) or "none"
-            raise BadOptions(f"unknown option {name!r}; this game's options are: {known}")
+            raise BadOptions(f"unknown option {preview(name)}; this game's options are: {listing(sorted(by_name))}")
     values: dict[str, Any] = {}
     for spec in specs:
         raw = given.get(spec.name, spec.default)
@@ -141,11 +189,11 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
         try:
             value = int(raw)
         except ValueError:
-            raise BadOptions(f"option {spec.name!r} must be a whole number, not {raw!r}") from None
+            raise BadOptions(f"option {spec.name!r} must be a whole number, not {preview(raw)}") from None
         if spec.minimum is not None and value < spec.minimum:
-            raise BadOptions(f"option {spec.name!r} must be at least {spec.minimum}, not {value}")
+            raise BadOptions(f"option {spec.name!r} must be at least {spec.minimum}, not {preview(value)}")
         if spec.maximum is not None and value > spec.maximum:
-            raise BadOptions(f"option {spec.name!r} must be at most {spec.maximum}, not {value}")
+            raise BadOptions(f"option {spec.name!r} must be at most {spec.maximum}, not {preview(value)}")
         return value
     if spec.kind is OptionKind.BOOL:
         lowered = raw.strip().lower()
@@ -153,10 +201,10 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
             return True
         if lowered in ("0", "false", "no", "off", ""):
             return False
-        raise BadOptions(f"option {spec.name!r} must be true or false, not {raw!r}")
+        raise BadOptions(f"option {spec.name!r} must be true or false, not {preview(raw)}")
     if spec.kind is OptionKind.CHOICE:
         if raw not in spec.choices:
-            raise BadOptions(f"option {spec.name!r} must be one of {', '.join(spec.choices)}, not {raw!r}")
+            raise BadOptions(f"option {spec.name!r} must be one of {listing(spec.choices)}, not {preview(raw)}")
         return raw
     if len(raw) > spec.max_length:
         raise BadOptions(f"option {spec.name!r} is longer than {spec.max_length} characters")
@@ -168,7 +216,8 @@ def action_id(action: object) -> str:
     """A stable, human-readable id for a dataclass action, e.g. ``play_card:card_id=12,color=1``.
 
     Ids are derived from the action's type and field values, so the same action always has the same id
-    across versions and processes; clients may send an id back instead of the typed action.
+    across versions and processes; clients may send an id back instead of the typed action. A field that
+    is unset (None) is left out (``use_item``, not ``use_item:target=None``).
     """
     name, fields = _id_shape(type(action))
     if not fields:
@@ -176,6 +225,8 @@ def action_id(action: object) -> str:
     parts = []
     for field in fields:
         value = getattr(action, field)
+        if value is None:
+            continue
         if isinstance(value, enum.Enum):
             value = value.name.lower()
         elif isinstance(value, bool):
@@ -183,7 +234,18 @@ def action_id(action: object) -> str:
         elif isinstance(value, tuple):
             value = "-".join(str(v.value if isinstance(v, enum.Enum) else v) for v in value)
         parts.append(f"{field}={value}")
-    return f"{name}:{','.join(parts)}"
+    return f"{name}:{','.join(parts)}" if parts else name
+
+
+def current_action_id(stored: str) -> str:
+    """The id an action has now, given the id it was stored under: before unset fields were left out of
+    ids, they were written as ``=None`` (``use_item:target=None``). Databases keep those ids, so a table
+    written then replays the same."""
+    if "=None" not in stored:
+        return stored
+    name, _, fields = stored.partition(":")
+    kept = [part for part in fields.split(",") if not part.endswith("=None")]
+    return f"{name}:{','.join(kept)}" if kept else name
 
 
 _ID_SHAPES: dict[type, tuple[str, tuple[str, ...]]] = {}

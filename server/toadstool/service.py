@@ -29,6 +29,11 @@ SEAT_TOKEN_KEY = "x-seat-token"
 HOST_TOKEN_KEY = "x-host-token"
 DEVICE_TOKEN_KEY = "x-device-token"
 MAX_ID_LENGTH = 256
+#: Why `Act` refuses a request without a request id (an empty one could never tell a retry from a new action).
+NO_REQUEST_ID = (
+    "Act needs a request_id: a fresh id per action, reused only to retry the same action, so a retry is "
+    "never applied twice"
+)
 
 STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
     ErrorKind.UNKNOWN_TABLE: grpc.StatusCode.NOT_FOUND,
@@ -235,6 +240,10 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
 
     @_maps_errors
     async def Act(self, request: service_pb2.ActRequest, context: grpc.aio.ServicerContext) -> service_pb2.ActResponse:
+        if not request.request_id:
+            raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
+        if len(request.request_id) > MAX_ID_LENGTH:
+            raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
         table = self._table(request.table_id)
         device_token = _metadata(context, DEVICE_TOKEN_KEY)
         if device_token and not _metadata(context, SEAT_TOKEN_KEY):
@@ -244,8 +253,6 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         else:
             seat = self._seat(table, context)
         self.guard.check_action_rate(table.table_id, seat)
-        if len(request.request_id) > MAX_ID_LENGTH:
-            raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
         wanted = self._wanted_action_id(table, request)
         version, replayed = table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)

@@ -31,9 +31,12 @@ from toadstool.engine import (
     Engine,
     Event,
     action_id,
+    current_action_id,
     event_text,
+    listing,
     name_seats,
     parse_options,
+    preview,
 )
 from toadstool.games import GAMES, GameSpec
 from toadstool.messages import action_message, game_view_message
@@ -57,6 +60,9 @@ KEEP_FINISHED = 200
 MAX_CLOCK_SECONDS = 86_400
 #: The store's note on an action made for a person whose turn clock ran out.
 TIMEOUT_NOTE = "timeout"
+#: The longest message a refusal carries (`TableError`): well under gRPC's metadata limit (8 KiB), so the
+#: client always reads the server's answer. Values a client sent are quoted shorter still (`preview`).
+MAX_ERROR_LENGTH = 500
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
 #: When a bot's delay ends this many seconds late, the event loop is behind (more tables than the machine can
@@ -412,9 +418,12 @@ class ErrorKind(enum.Enum):
 
 
 class TableError(Exception):
-    """A refused request: nothing was changed. The message says what to do about it."""
+    """A refused request: nothing was changed. The message says what to do about it, quoting what the
+    client sent only through `preview` (and cut to MAX_ERROR_LENGTH in any case)."""
 
     def __init__(self, kind: ErrorKind, message: str) -> None:
+        if len(message) > MAX_ERROR_LENGTH:
+            message = message[: MAX_ERROR_LENGTH - 1] + "…"
         super().__init__(message)
         self.kind = kind
         self.message = message
@@ -763,7 +772,7 @@ class Table:
                 return prior.version, True
             raise TableError(
                 ErrorKind.DUPLICATE_REQUEST,
-                f"request id {request_id!r} was already used for another action; use a fresh id per action",
+                f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
             )
         if self.status is Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has not started yet")
@@ -775,8 +784,9 @@ class Table:
             if not legal:
                 hint = "you have nothing to do right now; wait for your turn"
             else:
-                hint = "your legal actions now: " + "; ".join(
-                    name_seats(self.engine.describe(self.state, seat, a), self.names()) for a in legal[:8]
+                names = self.names()
+                hint = "your legal actions now: " + listing(
+                    (name_seats(self.engine.describe(self.state, seat, a), names) for a in legal), "; "
                 )
             raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
         if expected_version != self.version:
@@ -818,7 +828,8 @@ class Table:
         self.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
         for entry in stored:
             legal = self.engine.legal_actions(self.state, entry.seat)
-            action = next((a for a in legal if action_id(a) == entry.action_id), None)
+            wanted = current_action_id(entry.action_id)
+            action = next((a for a in legal if action_id(a) == wanted), None)
             if action is None:
                 raise RuntimeError(
                     f"table {self.table_id}: stored action {entry.action_id!r} at version {entry.version} is not "
@@ -1255,7 +1266,8 @@ class TableRegistry:
         table = self.tables.get(table_id)
         if table is None:
             raise TableError(
-                ErrorKind.UNKNOWN_TABLE, f"there is no table {table_id!r} on this server; list tables to see them"
+                ErrorKind.UNKNOWN_TABLE,
+                f"there is no table {preview(table_id)} on this server; list tables to see them",
             )
         return table
 
@@ -1275,7 +1287,9 @@ class TableRegistry:
         """Create a table (validated in full before anything is stored); returns it and its host token."""
         spec = GAMES.get(game)
         if spec is None:
-            raise TableError(ErrorKind.BAD_REQUEST, f"unknown game {game!r}; this server hosts: {', '.join(GAMES)}")
+            raise TableError(
+                ErrorKind.BAD_REQUEST, f"unknown game {preview(game)}; this server hosts: {listing(GAMES)}"
+            )
         engine = spec.engine
         if not engine.min_players <= players <= engine.max_players:
             raise TableError(

@@ -89,12 +89,14 @@ class CreateTableRequest(_message.Message):
     TURN_SECONDS_FIELD_NUMBER: _builtins.int
     TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
     game: _builtins.str
+    """A game key from ListGames, e.g. "uno"."""
     players: _builtins.int
     bots: _builtins.int
     """Seats filled with bots at creation (the last seats)."""
     seed: _builtins.int
     """Seed for the table's RNG; unset picks a random one."""
     name: _builtins.str
+    """At most 40 characters once unprintable ones are removed; empty gives "<game title> <table id>"."""
     manual_start: _builtins.bool
     """If true the table waits for StartTable even when every seat is taken."""
     bot_delay_ms: _builtins.int
@@ -240,6 +242,9 @@ class JoinTableRequest(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
+    """1 to 24 characters once control, format and other unprintable characters are removed (runs of white
+    space count as one space).
+    """
     seat: _builtins.int
     """A specific seat; unset takes the first open one."""
     def __init__(
@@ -413,7 +418,10 @@ class WatchRequest(_message.Message):
     SINCE_VERSION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     since_version: _builtins.int
-    """The last version this client saw; the first update then carries the events after it."""
+    """The last version this client saw; the first update then carries the events after it (its view is
+    always whole). A version ahead of the table's is refused with INVALID_ARGUMENT (the table was not the
+    one you watched, or the server lost it: watch without since_version).
+    """
     def __init__(
         self,
         *,
@@ -461,11 +469,22 @@ class ActRequest(_message.Message):
     ACTION_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     version: _builtins.int
-    """The version the client acted on; a stale one is refused with ABORTED."""
+    """The version of the update the client decided on; if the table has moved on since, the action is
+    refused with ABORTED (decide again on the newest update). In a simultaneous decision (Level Up!'s
+    vote) every accepted vote raises the version, so a vote sent on the version before someone else's
+    is ABORTED too.
+    """
     request_id: _builtins.str
-    """Unique per intended action; a retry with the same id is not applied twice."""
+    """Required (an empty one is refused with INVALID_ARGUMENT): a fresh id per intended action (a UUID),
+    reused only to retry that same action, so a retry is never applied twice: a request id the table
+    already applied is answered again with `replayed` set (whatever the version now), and refused with
+    ALREADY_EXISTS when it comes with another action or from another seat. Ids are scoped per table: the
+    same id at another table is unrelated. A table remembers the last 512 ids it applied, kept with its
+    actions in the server's database (so a retry after a restart is still recognised). Only applied
+    requests are remembered: after a refusal the same id may be sent again. At most 256 characters.
+    """
     action_id: _builtins.str
-    """Either the id of a legal action or the typed action itself."""
+    """Either the id of a legal action (LegalAction.id of the update) or the typed action itself."""
     @_builtins.property
     def action(self) -> _table_pb2.Action: ...
     def __init__(

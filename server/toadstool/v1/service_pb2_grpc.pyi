@@ -27,9 +27,26 @@ GRPC_GENERATED_VERSION: str
 GRPC_VERSION: str
 
 class ToadstoolServiceStub:
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
-    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
-    (for a physical roll button) in "x-device-token" for Act.
+    """The Toadstool table server. Tokens travel in metadata:
+    - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
+      without one answer as a spectator;
+    - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
+      IssueDeviceToken;
+    - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
+
+    Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
+    (RESOURCE_EXHAUSTED); a table id, action id or request id at most 256 characters (INVALID_ARGUMENT); a
+    seat name 1 to 24 printable characters and a table name at most 40 (INVALID_ARGUMENT); per client
+    (one IP address) at most 50 unfinished tables and 512 open streams, per seat 20 actions a second with
+    bursts of 40 (RESOURCE_EXHAUSTED). These are the defaults; `toadstool serve --help` shows the flags.
+    Error messages quote what a request sent only as a short preview (40 characters and "…").
+
+    Versions: a table's `version` goes up by one with every accepted action, and only then. A stream sends
+    the newest state when it sends, so its versions may skip (5, then 8: a bot or a clock moved twice in
+    between) and may repeat (a seat connected, a note at the same version); its events never skip.
+
+    The server also answers gRPC reflection (both grpc.reflection.v1 and grpc.reflection.v1alpha) and the
+    standard health service (grpc.health.v1.Health).
     """
 
     @_typing.overload
@@ -55,7 +72,11 @@ class ToadstoolServiceStub:
     LeaveTable: _grpc.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _grpc.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]
-    """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one."""
+    """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one. Each
+    update is a full snapshot (see Update). The stream stays open, past the end of the game too, until the
+    caller cancels it, the seat is given up or kicked (UNAUTHENTICATED), or the server shuts down
+    (UNAVAILABLE: watch again with since_version).
+    """
     Act: _grpc.UnaryUnaryMultiCallable[_service_pb2.ActRequest, _service_pb2.ActResponse]
     """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
     is "roll", for the seat the game is waiting for.
@@ -71,9 +92,26 @@ class ToadstoolServiceStub:
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
-    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
-    (for a physical roll button) in "x-device-token" for Act.
+    """The Toadstool table server. Tokens travel in metadata:
+    - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
+      without one answer as a spectator;
+    - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
+      IssueDeviceToken;
+    - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
+
+    Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
+    (RESOURCE_EXHAUSTED); a table id, action id or request id at most 256 characters (INVALID_ARGUMENT); a
+    seat name 1 to 24 printable characters and a table name at most 40 (INVALID_ARGUMENT); per client
+    (one IP address) at most 50 unfinished tables and 512 open streams, per seat 20 actions a second with
+    bursts of 40 (RESOURCE_EXHAUSTED). These are the defaults; `toadstool serve --help` shows the flags.
+    Error messages quote what a request sent only as a short preview (40 characters and "…").
+
+    Versions: a table's `version` goes up by one with every accepted action, and only then. A stream sends
+    the newest state when it sends, so its versions may skip (5, then 8: a bot or a clock moved twice in
+    between) and may repeat (a seat connected, a note at the same version); its events never skip.
+
+    The server also answers gRPC reflection (both grpc.reflection.v1 and grpc.reflection.v1alpha) and the
+    standard health service (grpc.health.v1.Health).
     """
 
     def __init__(self, channel: _aio.Channel) -> None: ...
@@ -96,7 +134,11 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     LeaveTable: _aio.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]  # type: ignore[assignment]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _aio.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]  # type: ignore[assignment]
-    """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one."""
+    """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one. Each
+    update is a full snapshot (see Update). The stream stays open, past the end of the game too, until the
+    caller cancels it, the seat is given up or kicked (UNAUTHENTICATED), or the server shuts down
+    (UNAVAILABLE: watch again with since_version).
+    """
     Act: _aio.UnaryUnaryMultiCallable[_service_pb2.ActRequest, _service_pb2.ActResponse]  # type: ignore[assignment]
     """Take one of the legal actions. With a device token instead of a seat token, the only action allowed
     is "roll", for the seat the game is waiting for.
@@ -111,9 +153,26 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
-    """The Toadstool table server. Seat tokens travel in the "x-seat-token" metadata key of Watch, Act and
-    LeaveTable; host tokens in "x-host-token" for StartTable, AddBot and IssueDeviceToken; a device token
-    (for a physical roll button) in "x-device-token" for Act.
+    """The Toadstool table server. Tokens travel in metadata:
+    - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
+      without one answer as a spectator;
+    - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
+      IssueDeviceToken;
+    - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
+
+    Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
+    (RESOURCE_EXHAUSTED); a table id, action id or request id at most 256 characters (INVALID_ARGUMENT); a
+    seat name 1 to 24 printable characters and a table name at most 40 (INVALID_ARGUMENT); per client
+    (one IP address) at most 50 unfinished tables and 512 open streams, per seat 20 actions a second with
+    bursts of 40 (RESOURCE_EXHAUSTED). These are the defaults; `toadstool serve --help` shows the flags.
+    Error messages quote what a request sent only as a short preview (40 characters and "…").
+
+    Versions: a table's `version` goes up by one with every accepted action, and only then. A stream sends
+    the newest state when it sends, so its versions may skip (5, then 8: a bot or a clock moved twice in
+    between) and may repeat (a seat connected, a note at the same version); its events never skip.
+
+    The server also answers gRPC reflection (both grpc.reflection.v1 and grpc.reflection.v1alpha) and the
+    standard health service (grpc.health.v1.Health).
     """
 
     @_abc_1.abstractmethod
@@ -194,7 +253,11 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _service_pb2.WatchRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_abc.Iterator[_service_pb2.WatchResponse], _abc.AsyncIterator[_service_pb2.WatchResponse]]:
-        """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one."""
+        """Stream of updates for one viewer: the seat of the token in metadata, or a spectator without one. Each
+        update is a full snapshot (see Update). The stream stays open, past the end of the game too, until the
+        caller cancels it, the seat is given up or kicked (UNAUTHENTICATED), or the server shuts down
+        (UNAVAILABLE: watch again with since_version).
+        """
 
     @_abc_1.abstractmethod
     def Act(

@@ -406,7 +406,9 @@ class LegalAction(_message.Message):
     LABEL_FIELD_NUMBER: _builtins.int
     ACTION_FIELD_NUMBER: _builtins.int
     id: _builtins.str
-    """Stable id: the same action has the same id at every version. Send it back in ActRequest.action_id."""
+    """Stable id: the same action has the same id at every version. Send it back in ActRequest.action_id.
+    Treat it as opaque (it reads like "play_card:card=12,color=1", but clients should not parse it).
+    """
     label: _builtins.str
     """What a person reads on a button or menu."""
     @_builtins.property
@@ -457,7 +459,9 @@ Global___Outcome: _TypeAlias = Outcome  # noqa: Y015
 
 @_typing.final
 class Update(_message.Message):
-    """Everything one viewer may know about a table at one version."""
+    """Everything one viewer may know about a table at one version: a full snapshot, never a diff, so only the
+    newest one matters.
+    """
 
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -481,6 +485,9 @@ class Update(_message.Message):
     TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     version: _builtins.int
+    """Raised by one with every accepted action. On a stream, versions may skip (a client may see 5, then
+    8) and may repeat (a seat connected; the lobby started the game): act on the newest update you have.
+    """
     status: Global___TableStatus.ValueType
     viewer_seat: _builtins.int
     """The seat this update is for; unset for a spectator."""
@@ -497,15 +504,24 @@ class Update(_message.Message):
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]: ...
     @_builtins.property
     def to_act(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
-        """Seats the game is waiting for."""
+        """Seats the game is waiting for: it goes no further until one of them acts (all of them, in a
+        simultaneous decision such as Level Up!'s vote). Your seat in `to_act` means you must act.
+        """
 
     @_builtins.property
     def view(self) -> Global___GameView: ...
     @_builtins.property
-    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]: ...
+    def legal_actions(self) -> _containers.RepeatedCompositeFieldContainer[Global___LegalAction]:
+        """What this viewer may do now. Not only for seats in `to_act`: a seat may also be offered optional
+        actions out of turn (calling UNO, catching a player who did not, Power Up's any-time cards), which the
+        game does not wait for. Empty for spectators and once the game is over.
+        """
+
     @_builtins.property
     def events(self) -> _containers.RepeatedCompositeFieldContainer[Global___Event]:
-        """Events since the previous update on this stream (or the recent history on the first one)."""
+        """Events since the previous update on this stream (or, on a stream's first update, the recent history,
+        or with since_version the events after it). A stream never skips events, even when it skips versions.
+        """
 
     @_builtins.property
     def outcome(self) -> Global___Outcome:

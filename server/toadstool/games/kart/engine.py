@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toadstool.engine import BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome
+from toadstool.engine import BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome, preview
 from toadstool.games.kart.data import (
     BANANA_CHIPS,
     BUNDLE_BONUS,
@@ -646,7 +646,7 @@ class KartEngine:
         name = str(options.get("track", DEFAULT_TRACK))
         try:
             if "/" in name or "\\" in name or name.endswith(".toml"):
-                raise TrackError(f"option 'track' names a track, not a file: {name!r}")
+                raise TrackError(f"option 'track' names a track, not a file: {preview(name)}")
             track = load_track(name)
         except TrackError as error:
             raise BadOptions(f"option 'track': {error}") from None

@@ -17,6 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from toadstool.engine import listing, preview
 from toadstool.games.kart.data import SHORTCUT_COST, FieldType
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tracks"
@@ -140,14 +141,14 @@ def load_track(name_or_path: str | os.PathLike[str]) -> Track:
         return _load_file(path)
     if not _NAME.match(text):
         raise TrackError(
-            f"{text!r} is not a track name (lower-case letters, digits and dashes); "
-            f"known tracks: {', '.join(known_track_names())}"
+            f"{preview(text)} is not a track name (lower-case letters, digits and dashes); "
+            f"known tracks: {listing(known_track_names())}"
         )
     for directory in (BUILTIN_DIR, user_tracks_dir()):
         path = directory / f"{text}.toml"
         if path.is_file():
             return _load_file(path)
-    raise TrackError(f"unknown track {text!r}; known tracks: {', '.join(known_track_names())}")
+    raise TrackError(f"unknown track {preview(text)}; known tracks: {listing(known_track_names())}")
 
 
 def _load_file(path: Path) -> Track:
