@@ -74,3 +74,26 @@ def test_load_benchmark_runs_a_real_server_and_both_baselines_and_prints_every_f
     assert targets <= set(figures["targets"])
     assert (tmp_path / "load.csv").read_text().startswith("target,tables,")
     assert (tmp_path / "load.png").stat().st_size > 0
+
+
+def test_listener_guard_benchmark_runs_both_servers_alternately_and_prints_every_figure(tmp_path: Path) -> None:
+    figures = run_bench("listener_guard.py", tmp_path, timeout=90)
+    assert figures["benchmark"] == "listener_guard"
+    assert {"nproc", "cpu", "python"} <= set(figures["machine"])
+    # The guard was in place on one side only: the comparison measures it.
+    assert figures["guard_checked"] is True
+    assert isinstance(figures["accept_loop_guarded"], bool)
+    assert [run["side"] for run in figures["runs"]] == ["off", "on"]
+    for run in figures["runs"]:
+        assert run["calls"] > 0, f"guard {run['side']}: no unary call answered"
+        assert run["messages"] > 0, f"guard {run['side']}: no streamed message"
+        assert {"server_us_per_call", "server_us_per_message", "calls_per_s", "messages_per_s"} <= set(run)
+    (pair,) = figures["pairs"]
+    assert {"unary_ratio", "message_ratio", "extra_us_per_call", "extra_us_per_message"} <= set(pair)
+    for key in ("unary_ratio", "message_ratio", "extra_us_per_call"):
+        assert {"median", "min", "max", "n"} <= set(figures[key])
+        assert isinstance(figures[key]["median"], float)
+    assert set(figures["us_per_call"]) == set(figures["us_per_message"]) == {"off", "on"}
+    assert {"us_per_rpc", "extra_us_per_rpc"} <= set(figures["factory_alone"])
+    assert (tmp_path / "listener_guard.csv").read_text().startswith("pair,guard,")
+    assert (tmp_path / "listener_guard.png").stat().st_size > 0

@@ -59,18 +59,28 @@ async def _guarded(accept_loop: Coroutine[Any, Any, Any], crashed: Callable[[Bas
         return None
 
 
-async def _kept(request: asyncio.Task[Any]) -> Any:
-    """Await grpcio's request for the next call, which a dying accept loop cancels: the request itself runs on
-    (shielded) until the core completes it, since the core writes the new call into memory the request owns.
-    Cancelling it outright frees that memory while the core still holds it: the process segfaults as soon as
-    the next call arrives (seen with grpcio 1.85 under steady traffic)."""
-    return await asyncio.shield(request)
+def _kept(loop: asyncio.AbstractEventLoop, request: asyncio.Future[Any]) -> asyncio.Future[Any]:
+    """What the accept loop awaits in place of grpcio's request for the next call: a future that relays the
+    request's outcome. A dying accept loop cancels what it awaits; the request itself must run on until the
+    core completes it, because the core writes the new call into memory the request owns. Cancelling the
+    request outright frees that memory while the core still holds it: the process segfaults as soon as the
+    next call arrives (seen with grpcio 1.85 under steady traffic). A plain future, not a second task: this
+    runs once per call, and a task costs a scheduled step more."""
+    waiter: asyncio.Future[Any] = loop.create_future()
 
+    def relay(done: asyncio.Future[Any]) -> None:
+        if waiter.done():  # cancelled by a dying accept loop: nobody is waiting for the call any more
+            if not done.cancelled():
+                done.exception()  # read, so asyncio does not log it as never retrieved
+        elif done.cancelled():
+            waiter.cancel()
+        elif (error := done.exception()) is not None:
+            waiter.set_exception(error)
+        else:
+            waiter.set_result(done.result())
 
-def _retrieved(request: asyncio.Future[Any]) -> None:
-    """A request whose waiter was cancelled before it ran fails (at shutdown) with nobody to read why."""
-    if not request.cancelled():
-        request.exception()
+    request.add_done_callback(relay)
+    return waiter
 
 
 class AcceptLoopGuard:
@@ -100,9 +110,7 @@ class AcceptLoopGuard:
     def _factory(self, loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Future[Any]:
         name = getattr(coro, "__qualname__", "")
         if name in REQUEST_CALLS:
-            request = self._task(coro)
-            request.add_done_callback(_retrieved)
-            return self._task(_kept(request), **kwargs)  # type: ignore[arg-type]
+            return _kept(loop, self._task(coro, **kwargs))
         if name == ACCEPT_LOOP and self.crashed is not None:
             self.found = True
             coro, self.crashed = _guarded(coro, self.crashed), None
