@@ -111,6 +111,8 @@ class Received:
     payload: bytes
     retain: bool
     at: float
+    #: Wall-clock time of arrival (Unix seconds), to compare with times the bridge publishes.
+    at_unix: float = 0.0
 
 
 @dataclass
@@ -165,7 +167,7 @@ async def recording(address: str, topic_filter: str = "#") -> AsyncIterator[Reco
                     async for message in client.messages:
                         payload = message.payload if isinstance(message.payload, bytes) else b""
                         recorder.messages.append(
-                            Received(message.topic.value, payload, message.retain, time.monotonic())
+                            Received(message.topic.value, payload, message.retain, time.monotonic(), time.time())
                         )
                         recorder.arrived.set()
             except aiomqtt.MqttError:

@@ -5,6 +5,7 @@ payloads, bounded publishing rates, and hardware roll buttons."""
 from __future__ import annotations
 
 import asyncio
+import importlib.metadata
 import itertools
 import json
 import os
@@ -91,15 +92,21 @@ def _bridge_process(server: str, broker: Broker, tmp_path: Path) -> subprocess.P
     )
 
 
-async def test_a_killed_bridge_leaves_its_last_will_offline(
+async def test_a_killed_bridge_leaves_its_last_will_offline_and_no_stale_server_state(
     server: RunningServer, broker: Broker, tmp_path: Path
 ) -> None:
+    """SIGKILL: the broker's last wills say "offline" and delete `bridge/server`, which would otherwise
+    claim "connected" for a bridge that is gone."""
     process = _bridge_process(server.address, broker, tmp_path)
     try:
-        await retained_until(broker.address, lambda f: f.get(TOPICS.status) == b"online")
+        await retained_until(
+            broker.address, lambda f: f.get(TOPICS.status) == b"online" and f.get(TOPICS.server) == b"connected"
+        )
         process.kill()
         await asyncio.to_thread(process.wait, 10)
-        await retained_until(broker.address, lambda f: f.get(TOPICS.status) == b"offline", 10)
+        found = await retained_until(broker.address, lambda f: f.get(TOPICS.status) == b"offline", 10)
+        found = await retained_until(broker.address, lambda f: TOPICS.server not in f, 5)
+        assert found[TOPICS.status] == b"offline"
     finally:
         process.kill()
         process.wait(10)
@@ -115,6 +122,7 @@ async def test_a_bridge_stopped_cleanly_publishes_offline_and_exits_with_success
             process.send_signal(signal.SIGTERM)
             assert await asyncio.to_thread(process.wait, 10) == 0
             await recorder.wait_for(lambda r: r.latest(TOPICS.status) == b"offline", 5)
+        assert TOPICS.server not in await retained(broker.address), "a stopped bridge reaches no server"
     finally:
         process.kill()
         process.wait(10)
@@ -252,20 +260,141 @@ async def test_wled_awtrix_and_tasmota_displays_get_ready_made_payloads_and_are_
         devices = ["wled/matrix/api", awtrix, "cmnd/tm1637/DisplayNumber", "cmnd/dice/DisplayNumber"]
         await recorder.wait_for(lambda r: all(r.latest(topic) for topic in [*devices, TOPICS.roll(tid)]))
         state = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
+        scores = state["scores"]
+        # WLED JSON API: segment 0 scrolls its name ("n"), which WLED keeps to 32 bytes on an ESP8266; the
+        # bridge never says "on" (whether the lamp is lit is its owner's choice).
         wled = json.loads(recorder.latest("wled/matrix/api") or b"")
-        assert wled["on"] is True
-        assert wled["seg"][0]["fx"] == formats.WLED_SCROLLING_TEXT_FX
-        assert wled["seg"][0]["n"].startswith("Ann to roll")
-        assert len(wled["seg"][0]["n"]) <= formats.WLED_TEXT_LIMIT
+        assert wled == {"seg": [{"fx": formats.WLED_SCROLLING_TEXT_FX, "id": 0, "n": wled["seg"][0]["n"]}]}
+        assert wled["seg"][0]["n"] == f"Ann to roll | Ann {scores[0]} | Bot 1 {scores[1]}"
+        assert len(wled["seg"][0]["n"].encode()) <= formats.WLED_TEXT_LIMIT == 32
         app = json.loads(recorder.latest(awtrix) or b"")
-        assert app["text"] == f"Ann to roll | Ann {state['scores'][0]} | Bot 1 {state['scores'][1]}"
+        assert app["text"] == f"Ann to roll | Ann {scores[0]} | Bot 1 {scores[1]}"
         assert app["duration"] == 10
-        assert recorder.latest("cmnd/tm1637/DisplayNumber") == str(state["scores"][1]).encode()
+        assert recorder.latest("cmnd/tm1637/DisplayNumber") == str(scores[1]).encode()
         roll = json.loads(recorder.latest(TOPICS.roll(tid)) or b"")
         assert recorder.latest("cmnd/dice/DisplayNumber") == str(roll["value"]).encode()
+        # Tasmota commands are not retained: a broker would replay them to the device on every reconnect.
+        assert await retained(broker.address, "cmnd/#") == {}
         del server.registry.tables[tid]
         await recorder.wait_for(lambda r: r.latest(awtrix) == b"" and r.on("cmnd/tm1637/DisplayClear"))
         await recorder.wait_for(lambda r: r.latest("wled/matrix/api") == b"")
+
+
+def _runs(labels: list[str]) -> list[str]:
+    """["A", "A", "B", "A"] -> ["A", "B", "A"]: who a display showed, one entry per uninterrupted run."""
+    return [label for label, _ in itertools.groupby(labels)]
+
+
+async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_the_next_to_start(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    """Three tables play at once. The `*` displays show the first that started for as long as it plays (and
+    lingers), then the next playing table in the order they started: never two tables interleaved, never
+    the same payload twice in a row, and nothing of a table left on the broker once it is cleared."""
+    humans, delays = ["Ann", "Bea", "Cid"], [20, 60, 150]  # Ann's table ends first, Cid's last
+    hall = ["--wled", "*=wled/hall", "--awtrix", "*=awtrix_hall", "--tasmota", "*=tm_hall:0"]
+    hall += ["--tasmota", "*=dice_hall:roll"]
+    args = bridge_args(server.address, broker, "--homeassistant", *hall)
+    tables: dict[str, str] = {}  # human name -> table id
+    async with recording(broker.address) as recorder, running_bridge(*args):
+        for seed, (human, delay) in enumerate(zip(humans, delays, strict=True), start=1):
+            created = await client.create_table(
+                "kart", 2, bots=1, options={"track": "mini-loop"}, seed=seed, bot_delay_ms=delay, takeover_seconds=1
+            )
+            tables[human] = created.table.table_id
+            await client.join(created.table.table_id, human, 0)  # never connects: a bot plays the seat after 1 s
+        await recorder.wait_for(lambda r: r.latest("cmnd/tm_hall/DisplayNumber"))
+        assert await retained(broker.address, "cmnd/#") == {}, "Tasmota commands are never retained"
+        await recorder.wait_for(lambda r: all(r.latest(TOPICS.state(t)) == b"" for t in tables.values()), 90)
+        await asyncio.sleep(0.5)
+        left = await retained(broker.address)
+    messages = recorder.messages
+    index_of = {id(m): n for n, m in enumerate(messages)}
+
+    def cleared(table_id: str) -> int:
+        return index_of[id(next(m for m in messages if m.topic == TOPICS.state(table_id) and not m.payload))]
+
+    def table_of_text(text: str) -> str:
+        owners = [human for human in humans if human in text]
+        assert len(owners) == 1, f"{text!r} names {owners}"
+        return owners[0]
+
+    # WLED: one table's text until that table is cleared; then the next that started, never back.
+    wled = [m for m in messages if m.topic == "wled/hall/api" and m.payload]
+    texts = [json.loads(m.payload)["seg"][0]["n"] for m in wled]
+    assert all(len(text) <= formats.WLED_TEXT_LIMIT and text.isascii() for text in texts)
+    shown = [table_of_text(text) for text in texts]
+    runs = _runs(shown)
+    assert runs[0] == "Ann", "the first table to start playing is shown first"
+    assert len(runs) == len(set(runs)), f"the display came back to a table it had left: {runs}"
+    assert runs == [human for human in humans if human in runs], "tables follow in the order they started"
+    for earlier, later in itertools.pairwise(runs):
+        first_later = index_of[id(wled[shown.index(later)])]
+        assert first_later > cleared(tables[earlier]), f"{later} was shown before {earlier}'s table was cleared"
+    # ... while the other tables were playing and changing all along (interleaving was possible).
+    first, last = index_of[id(wled[0])], cleared(tables["Ann"])
+    for human in ("Bea", "Cid"):
+        assert any(m.topic == TOPICS.state(tables[human]) for m in messages[first:last])
+    # AWTRIX 3: the shown table's own app, deleted (empty payload) before the next table's app appears.
+    apps = {human: f"awtrix_hall/custom/toadstool_{table_id}" for human, table_id in tables.items()}
+    app_owners = _runs([h for m in messages for h, topic in apps.items() if m.topic == topic and m.payload])
+    assert app_owners == runs
+    for earlier, later in itertools.pairwise(runs):
+        deleted = max(n for n, m in enumerate(messages) if m.topic == apps[earlier] and not m.payload)
+        created_at = min(n for n, m in enumerate(messages) if m.topic == apps[later] and m.payload)
+        assert deleted < created_at
+    # Tasmota TM1637: seat 0's laps and the last roll of the shown table only, cleared between tables.
+    for device, topic_of in (("tm_hall", lambda t: TOPICS.seat_score(t, 0)), ("dice_hall", TOPICS.roll)):
+        runs_shown: list[list[bytes]] = [[]]
+        for m in messages:
+            if m.topic == f"cmnd/{device}/DisplayClear":
+                runs_shown.append([])
+            elif m.topic == f"cmnd/{device}/DisplayNumber" and m.payload:  # empty: deleting an old retained one
+                runs_shown[-1].append(m.payload)
+        runs_shown = [run for run in runs_shown if run]
+        assert len(runs_shown) <= len(runs)
+        for human, numbers in zip(runs, runs_shown, strict=False):
+            published = {m.payload for m in messages if m.topic == topic_of(tables[human]) and m.payload}
+            if device == "dice_hall":
+                published = {str(json.loads(p)["value"]).encode() for p in published}
+            assert set(numbers) <= published, f"{device} showed {numbers} while {human}'s table was on"
+    # No display topic ever got the same payload twice in a row (a cleared display is a change).
+    for topic in {m.topic for m in messages if not m.topic.startswith(TOPICS.prefix + "/")}:
+        device = topic.rsplit("/", 1)[0] if topic.startswith("cmnd/") else topic
+        sequence = [m.payload for m in messages if m.topic == topic or m.topic == f"{device}/DisplayClear"]
+        repeats = [a for a, b in itertools.pairwise(sequence) if a == b and a]
+        assert not repeats, f"{topic} got {repeats[0]!r} twice in a row"
+    # Discovery says who supplies it (Home Assistant logs the origin of what it discovers).
+    config = json.loads(next(m.payload for m in messages if m.topic == TOPICS.ha_config(tables["Ann"], "turn")))
+    assert config["origin"]["name"] == "Toadstool bridge"
+    assert config["origin"]["sw_version"] == importlib.metadata.version("toadstool")
+    # Every retained topic of every table is gone, apps and display states included.
+    stale = [t for t in left if any(tid in t for tid in tables.values()) or not t.startswith(TOPICS.prefix + "/")]
+    assert stale == []
+
+
+async def test_a_restarted_bridge_keeps_a_finished_tables_result_for_the_rest_of_its_linger_time(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    """The first bridge announces when it will clear the finished table (`clears_at`); a bridge started
+    before then keeps the result until that time, neither clearing it at once nor lingering afresh."""
+    created = await client.create_table("uno", 2, bots=2, options={"target": "1"}, seed=2, manual_start=True)
+    tid = created.table.table_id
+    args = bridge_args(server.address, broker, "--linger", "6")
+    async with recording(broker.address, f"toadstool/tables/{tid}/#") as recorder:
+        async with running_bridge(*args):
+            await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
+            await client.start(tid, created.host_token)
+            await recorder.wait_for(lambda r: r.latest(TOPICS.clears_at(tid)))
+        clears_at = int(recorder.latest(TOPICS.clears_at(tid)) or b"0") / 1000
+        assert 3 < clears_at - time.time() <= 6
+        async with running_bridge(*args):
+            await asyncio.sleep(1.5)  # long enough to decide (listing every 0.2 s, the broker settled in 0.5 s)
+            found = await retained(broker.address, f"toadstool/tables/{tid}/#", quiet=0.3)
+            assert json.loads(found[TOPICS.state(tid)])["status"] == "finished", "the result is still shown"
+            await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)) == b"", clears_at - time.time() + 5)
+            assert time.time() > clears_at - 0.5, "cleared at the announced time, not before"
+            await recorder.wait_for(lambda r: r.latest(TOPICS.clears_at(tid)) == b"")
 
 
 async def test_bursts_reach_each_topic_at_a_bounded_rate_and_end_on_the_latest_value(

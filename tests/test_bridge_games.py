@@ -105,6 +105,10 @@ def assert_only_public(table: Table, published: list[Received]) -> None:
         elif topic == TOPICS.roll(table_id):
             roll = json.loads(payload)
             assert rolls[roll["roll_id"]] == (roll["roller"], roll["purpose"], roll["value"])
+        elif topic == TOPICS.clears_at(table_id):
+            # Not from a view: when the bridge clears the finished table (Unix ms), a moment from now.
+            assert payload.isdigit()
+            assert abs(int(payload) / 1000 - message.at_unix) < 30
         else:
             assert payload in allowed.get(topic, set()), f"{topic} carried {payload[:80]!r}"
     assert checked > 0

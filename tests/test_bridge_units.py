@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib.metadata
 import itertools
 import json
 import subprocess
@@ -18,6 +19,7 @@ from toadstool_clients.bridge.app import PressRefused, TableMirror, main, parse_
 from toadstool_clients.bridge.config import ConfigError, config_from_args
 from toadstool_clients.bridge.publisher import Outbox, parse_broker
 from toadstool_clients.bridge.topics import Topics, safe_level
+from toadstool_clients.names import counted, with_singular_counts
 
 
 @pytest.mark.parametrize("payload", [b"roll", b"ROLL", b"single", b"press", b'{"action":"single"}', b'{"id":7}'])
@@ -68,6 +70,61 @@ def test_display_text_strips_control_characters_from_names() -> None:
     assert payload["seats"][0]["name"] == "Ann\nEvil\x07"  # JSON carries it escaped, exactly
 
 
+def _update(names: list[str], scores: list[int], phase: str, to_act: list[int]) -> table_pb2.Update:
+    update = table_pb2.Update(
+        table_id="t", status=table_pb2.TABLE_STATUS_PLAYING, phase=phase, scores=scores, to_act=to_act
+    )
+    for index, name in enumerate(names):
+        update.seats.add(index=index, name=name)
+    return update
+
+
+def test_wled_text_fits_the_32_bytes_every_wled_keeps_and_gives_up_the_phase_before_the_turn_or_a_score() -> None:
+    """WLED keeps WLED_MAX_SEGNAME_LEN bytes of a segment name: 32 on an ESP8266 (wled00/const.h)."""
+    short = _update(["Ann", "Bot 1"], [0, 2], "Ann to roll", [0])
+    assert formats.fitted_text(short) == "Ann to roll | Ann 0 | Bot 1 2", "what fits is left as it is"
+    crowded = _update(
+        ["Princess Peach", "Zoë #TIME", "Bot 11", "Bot 12"], [120, 45, 7, 0], "Princess Peach to pick a ? block", [1]
+    )
+    text = formats.fitted_text(crowded)
+    assert len(text.encode()) <= formats.WLED_TEXT_LIMIT == 32
+    assert text.isascii()
+    assert "#" not in text, "WLED's scrolling text would show the clock for #TIME"
+    parts = text.split("|")
+    assert [part.rsplit(" ", 1)[1] for part in parts] == ["120", "45", "7", "0"], "every score, in seat order"
+    assert parts[1].startswith(">Zo"), "whose turn is marked"
+    assert len({part.rsplit(" ", 1)[0].lstrip(">") for part in parts}) == 4, "names stay told apart (Bo11, Bo12)"
+    finished = _update(["Ann", "Bot 1"], [3, 2], "Game over", [])
+    finished.status = table_pb2.TABLE_STATUS_FINISHED
+    finished.outcome.winners.append(0)
+    finished.outcome.summary = "Ann wins the race on Mini Loop (1. Ann, 2. Bot 1)"
+    assert formats.fitted_text(finished) == "Winner: Ann | Ann 3 | Bot 1 2"
+    payload = formats.wled_payload(text)
+    assert "on" not in payload, "the bridge never switches the lamp on (or off)"
+    assert payload == {"seg": [{"id": 0, "fx": 122, "n": text}]}
+
+
+def test_a_count_of_one_reads_in_the_singular() -> None:
+    lobby = table_pb2.Update(
+        table_id="t", status=table_pb2.TABLE_STATUS_LOBBY, phase="Waiting for players (1 open seats)"
+    )
+    assert formats.display_text(lobby) == "Waiting for players (1 open seat)"
+    assert formats.state_payload(lobby)["phase"] == "Waiting for players (1 open seat)"
+    assert with_singular_counts("Ann adds 1 coin points") == "Ann adds 1 coin point"
+    assert with_singular_counts("Ann adds 3 coin points (2 open seats)") == "Ann adds 3 coin points (2 open seats)"
+    assert with_singular_counts("Bot 1 points") == "Bot 1 points", "a name ending in 1 is not a count"
+    assert [counted(n, "open seat") for n in (0, 1, 2)] == ["0 open seats", "1 open seat", "2 open seats"]
+
+
+def test_home_assistant_discovery_says_which_application_supplies_it() -> None:
+    update = _update(["Ann"], [0], "Ann to roll", [0])
+    for payload in formats.ha_discovery(update, Topics()).values():
+        origin = json.loads(payload)["origin"]
+        assert origin["name"] == "Toadstool bridge"
+        assert origin["sw_version"] == importlib.metadata.version("toadstool")
+        assert set(origin) <= {"name", "sw_version", "support_url"}
+
+
 async def test_a_burst_on_one_topic_sends_only_the_latest_value_at_a_bounded_rate() -> None:
     outbox = Outbox(min_interval=0.2)
     sent: list[tuple[str, bytes, float]] = []
@@ -94,6 +151,44 @@ async def test_a_burst_on_one_topic_sends_only_the_latest_value_at_a_bounded_rat
     assert len(on_a) < 50, "200 changes were coalesced"
     assert all(b[1] - a[1] >= 0.19 for a, b in itertools.pairwise(on_a))
     assert [payload for topic, payload, _ in sent if topic == "b"] == [b"same"], "an unchanged value is sent once"
+
+
+async def test_a_value_equal_to_the_one_published_or_on_its_way_is_never_sent_again() -> None:
+    """A display that shows "3", then gets "5" and "3" again before "5" went out, must not get "3" twice;
+    nor may a value put while the same value is being published go out a second time."""
+    outbox = Outbox(min_interval=0)
+    published: list[bytes] = []
+    release = asyncio.Event()
+
+    async def publish(topic: str, payload: bytes, retain: bool) -> None:
+        if payload == b"7":
+            await release.wait()
+        published.append(payload)
+
+    outbox.sent["tm"] = b"3"
+    outbox.put("tm", b"5", retain=False)
+    outbox.put("tm", b"3", retain=False)
+    assert outbox.pending == {}, "back to what the display shows: nothing to send"
+    drain = asyncio.create_task(outbox.drain(publish))
+    try:
+        outbox.put("tm", b"7", retain=False)
+        async with asyncio.timeout(5):
+            while "tm" not in outbox.inflight:
+                await asyncio.sleep(0.01)
+        outbox.put("tm", b"7", retain=False)
+        assert outbox.pending == {}, "7 is on its way already"
+        release.set()
+        async with asyncio.timeout(5):
+            while published != [b"7"]:
+                await asyncio.sleep(0.01)
+        outbox.reconnected()
+        outbox.put("tm", b"7", retain=False)
+        assert outbox.pending == {}, "a command is not repeated after a reconnect: the device has it"
+    finally:
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+    assert published == [b"7"]
 
 
 async def test_after_a_reconnect_everything_retained_is_sent_again_and_cleared_topics_are_not() -> None:
@@ -143,6 +238,10 @@ def test_the_config_file_keeps_device_tokens_and_displays_per_table(tmp_path: Pa
         ["--prefix", "a/#"],
         ["--press-topic", "t1=z2m/+/action"],
         ["--config", "/nonexistent/bridge.toml"],
+        # One display, two tables (a table and *, too), or one TM1637 told to show two things.
+        ["--wled", "*=wled/hall", "--wled", "k7m2qx=wled/hall"],
+        ["--tasmota", "t1=tm:0", "--tasmota", "t2=tm:0"],
+        ["--tasmota", "t1=tm:0", "--tasmota", "t1=tm:roll"],
     ],
 )
 def test_bad_options_are_refused_with_a_message_and_exit_status_2(
@@ -152,6 +251,16 @@ def test_bad_options_are_refused_with_a_message_and_exit_status_2(
         config_from_args(argv)
     assert main(argv) == 2
     assert "toadstool bridge:" in capsys.readouterr().err
+
+
+def test_a_display_given_to_two_tables_is_refused_saying_which_and_why() -> None:
+    with pytest.raises(ConfigError, match=r"WLED wled/hall is given for table \* and for table k7m2qx"):
+        config_from_args(["--wled", "*=wled/hall", "--wled", "k7m2qx=wled/hall"])
+    # An AWTRIX 3 clock shows each table as its own app: sharing one is fine, and so is a repeated option.
+    config, _ = config_from_args(
+        ["--awtrix", "*=awtrix_1", "--awtrix", "t1=awtrix_1", "--wled", "t1=w", "--wled", "t1=w"]
+    )
+    assert config.settings("t1").devices.awtrix == ["awtrix_1"]
 
 
 def test_the_game_server_does_not_import_mqtt() -> None:

@@ -38,6 +38,22 @@ def with_seat_names(text: str, names: list[str]) -> str:
     return _SEAT_REF.sub(name, text)
 
 
+def counted(count: int, singular: str, plural: str | None = None) -> str:
+    """`count` and its noun in the right number: "1 open seat", "2 open seats", "0 coin points"."""
+    return f"{count} {singular if count == 1 else (plural or singular + 's')}"
+
+
+#: "1 <noun>s" after an opening bracket or a lower-case word ("adds 1 coin points", "(1 open seats)"), for
+#: the counted nouns server texts use. A seat name that ends in a 1 ("Bot 1 points") is left alone.
+_ONE_PLURAL = re.compile(r"(\(|\b[a-z]+ )1 (open seat|coin point|point|lap|coin|card)s\b")
+
+
+def with_singular_counts(text: str) -> str:
+    """`text` with a count of one in the singular ("(1 open seats)" -> "(1 open seat)", "adds 1 coin points"
+    -> "adds 1 coin point"), so a text a server built without `counted` still reads right on screen."""
+    return _ONE_PLURAL.sub(r"\g<1>1 \g<2>", text)
+
+
 #: Kart items by KartItem number.
 KART_ITEM_NAMES: dict[int, str] = {
     kart_pb2.KART_ITEM_BANANA: "Banana",

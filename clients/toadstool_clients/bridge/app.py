@@ -1,10 +1,16 @@
 """`toadstool bridge`: follow tables as a spectator and mirror their public state to an MQTT broker.
 
 It is for the running bridge: which tables to follow (ListTables polling for `--tables all`), one
-spectator stream per table, clearing finished or deleted tables, Home Assistant re-announcement and
-hardware roll buttons. It is not for payloads (`formats`), topic names (`topics`) or the broker
+spectator stream per table, clearing finished or deleted tables, which table the displays configured
+for every table ("*") show, Home Assistant re-announcement and hardware roll buttons. It is not for
+payloads (`formats`), topic names (`topics`), reading button presses (`presses`) or the broker
 connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
 outage only delays what the bridge publishes (the game never waits for it).
+
+Displays for "*" show one table at a time: the first table that plays, until its topics are cleared
+(it finished and lingered, or it vanished); then the playing table that started playing first, and so
+on. A display that follows whichever table changed last would flip between tables several times a
+second, and its text would be unreadable.
 
 Hardware input is off unless a table's host gave the bridge that table's device token. A press then
 sends "roll" for whoever must roll; a retained press, a repeated delivery of a press, or a payload asking
@@ -15,11 +21,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import json
+import itertools
 import logging
 import signal
 import sys
+import time
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
@@ -30,17 +36,20 @@ import grpc
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.config import ALL_TABLES, BridgeConfig, ConfigError, config_from_args
+from toadstool_clients.bridge.presses import Press, PressRefused, parse_press, request_id_for
 from toadstool_clients.bridge.publisher import BrokerLink, Outbox, cancel_and_wait
-from toadstool_clients.bridge.topics import Topics
+from toadstool_clients.bridge.topics import Topics, safe_level
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 
 log = logging.getLogger(__name__)
 
-#: Payloads that mean "the button was pressed" (plain, or as the "action" of a JSON object).
-PRESS_WORDS = frozenset({"roll", "press", "pressed", "single", "click", "single_click", "1", "on", "toggle"})
-MAX_PRESS_ID = 64
 #: Table listings in a row that may show a table ahead of its stream before the stream is started again.
 STUCK_AFTER = 2
+#: Seconds after connecting to the broker by which it has handed out the retained `clears_at` topics (the
+#: bridge waits this long before deciding whether a finished table it finds still lingers).
+SETTLE = 0.5
+#: The most seats any game has (UNO): how many seats' topics to clear for a table whose seats are unknown.
+MAX_SEATS = 10
 
 
 @dataclass
@@ -73,58 +82,6 @@ class TableMirror:
         return self.behind >= STUCK_AFTER
 
 
-@dataclass(frozen=True)
-class Press:
-    """A button press as the bridge understood it: `press_id` is None when the device sent none."""
-
-    press_id: str | None
-
-
-class PressRefused(Exception):
-    """A press that must not become a roll; the message says why (published on the result topic)."""
-
-
-def parse_press(payload: bytes) -> Press | None:
-    """What a press message asks for: None for messages to ignore (empty, or a device state without action).
-
-    Raises PressRefused for anything other than a roll press.
-    """
-    text = payload.decode("utf-8", "replace").strip()
-    if not text:
-        return None
-    press_id: str | None = None
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
-            raise PressRefused("the press is not valid JSON") from None
-        if not isinstance(data, dict):
-            raise PressRefused("a JSON press must be an object")
-        if "action" not in data:
-            if set(data) - {"id"}:
-                return None  # a device reporting its state (battery, link quality), not a press
-            action = "roll"  # {"id": "..."} alone: the documented default
-        else:
-            action = str(data["action"] or "").strip().lower()
-        if not action:
-            return None  # a device reporting its state (battery, link quality) without a press
-        raw_id = data.get("id")
-        if raw_id is not None:
-            press_id = str(raw_id)[:MAX_PRESS_ID]
-    else:
-        action = text.lower()
-    if action not in PRESS_WORDS:
-        shown = formats.clean_text(action, 40)
-        raise PressRefused(f"a device may only roll; {shown!r} is refused")
-    return Press(press_id)
-
-
-def request_id_for(table_id: str, press_id: str) -> str:
-    """The Act request id of a press: the same press always gives the same id, so it is applied once."""
-    digest = hashlib.sha256(f"{table_id}\0{press_id}".encode()).hexdigest()
-    return f"press-{digest[:32]}"
-
-
 class Bridge:
     """One running bridge: a spectator of the game server and a publisher to the broker."""
 
@@ -139,11 +96,36 @@ class Bridge:
         self.press_topics: dict[str, str] = {
             topic: table_id for table_id, settings in config.per_table.items() for topic in settings.press_topics
         }
-        subscriptions = [self.topics.press_wildcard, *self.press_topics]
+        #: Displays for every table, and the one table they show now (None: none plays).
+        shared = config.per_table.get(ALL_TABLES)
+        self.shared: formats.Devices | None = shared.devices if shared and shared.devices else None
+        self.spotlight: str | None = None
+        #: The order in which the bridge saw tables start playing (who is next on the shared displays).
+        self.started: dict[str, int] = {}
+        self._start_order = itertools.count()
+        #: When finished tables are cleared (Unix ms), by topic level: ours, or an earlier run's from the broker.
+        self.clears_at: dict[str, int] = {}
+        self._broker_since: float | None = None
+        self._old_commands_cleared = False
+        subscriptions = [self.topics.press_wildcard, self.topics.clears_at_wildcard, *self.press_topics]
         if config.homeassistant:
             subscriptions.append(self.topics.ha_status)
         self.link = BrokerLink(
             config.broker, self.outbox, self.topics.status, subscriptions, self.on_message, self.on_broker_connect
+        )
+        # Whether the bridge reaches the game server goes over a second connection, whose last will deletes
+        # it: one connection has one will (the status), and a dead bridge knows nothing of the server.
+        self.server_outbox = Outbox(config.min_interval)
+        self.server_link = BrokerLink(
+            config.broker,
+            self.server_outbox,
+            self.topics.server,
+            [],
+            self._ignore_message,
+            birth=None,
+            last_will=b"",
+            farewell=b"",
+            identifier=f"{self.link.identifier}-server",
         )
         self.client: Client | None = None
         self._tasks: set[asyncio.Task[None]] = set()
@@ -157,14 +139,13 @@ class Bridge:
         async with Client(self.config.server, tls_ca=self.config.server_tls_ca) as client:
             self.client = client
             link = asyncio.create_task(self.link.run(stop), name="bridge-broker")
+            server_link = asyncio.create_task(self.server_link.run(stop), name="bridge-broker-server")
             poll = asyncio.create_task(self.poll_tables(stop), name="bridge-poll")
             try:
                 await stop.wait()
-                with contextlib.suppress(TimeoutError):
-                    async with asyncio.timeout(5):  # saying "offline" and disconnecting is bounded
-                        await asyncio.shield(link)
+                await asyncio.wait([link, server_link], timeout=5)  # saying goodbye and disconnecting is bounded
             finally:
-                await cancel_and_wait([link, poll, *self.watchers.values(), *self._tasks])
+                await cancel_and_wait([link, server_link, poll, *self.watchers.values(), *self._tasks])
 
     def _spawn(self, coroutine: Any, name: str) -> None:
         task = asyncio.create_task(coroutine, name=name)
@@ -180,14 +161,13 @@ class Bridge:
                 listed = {t.table_id: t for t in await self.client.list_tables()}
             except grpc.aio.AioRpcError as error:
                 # Said once per outage: a server that is down for an hour should not fill the log.
-                level = (
-                    logging.WARNING if self.outbox.retained.get(self.topics.server) != b"unreachable" else logging.INFO
-                )
+                unreachable = self.server_outbox.retained.get(self.topics.server) == b"unreachable"
+                level = logging.INFO if unreachable else logging.WARNING
                 log.log(level, "cannot list tables: %s", describe_rpc_error(error))
-                self.outbox.put(self.topics.server, b"unreachable")
+                self.server_outbox.put(self.topics.server, b"unreachable")
                 delay = min(self.config.max_backoff, max(delay * 2, 0.25))
             else:
-                self.outbox.put(self.topics.server, b"connected")
+                self.server_outbox.put(self.topics.server, b"connected")
                 delay = self.config.poll
                 self.follow_listed(listed)
             with contextlib.suppress(TimeoutError):
@@ -197,6 +177,9 @@ class Bridge:
     def follow_listed(self, listed: dict[str, table_pb2.TableInfo]) -> None:
         """Start following wanted tables that appeared; clear tables that finished unseen or vanished."""
         wanted = list(listed) if self.config.tables is None else self.config.tables
+        for table_id, info in listed.items():  # in the server's order: who started first, as far as we know
+            if info.status == table_pb2.TABLE_STATUS_PLAYING:
+                self.note_started(table_id)
         for table_id in wanted:
             info = listed.get(table_id)
             mirror = self.mirrors.get(table_id)
@@ -212,7 +195,14 @@ class Bridge:
                 log.warning("table %s is not on the server; clearing its topics", table_id)
                 self.clear_table(table_id)
             elif info.status == table_pb2.TABLE_STATUS_FINISHED:
-                self.clear_table(table_id, len(info.seats))
+                # Finished before we saw it: left over from an earlier run. Its result stays for the rest of
+                # the linger time that run announced on `clears_at`; without one it is cleared at once.
+                if not self.broker_settled():
+                    continue  # decided at a later listing, once the broker has handed out `clears_at`
+                if self.clear_time_ms(table_id, 0) > time.time() * 1000:
+                    self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
+                else:
+                    self.clear_table(table_id, len(info.seats))
             else:
                 self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
         for table_id in list(self.mirrors):
@@ -222,12 +212,22 @@ class Bridge:
                 if watcher is not None:
                     watcher.cancel()
                 self.clear_table(table_id)
+        if self.broker_settled():
+            # A finished table an earlier run was lingering on, which the server no longer has: clear it.
+            levels = {safe_level(table_id) for table_id in listed}
+            mine = None if self.config.tables is None else {safe_level(t) for t in self.config.tables}
+            for level in sorted(self.clears_at.keys() - levels):
+                if level not in self.mirrors and (mine is None or level in mine):
+                    log.info("table %s is gone; clearing what an earlier run left of it", level)
+                    self.clear_table(level, MAX_SEATS)
         # Forget finished tables the server forgot too (explicitly named tables stay done, so they are not
         # cleared again at every listing).
         keep = listed.keys() | self.watchers.keys()
         if self.config.tables is not None:
             keep |= set(self.config.tables)
         self.done &= keep
+        for table_id in self.started.keys() - listed.keys() - self.mirrors.keys():
+            del self.started[table_id]
 
     async def watch_table(self, table_id: str) -> None:
         """Mirror one table from its spectator stream until it finishes (then linger and clear) or vanishes."""
@@ -241,14 +241,14 @@ class Bridge:
             async with contextlib.aclosing(stream):
                 async for item in stream:
                     if isinstance(item, StreamState):
-                        self.outbox.put(self.topics.server, b"connected" if item.connected else b"unreachable")
+                        self.server_outbox.put(self.topics.server, b"connected" if item.connected else b"unreachable")
                         continue
                     self.publish_update(mirror, item)
                     if item.status == table_pb2.TABLE_STATUS_FINISHED:
                         break
             if mirror.update is not None and mirror.update.status == table_pb2.TABLE_STATUS_FINISHED:
                 self.done.add(table_id)
-                await asyncio.sleep(self.config.linger)
+                await self.linger(mirror)
                 self.clear_table(table_id)
         except grpc.aio.AioRpcError as error:
             if error.code() == grpc.StatusCode.NOT_FOUND:
@@ -260,7 +260,34 @@ class Bridge:
             if self.watchers.get(table_id) is asyncio.current_task():
                 del self.watchers[table_id]
 
+    def broker_settled(self) -> bool:
+        """Whether the broker connection is up long enough to have handed out its retained `clears_at`."""
+        since = self._broker_since
+        return self.link.connected.is_set() and since is not None and time.monotonic() - since >= SETTLE
+
+    def clear_time_ms(self, table_id: str, linger: float) -> int:
+        """When a finished table's topics are cleared (Unix ms): as announced already (by us or an earlier
+        run), else `linger` seconds from now."""
+        known = self.clears_at.get(safe_level(table_id))
+        return known if known is not None else int((time.time() + linger) * 1000)
+
+    async def linger(self, mirror: TableMirror) -> None:
+        """Keep a finished table's result until its clearing time, announced retained on `clears_at` so that a
+        restarted bridge keeps it for the rest of that time too (not longer, and not less)."""
+        table_id = mirror.table_id
+        clears_at = self.clear_time_ms(table_id, self.config.linger)
+        self.clears_at[safe_level(table_id)] = clears_at
+        topic = self.topics.clears_at(table_id)
+        self.outbox.put(topic, str(clears_at).encode())
+        mirror.topics.add(topic)
+        await asyncio.sleep(max(0.0, clears_at / 1000 - time.time()))
+
     # -- publishing ---------------------------------------------------------------------------------------
+
+    def note_started(self, table_id: str) -> None:
+        """Remember that a table plays: the shared displays take tables in the order they started."""
+        if table_id not in self.started:
+            self.started[table_id] = next(self._start_order)
 
     def publish_update(self, mirror: TableMirror, update: table_pb2.Update) -> None:
         """Turn one spectator update into the table's retained topics (coalesced by the outbox)."""
@@ -268,20 +295,52 @@ class Bridge:
         mirror.roll = formats.last_roll(update, mirror.roll)
         mirror.changed.set()
         mirror.changed = asyncio.Event()
+        if update.status == table_pb2.TABLE_STATUS_PLAYING:
+            self.note_started(mirror.table_id)
         messages = formats.table_messages(update, self.topics, mirror.roll)
         if self.config.homeassistant:
             messages.update(formats.ha_discovery(update, self.topics))
-        devices = self.config.devices(update.table_id)
-        if devices:
-            messages.update(formats.device_messages(update, mirror.roll, devices))
+        own = self.config.settings(mirror.table_id).devices
+        messages.update(formats.device_messages(update, own))
         for topic, payload in messages.items():
             self.outbox.put(topic, payload)
         mirror.topics |= messages.keys()
+        for topic, payload in formats.device_commands(update, mirror.roll, own).items():
+            self.outbox.put(topic, payload, retain=False)
+        self.follow_spotlight(mirror)
+
+    def follow_spotlight(self, changed: TableMirror | None) -> None:
+        """Show the spotlit table on the displays for every table, picking the next one when there is none."""
+        if self.shared is None:
+            return
+        if self.spotlight is None or self.spotlight not in self.mirrors:
+            playing = [
+                m
+                for m in self.mirrors.values()
+                if m.update is not None and m.update.status == table_pb2.TABLE_STATUS_PLAYING
+            ]
+            if not playing:
+                self.spotlight = None
+                return
+            changed = min(playing, key=lambda m: self.started.get(m.table_id, len(self.started)))
+            self.spotlight = changed.table_id
+            log.info("the displays for every table now show table %s", changed.table_id)
+        elif changed is None or changed.table_id != self.spotlight:
+            return
+        assert changed.update is not None
+        messages = formats.device_messages(changed.update, self.shared)
+        for topic, payload in messages.items():
+            self.outbox.put(topic, payload)
+        changed.topics |= messages.keys()
+        for topic, payload in formats.device_commands(changed.update, changed.roll, self.shared).items():
+            self.outbox.put(topic, payload, retain=False)
 
     def clear_table(self, table_id: str, seats: int = 0) -> None:
         """Delete every retained topic of a table (finished, deleted, or left over from an earlier run)."""
         mirror = self.mirrors.pop(table_id, None)
         self.done.add(table_id)
+        self.started.pop(table_id, None)
+        self.clears_at.pop(safe_level(table_id), None)
         topics = set(mirror.topics) if mirror else set()
         if mirror is not None and mirror.update is not None:
             seats = max(seats, len(mirror.update.seats))
@@ -289,23 +348,43 @@ class Bridge:
         if self.config.homeassistant:
             topics |= set(self.topics.ha_topics(table_id, seats))
         own = self.config.settings(table_id).devices
-        shared = self.config.per_table.get(ALL_TABLES)
-        shared_topics = set(formats.device_topics(table_id, shared.devices)) if shared else set()
-        devices = own
-        if self.mirrors:  # displays shared by every table keep showing the other tables
-            topics -= shared_topics
-        elif shared:
-            devices = own.merged(shared.devices)
-        topics |= set(formats.device_topics(table_id, devices))
+        topics |= set(formats.device_topics(table_id, own))
+        tasmota = list(own.tasmota)
+        spotlit = self.spotlight == table_id
+        if self.shared is not None:
+            # An AWTRIX app is the table's own (one per table): delete it, even one an earlier run left.
+            topics |= {formats.awtrix_topic(prefix, table_id) for prefix in self.shared.awtrix}
+            if spotlit or self.spotlight is None:  # otherwise the shared displays show another table
+                topics |= set(formats.device_topics(table_id, self.shared))
+                tasmota += self.shared.tasmota
         for topic in sorted(topics):
             self.outbox.clear(topic)
-        for device, _ in devices.tasmota:
-            self.outbox.put(f"cmnd/{device}/DisplayClear", b"", retain=False, force=True)
+        for device, _ in tasmota:
+            self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
+            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
+        if spotlit:
+            self.spotlight = None
+            self.follow_spotlight(None)
 
     def on_broker_connect(self) -> None:
         """A new broker connection: announce discovery again (the broker may be a fresh one)."""
+        self._broker_since = time.monotonic()
         if self.config.homeassistant:
             self.announce_discovery()
+        if not self._old_commands_cleared:
+            self._spawn(self.clear_old_commands(), name="clear-old-commands")
+
+    async def clear_old_commands(self) -> None:
+        """Delete Tasmota commands that older bridges published retained (a broker replays a retained command
+        to the device whenever it reconnects); once per run."""
+        devices = {device for settings in self.config.per_table.values() for device, _ in settings.devices.tasmota}
+        for device in sorted(devices):
+            if not await self.link.publish_now(formats.tasmota_topic(device), b"", retain=True):
+                return  # not connected any more: next time
+        self._old_commands_cleared = True
+
+    async def _ignore_message(self, message: aiomqtt.Message) -> None:
+        """The server-state connection subscribes to nothing."""
 
     def announce_discovery(self) -> None:
         """Publish every table's discovery config again (Home Assistant restarted and forgot them)."""
@@ -323,6 +402,14 @@ class Bridge:
         if self.config.homeassistant and topic == self.topics.ha_status:
             if payload.strip() == b"online":
                 self.announce_discovery()
+            return
+        lingering = self.topics.table_of_clears_at(topic)
+        if lingering is not None:
+            text = payload.decode("ascii", "replace").strip()
+            if text.isdigit():
+                self.clears_at[lingering] = int(text)
+            elif not text:
+                self.clears_at.pop(lingering, None)
             return
         table_id = self.press_topics.get(topic) or self.topics.table_of_press(topic)
         if table_id is None:

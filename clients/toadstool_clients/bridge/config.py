@@ -14,8 +14,11 @@ of the machine could read them in the process list:
     wled = ["wled/matrix"]
     awtrix = ["awtrix_1a2b3c"]
     tasmota = ["tm1637_ann:0", "dice7seg:roll"]
-    [tables."*"]                                   # displays that show whichever table changed last
+    [tables."*"]                                   # displays that show one table after another
     wled = ["wled/hall"]
+
+A WLED or Tasmota display shows one thing: giving it to two tables (a table id and "*" included), or one
+Tasmota display two values, is refused. AWTRIX 3 clocks may serve several tables: each gets its own app.
 """
 
 from __future__ import annotations
@@ -140,6 +143,22 @@ def _read_file(path: str) -> dict[str, object]:
         raise ConfigError(f"the config file {path} is not valid TOML: {error}") from None
 
 
+def _refuse_shared_displays(per_table: dict[str, TableSettings]) -> None:
+    """A WLED or Tasmota display given to two tables (or "*" and a table), or one Tasmota display given two
+    values, would flip between them with every update: refuse it, saying which."""
+    owners: dict[str, tuple[str, str]] = {}
+    for table_id, settings in per_table.items():
+        for topic, what in settings.devices.command_topics():
+            owner = owners.setdefault(topic, (table_id, what))
+            if owner[0] != table_id:
+                raise ConfigError(
+                    f"{what} is given for table {owner[0]} and for table {table_id}: a display shows one table "
+                    f"(give it to one table id, or to * to show one table after another)"
+                )
+            if owner[1] != what:
+                raise ConfigError(f"{owner[1]} and {what} are one display; it can show one of them only")
+
+
 def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
     """The bridge's config and whether to log verbosely; ConfigError says what is wrong."""
     args = build_parser().parse_args(list(argv))
@@ -197,6 +216,7 @@ def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
         for topic in settings.press_topics:
             if not topic or any(ch in topic for ch in "+#"):
                 raise ConfigError(f"a press topic must be one concrete topic, not {topic!r}")
+    _refuse_shared_displays(per_table)
 
     tls = bool(args.tls or args.tls_ca)
     host, port = parse_broker(args.broker, tls)

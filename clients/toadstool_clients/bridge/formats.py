@@ -2,14 +2,16 @@
 
 It is for what each topic carries (state JSON, whose turn, scores, the last die roll, Home Assistant
 discovery, WLED / AWTRIX 3 / Tasmota TM1637 display commands). It is not for connections or timing
-(`publisher`, `app`). Every function here takes only spectator updates, which are the public view, so
-nothing private can reach MQTT through it; it knows no game rules (scores, phase and whose turn are the
-generic fields every game fills in). Names come from the network: they are JSON-encoded in JSON payloads
-and stripped of control characters in display text.
+(`publisher`, `app`), nor for which table a display shows (`app`). Every function here takes only
+spectator updates, which are the public view, so nothing private can reach MQTT through it; it knows no
+game rules (scores, phase and whose turn are the generic fields every game fills in). Names come from the
+network: they are JSON-encoded in JSON payloads and stripped of control characters in display text.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.metadata
 import json
 import unicodedata
 from dataclasses import dataclass, field
@@ -19,7 +21,7 @@ from google.protobuf.json_format import MessageToDict
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge.topics import Topics, safe_level
-from toadstool_clients.names import seat_name
+from toadstool_clients.names import seat_name, with_singular_counts
 
 STATUS_NAMES = {
     table_pb2.TABLE_STATUS_LOBBY: "lobby",
@@ -29,10 +31,14 @@ STATUS_NAMES = {
 KIND_NAMES = {table_pb2.SEAT_KIND_EMPTY: "empty", table_pb2.SEAT_KIND_HUMAN: "human", table_pb2.SEAT_KIND_BOT: "bot"}
 #: Payload of the turn topic when the game waits for nobody (an empty retained payload would delete it).
 NOBODY = "-"
-#: WLED's "Scrolling Text" effect (2D matrices) shows the segment name; 64 characters fit on an ESP32.
+#: WLED's "Scrolling Text" effect (FX_MODE_2DSCROLLTEXT in wled00/FX.h) scrolls the segment name.
 WLED_SCROLLING_TEXT_FX = 122
-WLED_TEXT_LIMIT = 64
+#: WLED keeps at most WLED_MAX_SEGNAME_LEN bytes of a segment name (wled00/const.h: 32 on ESP8266, 64 on
+#: ESP32, and never less than 32 in a custom build), so 32 ASCII characters fit on every device.
+WLED_TEXT_LIMIT = 32
 DISPLAY_TEXT_LIMIT = 200
+#: Who supplies the discovery configs (Home Assistant's `origin` block; it logs it when it discovers them).
+ORIGIN_NAME = "Toadstool bridge"
 
 
 def encode(value: Any) -> bytes:
@@ -67,7 +73,7 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
             "winners": list(update.outcome.winners),
             "winner_names": [seat_name(update, w) for w in update.outcome.winners],
             "scores": list(update.outcome.scores),
-            "summary": update.outcome.summary,
+            "summary": with_singular_counts(update.outcome.summary),
         }
     return {
         "table": update.table_id,
@@ -75,7 +81,7 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
         "game": update.game,
         "status": STATUS_NAMES.get(update.status, "unknown"),
         "version": update.version,
-        "phase": update.phase,
+        "phase": with_singular_counts(update.phase),
         "to_act": list(update.to_act),
         "turn": [seat_name(update, s) for s in update.to_act],
         "score_label": update.score_label,
@@ -104,16 +110,88 @@ def turn_text(update: table_pb2.Update) -> str:
     return ", ".join(clean_text(seat_name(update, s), 40) for s in update.to_act)
 
 
+def _head(update: table_pb2.Update) -> str:
+    """The phase, or once the game is over its result."""
+    if update.status == table_pb2.TABLE_STATUS_FINISHED and update.outcome.summary:
+        return with_singular_counts(update.outcome.summary)
+    return with_singular_counts(update.phase)
+
+
 def display_text(update: table_pb2.Update) -> str:
     """One line for a scrolling display: the phase (or the result) and every seat's score."""
-    if update.status == table_pb2.TABLE_STATUS_FINISHED and update.outcome.summary:
-        head = update.outcome.summary
-    else:
-        head = update.phase
+    head = _head(update)
     parts = [clean_text(head, 80)] if head else []
     for entry, score in zip(update.seats, update.scores, strict=False):
         parts.append(f"{clean_text(seat_name(update, entry.index), 16)} {score}")
     return " | ".join(parts)[:DISPLAY_TEXT_LIMIT]
+
+
+def ascii_text(text: str) -> str:
+    """`text` as printable ASCII for a device font: accents dropped ("Zoë" -> "Zoe"), other letters left
+    out, and no `#` (WLED's scrolling text reads `#TIME`, `#DD` and the like as clock tokens)."""
+    plain = unicodedata.normalize("NFKD", clean_text(text)).encode("ascii", "ignore").decode()
+    return " ".join(plain.replace("#", " ").split())
+
+
+def abbreviated(name: str, limit: int | None) -> str:
+    """A name cut to `limit` characters, keeping a trailing number ("Bot 12" -> "Bo12", not "Bot ")."""
+    if limit is None or len(name) <= limit:
+        return name
+    words = name.split()
+    if len(words) > 1 and words[-1].isdigit() and len(words[-1]) < limit:
+        number = words[-1]
+        return "".join(words[:-1])[: limit - len(number)] + number
+    return name.replace(" ", "")[:limit]
+
+
+def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
+    """The display line in at most `limit` ASCII characters, dropping the least useful parts first.
+
+    Whose turn (or who won) and every score stay as long as anything can: first the phase gives way to
+    "Turn: Ann" (or "Winner: Ann"), then the separators shrink, then the turn is marked on the score list
+    instead (">Ann 3|Bot 1 5"; winners are marked "*"), then names are shortened, and only then is the
+    line cut.
+    """
+    scores = list(update.scores)
+    seats = [
+        (entry.index, ascii_text(seat_name(update, entry.index)) or f"P{entry.index + 1}", scores[entry.index])
+        for entry in update.seats
+        if entry.index < len(scores)
+    ]
+    names = {index: name for index, name, _ in seats}
+    finished = update.status == table_pb2.TABLE_STATUS_FINISHED
+    if finished:
+        marked, mark = set(update.outcome.winners), "*"
+    elif update.status == table_pb2.TABLE_STATUS_PLAYING:
+        marked, mark = set(update.to_act), ">"
+    else:
+        marked, mark = set(), ""
+
+    def short_head() -> str:
+        who = ", ".join(names.get(s, f"P{s + 1}") for s in sorted(marked))
+        if finished:
+            return f"{'Winners' if len(marked) > 1 else 'Winner'}: {who}" if who else "Game over"
+        if who:
+            return f"Turn: {who}"
+        return "Waiting" if update.status == table_pb2.TABLE_STATUS_LOBBY else ""
+
+    def line(head: str, separator: str, limit_names: int | None, marks: bool) -> str:
+        parts = [head] if head else []
+        for index, name, score in seats:
+            flag = mark if marks and index in marked else ""
+            parts.append(f"{flag}{abbreviated(name, limit_names)} {score}")
+        return separator.join(parts)
+
+    candidates = [
+        line(ascii_text(_head(update)), " | ", None, False),
+        line(short_head(), " | ", None, False),
+        line(short_head(), "|", None, False),
+        *(line("", "|", cap, True) for cap in (None, 10, 8, 6, 5, 4, 3, 2, 1)),
+    ]
+    for text in candidates:
+        if len(text) <= limit:
+            return text
+    return candidates[-1][:limit]
 
 
 @dataclass(frozen=True)
@@ -179,6 +257,25 @@ def table_messages(update: table_pb2.Update, topics: Topics, roll: Roll | None) 
     return messages
 
 
+@functools.cache
+def ha_origin() -> dict[str, str]:
+    """Home Assistant's `origin` block: this application's name, version and (when the installed package
+    declares one) support URL."""
+    origin = {"name": ORIGIN_NAME}
+    try:
+        origin["sw_version"] = importlib.metadata.version("toadstool")
+        meta = importlib.metadata.metadata("toadstool")
+    except importlib.metadata.PackageNotFoundError:
+        return origin
+    urls = [entry.partition(",")[2].strip() for entry in meta.get_all("Project-URL") or []]
+    urls += [meta.get("Home-page") or ""]
+    for url in urls:
+        if url.startswith(("https://", "http://")):
+            origin["support_url"] = url
+            break
+    return origin
+
+
 def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
     """Home Assistant MQTT discovery: one device per table, sensors for whose turn, the phase and each score."""
     table_id = update.table_id
@@ -194,6 +291,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         "payload_available": "online",
         "payload_not_available": "offline",
         "device": device,
+        "origin": ha_origin(),
     }
     messages = {
         topics.ha_config(table_id, "turn"): encode(
@@ -252,10 +350,19 @@ class Devices:
     def merged(self, other: Devices) -> Devices:
         return Devices(self.wled + other.wled, self.awtrix + other.awtrix, self.tasmota + other.tasmota)
 
+    def command_topics(self) -> list[tuple[str, str]]:
+        """The command topic each WLED or Tasmota display writes to, and how the configuration names it
+        (to refuse two tables, or two values, on one display)."""
+        found = [(f"{topic}/api", f"WLED {topic}") for topic in self.wled]
+        return found + [(tasmota_topic(device), f"Tasmota {device}:{what}") for device, what in self.tasmota]
+
 
 def wled_payload(text: str) -> dict[str, Any]:
-    """WLED JSON API state: segment 0 scrolls `text` (effect "Scrolling Text" shows the segment name)."""
-    return {"on": True, "seg": [{"id": 0, "fx": WLED_SCROLLING_TEXT_FX, "n": clean_text(text, WLED_TEXT_LIMIT)}]}
+    """WLED JSON API state: segment 0 scrolls `text` (effect "Scrolling Text" shows the segment name).
+
+    It never says `"on"`: whether the lamp is lit stays its owner's choice.
+    """
+    return {"seg": [{"id": 0, "fx": WLED_SCROLLING_TEXT_FX, "n": text[:WLED_TEXT_LIMIT]}]}
 
 
 def awtrix_payload(text: str) -> dict[str, Any]:
@@ -271,31 +378,41 @@ def tasmota_topic(device: str) -> str:
     return f"cmnd/{device}/DisplayNumber"
 
 
-def device_messages(update: table_pb2.Update, roll: Roll | None, devices: Devices) -> dict[str, bytes]:
-    """Ready-made display commands for the devices configured for this table."""
+def device_messages(update: table_pb2.Update, devices: Devices) -> dict[str, bytes]:
+    """Ready-made retained display states for the WLED and AWTRIX 3 devices configured for this table."""
     text = display_text(update)
     messages: dict[str, bytes] = {}
-    for topic in devices.wled:
-        messages[f"{topic}/api"] = encode(wled_payload(text))
+    if devices.wled:
+        wled = encode(wled_payload(fitted_text(update)))
+        for topic in devices.wled:
+            messages[f"{topic}/api"] = wled
     for prefix in devices.awtrix:
         messages[awtrix_topic(prefix, update.table_id)] = encode(awtrix_payload(text))
+    return messages
+
+
+def device_commands(update: table_pb2.Update, roll: Roll | None, devices: Devices) -> dict[str, bytes]:
+    """Tasmota commands for the TM1637 displays configured for this table: published without retain,
+    because a broker replays a retained command to the device on every reconnect."""
+    commands: dict[str, bytes] = {}
     scores = list(update.scores)
     for device, what in devices.tasmota:
         if what == "roll":
             if roll is not None:
-                messages[tasmota_topic(device)] = str(roll.value).encode()
+                commands[tasmota_topic(device)] = str(roll.value).encode()
         elif what.isdigit() and int(what) < len(scores):
-            messages[tasmota_topic(device)] = str(scores[int(what)]).encode()
-    return messages
+            commands[tasmota_topic(device)] = str(scores[int(what)]).encode()
+    return commands
 
 
 def device_topics(table_id: str, devices: Devices) -> list[str]:
-    """Every command topic the bridge may hold for a table's devices (to clear them)."""
-    return (
-        [f"{topic}/api" for topic in devices.wled]
-        + [awtrix_topic(prefix, table_id) for prefix in devices.awtrix]
-        + [tasmota_topic(device) for device, _ in devices.tasmota]
-    )
+    """Every retained display topic the bridge may hold for a table's devices (to clear them); Tasmota
+    commands are not retained, so there is nothing to clear there (the bridge sends DisplayClear)."""
+    return [f"{topic}/api" for topic in devices.wled] + [awtrix_topic(prefix, table_id) for prefix in devices.awtrix]
+
+
+def tasmota_clear_topic(device: str) -> str:
+    return f"cmnd/{device}/DisplayClear"
 
 
 def parse_tasmota(spec: str) -> tuple[str, str]:

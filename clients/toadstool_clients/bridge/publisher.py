@@ -2,10 +2,11 @@
 
 It is for getting the latest value of every topic to the broker without flooding anyone: a burst of
 updates to one topic keeps only the newest payload, each topic is published at most once per
-`min_interval`, payloads equal to what the broker already holds are not sent again, and after every
-(re)connection the whole retained state is published again (a restarted broker without persistence has
-forgotten it). It also owns availability: a retained last will "offline", "online" on connect and
-"offline" on clean shutdown. It knows nothing about tables or games.
+`min_interval`, a payload equal to the one last published on its topic (or on its way there) is never
+sent again, and after every (re)connection the whole retained state is published again (a restarted
+broker without persistence has forgotten it). It also owns availability: a retained last will, a birth
+message on connect and a farewell on clean shutdown ("offline" / "online" / "offline" for the bridge's
+status). It knows nothing about tables or games.
 """
 
 from __future__ import annotations
@@ -52,19 +53,28 @@ class Outbox:
         self.retained: dict[str, bytes] = {}
         #: Topics with a payload not yet published (insertion-ordered: oldest change first).
         self.pending: dict[str, tuple[bytes, bool]] = {}
-        #: What this connection last published per topic (so an unchanged value is not sent again).
+        #: What was last published per topic (so an unchanged value is not sent again): for retained
+        #: topics on this connection, for commands (not retained) ever, since a device acts on each one.
         self.sent: dict[str, bytes] = {}
+        #: Payloads being published right now (what the broker will hold once they arrive).
+        self.inflight: dict[str, bytes] = {}
         self.last_sent: dict[str, float] = {}
         self.changed = asyncio.Event()
 
     def put(self, topic: str, payload: bytes, retain: bool = True, force: bool = False) -> None:
-        """Publish `payload` on `topic` soon; replaces any unsent payload of the same topic."""
+        """Publish `payload` on `topic` soon; replaces any unsent payload of the same topic.
+
+        A payload equal to the last one published (or being published) on the topic is not sent again,
+        and it cancels an unsent one in between: the topic already says it. `force` sends it anyway.
+        """
         if retain:
             if payload:
                 self.retained[topic] = payload
             else:
                 self.retained.pop(topic, None)
-        if not force and topic not in self.pending and self.sent.get(topic) == payload and retain:
+        current = self.inflight[topic] if topic in self.inflight else self.sent.get(topic)
+        if not force and current == payload:
+            self.pending.pop(topic, None)
             return
         if force:
             self.sent.pop(topic, None)
@@ -76,9 +86,19 @@ class Outbox:
         """Delete a retained topic (an empty retained payload), even one left by an earlier run."""
         self.put(topic, b"", retain=True, force=True)
 
+    def forget(self, topic: str) -> None:
+        """Drop what the outbox holds for `topic` (a command made moot, e.g. by clearing the display), so
+        that the next payload is sent whatever it is."""
+        self.pending.pop(topic, None)
+        self.sent.pop(topic, None)
+        self.retained.pop(topic, None)
+
     def reconnected(self) -> None:
-        """A new connection: the broker may have lost everything, so everything retained goes again."""
-        self.sent.clear()
+        """A new connection: the broker may have lost everything, so everything retained goes again
+        (commands do not: they were not retained, and the device already acted on them)."""
+        for topic in list(self.sent):
+            if topic in self.retained:
+                del self.sent[topic]
         for topic, payload in self.retained.items():
             if topic not in self.pending:
                 self.pending[topic] = (payload, True)
@@ -114,15 +134,18 @@ class Outbox:
                 if entry is None:
                     continue
                 payload, retain = entry
-                # In flight: what was last sent no longer says what the broker will hold, so a change put
-                # meanwhile (even back to that old value) must be queued, not taken for a repeat.
+                # In flight: the broker will hold this payload, so a change put meanwhile (even back to the
+                # value sent before) is queued, and only the same payload again is taken for a repeat.
                 self.sent.pop(topic, None)
+                self.inflight[topic] = payload
                 try:
                     await publish(topic, payload, retain)
                 except BaseException:
                     if topic not in self.pending:  # not superseded meanwhile: try again on the next connection
                         self.pending[topic] = entry
                     raise
+                finally:
+                    del self.inflight[topic]
                 if payload or not retain:
                     self.sent[topic] = payload
                     self.last_sent[topic] = loop.time()
@@ -157,8 +180,11 @@ MessageHandler = Callable[[aiomqtt.Message], Awaitable[None]]
 class BrokerLink:
     """One logical connection to the broker that survives outages: reconnects with jittered backoff.
 
-    On every connect it publishes "online" (retained), subscribes to `subscriptions`, calls `on_connect`
-    and then publishes the whole retained state again; `on_message` gets every incoming message.
+    On every connect it publishes its birth message `birth` on `status_topic` (retained; "online" unless
+    told otherwise), subscribes to `subscriptions`, calls `on_connect` and then publishes the whole retained
+    state again; `on_message` gets every incoming message. The broker publishes `last_will` (retained) on
+    `status_topic` when the connection dies; a clean stop publishes `farewell` there itself. An empty
+    `last_will` or `farewell` deletes the retained message of `status_topic`.
     """
 
     def __init__(
@@ -169,6 +195,11 @@ class BrokerLink:
         subscriptions: list[str],
         on_message: MessageHandler,
         on_connect: Callable[[], None] | None = None,
+        *,
+        birth: bytes | None = ONLINE,
+        last_will: bytes = OFFLINE,
+        farewell: bytes = OFFLINE,
+        identifier: str | None = None,
     ) -> None:
         self.config = config
         self.outbox = outbox
@@ -176,8 +207,9 @@ class BrokerLink:
         self.subscriptions = subscriptions
         self.on_message = on_message
         self.on_connect = on_connect
+        self.birth, self.last_will, self.farewell = birth, last_will, farewell
         self.connected = asyncio.Event()
-        self.identifier = f"toadstool-bridge-{uuid.uuid4().hex[:12]}"
+        self.identifier = identifier or f"toadstool-bridge-{uuid.uuid4().hex[:12]}"
         self._client: aiomqtt.Client | None = None
 
     def _client_for(self) -> aiomqtt.Client:
@@ -191,7 +223,7 @@ class BrokerLink:
             username=config.username,
             password=config.password,
             identifier=self.identifier,
-            will=aiomqtt.Will(self.status_topic, OFFLINE, qos=1, retain=True),
+            will=aiomqtt.Will(self.status_topic, self.last_will, qos=1, retain=True),
             keepalive=config.keepalive,
             tls_context=tls_context,
             timeout=10,
@@ -220,7 +252,8 @@ class BrokerLink:
                 async with self._client_for() as client:
                     delay = 0.25
                     self._client = client
-                    await client.publish(self.status_topic, ONLINE, qos=1, retain=True, timeout=10)
+                    if self.birth is not None:
+                        await client.publish(self.status_topic, self.birth, qos=1, retain=True, timeout=10)
                     for topic in self.subscriptions:
                         await client.subscribe(
                             topic, options=SubscribeOptions(qos=1, retainAsPublished=True), timeout=10
@@ -233,7 +266,7 @@ class BrokerLink:
                     await self._serve(client, stop)
                     if stop.is_set():
                         with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
-                            await client.publish(self.status_topic, OFFLINE, qos=1, retain=True, timeout=3)
+                            await client.publish(self.status_topic, self.farewell, qos=1, retain=True, timeout=3)
                     return
             except aiomqtt.MqttError as error:
                 # Said once per outage (then quietly at each retry).

@@ -41,6 +41,10 @@ class Topics:
         return f"{self.prefix}/tables/+/press"
 
     @property
+    def clears_at_wildcard(self) -> str:
+        return f"{self.prefix}/tables/+/clears_at"
+
+    @property
     def ha_status(self) -> str:
         """Home Assistant's birth/last-will topic: "online" asks for discovery to be announced again."""
         return f"{self.ha_prefix}/status"
@@ -63,6 +67,10 @@ class Topics:
     def roll(self, table_id: str) -> str:
         return f"{self.table(table_id)}/roll"
 
+    def clears_at(self, table_id: str) -> str:
+        """When a finished table's topics will be cleared (Unix ms): a restarted bridge keeps them till then."""
+        return f"{self.table(table_id)}/clears_at"
+
     def seat_score(self, table_id: str, seat: int) -> str:
         return f"{self.table(table_id)}/seats/{seat}/score"
 
@@ -77,9 +85,16 @@ class Topics:
 
     def table_of_press(self, topic: str) -> str | None:
         """The table id of a `.../tables/<id>/press` topic, else None."""
+        return self._table_of(topic, "/press")
+
+    def table_of_clears_at(self, topic: str) -> str | None:
+        """The table id of a `.../tables/<id>/clears_at` topic, else None."""
+        return self._table_of(topic, "/clears_at")
+
+    def _table_of(self, topic: str, tail: str) -> str | None:
         head = f"{self.prefix}/tables/"
-        if topic.startswith(head) and topic.endswith("/press"):
-            middle = topic[len(head) : -len("/press")]
+        if topic.startswith(head) and topic.endswith(tail):
+            middle = topic[len(head) : -len(tail)]
             if middle and "/" not in middle:
                 return middle
         return None
@@ -95,7 +110,7 @@ class Topics:
     def table_topics(self, table_id: str, seats: int) -> list[str]:
         """Every retained topic the bridge may hold for a table with `seats` seats (to clear it)."""
         topics = [self.state(table_id), self.view(table_id), self.turn(table_id), self.text(table_id)]
-        topics.append(self.roll(table_id))
+        topics += [self.roll(table_id), self.clears_at(table_id)]
         for seat in range(seats):
             topics += [self.seat_score(table_id, seat), self.seat_name(table_id, seat)]
         return topics
