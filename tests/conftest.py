@@ -27,6 +27,14 @@ from toadstool_clients.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]
 
+# The test-only games (tests/plugin_games: Pig) are registered through an entry point, as another installed
+# package's would be, before any test module reads the registry: every suite that runs over all games
+# (conformance, end to end) runs over them too, and `toadstool serve` processes started here find them.
+sys.path.insert(0, str(ROOT / "tests" / "plugin_games"))
+import register as _plugin_games  # noqa: E402
+
+_plugin_games.install()
+
 # Property tests draw the same examples on every CI run (a red CI must be the change's fault, not a new
 # random draw); locally they explore freely.
 settings.register_profile("ci", derandomize=True, database=None, deadline=None)

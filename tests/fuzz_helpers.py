@@ -201,7 +201,13 @@ def _field_strategy(
 ) -> st.SearchStrategy[Any] | None:
     if _is_map(field):
         key = _scalar(field.message_type.fields_by_name["key"])
-        value = _scalar(field.message_type.fields_by_name["value"])
+        value_field = field.message_type.fields_by_name["value"]
+        if value_field.type == FD.TYPE_MESSAGE:  # google.protobuf.Struct's fields: map<string, Value>
+            if depth >= max_depth:
+                return None
+            value = message_strategy(value_field.message_type, overrides, depth + 1, max_depth)
+        else:
+            value = _scalar(value_field)
         return overrides.get(field.name, st.dictionaries(key, value, max_size=4))
     if field.type == FD.TYPE_MESSAGE:
         if depth >= max_depth:
@@ -220,7 +226,12 @@ def _field_strategy(
 
 def _set(message: Message, field: pb_descriptor.FieldDescriptor, value: Any) -> None:
     if _is_map(field):
-        getattr(message, field.name).update(value)
+        target = getattr(message, field.name)
+        if field.message_type.fields_by_name["value"].type == FD.TYPE_MESSAGE:
+            for key, item in value.items():
+                target[key].CopyFrom(item)
+        else:
+            target.update(value)
     elif field.is_repeated:
         target = getattr(message, field.name)
         if field.type == FD.TYPE_MESSAGE:

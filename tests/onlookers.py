@@ -76,63 +76,95 @@ class Onlookers:
         with self._lock:
             for call in self._calls:
                 call.cancel()
-        for thread in self._threads:
+            threads = list(self._threads)
+        for thread in threads:
             thread.join(timeout=15)
         self._channel.close()
 
     # -- a table, a person and a spectator ----------------------------------------------------------------
 
+    def _call(self, method: str, request: object) -> object:
+        """A unary call that rides through a reconnect, retried when it raced the accept loop's death."""
+        for attempt in range(PROBE_TRIES):
+            try:
+                return getattr(self._stub, method)(request, timeout=PROBE_TIMEOUT, wait_for_ready=True)
+            except grpc.RpcError as error:
+                if error.code() not in RACED or attempt == PROBE_TRIES - 1:  # type: ignore[attr-defined]
+                    raise
+        raise AssertionError("unreachable")
+
     def _sit_down(self) -> None:
         """A UNO table of one person and three slow bots, its person's stream and a spectator's stream."""
-        created = self._stub.CreateTable(
-            service_pb2.CreateTableRequest(
-                game="uno", players=4, bots=3, seed=self._rng.randrange(2**32), bot_delay_ms=30, name="Onlookers"
-            ),
-            timeout=10,
-        )
-        table_id = created.table.table_id
-        joined = self._stub.JoinTable(service_pb2.JoinTableRequest(table_id=table_id, name="Onlooker"), timeout=10)
-        token = ((SEAT_TOKEN_KEY, joined.seat_token),)
-        seat = _Stream(f"seat {joined.seat} of {table_id}")
+        try:
+            created = self._call(
+                "CreateTable",
+                service_pb2.CreateTableRequest(
+                    game="uno", players=4, bots=3, seed=self._rng.randrange(2**32), bot_delay_ms=30, name="Onlookers"
+                ),
+            )
+            table_id = created.table.table_id  # type: ignore[attr-defined]
+            joined = self._call("JoinTable", service_pb2.JoinTableRequest(table_id=table_id, name="Onlooker"))
+        except grpc.RpcError as error:
+            with self._lock:
+                self.failures.append(f"could not sit down at a new table: {error.code()}: {error.details()}")  # type: ignore[attr-defined]
+            return
+        seat_index = joined.seat  # type: ignore[attr-defined]
+        token = ((SEAT_TOKEN_KEY, joined.seat_token),)  # type: ignore[attr-defined]
+        seat = _Stream(f"seat {seat_index} of {table_id}")
         spectator = _Stream(f"spectator of {table_id}")
         with self._lock:
             self.streams += [seat, spectator]
         for stream, metadata, acting in ((seat, token, True), (spectator, (), False)):
-            call = self._stub.Watch(service_pb2.WatchRequest(table_id=table_id), metadata=metadata)
-            with self._lock:
-                self._calls.append(call)
             thread = threading.Thread(
                 target=self._watch,
-                args=(call, stream, table_id, token if acting else None, joined.seat),
+                args=(stream, table_id, metadata, token if acting else None, seat_index),
                 name=f"onlookers-{stream.who}",
                 daemon=True,
             )
             thread.start()
-            self._threads.append(thread)
+            with self._lock:
+                self._threads.append(thread)
 
     def _watch(
-        self, call: grpc.Future, stream: _Stream, table_id: str, token: tuple[tuple[str, str], ...] | None, seat: int
+        self,
+        stream: _Stream,
+        table_id: str,
+        metadata: tuple[tuple[str, str], ...],
+        token: tuple[tuple[str, str], ...] | None,
+        seat: int,
     ) -> None:
-        try:
-            for response in call:
-                update = response.update
-                with self._lock:
-                    stream.updates += 1
-                    stream.last_version = update.version
-                if update.status == table_pb2.TABLE_STATUS_FINISHED:
-                    stream.finished = True
-                    call.cancel()
-                    if token is not None and not self._stop.is_set():
-                        self._sit_down()
-                    return
-                if token is not None and seat in update.to_act and update.legal_actions:
-                    self._act(table_id, token, update)
-        except grpc.RpcError as error:
-            if self._stop.is_set() or (error.code() == grpc.StatusCode.CANCELLED and stream.finished):  # type: ignore[attr-defined]
-                return
-            stream.error = f"{error.code()}: {error.details()}"  # type: ignore[attr-defined]
+        """Follow one stream to its table's end. A stream that never got its first update because it raced
+        the accept loop's death is opened again (as any client would); one that was flowing must never end."""
+        for attempt in range(PROBE_TRIES):
+            call = self._stub.Watch(service_pb2.WatchRequest(table_id=table_id), metadata=metadata)
             with self._lock:
-                self.failures.append(f"the stream of the {stream.who} ended: {stream.error}")
+                self._calls.append(call)
+            received = stream.updates
+            try:
+                for response in call:
+                    update = response.update
+                    with self._lock:
+                        stream.updates += 1
+                        stream.last_version = update.version
+                    if update.status == table_pb2.TABLE_STATUS_FINISHED:
+                        stream.finished = True
+                        call.cancel()
+                        if token is not None and not self._stop.is_set():
+                            self._sit_down()
+                        return
+                    if token is not None and seat in update.to_act and update.legal_actions:
+                        self._act(table_id, token, update)
+                return
+            except grpc.RpcError as error:
+                code = error.code()  # type: ignore[attr-defined]
+                if self._stop.is_set() or (code == grpc.StatusCode.CANCELLED and stream.finished):
+                    return
+                if stream.updates == received and code in RACED and attempt < PROBE_TRIES - 1:
+                    continue  # it never opened: it raced the moment the accept loop died
+                stream.error = f"{code}: {error.details()}"  # type: ignore[attr-defined]
+                with self._lock:
+                    self.failures.append(f"the stream of the {stream.who} ended: {stream.error}")
+                return
 
     def _act(self, table_id: str, token: tuple[tuple[str, str], ...], update: table_pb2.Update) -> None:
         """Play a legal action as the person; a refusal because the table moved on meanwhile is fine."""

@@ -15,6 +15,7 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 
 from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
+from toadstool import messages
 from toadstool.games import GAMES
 from toadstool.server import RunningServer
 from toadstool.tables import Status, Table
@@ -30,7 +31,7 @@ def replayed_updates(table: Table) -> list[tuple[table_pb2.Update, dict[int, tab
     """For every version of a finished table: its spectator update and each seat's update."""
     engine = table.engine
     lobby = dataclasses.replace(table, state=None, version=0, status=Status.LOBBY, events=[])
-    steps = [(lobby.update_for(None, None), {})]
+    steps = [(messages.update_for(lobby, None, None), {})]
     state = engine.new(table.players, table.options, table.seed)
     for version in range(len(table.actions) + 1):
         if version:
@@ -39,8 +40,8 @@ def replayed_updates(table: Table) -> list[tuple[table_pb2.Update, dict[int, tab
         status = Status.FINISHED if engine.outcome(state) is not None else Status.PLAYING
         events = [(v, e) for v, e in table.events if v <= version]
         shadow = dataclasses.replace(table, state=state, version=version, status=status, events=events)
-        seated = {seat: shadow.update_for(seat, None) for seat in range(table.players)}
-        steps.append((shadow.update_for(None, None), seated))
+        seated = {seat: messages.update_for(shadow, seat, None) for seat in range(table.players)}
+        steps.append((messages.update_for(shadow, None, None), seated))
     return steps
 
 

@@ -22,6 +22,7 @@ import pytest
 
 from conftest import serve_command, stop_process, toadstool_command
 from toadstool.discovery import announce, announced_addresses, instance_name, registry_info
+from toadstool.games import GAMES
 from toadstool.server import RunningServer
 from toadstool_clients.connection import Client
 from toadstool_clients.discovery import Found, browse_async, clean_text, offer
@@ -65,7 +66,7 @@ async def test_discover_in_another_process_hears_a_server_its_tables_and_its_goo
             assert announcement is not None
             added = await _next_change(discover, name, "added", 15)
             assert added["address"] == server.address
-            assert added["games"] == ["uno", "powerup", "levelup", "kart"]
+            assert added["games"] == list(GAMES)
             assert (added["tables"], added["open_tables"], added["tls"]) == (0, 0, False)
             assert added["version"]
 
@@ -96,7 +97,7 @@ async def test_browse_and_discover_list_an_announced_server_and_forget_it_once_w
         lines = out.decode().splitlines()
         assert lines[0].split() == ["NAME", "ADDRESS", "GAMES", "TABLES", "OPEN", "TLS"]
         row = next(line for line in lines if line.startswith(name))
-        assert row.removeprefix(name).split() == [server.address, "uno,powerup,levelup,kart", "0", "0", "yes"]
+        assert row.removeprefix(name).split() == [server.address, ",".join(GAMES), "0", "0", "yes"]
         heard = [f for f in found if f.name == name]
         assert len(heard) == 1
         assert heard[0].address == server.address
@@ -269,7 +270,7 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
         child = pexpect.spawn(in_ns[0], [*in_ns[1:], *toadstool_command("tables")], env=env, timeout=20)
         try:
             child.expect_exact("Toadstool servers on this network:")
-            child.expect_exact(f"1. {name} at 127.0.0.1:50051: games uno, powerup, levelup, kart;")
+            child.expect_exact(f"1. {name} at 127.0.0.1:50051: games {', '.join(GAMES)};")
             child.expect_exact("Server [1-1, Enter for 1, q to quit]: ")
             child.sendline("1")
             child.expect_exact(table_id)

@@ -11,7 +11,7 @@ import time
 import pytest
 from timing import Clock
 
-from toadstool import tables
+from toadstool.tables import pacing
 from toadstool.tables import (
     BACKLOG_RECHECK,
     BEAT_SECONDS,
@@ -215,7 +215,7 @@ async def test_a_held_beat_is_let_go_when_stuck_sends_stop_counting() -> None:
 
 
 async def test_a_bot_never_waits_for_the_backlog_longer_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tables, "MAX_BOT_WAIT", 0.6)
+    monkeypatch.setattr(pacing, "MAX_BOT_WAIT", 0.6)
     backlog, _ = behind_backlog(Clock())  # and it stays behind: its clock never lets the sends age out
     beat = Beat(backlog)
     loop = asyncio.get_running_loop()

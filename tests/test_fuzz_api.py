@@ -54,7 +54,7 @@ from onlookers import Onlookers
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.limits import Limits
-from toadstool.messages import action_message
+from toadstool.messages import GENERIC, action_message, has_own_message
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.tables import TableError
 from toadstool.v1 import service_pb2, table_pb2
@@ -280,8 +280,9 @@ def _overrides(snap: Snapshot, game: str) -> dict[str, st.SearchStrategy[Any]]:
     """Aim generated fields at the real table, seats, versions and actions as often as at nonsense."""
     legal_ids = sorted({action_id(a) for actions in snap.legal for a in actions}) or ["x"]
     any_action = message_strategy(table_pb2.Action.DESCRIPTOR, max_depth=3)
-    own_game = message_strategy(getattr(table_pb2.Action(), game).DESCRIPTOR, max_depth=2).map(
-        lambda m: table_pb2.Action(**{game: m})
+    member = game if has_own_message(game) else GENERIC  # a game without a message of its own: generic
+    own_game = message_strategy(getattr(table_pb2.Action(), member).DESCRIPTOR, max_depth=2).map(
+        lambda m: table_pb2.Action(**{member: m})
     )
     return {
         "table_id": st.integers(0, 9).flatmap(

@@ -97,6 +97,27 @@ async def test_kart_race_is_driven_to_the_end_from_the_window(driver: TkDriver, 
     await play_game(driver, server, "kart", 4, seed=9)
 
 
+async def test_a_game_this_client_has_no_screen_for_is_played_on_its_generic_screen(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    """Pig (tests/plugin_games) has no message and no screen of its own: the generic screen shows its
+    view's fields and the action bar its legal actions, to the end of the game."""
+    await driver.connect(server.address)
+    table = await driver.create_table("pig", 2, 1, seed=4, options={"target": "10"})
+    counts = await driver.play_to_the_end(random.Random(4), 70, "pig")
+    update = table.latest
+    assert update is not None
+    assert update.status == table_pb2.TABLE_STATUS_FINISHED
+    assert update.view.WhichOneof("game") == "generic"
+    assert table.fallback_note == "", "the generic screen fell back to the raw view"
+    assert counts["button_presses"] > 0
+    drawn = [
+        table.canvas.itemcget(item, "text") for item in table.canvas.find_all() if table.canvas.type(item) == "text"
+    ]
+    assert any("Turn total" in text for text in drawn), drawn
+    assert not any("fields {" in text for text in drawn), "raw protobuf on screen"
+
+
 async def test_the_server_address_is_remembered_between_runs(driver: TkDriver, server: RunningServer) -> None:
     await driver.connect(server.address)
     saved = json.loads((Path(os.environ["XDG_CONFIG_HOME"]) / "toadstool" / "tk.json").read_text())

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import json
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -293,6 +294,12 @@ class Engine(Protocol[S, A]):
       Every view dataclass has at least `phase: str` (what is happening, in a few words) and
       `scores: tuple[int, ...]` (one per seat), which the table copies into each update for generic clients.
     - `outcome` is None until the game is over.
+
+    A game whose options name something outside itself (a Kart track file) also has the optional hook
+    `creation_record(options) -> dict`: the parsed options made self-contained (the track's content, not
+    only its name), which `new` accepts in place of the options. The table calls it once, when it is
+    created (through `creation_record` below, which also serves the games without the hook), stores the
+    record and replays from it ever after, so no later change outside the table changes its game.
     """
 
     name: str
@@ -322,6 +329,27 @@ class Engine(Protocol[S, A]):
     def last_events(self, state: S) -> tuple[Event, ...]: ...
 
     def describe(self, state: S, seat: int, action: A) -> str: ...
+
+
+def creation_record(engine: Any, options: Mapping[str, Any]) -> dict[str, Any]:
+    """What a table of `engine` stores as its game's creation record, from the parsed `options`: the
+    engine's `creation_record(options)` hook where it has one, else the options themselves. The record is
+    returned as it reads back from the store (through JSON), so a table plays the same before and after a
+    restart. Raises BadOptions when the options name something that cannot be found (a removed track)."""
+    hook = getattr(engine, "creation_record", None)
+    record = dict(options) if hook is None else hook(options)
+    try:
+        decoded: dict[str, Any] = json.loads(json.dumps(record, sort_keys=True))
+    except (TypeError, ValueError) as error:  # a game's bug, not the person's: say which game
+        raise TypeError(f"the creation record of {engine.name!r} is not JSON data: {error}") from None
+    return decoded
+
+
+def device_action_types(engine: object) -> tuple[type, ...]:
+    """The action types a hardware button may take for whoever must take one (a die roll), from an engine's
+    optional `device_action_types` attribute; games without one have none."""
+    kinds = getattr(engine, "device_action_types", ())
+    return tuple(kinds)
 
 
 class Bot(Protocol):

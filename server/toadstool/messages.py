@@ -1,17 +1,39 @@
-"""Wraps a game's view and action values in the table-level `GameView` and `Action` messages.
+"""Every message that leaves the server is built here: the table-level `GameView` and `Action` wrappers of a
+game's view and action values, and from a table its TableInfo, its updates (first snapshot, live change,
+resume) and its history, for each viewer (DESIGN.md principle 4: the one door out).
 
-The game-specific message lives in the oneof member named like the game's registry key; this module is
-the one place that maps between them, for the service, golden playthroughs and tests.
+The game-specific message lives in the oneof member named like the game's registry key; a game without a
+member of its own (from another installed package) travels in the `generic` member as structured data.
+Tables (toadstool.tables) hold no protobuf; the service and the tests call these.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import bisect
+import time
+from collections.abc import Iterator, Sequence
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from google.protobuf import json_format
 
 from toadstool import wire
-from toadstool.engine import Engine, name_seats
-from toadstool.v1 import table_pb2
+from toadstool.engine import Engine, Event, _snake, action_id, event_text, name_seats
+from toadstool.tables.seats import SeatKind, Status
+from toadstool.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
+from toadstool.v1 import service_pb2, table_pb2
+
+if TYPE_CHECKING:
+    from toadstool.tables.table import Table
+
+#: The oneof member of GameView and Action for games without a message of their own.
+GENERIC = "generic"
+
+
+@cache
+def has_own_message(game: str) -> bool:
+    """Whether table.proto has a GameView member for `game` (else it travels as GENERIC)."""
+    return game != GENERIC and game in table_pb2.GameView.DESCRIPTOR.fields_by_name
 
 
 def game_view_message(
@@ -27,8 +49,16 @@ def game_view_message(
     the update being built) saves copying the message after every move for every viewer.
     """
     message = table_pb2.GameView() if into is None else into
-    member = getattr(message, engine.name)
-    wire.to_message(view, member)
+    if has_own_message(engine.name):
+        member = getattr(message, engine.name)
+        wire.to_message(view, member)
+    else:
+        member = message.generic
+        member.game = engine.name
+        member.phase = view.phase
+        state = wire.to_plain(view)
+        state.pop("phase", None)  # in GenericView.phase, with the seats named
+        member.state.update(state)
     if names is not None:
         member.phase = name_seats(view.phase, names)
     return message
@@ -38,7 +68,11 @@ def action_message(engine: Engine[Any, Any], action: Any, into: table_pb2.Action
     """The Action message carrying `action` (one of the game's action dataclasses), built in `into` when
     given (as `game_view_message`)."""
     message = table_pb2.Action() if into is None else into
-    wire.action_to_message(action, getattr(message, engine.name))
+    if has_own_message(engine.name):
+        wire.action_to_message(action, getattr(message, engine.name))
+    else:
+        message.generic.kind = _snake(type(action).__name__)
+        message.generic.fields.update(wire.to_plain(action))
     return message
 
 
@@ -47,6 +81,187 @@ def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> 
     member = message.WhichOneof("game")
     if member is None:
         raise ValueError("the action names no game (set the member for this table's game)")
-    if member != engine.name:
-        raise ValueError(f"this table plays {engine.name!r}, but the action is for {member!r}")
+    expected = engine.name if has_own_message(engine.name) else GENERIC
+    if member != expected:
+        raise ValueError(f"this table plays {engine.name!r} (its actions go in {expected!r}), not {member!r}")
+    if member == GENERIC:
+        for cls in engine.action_types:
+            if _snake(cls.__name__) == message.generic.kind:
+                return wire.from_plain(json_format.MessageToDict(message.generic.fields), cls)
+        raise ValueError(f"{message.generic.kind[:40]!r} is not an action of {engine.name!r}")
     return wire.action_from_message(getattr(message, member), engine.action_types)
+
+
+# -- a table, as each viewer may know it ------------------------------------------------------------------
+
+
+def table_info(table: Table) -> table_pb2.TableInfo:
+    """The table as TableInfo (CreateTable, ListTables, GetTable, ... answer with it)."""
+    return table_pb2.TableInfo(
+        table_id=table.table_id,
+        game=table.spec.name,
+        name=table.name,
+        status=table_pb2.TableStatus.ValueType(table.status.value),
+        seats=seat_messages(table),
+        version=table.version,
+        options=table.raw_options,
+        open_seats=len(table.open_seats()),
+        turn_seconds=int(table.turn_seconds),
+        takeover_seconds=int(table.takeover_seconds),
+    )
+
+
+def seat_messages(table: Table) -> list[table_pb2.Seat]:
+    """The seats as the API shows them; rebuilt only when what it shows changed (every update has them,
+    and seats change far less often than moves are made). Callers copy them into their message."""
+    shown = [
+        (s.index, s.name, s.kind, s.kind is SeatKind.BOT or s.connections > 0, s.bot_controlled) for s in table.seats
+    ]
+    if shown != table._seats_shown:
+        table._seats_shown = shown
+        table._seat_messages = [
+            table_pb2.Seat(index=index, name=name, kind=table_pb2.SeatKind.ValueType(kind.value), connected=connected, bot_controlled=bot)
+            for index, name, kind, connected, bot in shown
+        ]
+    return table._seat_messages
+
+
+def event_message(version: int, event: Event, viewer: int | None, names: Sequence[str]) -> table_pb2.Event:
+    message = table_pb2.Event(version=version, text=name_seats(event_text(event, viewer), names))
+    if event.seat is not None:
+        message.seat = event.seat
+    if event.roll is not None:
+        message.roll.CopyFrom(
+            table_pb2.DieRoll(roller=event.roll.roller, purpose=event.roll.purpose, value=event.roll.value)
+        )
+    return message
+
+
+def history_for(table: Table, viewer: int | None) -> Iterator[table_pb2.HistoryStep]:
+    """The table's history as `viewer` may know it: each version's events and view, by replaying the log.
+
+    Every step goes through `Engine.view` and `event_text` for this viewer, like a live update. A lazy
+    generator over a snapshot, so a long game never holds the event loop for its whole replay.
+    """
+    if table.status is Status.LOBBY:
+        return
+    engine = table.engine
+    names = table.names()
+    actions = list(table.actions)
+    by_version: dict[int, list[Event]] = {}
+    for version, event in list(table.events):
+        by_version.setdefault(version, []).append(event)
+    state = engine.new(table.players, table.options, table.seed)
+    for version in range(len(actions) + 1):
+        step = table_pb2.HistoryStep(version=version)
+        if version > 0:
+            seat, action = actions[version - 1]
+            if seat == viewer:
+                step.label = name_seats(engine.describe(state, seat, action), names)
+            state = engine.apply(state, seat, action)
+            step.seat = seat
+        step.events.extend(event_message(version, e, viewer, names) for e in by_version.get(version, ()))
+        step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer), names))
+        yield step
+
+
+def _table_part(table: Table) -> table_pb2.Update:
+    """What every viewer is told alike: the table, its seats, the clock and the outcome."""
+    part = table_pb2.Update(
+        table_id=table.table_id,
+        version=table.version,
+        status=table_pb2.TableStatus.ValueType(table.status.value),
+        seats=seat_messages(table),
+        game=table.spec.name,
+        table_name=table.name,
+        score_label=table.engine.score_label,
+        turn_seconds=int(table.turn_seconds),
+        takeover_seconds=int(table.takeover_seconds),
+    )
+    deadline = table.turn_deadline()
+    if deadline is not None:
+        part.turn_deadline_unix_ms = int((time.time() + deadline - time.monotonic()) * 1000)
+    outcome = table.engine.outcome(table.state) if table.state is not None else None
+    if outcome is not None:
+        part.outcome.CopyFrom(
+            table_pb2.Outcome(
+                winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, table.names())
+            )
+        )
+    return part
+
+
+def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
+    """What depends on the viewer: view, phase, scores, whose turn and the viewer's legal actions."""
+    engine = table.engine
+    names = table.names()
+    view = engine.view(table.state, viewer)
+    part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
+    game_view_message(engine, view, names, into=part.view)
+    part.to_act.extend(engine.to_act(table.state))
+    if viewer is not None:
+        for action in engine.legal_actions(table.state, viewer):
+            legal = part.legal_actions.add(
+                id=action_id(action), label=name_seats(engine.describe(table.state, viewer, action), names)
+            )
+            action_message(engine, action, into=legal.action)
+    return part
+
+
+def update_for(table: Table, viewer: int | None, since_version: int | None) -> table_pb2.Update:
+    """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
+
+    Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
+    the one door out of the server (DESIGN.md principle 4).
+    """
+    return _build_update(table, viewer, since_version, None)
+
+
+def watch_response(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
+    """The serialised `WatchResponse` a stream of `viewer` sends next: `update_for`'s update, or on a
+    live stream (`since_event`: the events it was already sent) the change since its last message.
+
+    A live stream's message is built and serialised once per viewer and event position, and every
+    stream at that point (every spectator of a table, every device of a seat) sends the same bytes:
+    per stream, gRPC only copies them out.
+    """
+
+    def build() -> bytes:
+        response = service_pb2.WatchResponse()
+        _build_update(table, viewer, since_version, since_event, response.update)
+        return response.SerializeToString()
+
+    if since_event is None:
+        return build()
+    return table._cached(("live", viewer, since_event, len(table.events)), build)
+
+
+def _build_update(
+    table: Table,
+    viewer: int | None,
+    since_version: int | None,
+    since_event: int | None,
+    update: table_pb2.Update | None = None,
+) -> table_pb2.Update:
+    """The update for `viewer`, built into `update` (a fresh message when None) and returned."""
+    if update is None:
+        update = table_pb2.Update()
+    update.CopyFrom(table._cached(("table",), lambda: _table_part(table)))
+    if viewer is not None:
+        update.viewer_seat = viewer
+    if since_event is not None:  # a live stream: every event after the last one it was sent
+        recent = table.events[since_event:]
+    elif since_version is None:
+        recent = table.events[-HISTORY_ON_JOIN:]
+    else:  # a resume: what happened after the version the client saw (the view itself is always whole)
+        first = bisect.bisect_right(table.events, since_version, key=lambda entry: entry[0])
+        recent = table.events[max(first, len(table.events) - MAX_RESUME_EVENTS) :]
+    names = table.names()
+    # In the lobby too: its notes (someone left, the host removed a seat) are events like any other.
+    update.events.extend(event_message(v, e, viewer, names) for v, e in recent)
+    if table.state is None:
+        open_count = len(table.open_seats())
+        update.phase = f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
+        return update
+    update.MergeFrom(table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer)))
+    return update

@@ -184,19 +184,19 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             takeover_seconds=request.takeover_seconds,
         )
         self.guard.table_created(client, table.table_id)
-        return service_pb2.CreateTableResponse(table=table.info(), host_token=host_token)
+        return service_pb2.CreateTableResponse(table=messages.table_info(table), host_token=host_token)
 
     @_maps_errors
     async def ListTables(
         self, request: service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.ListTablesResponse:
-        return service_pb2.ListTablesResponse(tables=[t.info() for t in self.registry.tables.values()])
+        return service_pb2.ListTablesResponse(tables=[messages.table_info(t) for t in self.registry.tables.values()])
 
     @_maps_errors
     async def GetTable(
         self, request: service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.GetTableResponse:
-        return service_pb2.GetTableResponse(table=self._table(request.table_id).info())
+        return service_pb2.GetTableResponse(table=messages.table_info(self._table(request.table_id)))
 
     @_maps_errors
     async def JoinTable(
@@ -204,7 +204,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.JoinTableResponse:
         table = self._table(request.table_id)
         seat, token = table.join(request.name, request.seat if request.HasField("seat") else None)
-        return service_pb2.JoinTableResponse(seat=seat, seat_token=token, table=table.info())
+        return service_pb2.JoinTableResponse(seat=seat, seat_token=token, table=messages.table_info(table))
 
     @_maps_errors
     async def AddBot(
@@ -212,7 +212,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.AddBotResponse:
         table = self._hosted_table(request.table_id, context)
         seat = table.add_bot(request.seat if request.HasField("seat") else None)
-        return service_pb2.AddBotResponse(seat=seat, table=table.info())
+        return service_pb2.AddBotResponse(seat=seat, table=messages.table_info(table))
 
     @_maps_errors
     async def StartTable(
@@ -220,7 +220,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.StartTableResponse:
         table = self._hosted_table(request.table_id, context)
         table.start()
-        return service_pb2.StartTableResponse(table=table.info())
+        return service_pb2.StartTableResponse(table=messages.table_info(table))
 
     @_maps_errors
     async def KickSeat(
@@ -228,7 +228,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.KickSeatResponse:
         table = self._hosted_table(request.table_id, context)
         table.kick(request.seat)
-        return service_pb2.KickSeatResponse(table=table.info())
+        return service_pb2.KickSeatResponse(table=messages.table_info(table))
 
     @_maps_errors
     async def LeaveTable(
@@ -247,13 +247,13 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         table = self._table(request.table_id)
         device_token = _metadata(context, DEVICE_TOKEN_KEY)
         if device_token and not _metadata(context, SEAT_TOKEN_KEY):
-            seat = table.device_seat(device_token)
-            if self._wanted_action_id(table, request) != DEVICE_ACTION:
+            seat, wanted = table.device_move(device_token)
+            if request.action_id != DEVICE_ACTION and self._wanted_action_id(table, request) != wanted:
                 raise TableError(ErrorKind.NOT_YOUR_SEAT, f"a device token may only {DEVICE_ACTION!r}")
         else:
             seat = self._seat(table, context)
+            wanted = self._wanted_action_id(table, request)
         self.guard.check_action_rate(table.table_id, seat)
-        wanted = self._wanted_action_id(table, request)
         version, replayed = table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
 
@@ -290,7 +290,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             await context.abort(STATUS_OF[error.kind], error.message)
             return
         try:
-            for step in table.history_for(viewer):
+            for step in messages.history_for(table, viewer):
                 yield service_pb2.GetHistoryResponse(step=step)
                 await asyncio.sleep(0)  # one step at a time: other tables keep playing meanwhile
         finally:
@@ -332,7 +332,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                         f"your seat at table {table.table_id} was given up or removed; join again to play",
                     )
                 revision = table.revision
-                response = table.watch_response(seat, since, sent_events)
+                response = messages.watch_response(table, seat, since, sent_events)
                 sent_events = len(table.events)
                 sending = backlog.start_sending()  # until gRPC asks for the next message: it took this one
                 try:

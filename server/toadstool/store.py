@@ -22,7 +22,12 @@ from typing import Any
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+
+#: How a database of an older schema version becomes the next one (run in order, in one transaction).
+#: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
+#: when they are next restored).
+MIGRATIONS: dict[int, str] = {1: "ALTER TABLE tables ADD COLUMN record TEXT;"}
 
 SCHEMA = """
 CREATE TABLE tables (
@@ -38,7 +43,8 @@ CREATE TABLE tables (
     takeover_seconds REAL NOT NULL,
     host_token_hash BLOB NOT NULL,
     device_token_hash BLOB,
-    started INTEGER NOT NULL DEFAULT 0
+    started INTEGER NOT NULL DEFAULT 0,
+    record TEXT
 );
 CREATE TABLE seats (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
@@ -87,6 +93,9 @@ class StoredTable:
     host_token_hash: bytes
     device_token_hash: bytes | None
     started: bool
+    #: The game's creation record (`toadstool.engine.creation_record`), JSON data; None for a table stored
+    #: before records were kept.
+    record: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -137,6 +146,9 @@ class Store:
                 f"{self.path} is an SQLite database of another program; choose another file with --db "
                 "(it was left as it is)"
             )
+        elif version in MIGRATIONS:
+            steps = " ".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
+            self.db.executescript(f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {version}; this Toadstool reads {SCHEMA_VERSION}")
         if self.path != ":memory:":
@@ -155,8 +167,8 @@ class Store:
         with self._transaction():
             self.db.execute(
                 "INSERT INTO tables (table_id, game, players, options, seed, name, manual_start, bot_delay,"
-                " turn_seconds, takeover_seconds, host_token_hash, device_token_hash, started)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " turn_seconds, takeover_seconds, host_token_hash, device_token_hash, started, record)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     table.table_id,
                     table.game,
@@ -171,6 +183,7 @@ class Store:
                     table.host_token_hash,
                     table.device_token_hash,
                     int(table.started),
+                    None if table.record is None else json.dumps(table.record, sort_keys=True),
                 ),
             )
             for seat in seats:
@@ -189,6 +202,13 @@ class Store:
     def set_started(self, table_id: str) -> None:
         with self._transaction():
             self.db.execute("UPDATE tables SET started = 1 WHERE table_id = ?", (table_id,))
+
+    def set_record(self, table_id: str, record: dict[str, Any]) -> None:
+        """The creation record of a table stored before records were kept, made when it was restored."""
+        with self._transaction():
+            self.db.execute(
+                "UPDATE tables SET record = ? WHERE table_id = ?", (json.dumps(record, sort_keys=True), table_id)
+            )
 
     def set_device_token(self, table_id: str, token_hash: bytes) -> None:
         with self._transaction():
@@ -234,7 +254,7 @@ class Store:
         """Every stored table with its seats, actions and notes (by version), oldest table first."""
         rows = self.db.execute(
             "SELECT table_id, game, players, options, seed, name, manual_start, bot_delay, turn_seconds,"
-            " takeover_seconds, host_token_hash, device_token_hash, started FROM tables ORDER BY rowid"
+            " takeover_seconds, host_token_hash, device_token_hash, started, record FROM tables ORDER BY rowid"
         ).fetchall()
         for row in rows:
             table = StoredTable(
@@ -251,6 +271,7 @@ class Store:
                 host_token_hash=row[10],
                 device_token_hash=row[11],
                 started=bool(row[12]),
+                record=None if row[13] is None else json.loads(row[13]),
             )
             seats = [
                 StoredSeat(*r)
@@ -313,7 +334,6 @@ def _check_file(path: Path) -> None:
 
 def default_db_path() -> Path:
     """$XDG_STATE_HOME/toadstool/toadstool.db, i.e. ~/.local/state/toadstool/toadstool.db by default."""
-    import os
+    from toadstool.paths import state_dir
 
-    base = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
-    return Path(base) / "toadstool" / "toadstool.db"
+    return state_dir() / "toadstool.db"

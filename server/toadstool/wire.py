@@ -10,6 +10,9 @@ Conventions a game follows so that the converter needs no per-game code:
   values equal the proto numbers, zero being UNSPECIFIED);
 - `tuple[X, ...]` maps to a repeated field; `X | None` maps to an optional/message field left unset;
 - an action dataclass `FooBar` is the oneof member `foo_bar` of the game's action message.
+
+A game with no message of its own (the `generic` members of GameView and Action) travels as plain data
+instead: `to_plain` and `from_plain` map the same values to and from what a google.protobuf.Struct holds.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import dataclasses
 import enum
 import types
 import typing
+from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
@@ -195,3 +199,57 @@ def action_from_message(message: Message, action_types: tuple[type, ...]) -> Any
         if _snake(cls.__name__) == member:
             return from_message(getattr(message, member), cls)
     raise ValueError(f"{message.DESCRIPTOR.name}.{member} is not an action this server knows")
+
+
+def to_plain(value: Any) -> Any:
+    """`value` as plain data for a google.protobuf.Struct: a dataclass as an object of its fields, an enum by
+    its name, a tuple as a list; numbers, text, booleans and None as they are."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: to_plain(getattr(value, name)) for name in _fields(type(value))}
+    if isinstance(value, enum.Enum):
+        return value.name
+    if isinstance(value, tuple | list):
+        return [to_plain(element) for element in value]
+    if isinstance(value, Mapping):
+        return {str(key): to_plain(element) for key, element in value.items()}
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    return str(value)
+
+
+def from_plain(raw: Any, hint: Any) -> Any:
+    """The value of type `hint` that `to_plain` made `raw` from (numbers come back from a Struct as floats;
+    the type hints say which were whole). Raises ValueError for data that does not fit the type."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        if raw is None:
+            return None
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        return from_plain(raw, args[0]) if len(args) == 1 else raw
+    if origin is tuple:
+        if not isinstance(raw, list):
+            raise ValueError(f"expected a list, not {type(raw).__name__}")
+        element = typing.get_args(hint)[0]
+        return tuple(from_plain(item, element) for item in raw)
+    if isinstance(hint, type):
+        if dataclasses.is_dataclass(hint):
+            if not isinstance(raw, Mapping):
+                raise ValueError(f"expected an object for {hint.__name__}")
+            hints = _hints(hint)
+            return hint(**{name: from_plain(raw.get(name), hints[name]) for name in _fields(hint)})
+        if issubclass(hint, enum.Enum):
+            try:
+                return hint[str(raw)]
+            except KeyError:
+                raise ValueError(f"{raw!r} is not a {hint.__name__}") from None
+        if hint is bool:
+            return bool(raw)
+        if hint is int:
+            if not isinstance(raw, int | float) or raw != int(raw):
+                raise ValueError(f"expected a whole number, not {raw!r}")
+            return int(raw)
+        if hint is float:
+            return float(raw)
+        if hint is str:
+            return str(raw)
+    return raw

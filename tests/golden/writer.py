@@ -383,4 +383,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    # Run as a command: register the test-only games (tests/plugin_games) as the test setup does, so their
+    # goldens are written and checked too.
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "plugin_games"))
+    import register
+
+    register.install()
     raise SystemExit(main())

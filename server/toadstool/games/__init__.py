@@ -1,21 +1,29 @@
 """The registry of games: the one place that knows which games exist (DESIGN.md principle 1).
 
-Everything else (tables, bots, the service, selfplay, the conformance tests, the clients' lobby) looks a
-game up here by its name and never branches on which game it is.
+Games are found through the `toadstool.games` entry point group: each entry names a module that exports
+ENGINE (an Engine) and BOT (a factory for the game's sensible bot), under the game's registry key, and may
+export ORDER (where the lobby lists it: lower first; games without one come last, by key). The four
+games of this package declare theirs in pyproject.toml; a game from another installed package (or one a
+test registers) declares its own, and nothing here changes. Everything else (tables, bots, the service,
+selfplay, the conformance tests, the clients' lobby) looks a game up here by its name and never branches on
+which game it is.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from toadstool.engine import Bot, Engine
 
-#: Registry keys, in the order the lobby lists them. Each names a package `toadstool.games.<key>` that
-#: exports ENGINE (an Engine) and BOT (a factory for the game's sensible bot).
-GAME_NAMES: tuple[str, ...] = ("uno", "powerup", "levelup", "kart")
+log = logging.getLogger(__name__)
+
+#: The entry point group games register under: `key = "module.path"`.
+ENTRY_POINT_GROUP = "toadstool.games"
 
 
 @dataclass(frozen=True)
@@ -30,20 +38,49 @@ class GameSpec:
         return self.engine.name
 
 
-def _load() -> dict[str, GameSpec]:
-    games: dict[str, GameSpec] = {}
-    for key in GAME_NAMES:
-        module = importlib.import_module(f"toadstool.games.{key}")
-        engine = getattr(module, "ENGINE", None)
-        if engine is None:  # not landed yet
+#: Where a game that exports no ORDER is listed: after the others.
+LAST = 1_000_000
+
+
+def _spec(entry: EntryPoint) -> tuple[int, GameSpec]:
+    module = importlib.import_module(entry.value)
+    engine = getattr(module, "ENGINE", None)
+    bot = getattr(module, "BOT", None)
+    if engine is None or bot is None:
+        raise RuntimeError(f"{entry.value} (game {entry.name!r}) exports no ENGINE and BOT")
+    if engine.name != entry.name:
+        raise RuntimeError(f"{entry.value} registers itself as {engine.name!r}, not {entry.name!r}")
+    return int(getattr(module, "ORDER", LAST)), GameSpec(engine=engine, smart_bot=bot)
+
+
+def discover() -> dict[str, GameSpec]:
+    """Every game the installed packages register, in the lobby's order. A game that fails to load is
+    logged and left out: it must not take the others with it."""
+    found: dict[str, tuple[int, GameSpec]] = {}
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in found:
             continue
-        if engine.name != key:
-            raise RuntimeError(f"toadstool.games.{key} registers itself as {engine.name!r}")
-        games[key] = GameSpec(engine=engine, smart_bot=module.BOT)
-    return games
+        try:
+            found[entry.name] = _spec(entry)
+        except Exception as error:
+            log.error("the game %r could not be loaded: %s", entry.name, error)
+    if not found:
+        raise RuntimeError(
+            f"no games are registered under the entry point group {ENTRY_POINT_GROUP!r}: is toadstool installed "
+            "(pip install -e .)?"
+        )
+    return {name: spec for name, (_, spec) in sorted(found.items(), key=lambda item: (item[1][0], item[0]))}
 
 
-GAMES: dict[str, GameSpec] = _load()
+#: The registered games by key. Refresh with `reload()` after installing (or registering) another game.
+GAMES: dict[str, GameSpec] = discover()
+
+
+def reload() -> None:
+    """Look for registered games again, in place, so every module holding GAMES sees the change."""
+    fresh = discover()
+    GAMES.clear()
+    GAMES.update(fresh)
 
 
 def get_game(name: str) -> GameSpec:

@@ -22,13 +22,14 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from toadstool.v1 import kart_pb2 as toadstool_dot_v1_dot_kart__pb2
 from toadstool.v1 import levelup_pb2 as toadstool_dot_v1_dot_levelup__pb2
 from toadstool.v1 import powerup_pb2 as toadstool_dot_v1_dot_powerup__pb2
 from toadstool.v1 import uno_pb2 as toadstool_dot_v1_dot_uno__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18toadstool/v1/table.proto\x12\x0ctoadstool.v1\x1a\x17toadstool/v1/kart.proto\x1a\x1atoadstool/v1/levelup.proto\x1a\x1atoadstool/v1/powerup.proto\x1a\x16toadstool/v1/uno.proto\"\xa2\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x0c\n\x04help\x18\x04 \x01(\t\x12\x14\n\x07minimum\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x07maximum\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x0f\n\x07\x63hoices\x18\x07 \x03(\tB\n\n\x08_minimumB\n\n\x08_maximum\"|\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12)\n\x07options\x18\x05 \x03(\x0b\x32\x18.toadstool.v1.GameOption\"t\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.toadstool.v1.SeatKind\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x16\n\x0e\x62ot_controlled\x18\x05 \x01(\x08\"\xc3\x02\n\tTableInfo\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.toadstool.v1.TableStatus\x12!\n\x05seats\x18\x05 \x03(\x0b\x32\x12.toadstool.v1.Seat\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x35\n\x07options\x18\x07 \x03(\x0b\x32$.toadstool.v1.TableInfo.OptionsEntry\x12\x12\n\nopen_seats\x18\x08 \x01(\x05\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x18\n\x10takeover_seconds\x18\n \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"9\n\x07\x44ieRoll\x12\x0e\n\x06roller\x18\x01 \x01(\x05\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05value\x18\x03 \x01(\x05\"u\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x03 \x01(\t\x12(\n\x04roll\x18\x04 \x01(\x0b\x32\x15.toadstool.v1.DieRollH\x01\x88\x01\x01\x42\x07\n\x05_seatB\x07\n\x05_roll\"\xc2\x01\n\x06\x41\x63tion\x12&\n\x03uno\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.UnoActionH\x00\x12.\n\x07powerup\x18\x02 \x01(\x0b\x32\x1b.toadstool.v1.PowerUpActionH\x00\x12.\n\x07levelup\x18\x03 \x01(\x0b\x32\x1b.toadstool.v1.LevelUpActionH\x00\x12(\n\x04kart\x18\x04 \x01(\x0b\x32\x18.toadstool.v1.KartActionH\x00\x42\x06\n\x04game\"\xbc\x01\n\x08GameView\x12$\n\x03uno\x18\x01 \x01(\x0b\x32\x15.toadstool.v1.UnoViewH\x00\x12,\n\x07powerup\x18\x02 \x01(\x0b\x32\x19.toadstool.v1.PowerUpViewH\x00\x12,\n\x07levelup\x18\x03 \x01(\x0b\x32\x19.toadstool.v1.LevelUpViewH\x00\x12&\n\x04kart\x18\x04 \x01(\x0b\x32\x16.toadstool.v1.KartViewH\x00\x42\x06\n\x04game\"N\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.toadstool.v1.Action\";\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\x0f\n\x07summary\x18\x03 \x01(\t\"\x9c\x04\n\x06Update\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.toadstool.v1.TableStatus\x12!\n\x05seats\x18\x04 \x03(\x0b\x32\x12.toadstool.v1.Seat\x12\x18\n\x0bviewer_seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12$\n\x04view\x18\x07 \x01(\x0b\x32\x16.toadstool.v1.GameView\x12\x30\n\rlegal_actions\x18\x08 \x03(\x0b\x32\x19.toadstool.v1.LegalAction\x12#\n\x06\x65vents\x18\t \x03(\x0b\x32\x13.toadstool.v1.Event\x12&\n\x07outcome\x18\n \x01(\x0b\x32\x15.toadstool.v1.Outcome\x12\x0c\n\x04game\x18\x0b \x01(\t\x12\x12\n\ntable_name\x18\x0c \x01(\t\x12\r\n\x05phase\x18\r \x01(\t\x12\x0e\n\x06scores\x18\x0e \x03(\x05\x12\x13\n\x0bscore_label\x18\x0f \x01(\t\x12\"\n\x15turn_deadline_unix_ms\x18\x10 \x01(\x03H\x01\x88\x01\x01\x12\x14\n\x0cturn_seconds\x18\x11 \x01(\r\x12\x18\n\x10takeover_seconds\x18\x12 \x01(\rB\x0e\n\x0c_viewer_seatB\x18\n\x16_turn_deadline_unix_ms\"\x94\x01\n\x0bHistoryStep\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05label\x18\x03 \x01(\t\x12#\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x13.toadstool.v1.Event\x12$\n\x04view\x18\x05 \x01(\x0b\x32\x16.toadstool.v1.GameViewB\x07\n\x05_seat*x\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12TABLE_STATUS_LOBBY\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x19\n\x15TABLE_STATUS_FINISHED\x10\x03*b\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_EMPTY\x10\x01\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x18toadstool/v1/table.proto\x12\x0ctoadstool.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x17toadstool/v1/kart.proto\x1a\x1atoadstool/v1/levelup.proto\x1a\x1atoadstool/v1/powerup.proto\x1a\x16toadstool/v1/uno.proto\"\xa2\x01\n\nGameOption\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x15\n\rdefault_value\x18\x03 \x01(\t\x12\x0c\n\x04help\x18\x04 \x01(\t\x12\x14\n\x07minimum\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x14\n\x07maximum\x18\x06 \x01(\x05H\x01\x88\x01\x01\x12\x0f\n\x07\x63hoices\x18\x07 \x03(\tB\n\n\x08_minimumB\n\n\x08_maximum\"|\n\x08GameInfo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05title\x18\x02 \x01(\t\x12\x13\n\x0bmin_players\x18\x03 \x01(\x05\x12\x13\n\x0bmax_players\x18\x04 \x01(\x05\x12)\n\x07options\x18\x05 \x03(\x0b\x32\x18.toadstool.v1.GameOption\"t\n\x04Seat\x12\r\n\x05index\x18\x01 \x01(\x05\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x04kind\x18\x03 \x01(\x0e\x32\x16.toadstool.v1.SeatKind\x12\x11\n\tconnected\x18\x04 \x01(\x08\x12\x16\n\x0e\x62ot_controlled\x18\x05 \x01(\x08\"\xc3\x02\n\tTableInfo\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04game\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12)\n\x06status\x18\x04 \x01(\x0e\x32\x19.toadstool.v1.TableStatus\x12!\n\x05seats\x18\x05 \x03(\x0b\x32\x12.toadstool.v1.Seat\x12\x0f\n\x07version\x18\x06 \x01(\x04\x12\x35\n\x07options\x18\x07 \x03(\x0b\x32$.toadstool.v1.TableInfo.OptionsEntry\x12\x12\n\nopen_seats\x18\x08 \x01(\x05\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x18\n\x10takeover_seconds\x18\n \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"9\n\x07\x44ieRoll\x12\x0e\n\x06roller\x18\x01 \x01(\x05\x12\x0f\n\x07purpose\x18\x02 \x01(\t\x12\r\n\x05value\x18\x03 \x01(\x05\"u\n\x05\x45vent\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\x0c\n\x04text\x18\x03 \x01(\t\x12(\n\x04roll\x18\x04 \x01(\x0b\x32\x15.toadstool.v1.DieRollH\x01\x88\x01\x01\x42\x07\n\x05_seatB\x07\n\x05_roll\"\xf2\x01\n\x06\x41\x63tion\x12&\n\x03uno\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.UnoActionH\x00\x12.\n\x07powerup\x18\x02 \x01(\x0b\x32\x1b.toadstool.v1.PowerUpActionH\x00\x12.\n\x07levelup\x18\x03 \x01(\x0b\x32\x1b.toadstool.v1.LevelUpActionH\x00\x12(\n\x04kart\x18\x04 \x01(\x0b\x32\x18.toadstool.v1.KartActionH\x00\x12.\n\x07generic\x18\x0f \x01(\x0b\x32\x1b.toadstool.v1.GenericActionH\x00\x42\x06\n\x04game\"\xea\x01\n\x08GameView\x12$\n\x03uno\x18\x01 \x01(\x0b\x32\x15.toadstool.v1.UnoViewH\x00\x12,\n\x07powerup\x18\x02 \x01(\x0b\x32\x19.toadstool.v1.PowerUpViewH\x00\x12,\n\x07levelup\x18\x03 \x01(\x0b\x32\x19.toadstool.v1.LevelUpViewH\x00\x12&\n\x04kart\x18\x04 \x01(\x0b\x32\x16.toadstool.v1.KartViewH\x00\x12,\n\x07generic\x18\x0f \x01(\x0b\x32\x19.toadstool.v1.GenericViewH\x00\x42\x06\n\x04game\"R\n\x0bGenericView\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\r\n\x05phase\x18\x02 \x01(\t\x12&\n\x05state\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"F\n\rGenericAction\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\'\n\x06\x66ields\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\"N\n\x0bLegalAction\x12\n\n\x02id\x18\x01 \x01(\t\x12\r\n\x05label\x18\x02 \x01(\t\x12$\n\x06\x61\x63tion\x18\x03 \x01(\x0b\x32\x14.toadstool.v1.Action\";\n\x07Outcome\x12\x0f\n\x07winners\x18\x01 \x03(\x05\x12\x0e\n\x06scores\x18\x02 \x03(\x05\x12\x0f\n\x07summary\x18\x03 \x01(\t\"\x9c\x04\n\x06Update\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12)\n\x06status\x18\x03 \x01(\x0e\x32\x19.toadstool.v1.TableStatus\x12!\n\x05seats\x18\x04 \x03(\x0b\x32\x12.toadstool.v1.Seat\x12\x18\n\x0bviewer_seat\x18\x05 \x01(\x05H\x00\x88\x01\x01\x12\x0e\n\x06to_act\x18\x06 \x03(\x05\x12$\n\x04view\x18\x07 \x01(\x0b\x32\x16.toadstool.v1.GameView\x12\x30\n\rlegal_actions\x18\x08 \x03(\x0b\x32\x19.toadstool.v1.LegalAction\x12#\n\x06\x65vents\x18\t \x03(\x0b\x32\x13.toadstool.v1.Event\x12&\n\x07outcome\x18\n \x01(\x0b\x32\x15.toadstool.v1.Outcome\x12\x0c\n\x04game\x18\x0b \x01(\t\x12\x12\n\ntable_name\x18\x0c \x01(\t\x12\r\n\x05phase\x18\r \x01(\t\x12\x0e\n\x06scores\x18\x0e \x03(\x05\x12\x13\n\x0bscore_label\x18\x0f \x01(\t\x12\"\n\x15turn_deadline_unix_ms\x18\x10 \x01(\x03H\x01\x88\x01\x01\x12\x14\n\x0cturn_seconds\x18\x11 \x01(\r\x12\x18\n\x10takeover_seconds\x18\x12 \x01(\rB\x0e\n\x0c_viewer_seatB\x18\n\x16_turn_deadline_unix_ms\"\x94\x01\n\x0bHistoryStep\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05label\x18\x03 \x01(\t\x12#\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x13.toadstool.v1.Event\x12$\n\x04view\x18\x05 \x01(\x0b\x32\x16.toadstool.v1.GameViewB\x07\n\x05_seat*x\n\x0bTableStatus\x12\x1c\n\x18TABLE_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12TABLE_STATUS_LOBBY\x10\x01\x12\x18\n\x14TABLE_STATUS_PLAYING\x10\x02\x12\x19\n\x15TABLE_STATUS_FINISHED\x10\x03*b\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0fSEAT_KIND_EMPTY\x10\x01\x12\x13\n\x0fSEAT_KIND_HUMAN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,34 +38,38 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TABLEINFO_OPTIONSENTRY']._loaded_options = None
   _globals['_TABLEINFO_OPTIONSENTRY']._serialized_options = b'8\001'
-  _globals['_TABLESTATUS']._serialized_start=2283
-  _globals['_TABLESTATUS']._serialized_end=2403
-  _globals['_SEATKIND']._serialized_start=2405
-  _globals['_SEATKIND']._serialized_end=2503
-  _globals['_GAMEOPTION']._serialized_start=148
-  _globals['_GAMEOPTION']._serialized_end=310
-  _globals['_GAMEINFO']._serialized_start=312
-  _globals['_GAMEINFO']._serialized_end=436
-  _globals['_SEAT']._serialized_start=438
-  _globals['_SEAT']._serialized_end=554
-  _globals['_TABLEINFO']._serialized_start=557
-  _globals['_TABLEINFO']._serialized_end=880
-  _globals['_TABLEINFO_OPTIONSENTRY']._serialized_start=834
-  _globals['_TABLEINFO_OPTIONSENTRY']._serialized_end=880
-  _globals['_DIEROLL']._serialized_start=882
-  _globals['_DIEROLL']._serialized_end=939
-  _globals['_EVENT']._serialized_start=941
-  _globals['_EVENT']._serialized_end=1058
-  _globals['_ACTION']._serialized_start=1061
-  _globals['_ACTION']._serialized_end=1255
-  _globals['_GAMEVIEW']._serialized_start=1258
-  _globals['_GAMEVIEW']._serialized_end=1446
-  _globals['_LEGALACTION']._serialized_start=1448
-  _globals['_LEGALACTION']._serialized_end=1526
-  _globals['_OUTCOME']._serialized_start=1528
-  _globals['_OUTCOME']._serialized_end=1587
-  _globals['_UPDATE']._serialized_start=1590
-  _globals['_UPDATE']._serialized_end=2130
-  _globals['_HISTORYSTEP']._serialized_start=2133
-  _globals['_HISTORYSTEP']._serialized_end=2281
+  _globals['_TABLESTATUS']._serialized_start=2563
+  _globals['_TABLESTATUS']._serialized_end=2683
+  _globals['_SEATKIND']._serialized_start=2685
+  _globals['_SEATKIND']._serialized_end=2783
+  _globals['_GAMEOPTION']._serialized_start=178
+  _globals['_GAMEOPTION']._serialized_end=340
+  _globals['_GAMEINFO']._serialized_start=342
+  _globals['_GAMEINFO']._serialized_end=466
+  _globals['_SEAT']._serialized_start=468
+  _globals['_SEAT']._serialized_end=584
+  _globals['_TABLEINFO']._serialized_start=587
+  _globals['_TABLEINFO']._serialized_end=910
+  _globals['_TABLEINFO_OPTIONSENTRY']._serialized_start=864
+  _globals['_TABLEINFO_OPTIONSENTRY']._serialized_end=910
+  _globals['_DIEROLL']._serialized_start=912
+  _globals['_DIEROLL']._serialized_end=969
+  _globals['_EVENT']._serialized_start=971
+  _globals['_EVENT']._serialized_end=1088
+  _globals['_ACTION']._serialized_start=1091
+  _globals['_ACTION']._serialized_end=1333
+  _globals['_GAMEVIEW']._serialized_start=1336
+  _globals['_GAMEVIEW']._serialized_end=1570
+  _globals['_GENERICVIEW']._serialized_start=1572
+  _globals['_GENERICVIEW']._serialized_end=1654
+  _globals['_GENERICACTION']._serialized_start=1656
+  _globals['_GENERICACTION']._serialized_end=1726
+  _globals['_LEGALACTION']._serialized_start=1728
+  _globals['_LEGALACTION']._serialized_end=1806
+  _globals['_OUTCOME']._serialized_start=1808
+  _globals['_OUTCOME']._serialized_end=1867
+  _globals['_UPDATE']._serialized_start=1870
+  _globals['_UPDATE']._serialized_end=2410
+  _globals['_HISTORYSTEP']._serialized_start=2413
+  _globals['_HISTORYSTEP']._serialized_end=2561
 # @@protoc_insertion_point(module_scope)

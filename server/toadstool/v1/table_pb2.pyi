@@ -6,6 +6,7 @@ isort:skip_file
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from toadstool.v1 import kart_pb2 as _kart_pb2
@@ -334,6 +335,7 @@ class Action(_message.Message):
     POWERUP_FIELD_NUMBER: _builtins.int
     LEVELUP_FIELD_NUMBER: _builtins.int
     KART_FIELD_NUMBER: _builtins.int
+    GENERIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def uno(self) -> _uno_pb2.UnoAction: ...
     @_builtins.property
@@ -342,6 +344,10 @@ class Action(_message.Message):
     def levelup(self) -> _levelup_pb2.LevelUpAction: ...
     @_builtins.property
     def kart(self) -> _kart_pb2.KartAction: ...
+    @_builtins.property
+    def generic(self) -> Global___GenericAction:
+        """A game with no message of its own here (see GenericAction)."""
+
     def __init__(
         self,
         *,
@@ -349,12 +355,13 @@ class Action(_message.Message):
         powerup: _powerup_pb2.PowerUpAction | None = ...,
         levelup: _levelup_pb2.LevelUpAction | None = ...,
         kart: _kart_pb2.KartAction | None = ...,
+        generic: Global___GenericAction | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "generic", b"generic", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "generic", b"generic", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["uno", "powerup", "levelup", "kart"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["uno", "powerup", "levelup", "kart", "generic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
@@ -370,6 +377,7 @@ class GameView(_message.Message):
     POWERUP_FIELD_NUMBER: _builtins.int
     LEVELUP_FIELD_NUMBER: _builtins.int
     KART_FIELD_NUMBER: _builtins.int
+    GENERIC_FIELD_NUMBER: _builtins.int
     @_builtins.property
     def uno(self) -> _uno_pb2.UnoView: ...
     @_builtins.property
@@ -378,6 +386,10 @@ class GameView(_message.Message):
     def levelup(self) -> _levelup_pb2.LevelUpView: ...
     @_builtins.property
     def kart(self) -> _kart_pb2.KartView: ...
+    @_builtins.property
+    def generic(self) -> Global___GenericView:
+        """A game with no message of its own here (see GenericView)."""
+
     def __init__(
         self,
         *,
@@ -385,16 +397,79 @@ class GameView(_message.Message):
         powerup: _powerup_pb2.PowerUpView | None = ...,
         levelup: _levelup_pb2.LevelUpView | None = ...,
         kart: _kart_pb2.KartView | None = ...,
+        generic: Global___GenericView | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "generic", b"generic", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "generic", b"generic", "kart", b"kart", "levelup", b"levelup", "powerup", b"powerup", "uno", b"uno"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["uno", "powerup", "levelup", "kart"]  # noqa: Y015
+    _WhichOneofReturnType_game: _TypeAlias = _typing.Literal["uno", "powerup", "levelup", "kart", "generic"]  # noqa: Y015
     _WhichOneofArgType_game: _TypeAlias = _typing.Literal["game", b"game"]  # noqa: Y015
     def WhichOneof(self, oneof_group: _WhichOneofArgType_game) -> _WhichOneofReturnType_game | None: ...
 
 Global___GameView: _TypeAlias = GameView  # noqa: Y015
+
+@_typing.final
+class GenericView(_message.Message):
+    """The view of a game that has no message of its own in this file (a game from another installed package,
+    or one being written): the same fields its view has, as structured data. Clients that do not know the
+    game show `phase` and `state` on a generic screen and offer the update's legal actions by their labels.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    GAME_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    game: _builtins.str
+    """The game's registry key (TableInfo.game)."""
+    phase: _builtins.str
+    """What is happening, in a few words, with seats named."""
+    @_builtins.property
+    def state(self) -> _struct_pb2.Struct:
+        """Every field of the game's view: numbers, text, lists and nested objects; enums by their names."""
+
+    def __init__(
+        self,
+        *,
+        game: _builtins.str = ...,
+        phase: _builtins.str = ...,
+        state: _struct_pb2.Struct | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["state", b"state"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "phase", b"phase", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GenericView: _TypeAlias = GenericView  # noqa: Y015
+
+@_typing.final
+class GenericAction(_message.Message):
+    """An action of a game with no message of its own: its kind (the action's name in snake_case, as in its
+    id) and its fields. Clients usually send LegalAction.id instead.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    FIELDS_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    @_builtins.property
+    def fields(self) -> _struct_pb2.Struct: ...
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        fields: _struct_pb2.Struct | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["fields", b"fields", "kind", b"kind"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GenericAction: _TypeAlias = GenericAction  # noqa: Y015
 
 @_typing.final
 class LegalAction(_message.Message):

@@ -8,5 +8,7 @@ from toadstool.games.kart.engine import KartEngine
 
 ENGINE = KartEngine()
 BOT = KartBot
+#: Where the lobby lists this game (toadstool.games).
+ORDER = 4
 
-__all__ = ["BOT", "ENGINE"]
+__all__ = ["BOT", "ENGINE", "ORDER"]

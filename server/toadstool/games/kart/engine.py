@@ -50,7 +50,19 @@ from toadstool.games.kart.data import (
     Item,
     KartColor,
 )
-from toadstool.games.kart.tracks import DEFAULT_TRACK, Shortcut, Track, TrackError, known_track_names, load_track
+from toadstool.games.kart.tracks import (
+    DEFAULT_TRACK,
+    Shortcut,
+    Track,
+    TrackError,
+    known_track_names,
+    load_track,
+    parse_track,
+    track_content,
+)
+
+#: The key of a creation record (`KartEngine.creation_record`) that holds the track's content.
+TRACK_CONTENT = "track_content"
 
 
 class Stage(enum.IntEnum):
@@ -626,7 +638,8 @@ class KartEngine:
     min_players = 2
     max_players = 7
     #: The track choices are the usable tracks found when the server starts (restart it to offer a new
-    #: user track); `new` checks the name again and refuses an unknown one with BadOptions.
+    #: user track); `creation_record` reads the file when a table is created and refuses a track that is
+    #: gone with BadOptions.
     options = (
         OptionSpec(
             name="track",
@@ -637,19 +650,23 @@ class KartEngine:
         ),
     )
     action_types = ACTION_TYPES
+    #: A hardware roll button rolls the die for whoever must roll (toadstool.engine.device_action_types).
+    device_action_types = (Roll,)
     view_type = KartView
 
     # -- setup
+    def creation_record(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """The options with the track's content beside its name (see Engine): a table stores this once,
+        when it is created, and races on it ever after, whatever later happens to the track file."""
+        track = self._track(options)
+        return {**options, "track": track.name, TRACK_CONTENT: track_content(track)}
+
     def new(self, players: int, options: Mapping[str, Any], seed: int) -> KartState:
+        """A race on the track a creation record holds, or, given plain options, on the track file its
+        name finds now."""
         if not self.min_players <= players <= self.max_players:
             raise BadOptions(f"Super Mario Kart needs {self.min_players}-{self.max_players} players, not {players}")
-        name = str(options.get("track", DEFAULT_TRACK))
-        try:
-            if "/" in name or "\\" in name or name.endswith(".toml"):
-                raise TrackError(f"option 'track' names a track, not a file: {preview(name)}")
-            track = load_track(name)
-        except TrackError as error:
-            raise BadOptions(f"option 'track': {error}") from None
+        track = self._track(options)
         rng = random.Random(seed)
         deck = [item for item, copies in DECK for _ in range(copies)]
         rng.shuffle(deck)
@@ -667,6 +684,21 @@ class KartEngine:
         race = _Race(state)
         race.roll_start_order(players)
         return race.freeze()
+
+    @staticmethod
+    def _track(options: Mapping[str, Any]) -> Track:
+        name = str(options.get("track", DEFAULT_TRACK))
+        content = options.get(TRACK_CONTENT)
+        try:
+            if content is not None:
+                if not isinstance(content, dict):
+                    raise TrackError(f"the stored content of the track {name!r} is not a track")
+                return parse_track(name, content, source=f"the track {name!r} this table was created with")
+            if "/" in name or "\\" in name or name.endswith(".toml"):
+                raise TrackError(f"option 'track' names a track, not a file: {preview(name)}")
+            return load_track(name)
+        except TrackError as error:
+            raise BadOptions(f"option 'track': {error}") from None
 
     # -- whose turn, what is legal
     def to_act(self, state: KartState) -> tuple[int, ...]:

@@ -19,6 +19,7 @@ from typing import Any
 
 from toadstool.engine import listing, preview
 from toadstool.games.kart.data import SHORTCUT_COST, FieldType
+from toadstool.paths import config_dir
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tracks"
 DEFAULT_TRACK = "mushroom-loop"
@@ -75,15 +76,15 @@ class TrackInfo:
 
 
 def user_tracks_dir() -> Path:
-    """Where user tracks live: $TOADSTOOL_TRACKS, else ~/.config/toadstool/tracks."""
+    """Where user tracks live: $TOADSTOOL_TRACKS, else `tracks/` in the config directory (toadstool.paths:
+    ~/.config/toadstool/tracks on Linux)."""
     configured = os.environ.get("TOADSTOOL_TRACKS")
     if configured:
         return Path(configured).expanduser()
     try:
-        home = Path.home()
+        return config_dir() / "tracks"
     except (RuntimeError, KeyError):  # no home directory (some service accounts): no user tracks
         return BUILTIN_DIR / "no-user-tracks"
-    return home / ".config" / "toadstool" / "tracks"
 
 
 def _files(directory: Path) -> list[Path]:
@@ -256,6 +257,22 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
                 )
     shortcuts.sort(key=lambda s: s.start)
     return Track(name=name, title=title.strip(), length=length, fields=tuple(fields), shortcuts=tuple(shortcuts))
+
+
+def track_content(track: Track) -> dict[str, Any]:
+    """The content of `track` in the shape of its file, decoded (title, length, [fields], [shortcuts]) and
+    canonical (no comments, fields in order), as JSON data: what a Kart table stores of its track, so that
+    `parse_track(track.name, track_content(track)) == track` whatever later happens to the file."""
+    fields = {
+        key: [number for number, kind in enumerate(track.fields) if kind is field_type]
+        for key, field_type in FIELD_KEYS.items()
+    }
+    return {
+        "title": track.title,
+        "length": track.length,
+        "fields": {key: numbers for key, numbers in fields.items() if numbers},
+        "shortcuts": {s.label: {"from": s.start, "to": s.exit} for s in track.shortcuts},
+    }
 
 
 def _within(field: int, shortcut: Shortcut, length: int) -> bool:

@@ -4,5 +4,7 @@ from toadstool.games.levelup.bot import LevelUpBot
 from toadstool.games.levelup.engine import ENGINE
 
 BOT = LevelUpBot
+#: Where the lobby lists this game (toadstool.games).
+ORDER = 3
 
-__all__ = ["BOT", "ENGINE"]
+__all__ = ["BOT", "ENGINE", "ORDER"]

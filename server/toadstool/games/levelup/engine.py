@@ -715,7 +715,7 @@ class _Work:
             coins = sum(data.COIN_VALUES.get(BLOCKS[b], 0) for b in self.held_blocks[seat])
             totals.append(sum(r[seat] for r in self.round_scores) + coins)
             if coins:
-                self.say(f"{{p{seat}}} adds {coins} coin points")
+                self.say(f"{{p{seat}}} adds {coins} coin point{'' if coins == 1 else 's'}")
         best = max(totals)
         tied = [s for s in range(self.n) if totals[s] == best]
         if len(tied) > 1:

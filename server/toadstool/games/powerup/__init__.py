@@ -8,5 +8,7 @@ from toadstool.games.powerup.bot import PowerUpBot
 from toadstool.games.powerup.engine import ENGINE, PowerUpEngine
 
 BOT = PowerUpBot
+#: Where the lobby lists this game (toadstool.games).
+ORDER = 2
 
-__all__ = ["BOT", "ENGINE", "PowerUpBot", "PowerUpEngine"]
+__all__ = ["BOT", "ENGINE", "ORDER", "PowerUpBot", "PowerUpEngine"]

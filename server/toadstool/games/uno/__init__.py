@@ -7,5 +7,7 @@ from toadstool.games.uno.bot import UnoBot
 from toadstool.games.uno.engine import ENGINE, UnoEngine, UnoState, UnoView
 
 BOT = UnoBot
+#: Where the lobby lists this game (toadstool.games).
+ORDER = 1
 
-__all__ = ["BOT", "ENGINE", "UnoBot", "UnoEngine", "UnoState", "UnoView"]
+__all__ = ["BOT", "ENGINE", "ORDER", "UnoBot", "UnoEngine", "UnoState", "UnoView"]

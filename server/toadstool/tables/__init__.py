@@ -1,0 +1,61 @@
+"""The table server's domain: tables, their seats and lifecycle, the registry, and the server-wide pacing of
+bots and writes. Each module owns one concept:
+
+- `table`: one table (lifecycle, the validation ladder, bots and clocks);
+- `registry`: every table of the server (create, find, restore, forget, shut down);
+- `seats`: statuses, seat kinds, names from the network and the secret tokens;
+- `errors`: the closed set of refusals (`TableError`), mapped to gRPC statuses once, in toadstool.service;
+- `waiters`, `backlog`, `pacing`, `group_commit`: waking waiters, fan-out backpressure, the bots' beat, and
+  writing bots' moves in batches.
+
+No protobuf here: toadstool.messages builds every message from a table. This package re-exports the names
+the rest of the server and the tests use.
+"""
+
+from toadstool.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
+from toadstool.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
+from toadstool.tables.group_commit import GroupCommit
+from toadstool.tables.pacing import BACKLOG_RECHECK, BEAT_SECONDS, BUSY_LAG, MAX_BOT_WAIT, Beat
+from toadstool.tables.registry import KEEP_FINISHED, TableRegistry
+from toadstool.tables.seats import (
+    MAX_NAME_LENGTH,
+    MAX_TABLE_NAME_LENGTH,
+    Seat,
+    SeatKind,
+    Status,
+    new_token,
+    sanitize_name,
+    token_matches,
+)
+from toadstool.tables.table import DEVICE_ACTION, MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
+from toadstool.tables.waiters import Waiters
+
+__all__ = [
+    "BACKLOG_FLOOR",
+    "BACKLOG_RECHECK",
+    "BEAT_SECONDS",
+    "BUSY_LAG",
+    "DEVICE_ACTION",
+    "KEEP_FINISHED",
+    "MAX_BOT_WAIT",
+    "MAX_CLOCK_SECONDS",
+    "MAX_ERROR_LENGTH",
+    "MAX_NAME_LENGTH",
+    "MAX_TABLE_NAME_LENGTH",
+    "STUCK_AFTER",
+    "TIMEOUT_NOTE",
+    "Backlog",
+    "Beat",
+    "ErrorKind",
+    "GroupCommit",
+    "Seat",
+    "SeatKind",
+    "Status",
+    "Table",
+    "TableError",
+    "TableRegistry",
+    "Waiters",
+    "new_token",
+    "sanitize_name",
+    "token_matches",
+]

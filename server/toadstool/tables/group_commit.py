@@ -1,0 +1,126 @@
+"""Group commit: bots' moves proposed in the same loop turn are written to the store in one transaction and
+applied only once it has committed; a move whose table moved on meanwhile is dropped unwritten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING, Any
+
+from toadstool.engine import action_id
+from toadstool.store import Store, StoredAction
+from toadstool.tables.waiters import kept_loop
+
+if TYPE_CHECKING:
+    from toadstool.tables.table import Table
+
+
+class _Move:
+    """A bot's move waiting for its transaction: the table, the version it was chosen at, the move and
+    the state it leads to, and the bot's future (True once applied, False if the table moved on)."""
+
+    __slots__ = ("action", "future", "seat", "state", "table", "version")
+
+    def __init__(self, table: Table, seat: int, action: Any, state: Any, future: asyncio.Future[bool]) -> None:
+        self.table, self.version, self.seat, self.action, self.state = table, table.version, seat, action, state
+        self.future = future
+
+    def stored(self) -> StoredAction:
+        return StoredAction(self.version + 1, self.seat, action_id(self.action), "", "")
+
+
+class GroupCommit:
+    """Bots' moves made in the same turn of the event loop, written to the durable log in one transaction
+    and applied only once it has committed.
+
+    Shared by every table of a server. The beat wakes bots together, so a busy server's bots move many
+    at a time; a transaction per move was about a tenth of the server's time (bench/load.py,
+    `--server-store none`). A move stays a proposal until its transaction commits, so nothing is shown
+    before it is durable and a failed write changes nothing; a move whose table changed meanwhile (a
+    person acted, or took their seat back from the bot) is dropped, never written, and its bot chooses
+    again.
+    People's actions do not wait for this: `Table.act` writes and applies at once, as before.
+    """
+
+    def __init__(self) -> None:
+        self._moves: list[_Move] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def propose(self, table: Table, seat: int, action: Any, state: Any) -> asyncio.Future[bool]:
+        """Queue `table`'s bot move (leading to `state`) for this turn's transaction; the future says
+        whether it was applied, or raises what stopped the write."""
+        loop = kept_loop(self._loop)
+        if loop is not self._loop:  # any moves still queued belonged to a closed loop
+            self._loop, self._moves, self._flush_handle = loop, [], None
+        future: asyncio.Future[bool] = loop.create_future()
+        self._moves.append(_Move(table, seat, action, state, future))
+        if self._flush_handle is None:
+            self._flush_handle = loop.call_soon(self._flush)
+        return future
+
+    def close(self) -> None:
+        """Drop the moves not yet written (nobody has seen them): the server is stopping."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        for move in self._moves:
+            move.future.cancel()
+        self._moves = []
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        moves, self._moves = self._moves, []
+        live: dict[str, _Move] = {}  # by table: one move per table and version
+        for move in moves:
+            table = move.table
+            current = (
+                table.version == move.version
+                and table.seats[move.seat].played_by_bot
+                and table.table_id not in live
+                and not move.future.done()  # its bot went away (the table was forgotten, the server stops)
+            )
+            if current:
+                live[table.table_id] = move
+            elif not move.future.done():
+                move.future.set_result(False)
+        by_store: dict[Store | None, list[_Move]] = {}
+        for move in live.values():
+            by_store.setdefault(move.table.store, []).append(move)
+        for store, proposed in by_store.items():
+            for move in _write(store, proposed):
+                try:
+                    move.table._advance(move.seat, move.action, move.state, "", "")
+                    move.table._touch()
+                except Exception as error:  # a bug: its bot logs it, and every other move still lands
+                    _fail(move, error)
+                else:
+                    move.future.set_result(True)
+
+
+def _write(store: Store | None, moves: list[_Move]) -> list[_Move]:
+    """Write `moves` to the log and return those now in it: all in one transaction, or, if that fails, each
+    in its own, so that one move that cannot be written (or a write that fails once) costs only its own
+    table's move. A move not written is failed (its bot logs why) and never applied."""
+    if store is None:
+        return moves
+    try:
+        store.add_actions([(m.table.table_id, m.stored()) for m in moves])
+        return moves
+    except Exception:  # e.g. the disk is full: nothing of it was written; find out move by move
+        pass
+    written = []
+    for move in moves:
+        try:
+            store.add_actions([(move.table.table_id, move.stored())])
+        except Exception as error:
+            _fail(move, error)
+        else:
+            written.append(move)
+    return written
+
+
+def _fail(move: _Move, error: Exception) -> None:
+    # A future cannot hold a StopIteration (asyncio refuses it with a TypeError): a game bug raising one
+    # must still reach its bot, and never escape the callback that writes every table's moves.
+    move.future.set_exception(RuntimeError(repr(error)) if isinstance(error, StopIteration) else error)

@@ -1,0 +1,255 @@
+"""The registry of tables: creates, finds, restores and forgets tables, owns the server-wide beat, backlog
+and group commit, and shuts them all down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import Mapping
+
+from toadstool.engine import (
+    BadOptions,
+    Event,
+    creation_record,
+    listing,
+    parse_options,
+    preview,
+)
+from toadstool.games import GAMES
+from toadstool.store import Store, StoredAction, StoredSeat, StoredTable
+from toadstool.tables.backlog import Backlog
+from toadstool.tables.errors import ErrorKind, TableError
+from toadstool.tables.group_commit import GroupCommit
+from toadstool.tables.pacing import Beat
+from toadstool.tables.seats import MAX_TABLE_NAME_LENGTH, Seat, SeatKind, Status, new_token, printable, sanitize_name
+from toadstool.tables.table import MAX_CLOCK_SECONDS, Table
+
+log = logging.getLogger(__name__)
+
+
+#: Finished tables kept (listed, replayable) before the oldest are forgotten.
+KEEP_FINISHED = 200
+
+
+class TableRegistry:
+    """All tables of one server, the tasks that run their bots and clocks, and their durable store.
+
+    Use it as an async context manager so those tasks end with it (structured concurrency).
+    """
+
+    def __init__(self, bot_delay: float = 0.6, max_tables: int = 1000, store: Store | None = None) -> None:
+        self.tables: dict[str, Table] = {}
+        self.bot_delay = bot_delay
+        self.max_tables = max_tables
+        self.store = store
+        self.backlog = Backlog()
+        self.beat = Beat(self.backlog)
+        self.moves = GroupCommit()
+        #: Set when the server shuts down, so open streams can say so and end.
+        self.closing = False
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    async def __aenter__(self) -> TableRegistry:
+        self.load()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Cancel every bot and clock task and wait until each has really ended."""
+        while self._tasks:
+            pending = list(self._tasks)
+            for task in pending:
+                task.cancel()
+            await asyncio.wait(pending, timeout=1.0)
+            self._tasks.difference_update(t for t in pending if t.done())
+        self.moves.close()
+
+    def shutting_down(self) -> None:
+        """Tell every open stream that the server is going away."""
+        self.closing = True
+        for table in self.tables.values():
+            table._touch()
+
+    def load(self) -> int:
+        """Bring back every table from the store (after a restart); returns how many."""
+        if self.store is None:
+            return 0
+        for stored, seats, actions, notes in self.store.tables():
+            try:
+                table = self._restore(stored, seats, actions, notes)
+            except Exception as error:  # one broken table must not keep every other table away
+                log.warning(
+                    "table %s cannot be restored (%s); it stays in the file but is not served", stored.table_id, error
+                )
+                continue
+            self.tables[table.table_id] = table
+            self._spawn_tasks(table)
+        return len(self.tables)
+
+    def _restore(
+        self, stored: StoredTable, seats: list[StoredSeat], actions: list[StoredAction], notes: dict[int, list[str]]
+    ) -> Table:
+        spec = GAMES.get(stored.game)
+        if spec is None:
+            raise RuntimeError(f"this server does not know the game {stored.game!r}")
+        table = Table(
+            table_id=stored.table_id,
+            spec=spec,
+            players=stored.players,
+            raw_options=stored.options,
+            # A table stored before creation records were kept resolves its options (a Kart track by
+            # name) this once; the record is written back below, so it never reads them again.
+            options=stored.record
+            if stored.record is not None
+            else creation_record(spec.engine, parse_options(spec.engine.options, stored.options)),
+            seed=stored.seed,
+            name=stored.name,
+            manual_start=stored.manual_start,
+            bot_delay=stored.bot_delay,
+            host_token_hash=stored.host_token_hash,
+            device_token_hash=stored.device_token_hash,
+            turn_seconds=stored.turn_seconds,
+            takeover_seconds=stored.takeover_seconds,
+            seats=[Seat(index=i) for i in range(stored.players)],
+            beat=self.beat,
+            moves=self.moves,
+        )
+        now = time.monotonic()
+        for seat in seats:
+            kind = SeatKind(seat.kind)
+            table.seats[seat.seat] = Seat(
+                index=seat.seat,
+                name=seat.name,
+                kind=kind,
+                token_hash=seat.token_hash,
+                bot=spec.smart_bot() if kind is SeatKind.BOT else None,
+                away_since=now if kind is SeatKind.HUMAN else None,
+            )
+        if stored.started:
+            table.replay(actions, notes)
+        else:
+            table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
+        table.store = self.store
+        if stored.record is None and self.store is not None:
+            self.store.set_record(table.table_id, table.options)
+        return table
+
+    def get(self, table_id: str) -> Table:
+        table = self.tables.get(table_id)
+        if table is None:
+            raise TableError(
+                ErrorKind.UNKNOWN_TABLE,
+                f"there is no table {preview(table_id)} on this server; list tables to see them",
+            )
+        return table
+
+    def create(
+        self,
+        game: str,
+        players: int,
+        bots: int = 0,
+        options: Mapping[str, str] | None = None,
+        seed: int | None = None,
+        name: str = "",
+        manual_start: bool = False,
+        bot_delay: float | None = None,
+        turn_seconds: float = 0.0,
+        takeover_seconds: float = 0.0,
+    ) -> tuple[Table, str]:
+        """Create a table (validated in full before anything is stored); returns it and its host token."""
+        spec = GAMES.get(game)
+        if spec is None:
+            raise TableError(
+                ErrorKind.BAD_REQUEST, f"unknown game {preview(game)}; this server hosts: {listing(GAMES)}"
+            )
+        engine = spec.engine
+        if not engine.min_players <= players <= engine.max_players:
+            raise TableError(
+                ErrorKind.BAD_REQUEST,
+                f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {players}",
+            )
+        if not 0 <= bots <= players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"bots must be between 0 and {players}, not {bots}")
+        for what, value in (("turn_seconds", turn_seconds), ("takeover_seconds", takeover_seconds)):
+            if not 0 <= value <= MAX_CLOCK_SECONDS:
+                raise TableError(ErrorKind.BAD_REQUEST, f"{what} must be 0 (off) to {MAX_CLOCK_SECONDS}, not {value}")
+        raw = {name: printable(value) for name, value in (options or {}).items()}
+        try:
+            record = creation_record(engine, parse_options(engine.options, raw))
+        except BadOptions as error:
+            raise TableError(ErrorKind.BAD_REQUEST, str(error)) from None
+        if seed is not None and not 0 <= seed < 2**63:
+            raise TableError(ErrorKind.BAD_REQUEST, f"the seed must be 0 to {2**63 - 1}, not {seed}")
+        self._forget_finished()
+        if sum(1 for t in self.tables.values() if t.status is not Status.FINISHED) >= self.max_tables:
+            raise TableError(ErrorKind.LIMIT, f"this server holds its maximum of {self.max_tables} tables")
+        clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, "table name") if name.strip() else ""
+        table_id = self._new_id()
+        host_token, host_hash = new_token()
+        table = Table(
+            table_id=table_id,
+            spec=spec,
+            players=players,
+            raw_options=raw,
+            options=record,
+            seed=seed if seed is not None else secrets.randbits(63),
+            name=clean_name or f"{engine.title} {table_id}",
+            manual_start=manual_start,
+            bot_delay=self.bot_delay if bot_delay is None else bot_delay,
+            host_token_hash=host_hash,
+            turn_seconds=turn_seconds,
+            takeover_seconds=takeover_seconds,
+            seats=[Seat(index=i) for i in range(players)],
+            beat=self.beat,
+            moves=self.moves,
+        )
+        for index in range(players - bots, players):
+            table._seat_bot(index)
+        if self.store is not None:
+            self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
+            table.store = self.store
+        self.tables[table_id] = table
+        if not manual_start and not table.open_seats():
+            table.start()
+        self._spawn_tasks(table)
+        return table, host_token
+
+    def _forget_finished(self) -> None:
+        """Keep only the most recent finished tables (their history stays replayable until then)."""
+        finished = [t for t in self.tables.values() if t.status is Status.FINISHED]
+        for table in finished[: max(0, len(finished) - KEEP_FINISHED)]:
+            del self.tables[table.table_id]
+            if self.store is not None:
+                self.store.delete_table(table.table_id)
+
+    def _new_id(self) -> str:
+        alphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+        while True:
+            table_id = "".join(secrets.choice(alphabet) for _ in range(6))
+            if table_id not in self.tables:
+                return table_id
+
+    def _spawn_tasks(self, table: Table) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return  # no loop: used synchronously (tests of validation); bots run only on a live server
+        if table.status is Status.FINISHED:
+            return
+        runners = [("bots", table.run_bots())]
+        if table.turn_seconds or table.takeover_seconds:
+            runners.append(("clocks", table.run_clocks()))
+        for name, runner in runners:
+            task = loop.create_task(runner, name=f"{name}-{table.table_id}")
+            self._tasks.add(task)
+            task.add_done_callback(self._task_done)
+
+    def _task_done(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("task %s failed", task.get_name(), exc_info=task.exception())

@@ -1,0 +1,108 @@
+"""Seats and who holds them: the table's status and seat kinds, cleaning names from the network, and the
+secret seat, host and device tokens (random, stored only as hashes, compared in constant time).
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import hmac
+import secrets
+import unicodedata
+from dataclasses import dataclass
+
+from toadstool.engine import (
+    Bot,
+)
+from toadstool.store import StoredSeat
+from toadstool.tables.errors import ErrorKind, TableError
+
+MAX_NAME_LENGTH = 24
+MAX_TABLE_NAME_LENGTH = 40
+
+
+class Status(enum.IntEnum):
+    """What a table is doing; the values are the TableStatus numbers of table.proto (tests check they agree)."""
+
+    LOBBY = 1
+    PLAYING = 2
+    FINISHED = 3
+
+
+class SeatKind(enum.IntEnum):
+    """Who holds a seat; the values are the SeatKind numbers of table.proto (tests check they agree)."""
+
+    EMPTY = 1
+    HUMAN = 2
+    BOT = 3
+
+
+def printable(raw: str) -> str:
+    """`raw` without control, format (bidi) and other invisible characters: safe on any screen."""
+    return "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C")
+
+
+def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, what: str = "name") -> str:
+    """A display name safe to show in any terminal or window: printable characters only.
+
+    Control characters, escape sequences, bidi overrides and other format characters are dropped, runs
+    of white space become one space, and the result must be 1..limit characters.
+    """
+    kept = []
+    for ch in raw:
+        category = unicodedata.category(ch)
+        if category[0] in ("C", "Z"):  # controls, format (bidi), unassigned, private; separators
+            kept.append(" " if category[0] == "Z" or ch in "\t\n\r" else "")
+        else:
+            kept.append(ch)
+    name = " ".join("".join(kept).split())
+    if not name:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is empty once unprintable characters are removed")
+    if len(name) > limit:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is longer than {limit} characters")
+    return name
+
+
+def _hash_token(token: str) -> bytes:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).digest()
+
+
+def new_token() -> tuple[str, bytes]:
+    """A fresh secret (256 random bits, URL-safe) and the hash that is all the server keeps of it."""
+    token = secrets.token_urlsafe(32)
+    return token, _hash_token(token)
+
+
+def token_matches(token: str, digest: bytes | None) -> bool:
+    """Constant-time check of a presented token against a stored hash."""
+    if digest is None or not token:
+        return False
+    return hmac.compare_digest(_hash_token(token), digest)
+
+
+@dataclass
+class Seat:
+    index: int
+    name: str = ""
+    kind: SeatKind = SeatKind.EMPTY
+    token_hash: bytes | None = None
+    connections: int = 0
+    bot: Bot | None = None
+    #: A person's seat played by a bot while they are away (takeover); cleared when they return.
+    bot_controlled: bool = False
+    #: Monotonic time the last stream for this seat closed (None while connected or never connected).
+    away_since: float | None = None
+
+    def stored(self) -> StoredSeat:
+        return StoredSeat(seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash)
+
+    @property
+    def played_by_bot(self) -> bool:
+        return self.bot is not None and (self.kind is SeatKind.BOT or self.bot_controlled)
+
+
+@dataclass(frozen=True)
+class AppliedRequest:
+    seat: int
+    action_id: str
+    version: int

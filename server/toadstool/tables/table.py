@@ -1,0 +1,562 @@
+"""One table: its lifecycle (lobby -> playing -> finished), seats and tokens, the validation ladder in front
+of every action, its bots and clocks, and the cache of update parts its watchers share.
+
+Everything here runs on one asyncio loop; every mutation is synchronous (no await between check and apply),
+so actions are atomic. Engines decide rules; toadstool.messages builds what each viewer is sent from a table;
+toadstool.service speaks gRPC.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from toadstool.engine import (
+    BadOptions,
+    Engine,
+    Event,
+    action_id,
+    current_action_id,
+    device_action_types,
+    listing,
+    name_seats,
+    preview,
+)
+from toadstool.games import GameSpec
+from toadstool.store import Store, StoredAction, StoredTable
+from toadstool.tables.errors import ErrorKind, TableError
+from toadstool.tables.group_commit import GroupCommit
+from toadstool.tables.pacing import BUSY_LAG, Beat
+from toadstool.tables.seats import AppliedRequest, Seat, SeatKind, Status, new_token, sanitize_name, token_matches
+from toadstool.tables.waiters import Waiters
+
+log = logging.getLogger(__name__)
+_Part = TypeVar("_Part")
+
+
+#: How many events a first update carries when the client gives no version to resume from.
+HISTORY_ON_JOIN = 30
+
+
+#: How many missed events a resumed stream carries at most (its view is always complete).
+MAX_RESUME_EVENTS = 2000
+
+
+#: What a device token's Act names (a physical roll button): the roll, whatever the game calls it.
+DEVICE_ACTION = "roll"
+
+
+#: Longest turn clock or takeover grace a table may ask for (a day).
+MAX_CLOCK_SECONDS = 86_400
+
+
+#: The store's note on an action made for a person whose turn clock ran out.
+TIMEOUT_NOTE = "timeout"
+
+
+#: How many request ids a table remembers for idempotent retries.
+REMEMBERED_REQUESTS = 512
+
+
+@dataclass
+class Table:
+    """One game being played: its seats, its state and everything a watcher needs to follow it."""
+
+    table_id: str
+    spec: GameSpec
+    players: int
+    #: The options as the person gave them: what clients are shown.
+    raw_options: dict[str, str]
+    #: The game's creation record (`engine.creation_record`), made once at creation and stored: what
+    #: `engine.new` is given, for the start, the history and every replay.
+    options: dict[str, Any]
+    seed: int
+    name: str
+    manual_start: bool
+    bot_delay: float
+    host_token_hash: bytes
+    seats: list[Seat] = field(default_factory=list)
+    #: Hash of the token a host issued for hardware input (a roll button); None until issued.
+    device_token_hash: bytes | None = None
+    #: Seconds per decision before a default move is made for a person (0: no clock).
+    turn_seconds: float = 0.0
+    #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
+    takeover_seconds: float = 0.0
+    store: Store | None = None
+    #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
+    #: table has its own in tests.
+    beat: Beat = field(default_factory=Beat)
+    #: Where this table's bots' moves wait to be written with the other tables' (the server's one).
+    moves: GroupCommit = field(default_factory=GroupCommit)
+    #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
+    decision_started: float = 0.0
+    status: Status = Status.LOBBY
+    state: Any = None
+    version: int = 0
+    #: Raised by every change a watcher should see (actions, seats, connections).
+    revision: int = 0
+    events: list[tuple[int, Event]] = field(default_factory=list)
+    actions: list[tuple[int, Any]] = field(default_factory=list)
+    requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
+    #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
+    _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
+    #: Parts of updates at one (version, revision): see `_cached`.
+    _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
+    _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
+    #: The seats' messages for what `_seats_shown` showed (built by toadstool.messages.seat_messages).
+    _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
+    _rng: random.Random = field(default_factory=random.Random)
+
+    @property
+    def engine(self) -> Engine[Any, Any]:
+        return self.spec.engine
+
+    # -- change notification ---------------------------------------------------------------------------
+
+    def _touch(self) -> None:
+        self.revision += 1
+        self._changed.wake_all()
+
+    async def wait_change(self, seen_revision: int) -> None:
+        """Return once the table's revision differs from `seen_revision`."""
+        while self.revision == seen_revision:
+            await self._changed.wait()
+
+    # -- seats --------------------------------------------------------------------------------------------
+
+    def seat_of_token(self, token: str) -> int:
+        """The seat whose token this is; UNAUTHENTICATED otherwise (tokens never cross tables)."""
+        found = -1
+        for seat in self.seats:
+            if token_matches(token, seat.token_hash):
+                found = seat.index
+        if found < 0:
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED,
+                f"that seat token is not valid at table {self.table_id}; join the table to get one",
+            )
+        return found
+
+    def is_host(self, token: str) -> bool:
+        return token_matches(token, self.host_token_hash)
+
+    def require_host(self, token: str) -> None:
+        if not token:
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED, "no host token: send the token from CreateTable in the x-host-token metadata"
+            )
+        if not self.is_host(token):
+            raise TableError(
+                ErrorKind.NOT_YOUR_SEAT,
+                f"only the host of table {self.table_id} may do that (send its host token)",
+            )
+
+    def issue_device_token(self) -> str:
+        """A new device token for this table (replacing any earlier one): it may only roll dice."""
+        token, digest = new_token()
+        if self.store is not None:
+            self.store.set_device_token(self.table_id, digest)
+        self.device_token_hash = digest
+        self._touch()
+        return token
+
+    def device_move(self, token: str) -> tuple[int, str]:
+        """The seat a hardware button acts for and the id of the roll it makes: the seat the game waits
+        for, if it may roll now (an action of one of the engine's `device_action_types`).
+
+        Devices get exactly one power, rolling for whoever must roll; anything else is refused.
+        """
+        if not token_matches(token, self.device_token_hash):
+            raise TableError(
+                ErrorKind.UNAUTHENTICATED, f"that device token is not valid at table {self.table_id}; ask its host"
+            )
+        if self.status is not Status.PLAYING:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} is not being played")
+        kinds = device_action_types(self.engine)
+        for seat in self.engine.to_act(self.state):
+            for action in self.engine.legal_actions(self.state, seat):
+                if isinstance(action, kinds):
+                    return seat, action_id(action)
+        raise TableError(ErrorKind.NOT_LEGAL, "nobody can roll right now; press the button when it is a roll")
+
+    def open_seats(self) -> list[int]:
+        return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
+
+    def join(self, name: str, seat: int | None) -> tuple[int, str]:
+        """Seat a person; returns (seat, secret token)."""
+        clean = sanitize_name(name)
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started; watch it instead")
+        index = self._pick_open_seat(seat)
+        token, digest = new_token()
+        self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
+        self._touch()
+        self._maybe_autostart()
+        return index, token
+
+    def add_bot(self, seat: int | None) -> int:
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
+        index = self._pick_open_seat(seat)
+        self._seat_bot(index)
+        self._touch()
+        self._maybe_autostart()
+        return index
+
+    def _seat_bot(self, index: int) -> None:
+        taken = {s.name for s in self.seats}
+        name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
+        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+
+    def _set_seat(self, seat: Seat) -> None:
+        """Replace a seat, durably first."""
+        if self.store is not None:
+            self.store.set_seat(self.table_id, seat.stored())
+        self.seats[seat.index] = seat
+
+    def _pick_open_seat(self, seat: int | None) -> int:
+        if seat is None:
+            open_seats = self.open_seats()
+            if not open_seats:
+                raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has no open seat; watch it instead")
+            return open_seats[0]
+        if not 0 <= seat < self.players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+        if self.seats[seat].kind is not SeatKind.EMPTY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} is taken; open seats: {self.open_seats()}")
+        return seat
+
+    def leave(self, seat: int) -> None:
+        """A person gives up their seat: empty in the lobby, played by a bot once the game runs."""
+        if self.status is Status.LOBBY:
+            self._set_seat(Seat(index=seat))
+        elif self.status is Status.PLAYING:
+            old = self.seats[seat]
+            self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+            self._note(f"{{p{seat}}} left the table; a bot plays their seat")
+        self._touch()
+
+    def kick(self, seat: int) -> None:
+        """The host removes a seat's holder: their token stops working; a bot plays on in a running game."""
+        if not 0 <= seat < self.players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+        if self.seats[seat].kind is not SeatKind.HUMAN:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
+        if self.status is Status.FINISHED:
+            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
+        name = self.seats[seat].name
+        self.leave(seat)
+        if self.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
+            self._note(f"The host removed {{p{seat}}} from the table")
+        else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
+            self._note(f"The host removed {name.replace('{', '(')} from the table")
+
+    def set_connected(self, state: Seat, delta: int) -> None:
+        """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
+
+        Takes the Seat object, not its index: a stream opened by someone who has since left or been kicked
+        must not change the connection of whoever holds the seat now.
+        """
+        if self.seats[state.index] is not state:
+            return
+        seat = state.index
+        state.connections = max(0, state.connections + delta)
+        if state.connections > 0:
+            state.away_since = None
+            if state.bot_controlled:
+                state.bot_controlled = False
+                state.bot = None
+                self._note(f"{{p{seat}}} is back and plays again")
+        elif state.kind is SeatKind.HUMAN:
+            state.away_since = time.monotonic()
+        self._touch()
+
+    def _note(self, text: str, durable: bool = True) -> None:
+        """A table-level event (not from the engine): public, at the current version, and kept in the store
+        so history is the same after a restart (notes derived from the action log are not stored twice)."""
+        if durable and self.store is not None:
+            self.store.add_note(self.table_id, self.version, text)
+        self.events.append((self.version, Event(text=text)))
+
+    def _maybe_autostart(self) -> None:
+        if not self.manual_start and not self.open_seats():
+            self.start()
+
+    def start(self) -> None:
+        if self.status is not Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
+        if self.open_seats():
+            raise TableError(
+                ErrorKind.NOT_PLAYING,
+                f"table {self.table_id} still has open seats {self.open_seats()}: fill them or add bots",
+            )
+        try:
+            self._begin()
+        except BadOptions as error:  # a creation record the game no longer accepts
+            self.state, self.status = None, Status.LOBBY
+            raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
+        if self.store is not None:
+            self.store.set_started(self.table_id)
+        self._touch()
+
+    def _begin(self) -> None:
+        self.state = self.engine.new(self.players, self.options, self.seed)
+        self.status = Status.PLAYING
+        self._rng = random.Random(self.seed ^ 0xB07)
+        self.decision_started = time.monotonic()
+        for seat in self.seats:  # a person who joined but never connected is away from the start
+            if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
+                seat.away_since = self.decision_started
+        self._record_events(self.engine.last_events(self.state))
+        self._check_finished()
+
+    # -- actions ------------------------------------------------------------------------------------------
+
+    def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
+        """Apply the action with id `wanted` for `seat` after the validation ladder.
+
+        Returns (new version, replayed). The ladder (table and token were checked by the caller): a request
+        id seen before (same action: answered again, never applied twice), the game running, the action
+        legal now, the version current. A refused action changes nothing.
+        """
+        if request_id and request_id in self.requests:
+            prior = self.requests[request_id]
+            if prior.seat == seat and prior.action_id == wanted:
+                return prior.version, True
+            raise TableError(
+                ErrorKind.DUPLICATE_REQUEST,
+                f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
+            )
+        if self.status is Status.LOBBY:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has not started yet")
+        if self.status is Status.FINISHED:
+            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
+        legal = self.engine.legal_actions(self.state, seat)
+        action = next((a for a in legal if action_id(a) == wanted), None)
+        if action is None:
+            if not legal:
+                hint = "you have nothing to do right now; wait for your turn"
+            else:
+                names = self.names()
+                hint = "your legal actions now: " + listing(
+                    (name_seats(self.engine.describe(self.state, seat, a), names) for a in legal), "; "
+                )
+            raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
+        if expected_version != self.version:
+            raise TableError(
+                ErrorKind.STALE_VERSION,
+                f"you acted on version {expected_version} but the table is at version {self.version}; "
+                "look at the latest view and act again",
+            )
+        self._apply(seat, action, request_id)
+        return self.version, False
+
+    def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
+        """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
+        state = self.engine.apply(self.state, seat, action)
+        if self.store is not None:
+            self.store.add_action(
+                self.table_id, StoredAction(self.version + 1, seat, action_id(action), request_id, note)
+            )
+        self._advance(seat, action, state, request_id, note)
+        self._touch()
+
+    def _advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
+        self.state = state
+        self.version += 1
+        if note == TIMEOUT_NOTE:
+            self._note(f"{{p{seat}}} ran out of time; a default move was made for them", durable=False)
+        self.decision_started = time.monotonic()
+        self.actions.append((seat, action))
+        if request_id:
+            self.requests[request_id] = AppliedRequest(seat, action_id(action), self.version)
+            while len(self.requests) > REMEMBERED_REQUESTS:
+                self.requests.popitem(last=False)
+        self._record_events(self.engine.last_events(self.state))
+        self._check_finished()
+
+    def replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
+        """Rebuild state, events and request ids from the durable log (after a restart)."""
+        self._begin()
+        self.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
+        for entry in stored:
+            legal = self.engine.legal_actions(self.state, entry.seat)
+            wanted = current_action_id(entry.action_id)
+            action = next((a for a in legal if action_id(a) == wanted), None)
+            if action is None:
+                raise RuntimeError(
+                    f"table {self.table_id}: stored action {entry.action_id!r} at version {entry.version} is not "
+                    "legal on replay (the rules changed since it was played?)"
+                )
+            state = self.engine.apply(self.state, entry.seat, action)
+            self._advance(entry.seat, action, state, entry.request_id, entry.note)
+            self.events.extend((self.version, Event(text=text)) for text in notes.get(self.version, ()))
+
+    def _record_events(self, events: Sequence[Event]) -> None:
+        self.events.extend((self.version, e) for e in events)
+
+    def _check_finished(self) -> None:
+        if self.engine.outcome(self.state) is not None:
+            self.status = Status.FINISHED
+
+    # -- bots ---------------------------------------------------------------------------------------------
+
+    def bot_choice(self) -> tuple[int, Any] | None:
+        """The next bot action at this version, if any bot wants to act: waited-for bots first."""
+        if self.status is not Status.PLAYING:
+            return None
+        waiting = self.engine.to_act(self.state)
+        order = list(waiting) + [s for s in range(self.players) if s not in waiting]
+        for index in order:
+            seat = self.seats[index]
+            if not seat.played_by_bot or seat.bot is None:
+                continue
+            legal = self.engine.legal_actions(self.state, index)
+            if not legal:
+                continue
+            view = self.engine.view(self.state, index) if seat.bot.needs_view else None
+            action = seat.bot.choose(view, legal, index in waiting, self._rng)
+            if action is not None:
+                return index, action
+        return None
+
+    async def run_bots(self) -> None:
+        """Let bots act, one action per bot delay, until the game ends (a task per playing table)."""
+        while self.status is not Status.FINISHED:
+            revision = self.revision
+            choice = self.bot_choice()
+            if choice is None:
+                await self.wait_change(revision)
+                continue
+            version = self.version
+            await self._bot_pause()
+            seat, action = choice
+            if self.version != version or not self.seats[seat].played_by_bot:
+                continue  # the table moved on while the bot was thinking: choose again
+            try:
+                # Applied when this turn's bot moves have been written together (or dropped, if the table
+                # moves on first: then the bot chooses again).
+                await self.moves.propose(self, seat, action, self.engine.apply(self.state, seat, action))
+            except Exception:  # e.g. the disk is full: keep the table alive and try again later
+                log.exception("table %s: a bot action could not be applied", self.table_id)
+                await asyncio.sleep(1.0)
+
+    async def _bot_pause(self) -> None:
+        """The bot's delay, stretched while the server is overloaded.
+
+        Without this, a server hosting more bot tables than it can play spends its time on moves nobody
+        sees: streams skip versions, views per move fall, and new calls wait for the event loop (seen in
+        bench/load.py with 500 tables of bots: under a view per move, and StartTable calls cancelled by
+        gRPC after waiting 30 s to be taken). Two signs: the delay itself ends late (the event loop is
+        behind: the bot waits as long again), or most streams are still sending (gRPC is behind: the
+        beat is held, see `Beat`).
+        """
+        late = await self.beat.sleep(self.bot_delay)
+        if late > BUSY_LAG:  # not held again: one move waits for the backlog at most once
+            await self.beat.sleep(late, hold=False)
+
+    # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
+
+    def _waiting_people(self) -> list[int]:
+        waiting = self.engine.to_act(self.state)
+        return [s for s in waiting if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled]
+
+    def turn_deadline(self) -> float | None:
+        """Monotonic time the current decision times out, if a turn clock runs and a person must decide."""
+        if not self.turn_seconds or self.status is not Status.PLAYING or not self._waiting_people():
+            return None
+        return self.decision_started + self.turn_seconds
+
+    def _takeover_deadlines(self) -> list[tuple[float, int]]:
+        if not self.takeover_seconds or self.status is not Status.PLAYING:
+            return []
+        return [
+            (seat.away_since + self.takeover_seconds, seat.index)
+            for seat in self.seats
+            if seat.kind is SeatKind.HUMAN and not seat.bot_controlled and seat.away_since is not None
+        ]
+
+    def check_clocks(self, now: float) -> None:
+        """Make the default move for a timed-out decision, and hand away seats to bots."""
+        for deadline, index in self._takeover_deadlines():
+            if now >= deadline:
+                away = self.seats[index]
+                away.bot_controlled = True
+                away.bot = self.spec.smart_bot()
+                self._note(f"{{p{index}}} is away; a bot plays for them until they return")
+                self._touch()
+        turn = self.turn_deadline()
+        if turn is not None and now >= turn:
+            seat = self._waiting_people()[0]
+            legal = self.engine.legal_actions(self.state, seat)
+            bot = self.spec.smart_bot()
+            view = self.engine.view(self.state, seat) if bot.needs_view else None
+            action = bot.choose(view, legal, True, self._rng) or legal[0]
+            self._apply(seat, action, note=TIMEOUT_NOTE)
+
+    async def run_clocks(self) -> None:
+        """Sleep until the next clock deadline or change, then check the clocks (a task per timed table)."""
+        while self.status is not Status.FINISHED:
+            revision = self.revision
+            deadlines = [d for d, _ in self._takeover_deadlines()]
+            turn = self.turn_deadline()
+            if turn is not None:
+                deadlines.append(turn)
+            if not deadlines:
+                await self.wait_change(revision)
+                continue
+            delay = max(0.0, min(deadlines) - time.monotonic())
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(delay):
+                    await self.wait_change(revision)
+            try:
+                self.check_clocks(time.monotonic())
+            except Exception:  # keep the clock alive; the next deadline tries again
+                log.exception("table %s: a clock could not act", self.table_id)
+                await asyncio.sleep(1.0)
+
+    # -- what a table keeps ----------------------------------------------------------------------------
+
+    def names(self) -> list[str]:
+        return [s.name for s in self.seats]
+
+    def stored(self) -> StoredTable:
+        return StoredTable(
+            table_id=self.table_id,
+            game=self.spec.name,
+            players=self.players,
+            options=self.raw_options,
+            record=self.options,
+            seed=self.seed,
+            name=self.name,
+            manual_start=self.manual_start,
+            bot_delay=self.bot_delay,
+            turn_seconds=self.turn_seconds,
+            takeover_seconds=self.takeover_seconds,
+            host_token_hash=self.host_token_hash,
+            device_token_hash=self.device_token_hash,
+            started=self.status is not Status.LOBBY,
+        )
+
+    def _cached(self, key: tuple[Any, ...], build: Callable[[], _Part]) -> _Part:
+        """A part of an update built once per version and revision, however many streams ask for it.
+
+        Every watcher of a table is woken by the same change and asks for the same parts: the table's own
+        part once, each viewer's part once per viewer (every spectator shares one), a live stream's whole
+        message, serialised, once per viewer and event position. Only the current version and revision are
+        ever asked for again, so older parts are dropped. Callers must not change what they get.
+        """
+        full = (self.version, self.revision, *key)
+        part = self._cache.get(full)
+        if part is None:
+            if self._cache and next(iter(self._cache))[:2] != full[:2]:
+                self._cache.clear()
+            part = self._cache[full] = build()
+        return part

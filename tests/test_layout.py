@@ -1,0 +1,57 @@
+"""The layout holds (issue #18, DESIGN.md "The layout"): imports run one way and the domain holds no protobuf.
+
+Read from the source with `ast`, so a violation fails here with the module and the import named, before it
+shows up as a tangle somewhere else.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from toadstool.tables import SeatKind, Status
+from toadstool.v1 import table_pb2
+
+SERVER = Path(__file__).resolve().parents[1] / "server" / "toadstool"
+#: The domain: games and their engine interface, and the tables. None of it speaks gRPC or protobuf.
+DOMAIN = [SERVER / "engine.py", *sorted((SERVER / "games").rglob("*.py")), *sorted((SERVER / "tables").glob("*.py"))]
+GENERATED = ("toadstool.v1", "grpc", "google.protobuf")
+
+
+def _imports(path: Path) -> list[str]:
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.append(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", DOMAIN, ids=lambda p: str(p.relative_to(SERVER)))
+def test_the_domain_never_imports_generated_code_or_grpc(path: Path) -> None:
+    wrong = [name for name in _imports(path) if name.startswith(GENERATED)]
+    assert not wrong, f"{path.relative_to(SERVER)} imports {wrong}: only toadstool.messages builds messages"
+
+
+@pytest.mark.parametrize("path", DOMAIN, ids=lambda p: str(p.relative_to(SERVER)))
+def test_the_domain_never_imports_the_transport_or_the_clients(path: Path) -> None:
+    upward = ("toadstool.service", "toadstool.server", "toadstool.messages", "toadstool_clients")
+    wrong = [name for name in _imports(path) if name.startswith(upward)]
+    assert not wrong, f"{path.relative_to(SERVER)} imports {wrong}, which sits above it"
+
+
+def test_table_statuses_and_seat_kinds_are_the_numbers_of_the_proto() -> None:
+    for status in Status:
+        assert table_pb2.TableStatus.Name(status.value) == f"TABLE_STATUS_{status.name}"
+    for kind in SeatKind:
+        assert table_pb2.SeatKind.Name(kind.value) == f"SEAT_KIND_{kind.name}"
+
+
+@pytest.mark.parametrize("path", sorted((SERVER / "tables").glob("*.py")), ids=lambda p: p.name)
+def test_each_table_server_module_says_what_it_owns_and_stays_short(path: Path) -> None:
+    tree = ast.parse(path.read_text())
+    assert ast.get_docstring(tree), f"{path.name} does not say what it is for"
+    assert len(path.read_text().splitlines()) <= 600, f"{path.name} is past ~500 lines: split it by concept"
