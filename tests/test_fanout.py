@@ -11,7 +11,6 @@ import time
 import pytest
 from timing import Clock
 
-from toadstool.tables import pacing
 from toadstool.tables import (
     BACKLOG_RECHECK,
     BEAT_SECONDS,
@@ -20,6 +19,7 @@ from toadstool.tables import (
     Beat,
     Table,
     TableRegistry,
+    pacing,
 )
 
 

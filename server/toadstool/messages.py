@@ -120,7 +120,13 @@ def seat_messages(table: Table) -> list[table_pb2.Seat]:
     if shown != table._seats_shown:
         table._seats_shown = shown
         table._seat_messages = [
-            table_pb2.Seat(index=index, name=name, kind=table_pb2.SeatKind.ValueType(kind.value), connected=connected, bot_controlled=bot)
+            table_pb2.Seat(
+                index=index,
+                name=name,
+                kind=table_pb2.SeatKind.ValueType(kind.value),
+                connected=connected,
+                bot_controlled=bot,
+            )
             for index, name, kind, connected, bot in shown
         ]
     return table._seat_messages

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any, TypeVar
 
 import grpc
@@ -69,26 +70,48 @@ class SerialisedWatch(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return grpc.unary_stream_rpc_method_handler(handler.unary_stream, handler.request_deserializer, _serialised)
 
 
-def _maps_errors(
-    method: Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]],
-) -> Callable[[Any, Any, grpc.aio.ServicerContext], Awaitable[R]]:
-    """Turn TableErrors into their gRPC status, and anything unexpected into INTERNAL (logged, never
-    leaked: the client reads only that the server failed)."""
+def _refusal(error: TableError) -> tuple[grpc.StatusCode, str]:
+    """The status and message a refusal is answered with: the one mapping of errors onto gRPC."""
+    return STATUS_OF[error.kind], error.message
+
+
+def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
+    """The one error adapter, for unary and streaming calls alike: a TableError becomes its gRPC status,
+    anything unexpected INTERNAL (logged, never leaked: the client reads only that the server failed)."""
+    if inspect.isasyncgenfunction(method):
+
+        @functools.wraps(method)
+        async def stream(self: Any, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            responses = method(self, request, context)
+            try:
+                async for response in responses:
+                    yield response
+            except TableError as error:
+                await context.abort(*_refusal(error))
+            except grpc.aio.BaseError:  # gRPC's own: an abort, or a call that already ended (shutdown)
+                raise
+            except Exception:
+                log.exception("unexpected failure in %s", method.__name__)
+                await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
+            finally:
+                await responses.aclose()
+
+        return stream
 
     @functools.wraps(method)
-    async def wrapper(self: Any, request: Any, context: grpc.aio.ServicerContext) -> R:
+    async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await method(self, request, context)
         except TableError as error:
-            await context.abort(STATUS_OF[error.kind], error.message)
-        except grpc.aio.AbortError:
+            await context.abort(*_refusal(error))
+        except grpc.aio.BaseError:  # gRPC's own: an abort, or a call that already ended (shutdown)
             raise
         except Exception:
             log.exception("unexpected failure in %s", method.__name__)
             await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
         raise AssertionError("unreachable")
 
-    return wrapper
+    return unary
 
 
 def _metadata(context: grpc.aio.ServicerContext, key: str) -> str:
@@ -277,18 +300,15 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         except (ValueError, TypeError) as error:
             raise TableError(ErrorKind.BAD_REQUEST, f"malformed action: {error}") from None
 
+    @_maps_errors
     async def GetHistory(
         self, request: service_pb2.GetHistoryRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[service_pb2.GetHistoryResponse]:
         client = client_of(context.peer())
-        try:
-            table = self._table(request.table_id)
-            token = _metadata(context, SEAT_TOKEN_KEY)
-            viewer = table.seat_of_token(token) if token else None
-            self.guard.open_stream(client)  # a history replay costs like a stream: it counts as one
-        except TableError as error:
-            await context.abort(STATUS_OF[error.kind], error.message)
-            return
+        table = self._table(request.table_id)
+        token = _metadata(context, SEAT_TOKEN_KEY)
+        viewer = table.seat_of_token(token) if token else None
+        self.guard.open_stream(client)  # a history replay costs like a stream: it counts as one
         try:
             for step in messages.history_for(table, viewer):
                 yield service_pb2.GetHistoryResponse(step=step)
@@ -296,28 +316,20 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         finally:
             self.guard.close_stream(client)
 
+    @_maps_errors
     async def Watch(  # type: ignore[override]  # it yields messages already serialised: see SerialisedWatch
         self, request: service_pb2.WatchRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[bytes]:
-        try:
-            table = self._table(request.table_id)
-            token = _metadata(context, SEAT_TOKEN_KEY)
-            seat = table.seat_of_token(token) if token else None
-        except TableError as error:
-            await context.abort(STATUS_OF[error.kind], error.message)
-            return
+        table = self._table(request.table_id)
+        token = _metadata(context, SEAT_TOKEN_KEY)
+        seat = table.seat_of_token(token) if token else None
         since = request.since_version if request.HasField("since_version") else None
         if since is not None and since > table.version:
-            await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT,
-                f"since_version {since} is ahead of the table (version {table.version})",
+            raise TableError(
+                ErrorKind.BAD_REQUEST, f"since_version {since} is ahead of the table (version {table.version})"
             )
         client = client_of(context.peer())
-        try:
-            self.guard.open_stream(client)
-        except TableError as error:
-            await context.abort(STATUS_OF[error.kind], error.message)
-            return
+        self.guard.open_stream(client)
         holder = table.seats[seat] if seat is not None else None
         if holder is not None:
             table.set_connected(holder, +1)
@@ -327,8 +339,8 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         try:
             while not self.registry.closing:
                 if holder is not None and table.seats[holder.index] is not holder:
-                    await context.abort(
-                        grpc.StatusCode.UNAUTHENTICATED,
+                    raise TableError(
+                        ErrorKind.UNAUTHENTICATED,
                         f"your seat at table {table.table_id} was given up or removed; join again to play",
                     )
                 revision = table.revision
