@@ -11,12 +11,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.app import PressRefused, TableMirror, main, parse_press, request_id_for
-from toadstool_clients.bridge.config import ConfigError, config_from_args
+from toadstool_clients.bridge.config import ConfigError, config_from_args, read_toml
 from toadstool_clients.bridge.publisher import Outbox, parse_broker
 from toadstool_clients.bridge.topics import Topics, safe_level
 from toadstool_clients.names import counted, with_singular_counts
@@ -261,6 +262,74 @@ def test_a_display_given_to_two_tables_is_refused_saying_which_and_why() -> None
         ["--awtrix", "*=awtrix_1", "--awtrix", "t1=awtrix_1", "--wled", "t1=w", "--wled", "t1=w"]
     )
     assert config.settings("t1").devices.awtrix == ["awtrix_1"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        # A value of the wrong type names its key and what it should have been.
+        ("[tables.k7m2qx]\ndevice_token = 30\n", "tables.k7m2qx.device_token: expected str, got int"),
+        ('[tables."*"]\nwled = 5\n', 'tables."*".wled: expected str or array, got int'),
+        ('[tables."*"]\nwled = ["wled/hall", 5]\n', 'tables."*".wled[1]: expected str, got int'),
+        ("username = 5\n", "username: expected str, got int"),
+        ("tables = 5\n", "tables: expected table, got int"),
+        ("[tables]\nk7m2qx = 5\n", "tables.k7m2qx: expected table, got int"),
+        # An unknown key says which keys are known there.
+        ('usrname = "toadstool"\n', "unknown setting usrname (known: username, password, tables)"),
+        (
+            "[tables.k7m2qx]\nwled_topic = 'wled/hall'\n",
+            "unknown setting tables.k7m2qx.wled_topic (known: device_token, press_topics, wled, awtrix, tasmota)",
+        ),
+        (
+            "[tables.k7m2qx]\ntasmota = 'tm:left'\n",
+            "tables.k7m2qx.tasmota: a Tasmota display is TOPIC:SEAT or TOPIC:roll",
+        ),
+        ('[tables."*"]\ndevice_token = "tok"\n', "a device token belongs to one table; it cannot be given for *"),
+        ("password = \n", "is not valid TOML"),
+    ],
+)
+def test_a_wrong_config_file_is_refused_naming_the_key_and_what_it_should_be(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "bridge.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        config_from_args(["--config", str(path)])
+    assert message in str(raised.value)
+
+
+class _KartLike(msgspec.Struct, forbid_unknown_fields=True):
+    """A file shape with required keys and a number, as a Kart track has (title, length)."""
+
+    title: str
+    length: int
+    fields: dict[str, list[int]] = {}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('title = "Tiny"\nlength = "30"\n', "length: expected int, got str"),
+        ('title = "Tiny"\nlength = 3.5\n', "length: expected int, got float"),
+        ('title = "Tiny"\n', "missing setting length"),
+        ('title = "Tiny"\nlength = 30\n[fields]\nitem = [3, "9"]\n', "fields[...][1]: expected int, got str"),
+        ('title = "Tiny"\nlength = 30\nlenght = 31\n', "unknown setting lenght (known: title, length, fields)"),
+    ],
+)
+def test_the_typed_toml_reader_says_which_key_is_wrong_not_that_it_is_missing(
+    tmp_path: Path, text: str, message: str
+) -> None:
+    path = tmp_path / "track.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as raised:
+        read_toml(str(path), _KartLike)
+    assert str(raised.value) == f"in {path}: {message}"
+
+
+def test_the_typed_toml_reader_gives_the_typed_value(tmp_path: Path) -> None:
+    path = tmp_path / "track.toml"
+    path.write_text('title = "Tiny"\nlength = 30\n[fields]\nitem = [3, 9]\n')
+    assert read_toml(str(path), _KartLike) == _KartLike(title="Tiny", length=30, fields={"item": [3, 9]})
 
 
 def test_the_game_server_does_not_import_mqtt() -> None:

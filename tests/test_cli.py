@@ -3,16 +3,19 @@ through a pseudo-terminal with pexpect."""
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 import pexpect
 import pytest
 
 from conftest import toadstool_command
+from toadstool_clients.cli import COMMANDS, build_parser
 
 PROMPT = "Your choice"
 
@@ -170,3 +173,59 @@ def test_tracks_lists_built_in_and_user_tracks_and_says_what_is_wrong_with_a_bro
     broken = next(line for line in result.stdout.splitlines() if line.startswith("broken"))
     assert "BROKEN" in broken
     assert "lava" in broken
+
+
+def _commands() -> dict[str, argparse.ArgumentParser]:
+    """Every subcommand's parser with all its options (this imports every client, which tests may)."""
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def test_toadstool_help_lists_every_subcommand_with_a_line_saying_what_it_does(tmp_path: Path) -> None:
+    result = _run(tmp_path, "--help")
+    assert result.returncode == 0, result.stderr
+    for name, command in COMMANDS.items():
+        assert re.search(rf"^\s+{name}\s+{re.escape(command.summary.split()[0])}", result.stdout, re.M), name
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_every_subcommand_help_shows_each_of_its_options_with_its_help(tmp_path: Path, name: str) -> None:
+    result = subprocess.run(
+        toadstool_command(name, "--help"),
+        env={**_env(tmp_path), "COLUMNS": "200"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith(f"usage: toadstool {name} ")
+    for action in _commands()[name]._actions:
+        assert action.help, f"toadstool {name}: {action.dest} has no help text"
+        shown = action.option_strings[0] if action.option_strings else action.dest
+        line = next((line for line in result.stdout.splitlines() if line.strip().startswith(shown)), None)
+        assert line is not None, f"toadstool {name} --help does not show {shown}"
+        assert str(action.help).split("%")[0].split("(")[0].strip()[:20] in result.stdout
+
+
+def test_the_help_and_light_subcommands_load_neither_the_server_nor_a_heavy_client() -> None:
+    """The command imports what a subcommand needs when it runs: `toadstool --help` needs no gRPC, no
+    server, no Tk and no MQTT; `toadstool tracks` only the Kart game."""
+    code = (
+        "import sys, contextlib; from toadstool_clients import cli\n"
+        "for argv in (['--help'], ['tracks', '--help'], ['cert', '--help']):\n"
+        "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(None): cli.main(argv)\n"
+        "heavy = ('grpc', 'tkinter', 'aiomqtt', 'toadstool.server', 'toadstool.tables', 'toadstool_clients.tk')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+def test_verbose_may_come_before_or_after_the_subcommand() -> None:
+    for argv in (["-v", "tracks"], ["tracks", "-v"], ["tracks"]):
+        args = build_parser(["tracks"]).parse_args(argv)
+        assert args.command == "tracks"
+        assert args.verbose is (argv != ["tracks"])

@@ -166,12 +166,8 @@ def tls_mismatch(address: str, tls_ca: str | None, timeout: float = 2.0) -> str 
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`toadstool cert`: write the pair and explain how to use it."""
-    parser = argparse.ArgumentParser(
-        prog="toadstool cert",
-        description="Make a self-signed TLS certificate and key for a Toadstool server on a home LAN.",
-    )
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `toadstool cert`."""
     parser.add_argument("--out", default=".", help="directory for the two PEM files (default: here)")
     parser.add_argument(
         "--host",
@@ -183,7 +179,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--days", type=int, default=DEFAULT_DAYS, help=f"validity (default {DEFAULT_DAYS})")
     parser.add_argument("--force", action="store_true", help="overwrite existing files")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`toadstool cert`: write the pair and explain how to use it."""
     out = Path(args.out)
     hosts = args.host or [socket.gethostname()]
     existing = [p for p in (out / CERT_FILE, out / KEY_FILE) if p.exists()]
@@ -204,6 +203,16 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  toadstool join TABLE --server {(pair.names or pair.addresses)[0]}:50051 --tls-ca {pair.cert}")
     print(f"  (or set TOADSTOOL_TLS_CA={pair.cert} once for every client command)")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m toadstool_clients.certs`: the same as `toadstool cert`."""
+    parser = argparse.ArgumentParser(
+        prog="toadstool cert",
+        description="Make a self-signed TLS certificate and key for a Toadstool server on a home LAN.",
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -1,25 +1,48 @@
-"""The `toadstool` command: host a server, play or watch in the terminal, manage tables, run bot games.
+"""The `toadstool` command: host a server, play or watch in the terminal, manage tables, run bot games, and
+the other clients (Tk, the MQTT bridge) and tools, each as a subcommand.
 
-Each subcommand is a thin layer over the server package or the client connection; run
-`toadstool COMMAND --help` for its options.
+It is the one composition root that imports both the server and the clients, and it does so lazily: a
+subcommand's options are added to the parser only when that subcommand is asked for, and its modules are
+imported only then (the server for `serve`, `play` and `selfplay`; Tk for `tk`; MQTT for `bridge`), so
+`toadstool --help` loads none of them. `toadstool --help` lists the subcommands; `toadstool COMMAND
+--help` shows every option of one. Game rules, rendering and the connection live elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import json
+import importlib
 import logging
 import os
 import sys
-from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import grpc
+if TYPE_CHECKING:
+    import grpc
 
-from toadstool.limits import Limits
-from toadstool_clients.connection import Client, describe_rpc_error, server_address
+    from toadstool_clients.connection import Client
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand: its line in `toadstool --help`, what adds its options, and what runs it."""
+
+    summary: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+def _in_module(summary: str, module: str) -> Command:
+    """A subcommand whose options and body live in `module` (its `add_arguments(parser)` and `run(args)`),
+    imported only when the subcommand is asked for."""
+    return Command(
+        summary,
+        lambda parser: importlib.import_module(module).add_arguments(parser),
+        lambda args: int(importlib.import_module(module).run(args)),
+    )
 
 
 def _options(pairs: Sequence[str]) -> dict[str, str]:
@@ -32,155 +55,156 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
     return options
 
 
-def _config_dir() -> Path:
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "toadstool"
-
-
-def _seats_file() -> Path:
-    return _config_dir() / "seats.json"
-
-
-def remember_seat(address: str, table_id: str, seat: int, token: str) -> None:
-    """Keep the seat token on this machine so `toadstool join` can resume after a crash or reboot."""
-    path = _seats_file()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError):
-        data = {}
-    data[f"{address}/{table_id}"] = {"seat": seat, "token": token}
-    path.write_text(json.dumps(data, indent=1))
-    path.chmod(0o600)
-
-
-def remembered_seat(address: str, table_id: str) -> tuple[int, str] | None:
-    try:
-        entry = json.loads(_seats_file().read_text()).get(f"{address}/{table_id}")
-    except (OSError, ValueError):
-        return None
-    if not entry:
-        return None
-    return int(entry["seat"]), str(entry["token"])
-
-
 def _default_name() -> str:
     """The login name, capitalised, as a display name; "Player" where there is none (or it is root)."""
     user = os.environ.get("USER") or os.environ.get("USERNAME") or ""
     return user.capitalize() if user and user != "root" else "Player"
 
 
-def _add_server_arg(parser: argparse.ArgumentParser) -> None:
+# The options of each subcommand defined here.
+
+
+def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--server", help="HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
     parser.add_argument(
         "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toadstool", description="Mario tabletop games over the LAN.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
-    sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("serve", help="host tables for the LAN")
-    p.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
-    p.add_argument("--port", type=int, default=50051)
-    p.add_argument("--bot-delay", type=float, default=0.6, help="seconds before each bot action (default 0.6)")
-    defaults = Limits()
-    p.add_argument("--max-tables", type=int, default=defaults.max_tables, help="tables in total")
-    p.add_argument("--max-tables-per-client", type=int, default=defaults.max_tables_per_client)
-    p.add_argument("--max-streams-per-client", type=int, default=defaults.max_streams_per_client)
-    p.add_argument("--actions-per-second", type=float, default=defaults.actions_per_second, help="per seat")
-    p.add_argument("--max-request-bytes", type=int, default=defaults.max_request_bytes)
-    p.add_argument(
-        "--min-bot-delay", type=float, default=0.05, help="shortest bot delay a client may ask for (seconds)"
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game to play, by the name `toadstool games` lists (uno, kart, ...)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a game option (repeatable; `toadstool games` lists each game's options and defaults)",
     )
-    p.add_argument(
+    parser.add_argument("--seed", type=int, help="seed of the shuffles and dice, to play the same game again")
+
+
+def _serve_options(parser: argparse.ArgumentParser) -> None:
+    from toadstool.limits import Limits  # the server's own defaults, shown by --help
+
+    defaults = Limits()
+    parser.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
+    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default %(default)s)")
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.6, help="seconds before each bot action (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-tables", type=int, default=defaults.max_tables, help="tables in total (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-tables-per-client",
+        type=int,
+        default=defaults.max_tables_per_client,
+        help="tables one machine may have created at once (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-streams-per-client",
+        type=int,
+        default=defaults.max_streams_per_client,
+        help="streams (players and watchers) one machine may hold open (default %(default)s)",
+    )
+    parser.add_argument(
+        "--actions-per-second",
+        type=float,
+        default=defaults.actions_per_second,
+        help="actions per second per seat, with bursts of twice that (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=defaults.max_request_bytes,
+        help="largest request the server reads (default %(default)s)",
+    )
+    parser.add_argument(
+        "--min-bot-delay",
+        type=float,
+        default=0.05,
+        help="shortest bot delay a client may ask for, in seconds (default %(default)s)",
+    )
+    parser.add_argument(
         "--db",
         help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
     )
-    p.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
-    p.add_argument(
+    parser.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
+    parser.add_argument(
         "--db-sync", choices=("normal", "full"), default="normal", help="full: also survive a power cut (slower)"
     )
-    p.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
-    p.add_argument("--tls-key", help="PEM private key of --tls-cert")
-    p.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
-    p.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+    parser.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    parser.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
+    parser.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
 
-    p = sub.add_parser("play", help="play a game in the terminal against bots (starts its own server)")
-    p.add_argument("game")
-    p.add_argument("--bots", type=int, default=3, help="number of bot opponents (default 3)")
-    p.add_argument("--name", default=_default_name())
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--bot-delay", type=float, default=0.8)
-    p.add_argument("--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends")
-    p.add_argument("--lan", action="store_true", help="let friends join: bind 0.0.0.0:50051 and announce it on the LAN")
-    _add_server_arg(p)
 
-    p = sub.add_parser("join", help="take a seat at a table and play")
-    p.add_argument("table")
-    p.add_argument("--name", default=_default_name())
-    p.add_argument("--seat", type=int)
-    _add_server_arg(p)
+def _play_options(parser: argparse.ArgumentParser) -> None:
+    _game_options(parser)
+    parser.add_argument("--bots", type=int, default=3, help="number of bot opponents (default %(default)s)")
+    parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.8, help="seconds before each bot action (default %(default)s)"
+    )
+    parser.add_argument(
+        "--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends"
+    )
+    parser.add_argument(
+        "--lan", action="store_true", help="let friends join: bind 0.0.0.0:50051 and announce it on the LAN"
+    )
+    _server_options(parser)
 
-    p = sub.add_parser("watch", help="spectate a table")
-    p.add_argument("table")
-    _add_server_arg(p)
 
-    p = sub.add_parser("games", help="list the games the server hosts")
-    _add_server_arg(p)
+def _join_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
+    parser.add_argument("--seat", type=int, help="the seat to take (default: the first open one)")
+    _server_options(parser)
 
-    p = sub.add_parser("tables", help="list the server's tables")
-    _add_server_arg(p)
 
-    p = sub.add_parser("new", help="create a table and print its id")
-    p.add_argument("game")
-    p.add_argument("--players", type=int, required=True)
-    p.add_argument("--bots", type=int, default=0)
-    p.add_argument("--option", action="append", default=[], metavar="NAME=VALUE")
-    p.add_argument("--seed", type=int)
-    p.add_argument("--name", default="")
-    p.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
-    p.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
-    p.add_argument(
+def _watch_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    _server_options(parser)
+
+
+def _new_options(parser: argparse.ArgumentParser) -> None:
+    _game_options(parser)
+    parser.add_argument("--players", type=int, required=True, help="seats in all, bots included")
+    parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots play (default %(default)s)")
+    parser.add_argument("--name", default="", help="name of the table (default: the game's title and the table id)")
+    parser.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
+    parser.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
+    parser.add_argument(
         "--takeover-seconds", type=int, default=0, help="a bot plays a disconnected seat after this many seconds"
     )
-    _add_server_arg(p)
-
-    p = sub.add_parser("selfplay", help="play bot-only games in-process and print a JSON summary")
-    p.add_argument("game")
-    p.add_argument("--games", type=int, default=10)
-    p.add_argument("--seed", type=int, default=1)
-    p.add_argument("--players", type=int)
-    p.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
-
-    sub.add_parser("tracks", help="list the installed Kart tracks")
-    for name, (_, help_text) in PASSTHROUGH.items():
-        p = sub.add_parser(name, help=help_text, add_help=False)
-        p.add_argument("rest", nargs=argparse.REMAINDER)
-    return parser
+    _server_options(parser)
 
 
-#: Subcommands with options of their own: `toadstool NAME ARGS...` calls `MODULE.main(ARGS)`.
-PASSTHROUGH: dict[str, tuple[str, str]] = {
-    "tk": ("toadstool_clients.tk.app", "the Tk desktop client"),
-    "bridge": (
-        "toadstool_clients.bridge.app",
-        "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
-    ),
-    "discover": ("toadstool_clients.discovery", "list Toadstool servers announced on the LAN"),
-    "cert": ("toadstool_clients.certs", "make a self-signed TLS certificate and key for a home LAN"),
-    "replay": ("toadstool_clients.replay", "replay a finished game step by step"),
-}
+def _selfplay_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game, by the name `toadstool games` lists")
+    parser.add_argument("--games", type=int, default=10, help="how many games to play (default %(default)s)")
+    parser.add_argument(
+        "--seed", type=int, default=1, help="seed of the first game; each next game adds one (default %(default)s)"
+    )
+    parser.add_argument("--players", type=int, help="seats per game (default: the game's smallest table)")
+    parser.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
 
 
-async def _with_client(address: str, body: Any, tls_ca: str | None = None) -> int:
+def _no_options(parser: argparse.ArgumentParser) -> None:
+    """A subcommand with no options of its own."""
+
+
+# What each subcommand defined here does.
+
+
+async def _with_client(address: str, body: Callable[[Client], Awaitable[int]], tls_ca: str | None = None) -> int:
+    import grpc
+
+    from toadstool_clients.connection import Client
+
     async with Client(address, tls_ca=tls_ca) as client:
         try:
-            result: int = await body(client)
-            return result
+            return await body(client)
         except grpc.aio.AioRpcError as error:
             print(f"toadstool: {await _explain(error, address, tls_ca)}", file=sys.stderr)
             return 1
@@ -188,6 +212,10 @@ async def _with_client(address: str, body: Any, tls_ca: str | None = None) -> in
 
 async def _explain(error: grpc.aio.AioRpcError, address: str, tls_ca: str | None) -> str:
     """describe_rpc_error, or the TLS mismatch behind an UNAVAILABLE (gRPC only says "Socket closed")."""
+    import grpc
+
+    from toadstool_clients.connection import describe_rpc_error
+
     if error.code() == grpc.StatusCode.UNAVAILABLE:
         from toadstool_clients.certs import tls_mismatch
 
@@ -198,7 +226,20 @@ async def _explain(error: grpc.aio.AioRpcError, address: str, tls_ca: str | None
     return describe_rpc_error(error)
 
 
-async def cmd_games(client: Client) -> int:
+def _with_server(body: Callable[[Client, argparse.Namespace], Awaitable[int]]) -> Callable[[argparse.Namespace], int]:
+    """A subcommand that talks to a running server: --server, else $TOADSTOOL_SERVER, else one announced on
+    the LAN (at a terminal), else this machine."""
+
+    def run(args: argparse.Namespace) -> int:
+        from toadstool_clients.connection import server_address
+
+        address = server_address(args.server or _discovered_server(args))
+        return asyncio.run(_with_client(address, lambda client: body(client, args), args.tls_ca))
+
+    return run
+
+
+async def cmd_games(client: Client, args: argparse.Namespace) -> int:
     for game in await client.list_games():
         print(f"{game.name:10} {game.title}  ({game.min_players}-{game.max_players} players)")
         for option in game.options:
@@ -206,7 +247,7 @@ async def cmd_games(client: Client) -> int:
     return 0
 
 
-async def cmd_tables(client: Client) -> int:
+async def cmd_tables(client: Client, args: argparse.Namespace) -> int:
     from toadstool_clients.terminal.app import STATUS_NAMES
 
     tables = await client.list_tables()
@@ -225,6 +266,8 @@ async def play_at_table(client: Client, table_id: str, token: str | None) -> int
 
 
 async def cmd_join(client: Client, args: argparse.Namespace) -> int:
+    from toadstool_clients.seats import remember_seat, remembered_seat
+
     saved = remembered_seat(client.address, args.table)
     if saved is not None and args.seat in (None, saved[0]) and await _token_still_valid(client, args.table, saved[1]):
         print(f"Resuming your seat {saved[0]} at table {args.table}")
@@ -234,8 +277,14 @@ async def cmd_join(client: Client, args: argparse.Namespace) -> int:
     return await play_at_table(client, args.table, joined.seat_token)
 
 
+async def cmd_watch(client: Client, args: argparse.Namespace) -> int:
+    return await play_at_table(client, args.table, None)
+
+
 async def _token_still_valid(client: Client, table_id: str, token: str) -> bool:
     """Whether a remembered seat token still holds its seat (it does not after leaving or being kicked)."""
+    import grpc
+
     call = client.watch(table_id, token)
     try:
         await asyncio.wait_for(call.read(), client.timeout)
@@ -250,6 +299,8 @@ async def _token_still_valid(client: Client, table_id: str, token: str) -> bool:
 
 
 async def cmd_new(client: Client, args: argparse.Namespace) -> int:
+    from toadstool_clients.seats import remember_host_token
+
     created = await client.create_table(
         args.game,
         args.players,
@@ -261,15 +312,7 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
         turn_seconds=args.turn_seconds,
         takeover_seconds=args.takeover_seconds,
     )
-    host_file = _config_dir() / "hosted.json"
-    host_file.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        hosted = json.loads(host_file.read_text())
-    except (OSError, ValueError):
-        hosted = {}
-    hosted[f"{client.address}/{created.table.table_id}"] = created.host_token
-    host_file.write_text(json.dumps(hosted, indent=1))
-    host_file.chmod(0o600)
+    remember_host_token(client.address, created.table.table_id, created.host_token)
     print(created.table.table_id)
     print(
         f"created {created.table.name}; join with: toadstool join {created.table.table_id} --server {client.address}",
@@ -278,11 +321,54 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-async def cmd_play(args: argparse.Namespace) -> int:
-    from toadstool.server import ServerConfig, announced, running_server
+def cmd_serve(args: argparse.Namespace) -> int:
+    from toadstool.limits import Limits
+    from toadstool.server import ServerConfig, serve
+    from toadstool.store import StoreError, default_db_path
+
+    limits = Limits(
+        max_request_bytes=args.max_request_bytes,
+        max_tables=args.max_tables,
+        max_tables_per_client=args.max_tables_per_client,
+        max_streams_per_client=args.max_streams_per_client,
+        actions_per_second=args.actions_per_second,
+        action_burst=max(1, int(args.actions_per_second * 2)),
+        min_bot_delay=args.min_bot_delay,
+    )
+    config = ServerConfig(
+        args.host,
+        args.port,
+        args.bot_delay,
+        limits,
+        db=None if args.no_db else str(args.db or default_db_path()),
+        db_sync=args.db_sync,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        announce=not args.no_announce,
+        name=args.name,
+    )
+    try:
+        asyncio.run(serve(config))
+    except StoreError as error:
+        print(f"toadstool: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"toadstool: {error}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def cmd_play(args: argparse.Namespace) -> int:
+    return asyncio.run(_play(args))
+
+
+async def _play(args: argparse.Namespace) -> int:
+    from toadstool_clients.connection import server_address
 
     if args.server:
         return await _play_remote(server_address(args.server), args)
+    from toadstool.server import ServerConfig, announced, running_server
+
     config = ServerConfig(
         host="0.0.0.0" if args.lan else "127.0.0.1",
         port=50051 if args.lan else 0,
@@ -295,7 +381,11 @@ async def cmd_play(args: argparse.Namespace) -> int:
 
 
 async def _play_remote(address: str, args: argparse.Namespace) -> int:
-    async with Client(address, tls_ca=getattr(args, "tls_ca", None)) as client:
+    import grpc
+
+    from toadstool_clients.connection import Client
+
+    async with Client(address, tls_ca=args.tls_ca) as client:
         try:
             players = args.players or args.bots + 1
             created = await client.create_table(
@@ -303,12 +393,14 @@ async def _play_remote(address: str, args: argparse.Namespace) -> int:
             )
             joined = await client.join(created.table.table_id, args.name, 0)
         except grpc.aio.AioRpcError as error:
-            print(f"toadstool: {await _explain(error, address, getattr(args, 'tls_ca', None))}", file=sys.stderr)
+            print(f"toadstool: {await _explain(error, address, args.tls_ca)}", file=sys.stderr)
             return 2
         return await play_at_table(client, created.table.table_id, joined.seat_token)
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
+    import json
+
     from toadstool.selfplay import selfplay_summary
 
     smart = tuple(int(s) for s in args.smart_seats.split(",") if s.strip())
@@ -321,7 +413,7 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_tracks() -> int:
+def cmd_tracks(args: argparse.Namespace) -> int:
     try:
         from toadstool.games.kart.tracks import list_tracks
     except ImportError:
@@ -333,26 +425,6 @@ def cmd_tracks() -> int:
         else:
             print(f"{track.name:16} {track.title:24} {track.length} fields  {track.source}")
     return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    arguments = list(sys.argv[1:] if argv is None else argv)
-    if arguments and arguments[0] in PASSTHROUGH:
-        import importlib
-
-        module = importlib.import_module(PASSTHROUGH[arguments[0]][0])
-        try:
-            result: int = module.main(arguments[1:])
-            return result
-        except KeyboardInterrupt:
-            return 130
-    args = build_parser().parse_args(arguments)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
-    try:
-        return _dispatch(args)
-    except KeyboardInterrupt:
-        print("\nbye", file=sys.stderr)
-        return 130
 
 
 def _discovered_server(args: argparse.Namespace) -> str | None:
@@ -374,57 +446,67 @@ def _discovered_server(args: argparse.Namespace) -> str | None:
     return found.address
 
 
-def _dispatch(args: argparse.Namespace) -> int:
-    command = args.command
-    if command == "serve":
-        from toadstool.server import ServerConfig, serve
-        from toadstool.store import StoreError, default_db_path
+#: Every subcommand, in the order `toadstool --help` lists them.
+COMMANDS: dict[str, Command] = {
+    "serve": Command("host tables for the LAN", _serve_options, cmd_serve),
+    "play": Command("play a game in the terminal against bots (starts its own server)", _play_options, cmd_play),
+    "join": Command("take a seat at a table and play", _join_options, _with_server(cmd_join)),
+    "watch": Command("spectate a table", _watch_options, _with_server(cmd_watch)),
+    "games": Command("list the games the server hosts", _server_options, _with_server(cmd_games)),
+    "tables": Command("list the server's tables", _server_options, _with_server(cmd_tables)),
+    "new": Command("create a table and print its id", _new_options, _with_server(cmd_new)),
+    "selfplay": Command("play bot-only games in-process and print a JSON summary", _selfplay_options, cmd_selfplay),
+    "tracks": Command("list the installed Kart tracks", _no_options, cmd_tracks),
+    "tk": _in_module("the Tk desktop client", "toadstool_clients.tk.app"),
+    "bridge": _in_module(
+        "mirror public table state to MQTT (LED dice, displays, Home Assistant)", "toadstool_clients.bridge.app"
+    ),
+    "discover": _in_module("list Toadstool servers announced on the LAN", "toadstool_clients.discovery"),
+    "cert": _in_module("make a self-signed TLS certificate and key for a home LAN", "toadstool_clients.certs"),
+    "replay": _in_module("replay a finished game step by step", "toadstool_clients.replay"),
+}
 
-        limits = Limits(
-            max_request_bytes=args.max_request_bytes,
-            max_tables=args.max_tables,
-            max_tables_per_client=args.max_tables_per_client,
-            max_streams_per_client=args.max_streams_per_client,
-            actions_per_second=args.actions_per_second,
-            action_burst=max(1, int(args.actions_per_second * 2)),
-            min_bot_delay=args.min_bot_delay,
+
+def build_parser(with_options: Iterable[str] | None = None) -> argparse.ArgumentParser:
+    """The `toadstool` parser: every subcommand, with the options of those in `with_options` (default:
+    all of them, which imports every client; `main` adds only the one asked for)."""
+    chosen = set(COMMANDS if with_options is None else with_options)
+    parser = argparse.ArgumentParser(prog="toadstool", description="Mario tabletop games over the LAN.")
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    sub = parser.add_subparsers(
+        dest="command",
+        required=True,
+        metavar="COMMAND",
+        title="commands",
+        help="`toadstool COMMAND --help` for its options",
+    )
+    for name, command in COMMANDS.items():
+        p = sub.add_parser(
+            name, help=command.summary, description=command.summary[0].upper() + command.summary[1:] + "."
         )
-        config = ServerConfig(
-            args.host,
-            args.port,
-            args.bot_delay,
-            limits,
-            db=None if args.no_db else str(args.db or default_db_path()),
-            db_sync=args.db_sync,
-            tls_cert=args.tls_cert,
-            tls_key=args.tls_key,
-            announce=not args.no_announce,
-            name=args.name,
-        )
-        try:
-            asyncio.run(serve(config))
-        except StoreError as error:
-            print(f"toadstool: {error}", file=sys.stderr)
-            return 2
-        except OSError as error:
-            print(f"toadstool: {error}", file=sys.stderr)
-            return 2
-        return 0
-    if command == "selfplay":
-        return cmd_selfplay(args)
-    if command == "tracks":
-        return cmd_tracks()
-    if command == "play":
-        return asyncio.run(cmd_play(args))
-    address = server_address(args.server or _discovered_server(args))
-    bodies = {
-        "games": cmd_games,
-        "tables": cmd_tables,
-        "join": lambda c: cmd_join(c, args),
-        "watch": lambda c: play_at_table(c, args.table, None),
-        "new": lambda c: cmd_new(c, args),
-    }
-    return asyncio.run(_with_client(address, bodies[command], args.tls_ca))
+        if name in chosen:
+            command.add_arguments(p)
+            # -v works after the subcommand too; SUPPRESS keeps a -v given before it.
+            p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log more")
+    return parser
+
+
+def _command_in(arguments: Sequence[str]) -> str | None:
+    """The subcommand named in `arguments` (the first word that is not an option), if it is one."""
+    word = next((argument for argument in arguments if not argument.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    chosen = _command_in(arguments)
+    args = build_parser([chosen] if chosen else []).parse_args(arguments)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    try:
+        return COMMANDS[args.command].run(args)
+    except KeyboardInterrupt:
+        print("\nbye", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import random
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ import grpc
 
 from toadstool.server import KEEPALIVE
 from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
+from toadstool_clients.backoff import backoff
 
 DEFAULT_PORT = 50051
 #: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows
@@ -238,7 +238,7 @@ class Client:
         table, bad token) are raised.
         """
         since: int | None = None
-        delay = 0.25
+        delays = backoff(cap=max_backoff)
         lost_at: float | None = None
         loop = asyncio.get_running_loop()
         while True:
@@ -247,7 +247,7 @@ class Client:
                 async for response in call:
                     if lost_at is not None:
                         lost_at = None
-                        delay = 0.25
+                        delays = backoff(cap=max_backoff)
                         yield StreamState(connected=True, message="reconnected")
                     since = response.update.version
                     yield response.update
@@ -265,5 +265,4 @@ class Client:
                 yield StreamState(connected=False, message=raise_message)
             if give_up_after is not None and now - lost_at > give_up_after:
                 raise ConnectionError(f"gave up after {give_up_after:.0f} s: {raise_message}")
-            await asyncio.sleep(delay * (0.5 + random.random()))
-            delay = min(max_backoff, delay * 2)
+            await asyncio.sleep(next(delays))

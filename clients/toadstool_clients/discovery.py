@@ -257,14 +257,21 @@ async def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """`toadstool discover`: list the servers announced on the LAN."""
-    parser = argparse.ArgumentParser(
-        prog="toadstool discover", description="List Toadstool servers announced on the LAN (mDNS/DNS-SD)."
-    )
+def _positive_seconds(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, not {text!r}") from None
+    if not seconds > 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return seconds
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `toadstool discover`."""
     parser.add_argument(
         "--seconds",
-        type=float,
+        type=_positive_seconds,
         default=None,
         help=f"how long to listen (default {DEFAULT_SECONDS:g}; with --watch: until Ctrl+C)",
     )
@@ -273,9 +280,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--interface", action="append", metavar="ADDRESS", help="listen only on this local address (repeatable)"
     )
-    args = parser.parse_args(argv)
-    if args.seconds is not None and args.seconds <= 0:
-        parser.error("--seconds must be positive")
+
+
+def run(args: argparse.Namespace) -> int:
+    """`toadstool discover`: list the servers announced on the LAN."""
     try:
         return asyncio.run(_run(args))
     except KeyboardInterrupt:
@@ -283,6 +291,15 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"toadstool discover: cannot listen for mDNS: {error}", file=sys.stderr)
         return 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m toadstool_clients.discovery`: the same as `toadstool discover`."""
+    parser = argparse.ArgumentParser(
+        prog="toadstool discover", description="List Toadstool servers announced on the LAN (mDNS/DNS-SD)."
+    )
+    add_arguments(parser)
+    return run(parser.parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from rich.text import Text
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client, describe_rpc_error, server_address
+from toadstool_clients.seats import remembered_seat
 from toadstool_clients.terminal.games import render_game
 
 
@@ -32,8 +33,6 @@ def step_update(table: table_pb2.TableInfo, step: table_pb2.HistoryStep, viewer:
 
 
 async def replay(address: str, table_id: str, tls_ca: str | None, delay: float, interactive: bool) -> int:
-    from toadstool_clients.cli import remembered_seat
-
     console = Console(highlight=False)
     async with Client(address, tls_ca=tls_ca) as client:
         try:
@@ -62,13 +61,16 @@ async def replay(address: str, table_id: str, tls_ca: str | None, delay: float, 
     return 0
 
 
-def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="toadstool replay", description=__doc__)
-    parser.add_argument("table")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `toadstool replay`."""
+    parser.add_argument("table", help="id of the table to replay")
     parser.add_argument("--server", help="HOST[:PORT] (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
     parser.add_argument("--tls-ca", help="PEM certificate of a TLS server")
     parser.add_argument("--delay", type=float, default=0.0, help="seconds between steps instead of waiting for Enter")
     parser.add_argument("--all", action="store_true", help="print every step at once")
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
+    """`toadstool replay` with its parsed options."""
     interactive = not args.all and not args.delay and sys.stdin.isatty()
     return asyncio.run(replay(server_address(args.server), args.table, args.tls_ca, args.delay, interactive))

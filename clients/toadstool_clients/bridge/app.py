@@ -19,6 +19,7 @@ for anything else never causes a roll.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import contextlib
 import itertools
@@ -34,8 +35,16 @@ import aiomqtt
 import grpc
 
 from toadstool.v1 import table_pb2
+from toadstool_clients.backoff import backoff
 from toadstool_clients.bridge import formats
-from toadstool_clients.bridge.config import ALL_TABLES, BridgeConfig, ConfigError, config_from_args
+from toadstool_clients.bridge.config import (
+    ALL_TABLES,
+    BridgeConfig,
+    ConfigError,
+    add_arguments,
+    build_parser,
+    config_from_options,
+)
 from toadstool_clients.bridge.presses import Press, PressRefused, parse_press, request_id_for
 from toadstool_clients.bridge.publisher import BrokerLink, Outbox, cancel_and_wait
 from toadstool_clients.bridge.topics import Topics, safe_level
@@ -155,7 +164,7 @@ class Bridge:
     async def poll_tables(self, stop: asyncio.Event) -> None:
         """Follow the wanted tables as they appear; clear those that finished before we saw them or vanished."""
         assert self.client is not None
-        delay = self.config.poll
+        retries = backoff(first=self.config.poll, cap=self.config.max_backoff)
         while not stop.is_set():
             try:
                 listed = {t.table_id: t for t in await self.client.list_tables()}
@@ -165,9 +174,10 @@ class Bridge:
                 level = logging.INFO if unreachable else logging.WARNING
                 log.log(level, "cannot list tables: %s", describe_rpc_error(error))
                 self.server_outbox.put(self.topics.server, b"unreachable")
-                delay = min(self.config.max_backoff, max(delay * 2, 0.25))
+                delay = next(retries)
             else:
                 self.server_outbox.put(self.topics.server, b"connected")
+                retries = backoff(first=self.config.poll, cap=self.config.max_backoff)
                 delay = self.config.poll
                 self.follow_listed(listed)
             with contextlib.suppress(TimeoutError):
@@ -517,12 +527,18 @@ async def _main(config: BridgeConfig) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    """`toadstool bridge ARGS`: run the bridge until interrupted."""
+    """`toadstool bridge ARGS` on its own: run the bridge until interrupted."""
+    return run(build_parser().parse_args(list(argv)))
+
+
+def run(args: argparse.Namespace) -> int:
+    """`toadstool bridge` with its parsed options: run the bridge until interrupted."""
     try:
-        config, verbose = config_from_args(argv)
+        config = config_from_options(args)
     except ConfigError as error:
         print(f"toadstool bridge: {error}", file=sys.stderr)
         return 2
+    verbose = bool(getattr(args, "verbose", False))
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(levelname)s %(message)s")
     logging.getLogger("toadstool_clients.bridge.mqtt").setLevel(logging.INFO if verbose else logging.WARNING)
     try:
@@ -531,4 +547,4 @@ def main(argv: Sequence[str]) -> int:
         return 130
 
 
-__all__ = ["Bridge", "PressRefused", "main", "parse_press", "request_id_for", "run_bridge"]
+__all__ = ["Bridge", "PressRefused", "add_arguments", "main", "parse_press", "request_id_for", "run", "run_bridge"]

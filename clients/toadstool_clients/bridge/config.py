@@ -19,15 +19,20 @@ of the machine could read them in the process list:
 
 A WLED or Tasmota display shows one thing: giving it to two tables (a table id and "*" included), or one
 Tasmota display two values, is refused. AWTRIX 3 clocks may serve several tables: each gets its own app.
+The file is decoded into typed sections (msgspec Structs): an unknown key, or a value of the wrong type,
+is refused naming the key and what it should be.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import tomllib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+import msgspec
 
 from toadstool_clients.bridge.formats import Devices, parse_tasmota
 from toadstool_clients.bridge.publisher import BrokerConfig, parse_broker
@@ -77,13 +82,21 @@ class BridgeConfig:
         return own.merged(shared.devices) if shared else own
 
 
+DESCRIPTION = (
+    "Mirror public table state to MQTT (LED dice, score displays, Home Assistant). Topics and payloads: docs/mqtt.md."
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    """The options of `toadstool bridge` (docs/mqtt.md explains each)."""
-    parser = argparse.ArgumentParser(
-        prog="toadstool bridge",
-        description="Mirror public table state to MQTT (LED dice, score displays, Home Assistant). "
-        "Topics and payloads: docs/mqtt.md.",
-    )
+    """`toadstool bridge`'s parser on its own (`toadstool` itself adds the options to its subcommand)."""
+    parser = argparse.ArgumentParser(prog="toadstool bridge", description=DESCRIPTION)
+    add_arguments(parser)
+    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    return parser
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `toadstool bridge` (docs/mqtt.md explains each), but -v, which `toadstool` has."""
     parser.add_argument("--server", help="HOST[:PORT] of the game server (default: $TOADSTOOL_SERVER or 127.0.0.1)")
     parser.add_argument("--server-tls-ca", help="PEM certificate of a TLS game server (default: $TOADSTOOL_TLS_CA)")
     parser.add_argument("--broker", default="127.0.0.1", help="HOST[:PORT] of the MQTT broker (default 127.0.0.1:1883)")
@@ -111,8 +124,6 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--poll", type=float, default=2.0, help="seconds between table listings")
     parser.add_argument("--linger", type=float, default=60.0, help="seconds a finished table stays before clearing")
     parser.add_argument("--max-backoff", type=float, default=10.0, help="longest wait between reconnect attempts")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
-    return parser
 
 
 def _pairs(values: Sequence[str], flag: str) -> list[tuple[str, str]]:
@@ -125,22 +136,108 @@ def _pairs(values: Sequence[str], flag: str) -> list[tuple[str, str]]:
     return pairs
 
 
-def _strings(value: object, where: str) -> list[str]:
-    if isinstance(value, str):
-        return [value]
-    if isinstance(value, list) and all(isinstance(v, str) for v in value):
-        return list(value)
-    raise ConfigError(f"{where} must be a string or a list of strings")
+class _TableSection(msgspec.Struct, forbid_unknown_fields=True):
+    """What `[tables.ID]` (or `[tables."*"]`) may say in the config file: a string or a list of strings each."""
+
+    device_token: str | msgspec.UnsetType = msgspec.UNSET
+    press_topics: str | list[str] = []
+    wled: str | list[str] = []
+    awtrix: str | list[str] = []
+    tasmota: str | list[str] = []
 
 
-def _read_file(path: str) -> dict[str, object]:
+class _ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
+    """The config file's top level; each `[tables.ID]` is decoded on its own so errors can name its ID."""
+
+    username: str = ""
+    password: str = ""
+    tables: dict[str, object] = {}
+
+
+S = TypeVar("S", bound=msgspec.Struct)
+
+#: msgspec's type names that TOML calls otherwise (TOML has no null).
+_TOML_NAMES = {"object": "table", "null": ""}
+_MISMATCH = re.compile(r"Expected `(?P<expected>[^`]+)`, got `(?P<got>[^`]+)`(?: - at `\$(?P<at>[^`]*)`)?$")
+_UNKNOWN = re.compile(r"Object contains unknown field `(?P<key>[^`]+)`(?: - at `\$(?P<at>[^`]*)`)?$")
+_BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+_MISSING = re.compile(r"Object missing required field `(?P<key>[^`]+)`(?: - at `\$(?P<at>[^`]*)`)?$")
+
+
+def _key(where: str, at: str | None, key: str = "") -> str:
+    """A dotted key path from a section ("tables.k7m2qx"), msgspec's path below it (".wled[0]") and a key."""
+    return ".".join(part for part in (where, (at or "").lstrip("."), key) if part)
+
+
+def _type_names(names: str) -> str:
+    return " or ".join(n for n in (_TOML_NAMES.get(name, name) for name in names.split(" | ")) if n)
+
+
+def explained(error: msgspec.ValidationError, type_: type[msgspec.Struct], where: str = "") -> str:
+    """msgspec's validation message in the config file's words: which key, and what was expected there."""
+    message = str(error)
+    if found := _MISMATCH.match(message):
+        key = _key(where, found["at"]) or "the file"
+        return f"{key}: expected {_type_names(found['expected'])}, got {_type_names(found['got'])}"
+    if found := _UNKNOWN.match(message):
+        known = "" if found["at"] else f" (known: {', '.join(f.name for f in msgspec.structs.fields(type_))})"
+        return f"unknown setting {_key(where, found['at'], found['key'])}{known}"
+    if found := _MISSING.match(message):
+        return f"missing setting {_key(where, found['at'], found['key'])}"
+    return f"{message} (in {where})" if where else message
+
+
+def typed(value: object, type_: type[S], source: str, where: str = "") -> S:
+    """Decoded TOML data (`value`, the section `where` of the file `source`) as `type_`; a ConfigError says
+    which key is wrong and what it should be."""
+    try:
+        return msgspec.convert(value, type=type_)
+    except msgspec.ValidationError as error:
+        raise ConfigError(f"in {source}: {explained(error, type_, where)}") from None
+
+
+def read_toml(path: str, type_: type[S]) -> S:
+    """The TOML file at `path` as `type_` (a msgspec Struct); ConfigError says what is wrong and where."""
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
+            data = handle.read()
     except OSError as error:
         raise ConfigError(f"cannot read the config file {path}: {error.strerror}") from None
-    except tomllib.TOMLDecodeError as error:
+    try:
+        decoded = msgspec.toml.decode(data)
+    except msgspec.DecodeError as error:
         raise ConfigError(f"the config file {path} is not valid TOML: {error}") from None
+    return typed(decoded, type_, path)
+
+
+def _section(table_id: str) -> str:
+    """The TOML key of a table's section: tables.k7m2qx, or quoted as the file must write it (tables."*")."""
+    return f"tables.{table_id}" if _BARE_KEY.fullmatch(table_id) else f'tables."{table_id}"'
+
+
+def _strings(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _file_settings(path: str) -> tuple[_ConfigFile, dict[str, TableSettings]]:
+    """The config file's top level and its `[tables.ID]` sections (see the module's docstring)."""
+    data = read_toml(path, _ConfigFile)
+    per_table: dict[str, TableSettings] = {}
+    for table_id, value in data.tables.items():
+        section = typed(value, _TableSection, path, _section(table_id))
+        settings = per_table.setdefault(table_id, TableSettings())
+        if isinstance(section.device_token, str):
+            if table_id == ALL_TABLES:
+                raise ConfigError("a device token belongs to one table; it cannot be given for *")
+            settings.device_token = section.device_token
+        settings.press_topics += _strings(section.press_topics)
+        settings.devices.wled += _strings(section.wled)
+        settings.devices.awtrix += _strings(section.awtrix)
+        try:
+            settings.devices.tasmota += [parse_tasmota(spec) for spec in _strings(section.tasmota)]
+        except ValueError as error:
+            raise ConfigError(f"in {path}: {_section(table_id)}.tasmota: {error}") from None
+    return data, per_table
 
 
 def _refuse_shared_displays(per_table: dict[str, TableSettings]) -> None:
@@ -162,41 +259,17 @@ def _refuse_shared_displays(per_table: dict[str, TableSettings]) -> None:
 def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
     """The bridge's config and whether to log verbosely; ConfigError says what is wrong."""
     args = build_parser().parse_args(list(argv))
-    data = _read_file(args.config) if args.config else {}
-    per_table: dict[str, TableSettings] = {}
+    return config_from_options(args), args.verbose
+
+
+def config_from_options(args: argparse.Namespace) -> BridgeConfig:
+    """The bridge's config from its parsed options (and the config file they name); ConfigError says what
+    is wrong."""
+    file, per_table = _file_settings(args.config) if args.config else (_ConfigFile(), {})
 
     def table(table_id: str) -> TableSettings:
         return per_table.setdefault(table_id, TableSettings())
 
-    unknown = sorted(set(data) - {"username", "password", "tables"})
-    if unknown:
-        raise ConfigError(f"unknown setting {unknown[0]!r} in {args.config} (known: username, password, [tables.ID])")
-    tables_section = data.get("tables", {})
-    if not isinstance(tables_section, dict):
-        raise ConfigError("[tables] in the config file must be a table of table ids")
-    for table_id, section in tables_section.items():
-        if not isinstance(section, dict):
-            raise ConfigError(f"[tables.{table_id}] must be a table")
-        settings = table(str(table_id))
-        where = f"tables.{table_id}"
-        for key, value in section.items():
-            if key == "device_token":
-                if table_id == ALL_TABLES:
-                    raise ConfigError("a device token belongs to one table; it cannot be given for *")
-                settings.device_token = _strings(value, f"{where}.device_token")[0]
-            elif key == "press_topics":
-                settings.press_topics += _strings(value, f"{where}.press_topics")
-            elif key == "wled":
-                settings.devices.wled += _strings(value, f"{where}.wled")
-            elif key == "awtrix":
-                settings.devices.awtrix += _strings(value, f"{where}.awtrix")
-            elif key == "tasmota":
-                try:
-                    settings.devices.tasmota += [parse_tasmota(s) for s in _strings(value, f"{where}.tasmota")]
-                except ValueError as error:
-                    raise ConfigError(str(error)) from None
-            else:
-                raise ConfigError(f"unknown setting {where}.{key}")
     for table_id, token in _pairs(args.device_token, "--device-token"):
         if table_id == ALL_TABLES:
             raise ConfigError("a device token belongs to one table; it cannot be given for *")
@@ -220,13 +293,13 @@ def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
 
     tls = bool(args.tls or args.tls_ca)
     host, port = parse_broker(args.broker, tls)
-    password = args.password or os.environ.get("TOADSTOOL_MQTT_PASSWORD") or data.get("password")
-    username = args.username or data.get("username")
+    password = args.password or os.environ.get("TOADSTOOL_MQTT_PASSWORD") or file.password or None
+    username = args.username or file.username or None
     broker = BrokerConfig(
         host=host,
         port=port,
-        username=str(username) if username else None,
-        password=str(password) if password else None,
+        username=username,
+        password=password,
         tls=tls,
         tls_ca=args.tls_ca,
         max_backoff=args.max_backoff,
@@ -252,4 +325,4 @@ def config_from_args(argv: Sequence[str]) -> tuple[BridgeConfig, bool]:
         server_tls_ca=args.server_tls_ca,
         per_table=per_table,
     )
-    return config, args.verbose
+    return config

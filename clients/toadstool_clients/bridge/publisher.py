@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import random
 import ssl
 import uuid
 from collections.abc import Awaitable, Callable
@@ -23,6 +22,8 @@ from typing import Any
 
 import aiomqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
+
+from toadstool_clients.backoff import backoff
 
 log = logging.getLogger(__name__)
 
@@ -246,11 +247,13 @@ class BrokerLink:
 
     async def run(self, stop: asyncio.Event) -> None:
         """Stay connected until `stop` is set; then publish "offline" and disconnect cleanly."""
-        delay = 0.25
+        delays = backoff(cap=self.config.max_backoff)
+        failures = 0
         while not stop.is_set():
             try:
                 async with self._client_for() as client:
-                    delay = 0.25
+                    delays = backoff(cap=self.config.max_backoff)
+                    failures = 0
                     self._client = client
                     if self.birth is not None:
                         await client.publish(self.status_topic, self.birth, qos=1, retain=True, timeout=10)
@@ -270,15 +273,15 @@ class BrokerLink:
                     return
             except aiomqtt.MqttError as error:
                 # Said once per outage (then quietly at each retry).
-                level = logging.WARNING if delay == 0.25 else logging.INFO
+                failures += 1
+                level = logging.WARNING if failures == 1 else logging.INFO
                 log.log(level, "MQTT broker %s:%s: %s", self.config.host, self.config.port, error)
             finally:
                 self._client = None
                 self.connected.clear()
             with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(delay * (0.5 + random.random())):
+                async with asyncio.timeout(next(delays)):
                     await stop.wait()
-            delay = min(self.config.max_backoff, delay * 2)
 
     async def _serve(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
         async def publish(topic: str, payload: bytes, retain: bool) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client, server_address
+from toadstool_clients.paths import tk_settings_file
 from toadstool_clients.tk.games import FONT, safe_text
 from toadstool_clients.tk.network import Network
 
@@ -35,9 +36,8 @@ TITLE = "Toadstool"
 
 
 def settings_path() -> Path:
-    """~/.config/toadstool/tk.json, respecting $XDG_CONFIG_HOME."""
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "toadstool" / "tk.json"
+    """~/.config/toadstool/tk.json on Linux, respecting $XDG_CONFIG_HOME (`toadstool_clients.paths`)."""
+    return tk_settings_file()
 
 
 def load_settings() -> dict[str, str]:
@@ -220,8 +220,8 @@ class App:
             gc.enable()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="toadstool tk", description="The Toadstool desktop client (Tk).")
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of `toadstool tk`."""
     parser.add_argument(
         "--server", help="HOST[:PORT] to connect to at once (default: fill in the last one used and wait)"
     )
@@ -231,12 +231,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--interface", action="append", help="listen for announced servers on this address only (repeatable)"
     )
-    return parser
 
 
-def main(argv: list[str]) -> int:
-    """Open the window and run until it is closed."""
-    args = build_parser().parse_args(argv)
+def run(args: argparse.Namespace) -> int:
+    """`toadstool tk`: open the window and run until it is closed."""
     try:
         root = tk.Tk()
     except tk.TclError as error:
