@@ -55,3 +55,31 @@ def test_each_table_server_module_says_what_it_owns_and_stays_short(path: Path) 
     tree = ast.parse(path.read_text())
     assert ast.get_docstring(tree), f"{path.name} does not say what it is for"
     assert len(path.read_text().splitlines()) <= 600, f"{path.name} is past ~500 lines: split it by concept"
+
+
+CLIENTS = Path(__file__).resolve().parents[1] / "clients" / "toadstool_clients"
+#: What clients may import of the server package: the contract (generated code and shared constants).
+CONTRACT = ("toadstool.v1", "toadstool.api")
+#: The `toadstool` command: the one composition root, which imports the server side lazily, per subcommand.
+COMPOSITION_ROOT = CLIENTS / "cli.py"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in CLIENTS.rglob("*.py") if p != COMPOSITION_ROOT), ids=lambda p: str(p.relative_to(CLIENTS))
+)
+def test_clients_import_only_the_contract_of_the_server_package(path: Path) -> None:
+    server_side = [n for n in _imports(path) if n == "toadstool" or n.startswith("toadstool.")]
+    wrong = [n for n in server_side if not n.startswith(CONTRACT)]
+    assert not wrong, (
+        f"{path.relative_to(CLIENTS)} imports server internals {wrong}: move what it needs to toadstool.api"
+    )
+
+
+def test_the_command_imports_the_server_only_inside_its_subcommands() -> None:
+    tree = ast.parse(COMPOSITION_ROOT.read_text())
+    top_level = [
+        node.module
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("toadstool.")
+    ]
+    assert all(name.startswith(CONTRACT) for name in top_level), top_level

@@ -15,11 +15,10 @@ from dataclasses import dataclass
 
 import grpc
 
-from toadstool.server import KEEPALIVE
+from toadstool.api import DEFAULT_PORT, DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, KEEPALIVE, SEAT_TOKEN_KEY
 from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.backoff import backoff
 
-DEFAULT_PORT = 50051
 #: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows
 #: to 120 s, so after an outage a client would take long to notice the server is back.
 CHANNEL_OPTIONS = (
@@ -27,9 +26,6 @@ CHANNEL_OPTIONS = (
     ("grpc.initial_reconnect_backoff_ms", 250),
     ("grpc.max_reconnect_backoff_ms", 10_000),
 )
-SEAT_TOKEN_KEY = "x-seat-token"
-HOST_TOKEN_KEY = "x-host-token"
-DEVICE_TOKEN_KEY = "x-device-token"
 
 
 def server_address(given: str | None) -> str:
@@ -167,7 +163,7 @@ class Client:
         every `Act`, it carries a request id (a fresh one unless given): a press sent again with the same id
         rolls once."""
         request = service_pb2.ActRequest(
-            table_id=table_id, version=version, action_id="roll", request_id=request_id or uuid.uuid4().hex
+            table_id=table_id, version=version, action_id=DEVICE_ACTION, request_id=request_id or uuid.uuid4().hex
         )
         response: service_pb2.ActResponse = await self.stub.Act(
             request, metadata=((DEVICE_TOKEN_KEY, device_token),), timeout=self.timeout

@@ -21,7 +21,9 @@ from dataclasses import asdict, dataclass, field
 from zeroconf import InterfaceChoice, IPVersion, ServiceStateChange, Zeroconf
 from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo, AsyncZeroconf
 
-SERVICE_TYPE = "_toadstool._tcp.local."
+from toadstool.api import MDNS_SERVICE_TYPE, TXT_GAMES, TXT_OPEN, TXT_TABLES, TXT_TLS, TXT_VERSION
+
+SERVICE_TYPE = MDNS_SERVICE_TYPE
 #: How long a browse listens by default: mDNS answers arrive within a second or two on a quiet LAN.
 DEFAULT_SECONDS = 3.0
 _MAX_TEXT = 120
@@ -86,17 +88,17 @@ def found_from_info(info: AsyncServiceInfo) -> Found | None:
     if not addresses:
         return None
     properties = {clean_text(key, 32): clean_text(value, 300) for key, value in (info.properties or {}).items() if key}
-    games = tuple(g for g in (clean_text(g.strip(), 32) for g in properties.get("games", "").split(",")) if g)[:16]
+    games = tuple(g for g in (clean_text(g.strip(), 32) for g in properties.get(TXT_GAMES, "").split(",")) if g)[:16]
     name = info.name.removesuffix("." + SERVICE_TYPE)
     return Found(
         name=clean_text(name, 63) or "?",
         addresses=tuple(addresses),
         port=int(info.port),
-        version=clean_text(properties.get("version", ""), 32),
+        version=clean_text(properties.get(TXT_VERSION, ""), 32),
         games=games,
-        tls=properties.get("tls", "").lower() in {"yes", "true", "1"},
-        tables=_count(properties.get("tables", "")),
-        open_tables=_count(properties.get("open", "")),
+        tls=properties.get(TXT_TLS, "").lower() in {"yes", "true", "1"},
+        tables=_count(properties.get(TXT_TABLES, "")),
+        open_tables=_count(properties.get(TXT_OPEN, "")),
         service=info.name,
     )
 

@@ -24,12 +24,14 @@ import ifaddr
 from zeroconf import InterfaceChoice, IPVersion, NonUniqueNameException
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
+from toadstool.api import MDNS_SERVICE_TYPE, TXT_GAMES, TXT_OPEN, TXT_TABLES, TXT_TLS, TXT_VERSION
+
 if TYPE_CHECKING:
     from toadstool.tables import TableRegistry
 
 log = logging.getLogger(__name__)
 
-SERVICE_TYPE = "_toadstool._tcp.local."
+SERVICE_TYPE = MDNS_SERVICE_TYPE
 #: DNS-SD instance names are one DNS label: at most 63 bytes of UTF-8.
 MAX_NAME_BYTES = 63
 #: A TXT string holds at most 255 bytes, "key=value" included; longer values are cut.
@@ -89,7 +91,7 @@ def _host_label() -> str:
 
 def txt_properties(info: Mapping[str, str]) -> dict[str, str]:
     """The TXT record: the package version plus what `info()` says, each value cut to fit a TXT string."""
-    properties = {"version": package_version()}
+    properties = {TXT_VERSION: package_version()}
     properties.update(info)
     return {key: value.encode()[:MAX_TXT_VALUE_BYTES].decode(errors="ignore") for key, value in properties.items()}
 
@@ -104,10 +106,10 @@ def registry_info(registry: TableRegistry, tls: bool) -> Callable[[], dict[str, 
         tables = list(registry.tables.values())
         open_tables = sum(1 for t in tables if t.status == Status.LOBBY and t.open_seats())
         return {
-            "games": ",".join(GAMES),
-            "tls": "yes" if tls else "no",
-            "tables": str(len(tables)),
-            "open": str(open_tables),
+            TXT_GAMES: ",".join(GAMES),
+            TXT_TLS: "yes" if tls else "no",
+            TXT_TABLES: str(len(tables)),
+            TXT_OPEN: str(open_tables),
         }
 
     return info

@@ -20,6 +20,7 @@ from typing import Any
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
+from toadstool.api import DEFAULT_PORT, KEEPALIVE
 from toadstool.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.limits import Limits
 from toadstool.listener import Listener
@@ -42,20 +43,11 @@ SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"].full_
 #: The server makes few reference cycles; these thresholds still collect them, just less often.
 GC_THRESHOLDS = (50_000, 20, 20)
 
-#: HTTP/2 keepalive, the same on both ends (clients use it too): a silent peer is dropped within ~20 s.
-KEEPALIVE: tuple[tuple[str, int], ...] = (
-    ("grpc.keepalive_time_ms", 10_000),
-    ("grpc.keepalive_timeout_ms", 10_000),
-    ("grpc.http2.ping_timeout_ms", 10_000),
-    ("grpc.keepalive_permit_without_calls", 1),
-    ("grpc.http2.max_pings_without_data", 0),
-)
-
 
 @dataclass(frozen=True)
 class ServerConfig:
     host: str = "0.0.0.0"
-    port: int = 50051
+    port: int = DEFAULT_PORT
     bot_delay: float = 0.6
     limits: Limits = field(default_factory=Limits)
     grace: float = 3.0

@@ -18,17 +18,15 @@ from typing import Any, TypeVar
 import grpc
 
 from toadstool import messages
+from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
 from toadstool.limits import Guard, Limits, client_of
-from toadstool.tables import DEVICE_ACTION, ErrorKind, Status, Table, TableError, TableRegistry
+from toadstool.tables import ErrorKind, Status, Table, TableError, TableRegistry
 from toadstool.v1 import service_pb2, service_pb2_grpc
 
 log = logging.getLogger(__name__)
 
-SEAT_TOKEN_KEY = "x-seat-token"
-HOST_TOKEN_KEY = "x-host-token"
-DEVICE_TOKEN_KEY = "x-device-token"
 MAX_ID_LENGTH = 256
 #: Why `Act` refuses a request without a request id (an empty one could never tell a retry from a new action).
 NO_REQUEST_ID = (

@@ -27,7 +27,7 @@ from toadstool.tables.seats import (
     sanitize_name,
     token_matches,
 )
-from toadstool.tables.table import DEVICE_ACTION, MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
+from toadstool.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
 from toadstool.tables.waiters import Waiters
 
 __all__ = [
@@ -35,7 +35,6 @@ __all__ = [
     "BACKLOG_RECHECK",
     "BEAT_SECONDS",
     "BUSY_LAG",
-    "DEVICE_ACTION",
     "KEEP_FINISHED",
     "MAX_BOT_WAIT",
     "MAX_CLOCK_SECONDS",
