@@ -1,9 +1,10 @@
 """Everything in deploy/ checked by what can run here: the systemd units verified and rated by
 systemd-analyze (in a scratch root, so nothing is installed on this machine), the Containerfile linted by
-hadolint and its health check run against a real server, the compose file and the Kubernetes manifest
-validated against their published schemas, the Mosquitto config loaded by a real broker, and every
-`toadstool` option they use accepted by the real command line. Nothing is booted (no systemd as PID 1,
-no container engine, no cluster here).
+hadolint, its two images (the server's, the bridge's) read stage by stage and its health check run against
+a real server (tests/test_extras.py runs the server image's install recipe), the compose file and the
+Kubernetes manifest validated against their published schemas, the Mosquitto config loaded by a real
+broker, and every `toadstool` option they use accepted by the real command line. Nothing is booted (no
+systemd as PID 1, no container engine, no cluster here).
 """
 
 from __future__ import annotations
@@ -115,12 +116,77 @@ def test_the_containerfile_passes_hadolint() -> None:
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
 
 
-def containerfile_instruction(name: str) -> str:
-    """The arguments of an instruction of the final stage (continuation lines joined)."""
+def containerfile_stages() -> dict[str, list[tuple[str, str]]]:
+    """The Containerfile's stages in order, by name: each its instructions as (INSTRUCTION, arguments), with
+    continuation lines joined."""
+    stages: dict[str, list[tuple[str, str]]] = {}
     text = (DEPLOY / "Containerfile").read_text().replace("\\\n", " ")
-    matches = [line.split(None, 1)[1] for line in text.splitlines() if line.startswith(f"{name} ")]
-    assert matches, f"no {name} in the Containerfile"
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        instruction, _, arguments = line.partition(" ")
+        if instruction == "FROM":
+            stages[arguments.split(" AS ")[-1] if " AS " in arguments else str(len(stages))] = []
+        assert stages, "the Containerfile does not start with FROM"
+        stages[list(stages)[-1]].append((instruction, " ".join(arguments.split())))
+    return stages
+
+
+def containerfile_instruction(name: str, stage: str = "server") -> str:
+    """The arguments of the last `name` instruction of a stage (default: the server's)."""
+    matches = [arguments for instruction, arguments in containerfile_stages()[stage] if instruction == name]
+    assert matches, f"no {name} in the Containerfile's {stage} stage"
     return matches[-1]
+
+
+def test_the_default_image_is_the_server_and_the_bridge_has_a_target_of_its_own() -> None:
+    stages = containerfile_stages()
+    assert list(stages)[-1] == "server", "the last stage is what a plain `podman build` makes"
+    assert json.loads(containerfile_instruction("CMD", "server"))[0] == "serve"
+    assert containerfile_instruction("EXPOSE", "server") == "50051"
+    assert json.loads(containerfile_instruction("CMD", "bridge"))[0] == "bridge"
+    for stage in ("server", "bridge"):
+        assert stages[stage][0] == ("FROM", "runtime AS " + stage)
+    assert containerfile_instruction("USER", "runtime") == "10001:10001"
+    # The bridge serves nothing: no port, no state, no server health check.
+    assert not {"EXPOSE", "VOLUME", "HEALTHCHECK"} & {instruction for instruction, _ in stages["bridge"]}
+
+
+def _environment_stage(stage: str) -> list[tuple[str, str]]:
+    """The instructions that made the /opt/toadstool a stage copies, through the stages it builds on."""
+    copied = containerfile_instruction("COPY", stage)
+    assert copied.endswith(" /opt/toadstool /opt/toadstool"), copied
+    stages = containerfile_stages()
+    name = copied.split()[0].removeprefix("--from=")
+    instructions: list[tuple[str, str]] = []
+    while name in stages:
+        (_, base), *rest = stages[name]
+        instructions = rest + instructions
+        name = base.split(" AS ")[0]
+    return instructions
+
+
+def test_the_server_image_installs_only_the_server_requirements_and_toadstool_without_its_dependencies() -> None:
+    built = _environment_stage("server")
+    installs = [i for _, arguments in built for i in re.findall(r"pip install (.*?)(?: &&|$)", arguments)]
+    assert installs == [
+        "--no-cache-dir -r deploy/server-requirements.txt",
+        "--no-cache-dir --no-deps .",
+    ]
+    # What the build copies to /src: exactly what tests/test_extras.py installs in a fresh environment.
+    copies = [arguments for instruction, arguments in built if instruction == "COPY"]
+    assert copies == [
+        "deploy/server-requirements.txt ./deploy/",
+        "pyproject.toml README.md ./",
+        "server ./server",
+        "clients ./clients",
+    ]
+
+
+def test_the_bridge_image_adds_the_bridge_extra() -> None:
+    built = _environment_stage("bridge")
+    installs = [i for _, arguments in built for i in re.findall(r"pip install (.*?)(?: &&|$)", arguments)]
+    assert installs[-1] == "--no-cache-dir '.[bridge]'"
 
 
 async def test_the_image_health_check_passes_for_a_serving_server_and_fails_without_one(
@@ -160,9 +226,12 @@ def test_the_compose_file_follows_the_compose_specification() -> None:
 def test_the_compose_services_find_each_other_and_their_files() -> None:
     services = compose()["services"]
     assert set(services) == {"server", "bridge", "mosquitto"}
-    build = services["server"]["build"]
-    assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Containerfile"
-    assert services["bridge"]["image"] == services["server"]["image"]
+    for name in ("server", "bridge"):
+        build = services[name]["build"]
+        assert (DEPLOY / build["context"] / build["dockerfile"]).resolve() == DEPLOY / "Containerfile"
+        assert build["target"] == name
+        assert name in containerfile_stages()
+    assert services["bridge"]["image"] != services["server"]["image"]
     bridge = services["bridge"]["command"]
     server_host, server_port = bridge[bridge.index("--server") + 1].split(":")
     broker_host, broker_port = bridge[bridge.index("--broker") + 1].split(":")
@@ -234,6 +303,7 @@ def test_the_kubernetes_objects_refer_to_each_other_correctly() -> None:
     assert deployment["spec"]["selector"]["matchLabels"].items() <= labels.items()
     assert service["spec"]["selector"].items() <= labels.items()
     (container,) = pod["spec"]["containers"]
+    assert container["image"] == compose()["services"]["server"]["image"], "the server's image"
     port_names = {port["name"]: port["containerPort"] for port in container["ports"]}
     assert {port["targetPort"] for port in service["spec"]["ports"]} <= set(port_names)
     volumes = {volume["name"]: volume for volume in pod["spec"]["volumes"]}
@@ -260,7 +330,8 @@ def command_lines() -> list[tuple[str, list[str]]]:
             name, _, value = assignment.partition("=")
             if name.endswith("_ARGS") and value:
                 lines.append((name, [name.split("_")[1].lower(), *shlex.split(value)]))
-    lines.append(("Containerfile CMD", json.loads(containerfile_instruction("CMD"))))
+    for stage in ("server", "bridge"):
+        lines.append((f"Containerfile {stage} CMD", json.loads(containerfile_instruction("CMD", stage))))
     for name, service in compose()["services"].items():
         if "command" in service:
             lines.append((f"compose {name}", service["command"]))

@@ -18,6 +18,7 @@ import os
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -35,14 +36,25 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-def _in_module(summary: str, module: str) -> Command:
+def _in_module(summary: str, module: str, extra: tuple[str, str] | None = None) -> Command:
     """A subcommand whose options and body live in `module` (its `add_arguments(parser)` and `run(args)`),
-    imported only when the subcommand is asked for."""
-    return Command(
-        summary,
-        lambda parser: importlib.import_module(module).add_arguments(parser),
-        lambda args: int(importlib.import_module(module).run(args)),
-    )
+    imported only when the subcommand is asked for. With `extra` (what the subcommand is, the name of the
+    optional extra it needs), a dependency that is not installed stops it with a message saying which extra
+    to install, not a traceback."""
+
+    def load() -> ModuleType:
+        try:
+            return importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            ours = (error.name or "").partition(".")[0] in ("toadstool", "toadstool_clients")
+            if extra is None or ours:
+                raise
+            what, name = extra
+            raise SystemExit(
+                f"toadstool: {what} needs its extra: pip install 'toadstool[{name}]' (no module named {error.name!r})"
+            ) from None
+
+    return Command(summary, lambda parser: load().add_arguments(parser), lambda args: int(load().run(args)))
 
 
 def _options(pairs: Sequence[str]) -> dict[str, str]:
@@ -459,7 +471,9 @@ COMMANDS: dict[str, Command] = {
     "tracks": Command("list the installed Kart tracks", _no_options, cmd_tracks),
     "tk": _in_module("the Tk desktop client", "toadstool_clients.tk.app"),
     "bridge": _in_module(
-        "mirror public table state to MQTT (LED dice, displays, Home Assistant)", "toadstool_clients.bridge.app"
+        "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
+        "toadstool_clients.bridge.app",
+        extra=("the MQTT bridge", "bridge"),
     ),
     "discover": _in_module("list Toadstool servers announced on the LAN", "toadstool_clients.discovery"),
     "cert": _in_module("make a self-signed TLS certificate and key for a home LAN", "toadstool_clients.certs"),
