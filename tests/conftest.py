@@ -1,6 +1,6 @@
 """Shared fixtures: a test fails if anything logged an ERROR (python-chess's habit); real servers on free
-loopback ports, in this process or as a `toadstool serve` process; and a guard that no test leaves a
-process running (a failed or timed-out test included)."""
+loopback ports, in this process or as a `toadstool serve` process (which binds port 0 and says which port it
+got); and a guard that no test leaves a process running (a failed or timed-out test included)."""
 
 from __future__ import annotations
 
@@ -8,13 +8,14 @@ import contextlib
 import ctypes
 import logging
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
 import time
 import warnings
-from collections.abc import AsyncIterator, Generator, Iterable, Iterator
+from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -58,7 +59,8 @@ def _fail_on_logged_errors(caplog: pytest.LogCaptureFixture) -> Iterator[None]:
 
 
 def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    """A TCP port on 127.0.0.1 that nothing listens on right now (for an address nothing should answer at;
+    a server started on it races any other process for it: start servers with `start_serve`)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
@@ -94,6 +96,38 @@ def serve_command(port: int, *flags: str) -> list[str]:
     return toadstool_command("serve", "--host", "127.0.0.1", "--port", str(port), *flags)
 
 
+#: What `toadstool serve` prints once it listens, with the address it bound (the port it got, for port 0).
+LISTENING = re.compile(r"Toadstool server listening on (\S+:\d+) ")
+
+
+def start_serve(
+    *flags: str, output: Path, env: Mapping[str, str] | None = None, port: int = 0, seconds: float = 30.0
+) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `toadstool serve` on 127.0.0.1 with `flags`; once it says it listens, return the process and
+    the address it listens on.
+
+    Port 0 (the default) has the server bind a free port itself, so no other process can take it between
+    choosing and binding; a restart that must come back at the same address passes the port the first start
+    got. Its stdout and stderr are appended to `output` (a pipe nobody reads would fill up and stall it).
+    """
+    output.parent.mkdir(parents=True, exist_ok=True)
+    start = output.stat().st_size if output.exists() else 0
+    with output.open("ab") as log:
+        process = subprocess.Popen(serve_command(port, *flags), env=env, stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + seconds
+    while True:
+        printed = output.read_bytes()[start:].decode(errors="replace")
+        listening = LISTENING.search(printed)
+        if listening:
+            return process, listening.group(1)
+        if process.poll() is not None:
+            raise RuntimeError(f"`toadstool serve` exited ({process.returncode}) before listening:\n{printed[-4000:]}")
+        if time.monotonic() > deadline:
+            stop_process(process)
+            raise TimeoutError(f"`toadstool serve` did not listen within {seconds} s:\n{printed[-4000:]}")
+        time.sleep(0.02)
+
+
 @pytest.fixture
 async def server() -> AsyncIterator[RunningServer]:
     """A real gRPC server in this process on a free loopback port, with instant bots."""
@@ -111,17 +145,11 @@ async def client(server: RunningServer) -> AsyncIterator[Client]:
 @pytest.fixture
 def server_process(tmp_path: Path) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`toadstool serve` as a real process on a free loopback port; yields (process, address)."""
-    port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    process = subprocess.Popen(
-        serve_command(port, "--bot-delay", "0.01", "--no-db", "--no-announce", *TEST_LIMIT_FLAGS),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    flags = ("--bot-delay", "0.01", "--no-db", "--no-announce", *TEST_LIMIT_FLAGS)
+    process, address = start_serve(*flags, output=tmp_path / "serve.log", env=env)
     try:
-        wait_for_port(port)
-        yield process, f"127.0.0.1:{port}"
+        yield process, address
     finally:
         stop_process(process)
 

@@ -15,7 +15,6 @@ import os
 import random
 import socket
 import struct
-import subprocess
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -29,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis import strategies as st
 
-from conftest import stop_process
+from conftest import start_serve, stop_process
 from e2e_helpers import Transcript
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
@@ -488,39 +487,24 @@ KNOWN_LOG_NOISE: tuple[str, ...] = ()
 
 
 class ServerProcess:
-    """`toadstool serve` as a real process on a free loopback port, its output in a file (a pipe nobody
-    reads would fill up and stall a server that logs a lot), so a crash shows as a dead process and every
-    ERROR line can be read back."""
+    """`toadstool serve` as a real process on a free loopback port (it binds port 0 and says which port it
+    got), its output in a file (a pipe nobody reads would fill up and stall a server that logs a lot), so a
+    crash shows as a dead process and every ERROR line can be read back."""
 
-    def __init__(self, command: list[str], directory: Path, port: int) -> None:
+    def __init__(self, flags: Sequence[str], directory: Path) -> None:
         #: The live table and second client that watch this server throughout a test (tests/onlookers.py).
         self.onlookers: Any = None
-        self.port = port
-        self.address = f"127.0.0.1:{port}"
         self.log_path = directory / "server.log"
         env = {
             **os.environ,
             "XDG_CONFIG_HOME": str(directory / "config"),
             "XDG_STATE_HOME": str(directory / "state"),
         }
-        self._log = self.log_path.open("wb")
-        self.process = subprocess.Popen(command, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.process, self.address = start_serve(*flags, output=self.log_path, env=env)
+        self.port = int(self.address.rsplit(":", 1)[1])
 
     def alive(self) -> bool:
         return self.process.poll() is None
-
-    def wait_listening(self, seconds: float = 20.0) -> bool:
-        """Wait until this process says it listens on its port: True, or False once it has exited (another
-        process took the port between free_port() and bind, which happens under pytest -n)."""
-        deadline = time.monotonic() + seconds
-        banner = f"listening on {self.address}"
-        while time.monotonic() < deadline:
-            if banner in self.log():
-                return True
-            if not self.alive():
-                return False
-            time.sleep(0.05)
-        raise TimeoutError(f"the server did not start listening in {seconds} s:\n{self.log()[-2000:]}")
 
     def log(self) -> str:
         return self.log_path.read_text("utf-8", "replace")
@@ -540,7 +524,6 @@ class ServerProcess:
 
     def close(self) -> None:
         stop_process(self.process)
-        self._log.close()
 
 
 def send_raw(address: str, payload: bytes, read_seconds: float = 0.05, max_read: int = 65536) -> bytes:

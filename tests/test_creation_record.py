@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from conftest import TEST_LIMIT_FLAGS, free_port, serve_command, stop_process, wait_for_port
+from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.engine import creation_record, parse_options
 from toadstool.games import GAMES
 from toadstool.games.kart.tracks import BUILTIN_DIR, load_track, parse_track, track_content
@@ -55,19 +55,18 @@ item = [1, 3]
 
 
 class TrackServer:
-    """`toadstool serve` with a --db file and a user tracks folder, which can be stopped and started again."""
+    """`toadstool serve` with a --db file and a user tracks folder, which can be stopped and started again
+    (each start binds a free port of its own: the tests reach it through `address`)."""
 
     def __init__(self, tmp_path: Path) -> None:
         self.db = tmp_path / "state" / "toadstool.db"
         self.tracks = tmp_path / "config" / "toadstool" / "tracks"
         self.tracks.mkdir(parents=True)
         self.env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "TOADSTOOL_TRACKS": str(self.tracks)}
-        self.port = free_port()
+        self.log = tmp_path / "serve.log"
+        self._printed = 0  # where the current start's output begins in the log
+        self.address = ""
         self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
 
     @property
     def track_file(self) -> Path:
@@ -75,18 +74,15 @@ class TrackServer:
 
     def start(self) -> None:
         flags = ("--db", str(self.db), "--no-announce", *TEST_LIMIT_FLAGS)
-        self.process = subprocess.Popen(
-            serve_command(self.port, *flags), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-        )
-        wait_for_port(self.port)
+        self._printed = self.log.stat().st_size if self.log.exists() else 0
+        self.process, self.address = start_serve(*flags, output=self.log, env=self.env)
 
     def stop(self) -> str:
         """Stop the server (SIGTERM, as a person would); returns what it printed."""
         if self.process is None or self.process.poll() is not None:
             return ""
         stop_process(self.process)
-        assert self.process.stdout is not None
-        return self.process.stdout.read().decode(errors="replace")
+        return self.log.read_bytes()[self._printed :].decode(errors="replace")
 
     def restart(self) -> str:
         output = self.stop()

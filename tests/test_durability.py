@@ -11,14 +11,16 @@ import random
 import signal
 import sqlite3
 import subprocess
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
 import pytest
+from timing import Clock, until
 
-from conftest import TEST_LIMIT_FLAGS, free_port, serve_command, stop_process, toadstool_command, wait_for_port
+from conftest import TEST_LIMIT_FLAGS, serve_command, start_serve, stop_process, toadstool_command
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -30,30 +32,30 @@ STORM_STREAMS = int(os.environ.get("TOADSTOOL_STORM_STREAMS", "2000"))
 
 
 class ServerProcess:
-    """`toadstool serve` on a fixed loopback port and database file, which can be killed and restarted."""
+    """`toadstool serve` with a database file, which can be killed and restarted: the first start binds a
+    free port (port 0), every restart comes back at the same address, as a restarted server does for its
+    clients."""
 
     def __init__(self, tmp_path: Path, db: Path) -> None:
-        self.port = free_port()
+        self.port = 0
         self.db = db
         self.env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+        self.log = tmp_path / "serve.log"
         self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def address(self) -> str:
+        assert self.port, "not started yet"
         return f"127.0.0.1:{self.port}"
 
     def start(self, *extra: str) -> None:
         flags = ("--db", str(self.db), "--bot-delay", "0.002", "--no-announce", *TEST_LIMIT_FLAGS, *extra)
-        self.process = subprocess.Popen(
-            serve_command(self.port, *flags), env=self.env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-        )
-        wait_for_port(self.port)
+        self.process, address = start_serve(*flags, output=self.log, env=self.env, port=self.port)
+        self.port = int(address.rsplit(":", 1)[1])
 
     def output(self) -> str:
-        """What the (stopped) process printed, for failure messages."""
-        if self.process is None or self.process.stdout is None or self.process.poll() is None:
-            return ""
-        return self.process.stdout.read().decode(errors="replace")
+        """What the process printed (every start of it), for failure messages."""
+        return self.log.read_text(errors="replace") if self.log.exists() else ""
 
     def kill(self) -> None:
         assert self.process is not None
@@ -226,8 +228,8 @@ async def test_a_closed_channel_resumes_from_its_last_version(server: RunningSer
         created = await client.create_table("uno", 2, bots=2, seed=5, bot_delay_ms=5)
         table_id = created.table.table_id
         first = await _first(client, table_id, None)
-    await asyncio.sleep(0.3)
     table = server.registry.tables[table_id]
+    await until(lambda: table.version > first.version + 2)  # the bots play on while nobody watches
     async with Client(server.address) as client:
         call = client.watch(table_id, None, since_version=first.version)
         resumed = (await asyncio.wait_for(call.read(), 10)).update
@@ -238,7 +240,16 @@ async def test_a_closed_channel_resumes_from_its_last_version(server: RunningSer
     assert resumed.version <= table.version
 
 
+def hand_moved_clock(server: RunningServer) -> Clock:
+    """The server's tables created from now on keep their turn clocks and takeover by a clock the test moves
+    (it starts at the real monotonic time, so the deadlines sent to clients stay meaningful)."""
+    clock = Clock(time.monotonic())
+    server.registry.clock = clock
+    return clock
+
+
 async def test_a_turn_clock_makes_a_default_move_that_everyone_sees(server: RunningServer) -> None:
+    clock = hand_moved_clock(server)
     async with Client(server.address) as client:
         created = await client.create_table("uno", 2, seed=6, turn_seconds=1)
         table_id = created.table.table_id
@@ -248,6 +259,7 @@ async def test_a_turn_clock_makes_a_default_move_that_everyone_sees(server: Runn
         assert update.turn_seconds == 1
         assert update.HasField("turn_deadline_unix_ms")
         start = update.version
+        clock.advance(1)  # the second the decision had is over
         while update.version == start:
             update = (await asyncio.wait_for(call.read(), 10)).update
         call.cancel()
@@ -255,6 +267,7 @@ async def test_a_turn_clock_makes_a_default_move_that_everyone_sees(server: Runn
 
 
 async def test_a_bot_takes_over_an_absent_seat_until_its_owner_returns(server: RunningServer) -> None:
+    clock = hand_moved_clock(server)
     async with Client(server.address) as client:
         created = await client.create_table("uno", 2, bots=1, seed=7, takeover_seconds=1, bot_delay_ms=5)
         table_id = created.table.table_id
@@ -263,15 +276,14 @@ async def test_a_bot_takes_over_an_absent_seat_until_its_owner_returns(server: R
         await asyncio.wait_for(call.read(), 10)
         call.cancel()
         table = server.registry.tables[table_id]
-        for _ in range(100):
-            if table.seats[ann.seat].bot_controlled:
-                break
-            await asyncio.sleep(0.05)
+        seat = table.seats[ann.seat]
+        await until(lambda: seat.connections == 0)  # the server has seen her stream end: she is away from now
+        clock.advance(1)  # for the whole grace
+        await until(lambda: seat.bot_controlled)
         info = await client.get_table(table_id)
         assert info.seats[ann.seat].bot_controlled
         version = table.version
-        await asyncio.sleep(0.3)
-        assert table.version > version or table.status.name == "FINISHED", "the bot did not play the seat"
+        await until(lambda: table.version > version or table.status.name == "FINISHED")  # the bot plays the seat
         call = client.watch(table_id, ann.seat_token)
         back = (await asyncio.wait_for(call.read(), 10)).update
         call.cancel()
@@ -372,7 +384,7 @@ def test_a_corrupt_or_foreign_database_is_refused_and_never_overwritten(tmp_path
         path.write_bytes(content)
     before = path.read_bytes()
     result = subprocess.run(
-        serve_command(free_port(), "--db", str(path)),
+        serve_command(0, "--db", str(path)),
         capture_output=True,
         text=True,
         timeout=30,

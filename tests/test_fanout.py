@@ -6,20 +6,19 @@ others, and nothing is kept for waiters that went away."""
 from __future__ import annotations
 
 import asyncio
-import time
 
 import pytest
-from timing import Clock
+from timing import Clock, turns, until
 
 from toadstool.tables import (
     BACKLOG_RECHECK,
     BEAT_SECONDS,
+    MAX_BOT_WAIT,
     STUCK_AFTER,
     Backlog,
     Beat,
     Table,
     TableRegistry,
-    pacing,
 )
 
 
@@ -40,33 +39,39 @@ class LoopTurns:
 
 
 async def test_sleepers_due_in_the_same_beat_wake_in_the_same_turn_and_never_early() -> None:
-    beat = Beat()
-    turns = LoopTurns()
-    loop = asyncio.get_running_loop()
-    woke: dict[float, tuple[float, float, float, int]] = {}
+    clock = Clock()
+    beat = Beat(clock=clock)
+    turns_seen = LoopTurns()
+    woke: dict[float, tuple[float, float, int]] = {}
 
     async def sleeper(delay: float) -> None:
-        asked = loop.time()
         late = await beat.sleep(delay)
-        woke[delay] = (asked, loop.time(), late, turns.count)
+        woke[delay] = (clock.now, late, turns_seen.count)
 
+    asked = clock.now
     delays = [0.010 + i * 0.0007 for i in range(12)]  # spread over about two beats
-    await asyncio.gather(*(sleeper(d) for d in delays))
-    turns.stop()
-    by_beat: dict[int, set[int]] = {}
+    sleepers = [asyncio.create_task(sleeper(d)) for d in delays]
+    await turns()
+    assert len(clock.pending()) < len(delays), "a timer per sleeper, not per beat"
+    while clock.pending():  # the loop on time: each beat's timer at its time, then its sleepers run
+        clock.tick()
+        await turns()
+    await asyncio.gather(*sleepers)
+    turns_seen.stop()
+    by_beat: dict[float, set[int]] = {}
     for delay in delays:
-        asked, at, late, turn = woke[delay]
+        at, late, turn = woke[delay]
         assert at >= asked + delay, "a bot moved before its delay was over"
-        assert late >= 0
-        beat_at = at - late  # the beat this sleeper slept until (it may be woken a little after it)
-        assert beat_at < asked + delay + BEAT_SECONDS + 1e-6, "a delay was stretched by more than a beat"
-        by_beat.setdefault(round(beat_at / BEAT_SECONDS), set()).add(turn)
+        assert at < asked + delay + BEAT_SECONDS + 1e-9, "a delay was stretched by more than a beat"
+        assert late == 0, "a sleeper woken on time said it ran late"
+        by_beat.setdefault(at, set()).add(turn)
     assert len(by_beat) < len(delays), "no two sleepers shared a beat"
-    assert all(len(turns_seen) == 1 for turns_seen in by_beat.values()), f"one beat, several turns: {by_beat}"
+    assert all(len(turns_of_beat) == 1 for turns_of_beat in by_beat.values()), f"one beat, several turns: {by_beat}"
 
 
 async def test_a_cancelled_sleeper_does_not_stop_the_others() -> None:
-    beat = Beat()
+    clock = Clock()
+    beat = Beat(clock=clock)
     done: list[str] = []
 
     async def sleeper(name: str) -> None:
@@ -74,36 +79,48 @@ async def test_a_cancelled_sleeper_does_not_stop_the_others() -> None:
         done.append(name)
 
     first, second, third = (asyncio.create_task(sleeper(n)) for n in ("first", "second", "third"))
-    await asyncio.sleep(0.005)
+    await turns()
     second.cancel()
-    await asyncio.gather(first, third)
+    await turns()
+    clock.advance(0.03)
+    await asyncio.wait_for(asyncio.gather(first, third), 10)
     assert sorted(done) == ["first", "third"]
     assert second.cancelled()
     assert not beat._due, "a beat kept its sleepers after waking them"
 
 
 async def test_a_sleeper_woken_late_says_how_late() -> None:
-    beat = Beat()
+    clock = Clock()
+    beat = Beat(clock=clock)
     task = asyncio.create_task(beat.sleep(0.005))
-    await asyncio.sleep(0)  # the sleeper has taken its beat
-    time.sleep(0.06)  # noqa: ASYNC251 -- the event loop held up on purpose, as on an overloaded server
-    late = await task
-    assert late >= 0.04
-    assert 0 <= await beat.sleep(0.005) < 0.25  # and about on time when nothing holds the loop up
+    await turns()  # the sleeper has taken its beat, 0.005 to 0.01 s from now
+    clock.now += 0.06  # the event loop held up, as on an overloaded server: no timer ran meanwhile
+    clock.advance(0)  # and the beat's timer runs now, late
+    late = await asyncio.wait_for(task, 10)
+    assert 0.06 - 0.005 - BEAT_SECONDS - 1e-9 <= late <= 0.06 - 0.005 + 1e-9, late
+    task = asyncio.create_task(beat.sleep(0.005))  # and on time when nothing holds the loop up
+    await turns()
+    clock.tick()
+    assert await asyncio.wait_for(task, 10) == 0
 
 
 async def test_no_delay_asked_is_no_beat_but_still_says_how_late_the_loop_is() -> None:
-    beat = Beat()
-    loop = asyncio.get_running_loop()
-    start = loop.time()
-    for _ in range(200):  # whole games in the tests run with no bot delay: a beat each would be seconds
-        assert 0 <= await beat.sleep(0) < 0.25
-    assert loop.time() - start < BEAT_SECONDS * 20
+    clock = Clock()
+    beat = Beat(clock=clock)
+
+    async def a_whole_game() -> list[float]:  # whole games in the tests run with no bot delay
+        return [await beat.sleep(0) for _ in range(200)]
+
+    game = asyncio.create_task(a_whole_game())
+    await until(game.done)  # the clock stands still: a sleeper that waited for a beat would never wake
+    assert game.result() == [0] * 200
+    assert not clock.pending(), "a sleep with no delay set a timer"
+    assert not beat._due
     # A bot with no delay on an overloaded server must still notice the loop is behind, and give way.
     task = asyncio.create_task(beat.sleep(0))
     await asyncio.sleep(0)  # the sleeper has started its turn
-    time.sleep(0.05)  # noqa: ASYNC251 -- the event loop held up on purpose
-    assert await task >= 0.04
+    clock.now += 0.05  # and that turn of the loop took 0.05 s
+    assert await asyncio.wait_for(task, 10) == pytest.approx(0.05)
 
 
 def test_a_beat_and_a_table_outlive_their_first_event_loop() -> None:
@@ -168,78 +185,105 @@ async def test_many_streams_coming_and_going_on_a_quiet_table_leave_nothing_behi
             await asyncio.wait_for(table.wait_change(table.revision), 0.05)
 
 
-def behind_backlog(clock: Clock | None = None) -> tuple[Backlog, list[int]]:
+def behind_backlog(clock: Clock) -> tuple[Backlog, list[int]]:
     """A backlog with most of its streams still sending: the server is behind."""
-    backlog = Backlog(open=100, clock=clock or time.monotonic)
+    backlog = Backlog(open=100, clock=clock)
     sends = [backlog.start_sending() for _ in range(60)]
     assert backlog.behind()
     return backlog, sends
 
 
 async def test_a_beat_that_comes_while_the_server_is_behind_waits_for_it_to_catch_up() -> None:
-    backlog, sends = behind_backlog()
-    beat = Beat(backlog)
+    clock = Clock()
+    backlog, sends = behind_backlog(clock)
+    beat = Beat(backlog, clock)
     sleepers = [asyncio.create_task(beat.sleep(delay)) for delay in (0.001, 0.004, 0.0)]
     free = [asyncio.create_task(beat.sleep(delay, hold=False)) for delay in (0.001, 0.0)]
-    await asyncio.sleep(0.1)  # many beats
+    await turns()
+    clock.advance(0.1)  # many beats
+    await turns()
     assert not any(s.done() for s in sleepers), "a bot moved while the server was behind"
     # A bot's second wait (its delay ended late) is never held: one move waits for the backlog only once.
     assert all(s.done() for s in free), "a sleeper that must not be held was held"
     for period in sends[:9]:  # 51 of 100 still sending: behind
         backlog.done_sending(period)
-    await asyncio.sleep(0.02)
+    clock.advance(0.02)
+    await turns()
     assert not any(s.done() for s in sleepers)
     backlog.done_sending(sends[9])  # 50 of 100: no longer behind
-    for _ in range(3):  # woken by that send itself, not by a timer: within a turn or two of the loop
-        await asyncio.sleep(0)
+    await turns(3)  # woken by that send itself, not by a timer: within a turn or two of the loop
     assert all(s.done() for s in sleepers), "the sleepers were not woken when the server caught up"
     # How late a sleeper ran counts from when it was let go, not from its beat (0.12 s before): being held
     # is not the event loop being behind, and would make the bot wait as long again.
-    lates = [s.result() for s in sleepers]
-    assert all(0 <= late < 0.1 for late in lates), lates
+    assert [s.result() for s in sleepers] == [0, 0, 0]
     assert not beat._held
     # Caught up, beats come on time again.
-    assert 0 <= await asyncio.wait_for(beat.sleep(0.002), 1) < 0.25
+    task = asyncio.create_task(beat.sleep(0.002))
+    await turns()
+    clock.tick()
+    assert await asyncio.wait_for(task, 10) == 0
 
 
 async def test_a_held_beat_is_let_go_when_stuck_sends_stop_counting() -> None:
     # A client that stopped reading: its sends never finish, so no finished send says the server caught up.
-    clock = Clock()
-    backlog, _ = behind_backlog(clock)
-    beat = Beat(backlog)
+    clock, sends_clock = Clock(), Clock()
+    backlog, _ = behind_backlog(sends_clock)
+    beat = Beat(backlog, clock)
     sleeper = asyncio.create_task(beat.sleep(0.001))
-    await asyncio.sleep(0.05)
+    await turns()
+    clock.advance(1.0)  # beats and looks come and go (less than MAX_BOT_WAIT): the server is still behind
+    await turns()
     assert not sleeper.done()
-    clock.now += 2 * STUCK_AFTER + 0.01  # those sends are a stalled client's now, not a busy server's
-    await asyncio.wait_for(sleeper, BACKLOG_RECHECK + 0.5)
+    sends_clock.now += 2 * STUCK_AFTER + 0.01  # those sends are a stalled client's now, not a busy server's
+    await turns()
+    assert not sleeper.done(), "let go before the beat looked again"
+    clock.advance(BACKLOG_RECHECK)  # its next look finds the server caught up
+    await turns()
+    assert sleeper.done(), "a held beat waited for a send to finish that never will"
 
 
-async def test_a_bot_never_waits_for_the_backlog_longer_than_its_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pacing, "MAX_BOT_WAIT", 0.6)
+async def test_a_bot_never_waits_for_the_backlog_longer_than_its_limit() -> None:
+    clock = Clock()
     backlog, _ = behind_backlog(Clock())  # and it stays behind: its clock never lets the sends age out
-    beat = Beat(backlog)
-    loop = asyncio.get_running_loop()
-    start = loop.time()
+    beat = Beat(backlog, clock)
     first = asyncio.create_task(beat.sleep(0.001))
-    await asyncio.sleep(0.45)
+    await turns()
+    clock.tick()  # its beat comes, and is held
+    (first_held,) = beat._held
+    clock.advance(MAX_BOT_WAIT * 0.75)
     second = asyncio.create_task(beat.sleep(0.001))
-    await asyncio.wait_for(first, 2)
-    assert 0.6 <= loop.time() - start < 0.6 + BACKLOG_RECHECK + 0.4
-    assert not second.done(), "a beat held for less than the limit was let go with an older one"
-    await asyncio.wait_for(second, 2)
+    await turns()
+    while len(beat._held) < 2:
+        clock.tick()
+    second_held = beat._held[1]
+    let_go: dict[str, float] = {}
+    for _ in range(200):  # the loop on time, until both are let go
+        clock.tick()
+        await turns()
+        for name, task in (("first", first), ("second", second)):
+            if task.done():
+                let_go.setdefault(name, clock.now)
+        if len(let_go) == 2:
+            break
+    assert len(let_go) == 2, "a held beat was never let go"
+    for name, held in (("first", first_held), ("second", second_held)):
+        assert held.due + MAX_BOT_WAIT <= let_go[name] <= held.due + MAX_BOT_WAIT + BACKLOG_RECHECK, (name, let_go)
+    assert let_go["first"] < let_go["second"], "a beat held for less than the limit was let go with an older one"
     assert not beat._held
 
 
 async def test_a_cancelled_held_sleeper_does_not_stop_the_others_and_is_not_kept() -> None:
-    backlog, sends = behind_backlog()
-    beat = Beat(backlog)
+    clock = Clock()
+    backlog, sends = behind_backlog(clock)
+    beat = Beat(backlog, clock)
     sleepers = [asyncio.create_task(beat.sleep(0.001)) for _ in range(3)]
-    await asyncio.sleep(0.02)
+    await turns()
+    clock.advance(0.02)
     sleepers[1].cancel()
-    await asyncio.sleep(0)
+    await turns()
     assert sum(len(s.sleepers) for s in beat._held) == 2
     for period in sends:
         backlog.done_sending(period)
-    await asyncio.wait_for(asyncio.gather(sleepers[0], sleepers[2]), 1)
+    await asyncio.wait_for(asyncio.gather(sleepers[0], sleepers[2]), 10)
     assert sleepers[1].cancelled()
     assert not beat._held

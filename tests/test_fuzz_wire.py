@@ -22,7 +22,6 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from conftest import free_port, serve_command
 from fuzz_helpers import (
     ALLOWED_CODES,
     CONTINUATION,
@@ -78,21 +77,7 @@ REOPEN_SECONDS = 5.0
 @pytest.fixture
 def serve(tmp_path: Path) -> Iterator[ServerProcess]:
     """A real `toadstool serve` with a durable store and instant bots, stopped after the test."""
-    for attempt in range(3):
-        port = free_port()
-        directory = tmp_path / f"run{attempt}"
-        directory.mkdir()
-        command = serve_command(port, "--bot-delay", "0", "--min-bot-delay", "0", "--db", str(directory / "fuzz.db"))
-        server = ServerProcess(command, directory, port)
-        try:
-            if server.wait_listening():
-                break
-        except BaseException:
-            server.close()
-            raise
-        server.close()
-    else:
-        raise AssertionError("no free port could be bound in three tries")
+    server = ServerProcess(("--bot-delay", "0", "--min-bot-delay", "0", "--db", str(tmp_path / "fuzz.db")), tmp_path)
     try:
         with Onlookers(server.address) as onlookers:
             server.onlookers = onlookers

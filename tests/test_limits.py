@@ -8,15 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import types
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
+from timing import Clock
 
+from toadstool import limits as limits_module
 from toadstool.limits import Limits, client_of
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.tables import TableError, sanitize_name
-from toadstool.v1 import table_pb2
+from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client
 
 
@@ -42,7 +46,9 @@ async def _refused(call, *words: str) -> None:  # type: ignore[no-untyped-def]
         assert word in (caught.value.details() or "")
 
 
-async def test_each_seat_may_act_only_so_fast(tight: RunningServer) -> None:
+async def test_each_seat_may_act_only_so_fast(tight: RunningServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    clock = Clock()  # the buckets refill by a clock the test moves, not by how fast the calls go
+    monkeypatch.setattr(limits_module, "time", types.SimpleNamespace(monotonic=clock))
     async with Client(tight.address) as client:
         created = await client.create_table("uno", 2, seed=1)
         tokens = [(await client.join(created.table.table_id, n)).seat_token for n in ("Ann", "Bob")]
@@ -53,16 +59,29 @@ async def test_each_seat_may_act_only_so_fast(tight: RunningServer) -> None:
             except grpc.aio.AioRpcError as error:
                 codes.append(error.code())
         assert codes[:2] == [grpc.StatusCode.FAILED_PRECONDITION] * 2
-        assert grpc.StatusCode.RESOURCE_EXHAUSTED in codes[2:]
+        assert codes[2:] == [grpc.StatusCode.RESOURCE_EXHAUSTED] * 2  # the clock stood still: no refill
         await _refused(client.act(created.table.table_id, tokens[0], 0, "x"), "actions per second")
         # The other seat has its own allowance, and the first one's refills with time.
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await client.act(created.table.table_id, tokens[1], 0, "x")
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-        await asyncio.sleep(0.6)
+        clock.now += 0.6  # 2 actions a second: one more is allowed
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await client.act(created.table.table_id, tokens[0], 0, "x")
         assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+
+
+async def _watch_once_a_stream_is_free(client: Client, table_id: str) -> tuple[Any, service_pb2.WatchResponse]:
+    """A new stream and its first response, once the server has seen a closed one go (refused till then)."""
+    for _ in range(1000):  # ten seconds at most
+        call = client.watch(table_id)
+        try:
+            return call, await asyncio.wait_for(call.read(), 10)
+        except grpc.aio.AioRpcError as error:
+            if error.code() is not grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+        await asyncio.sleep(0.01)
+    raise AssertionError("a closed stream never gave its place to a new one")
 
 
 async def test_a_client_may_hold_only_so_many_open_streams(tight: RunningServer) -> None:
@@ -75,9 +94,8 @@ async def test_a_client_may_hold_only_so_many_open_streams(tight: RunningServer)
         extra = client.watch(table_id)
         await _refused(extra.read(), "open streams")
         calls[0].cancel()
-        await asyncio.sleep(0.2)
-        again = client.watch(table_id)
-        assert (await asyncio.wait_for(again.read(), 10)).update.table_id == table_id
+        again, first = await _watch_once_a_stream_is_free(client, table_id)
+        assert first.update.table_id == table_id
         for call in [*calls, again]:
             call.cancel()
 

@@ -11,6 +11,7 @@ import asyncio
 import uuid
 
 import grpc
+import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2
 
@@ -27,6 +28,7 @@ from fuzz_helpers import (
     hpack,
     send_raw,
 )
+from toadstool.listener import bind
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -173,3 +175,17 @@ async def test_reflection_answers_v1_and_v1alpha_alike(server: RunningServer) ->
         assert [f.package for f in described] == ["grpc.reflection.v1"], version
         method = described[0].service[0].method[0]
         assert method.input_type == ".grpc.reflection.v1.ServerReflectionRequest"
+
+
+async def test_binding_a_taken_port_is_an_oserror_naming_the_address_so_the_listener_retries_it() -> None:
+    """grpc.aio raises RuntimeError where older grpcio returned 0; the listener's rebind loop (which waits
+    for the retired server's socket to close) retries OSError only, so `bind` must turn one into the other."""
+    holder = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+    port = bind(holder, "127.0.0.1", 0, None)
+    await holder.start()
+    try:
+        second = grpc.aio.server(options=[("grpc.so_reuseport", 0)])
+        with pytest.raises(OSError, match=f"cannot listen on 127.0.0.1:{port}"):
+            bind(second, "127.0.0.1", port, None)
+    finally:
+        await holder.stop(None)

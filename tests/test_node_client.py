@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ROOT, free_port, serve_command, wait_for_port
+from conftest import ROOT, start_serve
 from e2e_helpers import play_randomly
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -108,18 +108,17 @@ async def test_the_node_client_plays_over_tls_with_the_servers_certificate(tmp_p
 
 
 async def test_the_node_client_rides_out_a_server_restart_and_still_finishes_the_game(tmp_path: Path) -> None:
-    port = free_port()
-    serve = serve_command(port, "--bot-delay", "0.05", "--min-bot-delay", "0", "--db", str(tmp_path / "t.db"))
+    flags = ("--bot-delay", "0.05", "--min-bot-delay", "0", "--db", str(tmp_path / "t.db"))
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    first, address = await asyncio.to_thread(start_serve, *flags, output=tmp_path / "serve.log", env=env)
+    port = int(address.rsplit(":", 1)[1])  # the restart comes back at the same address, for the client
 
     def start() -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(serve, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(port)
-        return process
+        return start_serve(*flags, output=tmp_path / "serve.log", env=env, port=port)[0]
 
-    servers = [await asyncio.to_thread(start)]
+    servers = [first]
     node_client = await asyncio.create_subprocess_exec(
-        node(), str(NODE_CLIENT), "--server", f"127.0.0.1:{port}", "--create", "kart", "--players", "2",
+        node(), str(NODE_CLIENT), "--server", address, "--create", "kart", "--players", "2",
         "--bots", "1", "--seed", "8",
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -9,7 +9,6 @@ terminal client's generic screen shows it. The Tk client's generic screen plays 
 
 from __future__ import annotations
 
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ import grpc
 import pytest
 from rich.console import Console
 
-from conftest import free_port, serve_command, stop_process, wait_for_port
+from conftest import start_serve, stop_process
 from toadstool.games import GAMES
 from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY
@@ -34,17 +33,11 @@ def test_the_test_game_is_registered_by_its_entry_point_alone() -> None:
 @pytest.fixture
 def pig_server(tmp_path: Path) -> Iterator[str]:
     """A real `toadstool serve` process; it finds Pig through PYTHONPATH and the entry point alone."""
-    port = free_port()
-    log = (tmp_path / "serve.log").open("wb")
-    process = subprocess.Popen(
-        serve_command(port, "--bot-delay", "0", "--min-bot-delay", "0", "--no-db"), stdout=log, stderr=log
-    )
+    process, address = start_serve("--bot-delay", "0", "--min-bot-delay", "0", "--no-db", output=tmp_path / "serve.log")
     try:
-        wait_for_port(port)
-        yield f"127.0.0.1:{port}"
+        yield address
     finally:
         stop_process(process)
-        log.close()
 
 
 def _play(stub: service_pb2_grpc.ToadstoolServiceStub, table_id: str, token: str, seat: int) -> list[table_pb2.Update]:

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from cryptography import x509
 
-from conftest import free_port, serve_command, stop_process, toadstool_command, wait_for_port
+from conftest import start_serve, stop_process, toadstool_command
 from e2e_helpers import RACE_CODES
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import table_pb2
@@ -162,21 +162,14 @@ def test_the_commands_speak_tls_to_a_tls_serve_process_and_explain_a_plaintext_r
     tmp_path: Path, pair: tuple[Path, Path]
 ) -> None:
     cert, key = pair
-    port = free_port()
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
     env.pop("TOADSTOOL_TLS_CA", None)
-    server = subprocess.Popen(
-        serve_command(port, "--no-db", "--no-announce", "--tls-cert", str(cert), "--tls-key", str(key)),
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    output = tmp_path / "serve.log"
+    flags = ("--no-db", "--no-announce", "--tls-cert", str(cert), "--tls-key", str(key))
+    server, listening = start_serve(*flags, output=output, env=env)
     try:
-        wait_for_port(port)
-        assert server.stdout is not None
-        assert "(TLS;" in server.stdout.readline()
-        address = f"localhost:{port}"
+        assert f"listening on {listening} (TLS;" in output.read_text()
+        address = f"localhost:{listening.rsplit(':', 1)[1]}"
         games = subprocess.run(
             toadstool_command("games", "--server", address, "--tls-ca", str(cert)),
             env=env,

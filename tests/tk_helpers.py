@@ -1,10 +1,11 @@
 """Helpers for the Tk client tests: a real X server (Xvfb) per test session, a driver that pumps the Tk
-event loop while the test's asyncio loop (and the in-process server) keeps running, real mouse clicks with
-xdotool, and screenshots with ImageMagick's `import`."""
+event loop while the test's asyncio loop (and the in-process server) keeps running and watches that no turn
+of it waits for the network, real mouse clicks with xdotool, and screenshots with ImageMagick's `import`."""
 
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import functools
 import gc
 import os
@@ -12,12 +13,16 @@ import random
 import select
 import shutil
 import subprocess
+import threading
 import time
 import tkinter as tk
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from conftest import stop_process
 from toadstool.v1 import table_pb2
@@ -65,16 +70,49 @@ class TkDriver:
     def __init__(self, app: App) -> None:
         self.app = app
         self.root = app.root
-        #: The longest single turn of the Tk loop seen by `pump` (how long the window was unresponsive).
+        #: The longest single turn of the Tk loop (`turn`): a figure for the test's report, not a verdict
+        #: (a loaded machine makes any turn slow); whether the window waits for the server is `network_waits`.
         self.slowest = 0.0
+        #: Where a turn of the Tk loop waited for a network call that had not finished (once `watch_network`
+        #: is on): the window then stops answering for as long as the server takes.
+        self.network_waits: list[str] = []
+        self._in_turn = False
+
+    def watch_network(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """From now on, note every wait of a Tk turn on an unfinished network call (a future of the window's
+        network thread, where every gRPC call runs)."""
+        driver = self
+        for name in ("result", "exception"):
+            original = getattr(concurrent.futures.Future, name)
+
+            def watched(
+                future: concurrent.futures.Future[Any], timeout: float | None = None, *, _original: Any = original
+            ) -> Any:
+                if driver._in_turn and not future.done() and threading.current_thread() is threading.main_thread():
+                    driver.network_waits.append("".join(traceback.format_stack(limit=12)))
+                return _original(future, timeout)
+
+            monkeypatch.setattr(concurrent.futures.Future, name, watched)
+
+    def turn(self) -> None:
+        """One turn of the Tk loop, timed and watched (see `network_waits`)."""
+        started = time.monotonic()
+        self._in_turn = True
+        try:
+            self.root.update()
+        finally:
+            self._in_turn = False
+            self.slowest = max(self.slowest, time.monotonic() - started)
+
+    def assert_never_waited_for_the_network(self) -> None:
+        waits, self.network_waits = self.network_waits, []  # each wait is reported once
+        assert not waits, f"a turn of the Tk loop waited for the server ({len(waits)} times); first:\n{waits[0]}"
 
     async def pump(self, until: Callable[[], bool], seconds: float, what: str) -> None:
         """Run the Tk loop (and let the test's asyncio loop breathe) until `until()` or time runs out."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
-            started = time.monotonic()
-            self.root.update()
-            self.slowest = max(self.slowest, time.monotonic() - started)
+            self.turn()
             if until():
                 return
             await asyncio.sleep(0.005)
@@ -83,13 +121,13 @@ class TkDriver:
     async def settle(self, seconds: float = 0.2) -> None:
         end = time.monotonic() + seconds
         while time.monotonic() < end:
-            self.root.update()
+            self.turn()
             await asyncio.sleep(0.005)
 
     def click(self, widget: tk.Misc, x: float | None = None, y: float | None = None) -> None:
         """A real mouse click (xdotool) at (x, y) inside `widget`, by default its middle."""
         self.root.update_idletasks()
-        self.root.update()
+        self.turn()
         px = widget.winfo_rootx() + int(x if x is not None else widget.winfo_width() / 2)
         py = widget.winfo_rooty() + int(y if y is not None else widget.winfo_height() / 2)
         under = self.root.winfo_containing(px, py)
@@ -98,7 +136,7 @@ class TkDriver:
 
     def screenshot(self, name: str) -> Path:
         """Save the window as test-output/screenshots/NAME.png (and a copy for the lead)."""
-        self.root.update()
+        self.turn()
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
         x, y = self.root.winfo_rootx(), self.root.winfo_rooty()

@@ -43,7 +43,10 @@ REBIND_PAUSE = 0.01
 def bind(server: grpc.aio.Server, host: str, port: int, credentials: grpc.ServerCredentials | None) -> int:
     """Bind `server` to host:port (port 0: a free one); return the port, or raise OSError naming the address."""
     address = f"{host}:{port}"
-    bound = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    try:  # grpc.aio raises RuntimeError ("Failed to bind"); older grpcio returned 0
+        bound = server.add_secure_port(address, credentials) if credentials else server.add_insecure_port(address)
+    except RuntimeError as error:
+        raise OSError(f"cannot listen on {address} (is another server using it?): {error}") from None
     if bound == 0:
         raise OSError(f"cannot listen on {address} (is another server using it?)")
     return int(bound)

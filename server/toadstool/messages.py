@@ -186,7 +186,7 @@ def _table_part(table: Table) -> table_pb2.Update:
     )
     deadline = table.turn_deadline()
     if deadline is not None:
-        part.turn_deadline_unix_ms = int((time.time() + deadline - time.monotonic()) * 1000)
+        part.turn_deadline_unix_ms = int((time.time() + deadline - table.now()) * 1000)
     outcome = table.engine.outcome(table.state) if table.state is not None else None
     if outcome is not None:
         part.outcome.CopyFrom(

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import time
 from collections.abc import Mapping
 
 from toadstool.engine import (
@@ -23,7 +22,7 @@ from toadstool.store import Store, StoredAction, StoredSeat, StoredTable
 from toadstool.tables.backlog import Backlog
 from toadstool.tables.errors import ErrorKind, TableError
 from toadstool.tables.group_commit import GroupCommit
-from toadstool.tables.pacing import Beat
+from toadstool.tables.pacing import Beat, Clock
 from toadstool.tables.seats import MAX_TABLE_NAME_LENGTH, Seat, SeatKind, Status, new_token, printable, sanitize_name
 from toadstool.tables.table import MAX_CLOCK_SECONDS, Table
 
@@ -37,16 +36,21 @@ KEEP_FINISHED = 200
 class TableRegistry:
     """All tables of one server, the tasks that run their bots and clocks, and their durable store.
 
-    Use it as an async context manager so those tasks end with it (structured concurrency).
+    Use it as an async context manager so those tasks end with it (structured concurrency). Its beat,
+    backlog and tables tell the time by the event loop, or by `clock` if one is given (tests move one by
+    hand; a clock set later is given to the tables created from then on).
     """
 
-    def __init__(self, bot_delay: float = 0.6, max_tables: int = 1000, store: Store | None = None) -> None:
+    def __init__(
+        self, bot_delay: float = 0.6, max_tables: int = 1000, store: Store | None = None, clock: Clock | None = None
+    ) -> None:
         self.tables: dict[str, Table] = {}
         self.bot_delay = bot_delay
         self.max_tables = max_tables
         self.store = store
-        self.backlog = Backlog()
-        self.beat = Beat(self.backlog)
+        self.clock = clock
+        self.backlog = Backlog() if clock is None else Backlog(clock=clock.time)
+        self.beat = Beat(self.backlog, clock)
         self.moves = GroupCommit()
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
@@ -118,8 +122,9 @@ class TableRegistry:
             seats=[Seat(index=i) for i in range(stored.players)],
             beat=self.beat,
             moves=self.moves,
+            clock=self.clock,
         )
-        now = time.monotonic()
+        now = table.now()
         for seat in seats:
             kind = SeatKind(seat.kind)
             table.seats[seat.seat] = Seat(
@@ -207,6 +212,7 @@ class TableRegistry:
             seats=[Seat(index=i) for i in range(players)],
             beat=self.beat,
             moves=self.moves,
+            clock=self.clock,
         )
         for index in range(players - bots, players):
             table._seat_bot(index)

@@ -9,7 +9,6 @@ toadstool.service speaks gRPC.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 import time
@@ -33,7 +32,7 @@ from toadstool.games import GameSpec
 from toadstool.store import Store, StoredAction, StoredTable
 from toadstool.tables.errors import ErrorKind, TableError
 from toadstool.tables.group_commit import GroupCommit
-from toadstool.tables.pacing import BUSY_LAG, Beat
+from toadstool.tables.pacing import BUSY_LAG, Beat, Clock
 from toadstool.tables.seats import AppliedRequest, Seat, SeatKind, Status, new_token, sanitize_name, token_matches
 from toadstool.tables.waiters import Waiters
 
@@ -47,10 +46,6 @@ HISTORY_ON_JOIN = 30
 
 #: How many missed events a resumed stream carries at most (its view is always complete).
 MAX_RESUME_EVENTS = 2000
-
-
-#: What a device token's Act names (a physical roll button): the roll, whatever the game calls it.
-DEVICE_ACTION = "roll"
 
 
 #: Longest turn clock or takeover grace a table may ask for (a day).
@@ -95,7 +90,10 @@ class Table:
     beat: Beat = field(default_factory=Beat)
     #: Where this table's bots' moves wait to be written with the other tables' (the server's one).
     moves: GroupCommit = field(default_factory=GroupCommit)
-    #: Monotonic time of the last accepted action (or the start): the turn clock runs from here.
+    #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
+    #: unless given (tests move a clock by hand).
+    clock: Clock | None = None
+    #: The table's time (`now`) of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
     status: Status = Status.LOBBY
     state: Any = None
@@ -117,6 +115,11 @@ class Table:
     @property
     def engine(self) -> Engine[Any, Any]:
         return self.spec.engine
+
+    def now(self) -> float:
+        """The table's time: its clock's, else the event loop's (asyncio's is `time.monotonic()`, read here
+        directly, as when no loop runs yet)."""
+        return self.clock.time() if self.clock is not None else time.monotonic()
 
     # -- change notification ---------------------------------------------------------------------------
 
@@ -275,7 +278,7 @@ class Table:
                 state.bot = None
                 self._note(f"{{p{seat}}} is back and plays again")
         elif state.kind is SeatKind.HUMAN:
-            state.away_since = time.monotonic()
+            state.away_since = self.now()
         self._touch()
 
     def _note(self, text: str, durable: bool = True) -> None:
@@ -310,7 +313,7 @@ class Table:
         self.state = self.engine.new(self.players, self.options, self.seed)
         self.status = Status.PLAYING
         self._rng = random.Random(self.seed ^ 0xB07)
-        self.decision_started = time.monotonic()
+        self.decision_started = self.now()
         for seat in self.seats:  # a person who joined but never connected is away from the start
             if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
                 seat.away_since = self.decision_started
@@ -373,7 +376,7 @@ class Table:
         self.version += 1
         if note == TIMEOUT_NOTE:
             self._note(f"{{p{seat}}} ran out of time; a default move was made for them", durable=False)
-        self.decision_started = time.monotonic()
+        self.decision_started = self.now()
         self.actions.append((seat, action))
         if request_id:
             self.requests[request_id] = AppliedRequest(seat, action_id(action), self.version)
@@ -469,7 +472,7 @@ class Table:
         return [s for s in waiting if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled]
 
     def turn_deadline(self) -> float | None:
-        """Monotonic time the current decision times out, if a turn clock runs and a person must decide."""
+        """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
         if not self.turn_seconds or self.status is not Status.PLAYING or not self._waiting_people():
             return None
         return self.decision_started + self.turn_seconds
@@ -512,15 +515,35 @@ class Table:
             if not deadlines:
                 await self.wait_change(revision)
                 continue
-            delay = max(0.0, min(deadlines) - time.monotonic())
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(delay):
-                    await self.wait_change(revision)
+            await self._wait_change_until(revision, min(deadlines))
             try:
-                self.check_clocks(time.monotonic())
+                self.check_clocks(self.now())
             except Exception:  # keep the clock alive; the next deadline tries again
                 log.exception("table %s: a clock could not act", self.table_id)
                 await asyncio.sleep(1.0)
+
+    async def _wait_change_until(self, revision: int, deadline: float) -> None:
+        """Return at the table's next change or once its clock reaches `deadline`, whichever comes first
+        (what `asyncio.timeout_at` around `wait_change` does, on the table's clock)."""
+        task = asyncio.current_task()
+        assert task is not None
+        clock: Clock = self.clock or asyncio.get_running_loop()
+        cancelling = task.cancelling()
+        expired = False
+
+        def expire() -> None:
+            nonlocal expired
+            expired = True
+            task.cancel()
+
+        timer = clock.call_at(deadline, expire)
+        try:
+            await self.wait_change(revision)
+        except asyncio.CancelledError:
+            if not expired or task.uncancel() > cancelling:
+                raise  # cancelled from outside (the registry closing), not by the deadline
+        finally:
+            timer.cancel()
 
     # -- what a table keeps ----------------------------------------------------------------------------
 
