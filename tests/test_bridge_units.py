@@ -382,3 +382,35 @@ async def test_a_change_put_while_its_topic_is_being_published_is_not_lost() -> 
         with contextlib.suppress(asyncio.CancelledError):
             await drain
     assert published == [b"-", b"Ann", b"-"]
+
+
+async def test_a_number_still_being_sent_when_its_table_is_cleared_does_not_hide_the_next_tables_same_number() -> None:
+    """A shared display's number in flight when its table is cleared is forgotten with it: the next table's
+    number goes out after DisplayClear even when it is the same value (else the display stayed blank)."""
+    box = Outbox(0.0)
+    sent: list[tuple[str, bytes]] = []
+    gate = asyncio.Event()
+
+    async def publish(topic: str, payload: bytes, retain: bool) -> None:
+        if payload == b"4" and not gate.is_set():
+            await gate.wait()  # Ann's number is in flight ...
+        sent.append((topic, payload))
+
+    box.put("cmnd/d/DisplayNumber", b"4", retain=False)
+    drain = asyncio.create_task(box.drain(publish))
+    await asyncio.sleep(0.01)
+    # ... when Ann's table is cleared and Bea's, whose last roll is also 4, comes on.
+    box.forget("cmnd/d/DisplayNumber")
+    box.put("cmnd/d/DisplayClear", b"", retain=False, force=True)
+    box.put("cmnd/d/DisplayNumber", b"4", retain=False)
+    gate.set()
+    try:
+        async with asyncio.timeout(10):
+            while sent[-1:] != [("cmnd/d/DisplayNumber", b"4")] or len(sent) < 2:
+                await asyncio.sleep(0.01)
+    finally:
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+    clear = sent.index(("cmnd/d/DisplayClear", b""))
+    assert ("cmnd/d/DisplayNumber", b"4") in sent[clear + 1 :]

@@ -89,10 +89,12 @@ class Outbox:
 
     def forget(self, topic: str) -> None:
         """Drop what the outbox holds for `topic` (a command made moot, e.g. by clearing the display), so
-        that the next payload is sent whatever it is."""
+        that the next payload is sent whatever it is, even one equal to a payload being published right now
+        (that one arrives before anything put from now on, and no longer counts as what the topic says)."""
         self.pending.pop(topic, None)
         self.sent.pop(topic, None)
         self.retained.pop(topic, None)
+        self.inflight.pop(topic, None)
 
     def reconnected(self) -> None:
         """A new connection: the broker may have lost everything, so everything retained goes again
@@ -142,12 +144,14 @@ class Outbox:
                 try:
                     await publish(topic, payload, retain)
                 except BaseException:
-                    if topic not in self.pending:  # not superseded meanwhile: try again on the next connection
-                        self.pending[topic] = entry
+                    if topic in self.inflight and topic not in self.pending:
+                        self.pending[topic] = entry  # neither superseded nor forgotten: again on the next connection
                     raise
                 finally:
-                    del self.inflight[topic]
-                if payload or not retain:
+                    forgotten = self.inflight.pop(topic, None) is None  # `forget` was called meanwhile
+                if forgotten:
+                    self.last_sent[topic] = loop.time()
+                elif payload or not retain:
                     self.sent[topic] = payload
                     self.last_sent[topic] = loop.time()
                 else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
