@@ -68,14 +68,18 @@ class SerialisedWatch(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return grpc.unary_stream_rpc_method_handler(handler.unary_stream, handler.request_deserializer, _serialised)
 
 
-def _refusal(error: TableError) -> tuple[grpc.StatusCode, str]:
-    """The status and message a refusal is answered with: the one mapping of errors onto gRPC."""
-    return STATUS_OF[error.kind], error.message
+async def _answer_failure(error: Exception, context: grpc.aio.ServicerContext, method: str) -> None:
+    """End a call that failed: a TableError with its status (the one mapping of refusals onto gRPC), anything
+    unexpected with INTERNAL (logged, never leaked: the client reads only that the server failed)."""
+    if isinstance(error, TableError):
+        await context.abort(STATUS_OF[error.kind], error.message)
+    log.error("unexpected failure in %s", method, exc_info=error)
+    await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
 
 
 def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
-    """The one error adapter, for unary and streaming calls alike: a TableError becomes its gRPC status,
-    anything unexpected INTERNAL (logged, never leaked: the client reads only that the server failed)."""
+    """The one error adapter, for unary and streaming calls alike (`_answer_failure`). gRPC's own errors (an
+    abort, a call that already ended at shutdown) pass through."""
     if inspect.isasyncgenfunction(method):
 
         @functools.wraps(method)
@@ -84,13 +88,10 @@ def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
             try:
                 async for response in responses:
                     yield response
-            except TableError as error:
-                await context.abort(*_refusal(error))
-            except grpc.aio.BaseError:  # gRPC's own: an abort, or a call that already ended (shutdown)
+            except grpc.aio.BaseError:
                 raise
-            except Exception:
-                log.exception("unexpected failure in %s", method.__name__)
-                await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
+            except Exception as error:
+                await _answer_failure(error, context, method.__name__)
             finally:
                 await responses.aclose()
 
@@ -100,13 +101,10 @@ def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
     async def unary(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
         try:
             return await method(self, request, context)
-        except TableError as error:
-            await context.abort(*_refusal(error))
-        except grpc.aio.BaseError:  # gRPC's own: an abort, or a call that already ended (shutdown)
+        except grpc.aio.BaseError:
             raise
-        except Exception:
-            log.exception("unexpected failure in %s", method.__name__)
-            await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
+        except Exception as error:
+            await _answer_failure(error, context, method.__name__)
         raise AssertionError("unreachable")
 
     return unary
