@@ -17,6 +17,16 @@ from toadstool_clients.connection import Client
 RACE_CODES = (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION)
 
 
+async def first_update(client: Client, table_id: str, token: str | None, seconds: float = 10.0) -> table_pb2.Update:
+    """The first update a stream of `table_id` (as `token`'s seat, or a spectator) is sent; the stream is closed."""
+    call = client.watch(table_id, token)
+    try:
+        response = await asyncio.wait_for(call.read(), seconds)
+        return response.update
+    finally:
+        call.cancel()
+
+
 @dataclass
 class Transcript:
     """Every update one viewer received, in order."""

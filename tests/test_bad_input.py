@@ -8,7 +8,7 @@ import uuid
 import grpc
 import pytest
 
-from e2e_helpers import gather_players, play_randomly
+from e2e_helpers import first_update, gather_players, play_randomly
 from toadstool import messages
 from toadstool.games import GAMES
 from toadstool.messages import GENERIC, has_own_message
@@ -19,20 +19,12 @@ from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
 GAME_KEYS = sorted(GAMES)
 
 
-async def _first_update(client: Client, table_id: str, token: str) -> table_pb2.Update:
-    call = client.watch(table_id, token)
-    async for response in call:
-        call.cancel()
-        return response.update
-    raise AssertionError("no update")
-
-
 async def _setup(client: Client, game: str) -> tuple[str, list[str], table_pb2.Update]:
     engine = GAMES[game].engine
     created = await client.create_table(game, engine.min_players, bots=0, seed=3)
     table_id = created.table.table_id
     tokens = [(await client.join(table_id, f"P{i}")).seat_token for i in range(engine.min_players)]
-    probe = await _first_update(client, table_id, tokens[0])
+    probe = await first_update(client, table_id, tokens[0])
     return table_id, tokens, probe
 
 
@@ -63,7 +55,7 @@ async def test_every_bad_request_is_refused_clearly_and_changes_nothing(
     before = await _snapshot(server, table_id)
     stub = client.stub
     actor = probe.to_act[0]
-    actor_update = await _first_update(client, table_id, tokens[actor])
+    actor_update = await first_update(client, table_id, tokens[actor])
     legal = actor_update.legal_actions[0]
     idle = next((s for s in range(len(tokens)) if s not in probe.to_act), None)
 
@@ -148,14 +140,14 @@ async def test_every_bad_request_is_refused_clearly_and_changes_nothing(
 async def test_a_retried_request_id_is_applied_once(server: RunningServer, client: Client, game: str) -> None:
     table_id, tokens, probe = await _setup(client, game)
     actor = probe.to_act[0]
-    update = await _first_update(client, table_id, tokens[actor])
+    update = await first_update(client, table_id, tokens[actor])
     first = await client.act(table_id, tokens[actor], update.version, update.legal_actions[0].id, request_id="r-1")
     again = await client.act(table_id, tokens[actor], update.version, update.legal_actions[0].id, request_id="r-1")
     assert first.version == again.version == update.version + 1
     assert not first.replayed
     assert again.replayed
     assert server.registry.tables[table_id].version == update.version + 1
-    fresh = await _first_update(client, table_id, tokens[actor])
+    fresh = await first_update(client, table_id, tokens[actor])
     if fresh.legal_actions and fresh.legal_actions[0].id != update.legal_actions[0].id:
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await client.act(table_id, tokens[actor], fresh.version, fresh.legal_actions[0].id, request_id="r-1")

@@ -16,6 +16,7 @@ import grpc
 import pytest
 
 from conftest import TEST_LIMITS
+from e2e_helpers import first_update
 from toadstool.games import GAMES
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.v1 import service_pb2, table_pb2
@@ -54,15 +55,6 @@ def _short_and_quoting(error: grpc.aio.AioRpcError, code: grpc.StatusCode, value
     return details
 
 
-async def _first_update(client: Client, table_id: str, token: str | None) -> table_pb2.Update:
-    call = client.watch(table_id, token)
-    try:
-        response = await asyncio.wait_for(call.read(), 10)
-        return response.update
-    finally:
-        call.cancel()
-
-
 async def _seated_table(client: Client, game: str) -> tuple[str, list[str]]:
     """A table of `game` at its fewest players, every seat held by this test; returns its id and tokens."""
     engine = GAMES[game].engine
@@ -74,9 +66,9 @@ async def _seated_table(client: Client, game: str) -> tuple[str, list[str]]:
 
 async def _actor_update(client: Client, table_id: str, tokens: list[str]) -> tuple[str, table_pb2.Update]:
     """The token of a seat the game waits for, and that seat's update."""
-    probe = await _first_update(client, table_id, None)
+    probe = await first_update(client, table_id, None)
     token = tokens[probe.to_act[0]]
-    return token, await _first_update(client, table_id, token)
+    return token, await first_update(client, table_id, token)
 
 
 # -- part 2: errors that echo input are bounded ------------------------------------------------------------
@@ -307,5 +299,5 @@ async def test_a_table_stored_with_none_in_its_action_ids_is_restored(tmp_path: 
     assert changed == 1
     async with running_server(config) as running, Client(running.address) as client:
         assert table_id in running.registry.tables
-        restored = await _first_update(client, table_id, None)
+        restored = await first_update(client, table_id, None)
         assert restored.version == version

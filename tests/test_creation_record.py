@@ -5,7 +5,6 @@ processes on loopback, a real SQLite file, real user track files."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -19,6 +18,7 @@ import grpc
 import pytest
 
 from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
+from e2e_helpers import first_update
 from toadstool.engine import creation_record, parse_options
 from toadstool.games import GAMES
 from toadstool.games.kart.tracks import BUILTIN_DIR, load_track, parse_track, track_content
@@ -117,15 +117,6 @@ class Seen:
     histories: list[list[table_pb2.HistoryStep]]
 
 
-async def _first(client: Client, table_id: str, token: str | None) -> table_pb2.Update:
-    call = client.watch(table_id, token)
-    try:
-        response = await asyncio.wait_for(call.read(), 10)
-        return response.update
-    finally:
-        call.cancel()
-
-
 async def _race(address: str, moves: int, seed: int = 5) -> Race:
     """A two-person Kart race on the user track, `moves` actions into it (chosen by a seeded draw)."""
     rng = random.Random(seed)
@@ -135,10 +126,10 @@ async def _race(address: str, moves: int, seed: int = 5) -> Race:
         table_id = created.table.table_id
         tokens = [(await client.join(table_id, name)).seat_token for name in ("Ann", "Bob")]
         for _ in range(moves):
-            update = await _first(client, table_id, None)
+            update = await first_update(client, table_id, None)
             assert update.status == table_pb2.TABLE_STATUS_PLAYING, "the race ended before the moves were made"
             seat = update.to_act[0]
-            mine = await _first(client, table_id, tokens[seat])
+            mine = await first_update(client, table_id, tokens[seat])
             choice = rng.choice(mine.legal_actions)
             await client.act(table_id, tokens[seat], mine.version, choice.id)
     return Race(table_id, tokens)
@@ -149,7 +140,7 @@ async def _seen(address: str, race: Race) -> Seen:
         await client.wait_ready()
         info = await client.get_table(race.table_id)
         viewers: list[str | None] = [*race.tokens, None]
-        views = [await _first(client, race.table_id, token) for token in viewers]
+        views = [await first_update(client, race.table_id, token) for token in viewers]
         histories = [await client.history(race.table_id, token) for token in viewers]
     for view in views:  # who is connected right now, recent events and clocks are not the game
         for seat in view.seats:
@@ -186,7 +177,7 @@ async def test_editing_a_track_file_changes_no_existing_table_and_the_next_table
         created = await client.create_table("kart", 2, bots=2, options={"track": TRACK}, seed=9, manual_start=True)
         after_edit = created.table.table_id
         await client.start(after_edit, created.host_token)
-        track = (await _first(client, after_edit, None)).view.kart.track
+        track = (await first_update(client, after_edit, None)).view.kart.track
     assert (track.title, track.length, len(track.shortcuts)) == ("Ring Road (rebuilt)", 30, 0)
 
     output = served.restart()
@@ -195,7 +186,7 @@ async def test_editing_a_track_file_changes_no_existing_table_and_the_next_table
     assert restored.version == before.version
     assert restored == before, "the table restored after editing its track file is not the table that was played"
     async with Client(served.address) as client:
-        track = (await _first(client, after_edit, None)).view.kart.track
+        track = (await first_update(client, after_edit, None)).view.kart.track
     assert (track.title, track.length) == ("Ring Road (rebuilt)", 30)
 
 

@@ -21,6 +21,7 @@ import pytest
 from timing import Clock, until
 
 from conftest import TEST_LIMIT_FLAGS, serve_command, start_serve, stop_process, toadstool_command
+from e2e_helpers import first_update
 from toadstool.server import RunningServer
 from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
@@ -77,15 +78,6 @@ def durable(tmp_path: Path) -> Iterator[ServerProcess]:
         server.stop()
 
 
-async def _first(client: Client, table_id: str, token: str | None) -> table_pb2.Update:
-    call = client.watch(table_id, token)
-    try:
-        response = await asyncio.wait_for(call.read(), 10)
-        return response.update
-    finally:
-        call.cancel()
-
-
 async def _act_until_killed(
     address: str, table_id: str, token: str, rng: random.Random, acked: list[tuple[int, str, str]], budget: int
 ) -> None:
@@ -93,7 +85,7 @@ async def _act_until_killed(
     async with Client(address, timeout=5) as client:
         for _ in range(budget):
             try:
-                update = await _first(client, table_id, token)
+                update = await first_update(client, table_id, token)
             except (grpc.aio.AioRpcError, TimeoutError):
                 return
             if update.status == table_pb2.TABLE_STATUS_FINISHED:
@@ -159,16 +151,16 @@ async def test_a_restarted_server_has_the_same_tables_views_seats_and_tokens(dur
         created = await client.create_table("uno", 2, seed=4, name="Friday")
         table_id = created.table.table_id
         tokens = [(await client.join(table_id, n)).seat_token for n in ("Ann", "Bob")]
-        first = await _first(client, table_id, tokens[0])
+        first = await first_update(client, table_id, tokens[0])
         actor = first.to_act[0]
-        mover = await _first(client, table_id, tokens[actor])
+        mover = await first_update(client, table_id, tokens[actor])
         await client.act(table_id, tokens[actor], mover.version, mover.legal_actions[0].id)
-        before = [await _first(client, table_id, t) for t in [*tokens, None]]
+        before = [await first_update(client, table_id, t) for t in [*tokens, None]]
     durable.kill()
     durable.start()
     async with Client(durable.address) as client:
         await client.wait_ready()
-        after = [await _first(client, table_id, t) for t in [*tokens, None]]
+        after = [await first_update(client, table_id, t) for t in [*tokens, None]]
         info = await client.get_table(table_id)
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await client.start(table_id, created.host_token)
@@ -227,7 +219,7 @@ async def test_a_closed_channel_resumes_from_its_last_version(server: RunningSer
     async with Client(server.address) as client:
         created = await client.create_table("uno", 2, bots=2, seed=5, bot_delay_ms=5)
         table_id = created.table.table_id
-        first = await _first(client, table_id, None)
+        first = await first_update(client, table_id, None)
     table = server.registry.tables[table_id]
     await until(lambda: table.version > first.version + 2)  # the bots play on while nobody watches
     async with Client(server.address) as client:

@@ -13,7 +13,7 @@ import functools
 import inspect
 import logging
 from collections.abc import AsyncIterator, Callable
-from typing import Any, TypeVar
+from typing import Any
 
 import grpc
 
@@ -47,7 +47,6 @@ STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
     ErrorKind.LIMIT: grpc.StatusCode.RESOURCE_EXHAUSTED,
 }
 
-R = TypeVar("R")
 
 WATCH_METHOD = f"/{service_pb2.DESCRIPTOR.services_by_name['ToadstoolService'].full_name}/Watch"
 
