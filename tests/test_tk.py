@@ -355,12 +355,19 @@ async def test_the_connect_screen_offers_servers_announced_on_the_lan(driver: Tk
         screen = driver.app.screen
         assert isinstance(screen, ConnectScreen)
         await driver.pump(lambda: screen.finding is None, 15, "the first search")
-        driver.click(screen.find_button)
 
         def heard() -> bool:
             return screen.finding is None and any(f.name == name for f in screen.found)
 
-        await driver.pump(heard, 20, "the announced server in the list")
+        # A search listens for a few seconds; on a busy machine (another test announcing and browsing at the
+        # same time) the answer can miss one, so search again as a person would, up to three times.
+        for _ in range(3):
+            driver.click(screen.find_button)
+            await driver.pump(lambda: screen.finding is not None, 15, "the click to start a search")
+            await driver.pump(lambda: screen.finding is None, 20, "a search to end")
+            if heard():
+                break
+        assert heard(), f"the announced server {name!r} was not in the list after three searches: {screen.found}"
         index = next(i for i, f in enumerate(screen.found) if f.name == name)
         assert name in screen.servers.get(index)
         screen.servers.selection_set(index)
