@@ -136,7 +136,9 @@ class Onlookers:
         """Follow one stream to its table's end. A stream that never got its first update because it raced
         the accept loop's death is opened again (as any client would); one that was flowing must never end."""
         for attempt in range(PROBE_TRIES):
-            call = self._stub.Watch(service_pb2.WatchRequest(table_id=table_id), metadata=metadata)
+            call = self._stub.Watch(
+                service_pb2.WatchRequest(table_id=table_id), metadata=metadata, wait_for_ready=True
+            )
             with self._lock:
                 self._calls.append(call)
             received = stream.updates
