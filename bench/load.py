@@ -118,7 +118,7 @@ def raw_server_main(port: int, size: int, mode: str) -> int:
     push = mode == "push"
     import grpc
 
-    from toadstool.v1 import service_pb2
+    from toadstool.api.v1 import service_pb2
 
     class RawTable:
         __slots__ = ("changed", "payload", "payload_version", "version")
@@ -295,7 +295,7 @@ class Worker:
         return channel
 
     async def setup(self) -> None:
-        from toadstool.v1 import service_pb2
+        from toadstool.api.v1 import service_pb2
 
         control = self.control = self._channel()
         gate = asyncio.Semaphore(32)
@@ -370,7 +370,7 @@ class Worker:
             await self._start_tables()
 
     def _act_callable(self, channel: Any) -> Any:
-        from toadstool.v1 import service_pb2
+        from toadstool.api.v1 import service_pb2
 
         if self.raw:
             return channel.unary_unary(f"/{RAW_SERVICE}/Act")
@@ -383,7 +383,7 @@ class Worker:
     async def _read(self, table: LoadTable, seat: int, channel: Any, first_view: Any) -> None:
         import grpc
 
-        from toadstool.v1 import service_pb2
+        from toadstool.api.v1 import service_pb2
 
         parse = service_pb2.WatchResponse.FromString
         if self.raw:
@@ -460,7 +460,7 @@ class Worker:
     async def _act(self, table: LoadTable, seat: int, choice: str) -> None:
         import grpc
 
-        from toadstool.v1 import service_pb2
+        from toadstool.api.v1 import service_pb2
 
         version = table.views[seat].version
         sent = time.perf_counter()
@@ -536,7 +536,7 @@ class Worker:
 
     async def _start_tables(self) -> None:
         """Start every (bot-played) table: from here on the server plays and pushes as fast as it can."""
-        from toadstool.v1 import service_pb2
+        from toadstool.api.v1 import service_pb2
 
         start = self.control.unary_unary(
             SERVICE + "StartTable",
@@ -636,7 +636,7 @@ def stop(process: subprocess.Popen[Any], grace: float = 10.0) -> None:
 
 @functools.cache
 def _serve_help() -> str:
-    command = [sys.executable, "-m", "toadstool_clients.cli", "serve", "--help"]
+    command = [sys.executable, "-m", "toadstool.cli", "serve", "--help"]
     return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False).stdout
 
 
@@ -658,9 +658,7 @@ def _unlimited(tables: int) -> list[str]:
 
 #: `toadstool serve` with uvloop's event loop policy installed first (to measure what uvloop would bring
 #: without changing the server).
-SERVE_ON_UVLOOP = (
-    "import sys, uvloop; uvloop.install(); from toadstool_clients.cli import main; sys.exit(main(sys.argv[1:]))"
-)
+SERVE_ON_UVLOOP = "import sys, uvloop; uvloop.install(); from toadstool.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
 def start_server(
@@ -685,7 +683,7 @@ def start_server(
         if server_loop == "uvloop":
             command += ["-c", SERVE_ON_UVLOOP, "serve", "--host", HOST, "--port", str(port)]
         else:
-            command += ["-m", "toadstool_clients.cli", "serve", "--host", HOST, "--port", str(port)]
+            command += ["-m", "toadstool.cli", "serve", "--host", HOST, "--port", str(port)]
         command += ["--max-tables", str(tables + 10), *_unlimited(tables)]
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
     # XDG_STATE_HOME too, so nothing of a benchmark ever lands in the user's own state directory.

@@ -88,7 +88,7 @@ def stop_process(process: subprocess.Popen[bytes], seconds: float = 10.0) -> Non
 
 def toadstool_command(*args: str) -> list[str]:
     """The `toadstool` command line, run with this interpreter."""
-    return [sys.executable, "-m", "toadstool_clients.cli", *args]
+    return [sys.executable, "-m", "toadstool.cli", *args]
 
 
 def serve_command(port: int, *flags: str) -> list[str]:

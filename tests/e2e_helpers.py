@@ -10,7 +10,7 @@ from typing import Any
 
 import grpc
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 #: Refusals a racing scripted player may get when a bot or another seat moved first.

@@ -30,10 +30,10 @@ from hypothesis import strategies as st
 
 from conftest import start_serve, stop_process
 from e2e_helpers import Transcript
+from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
 from toadstool.messages import game_view_message
-from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY
 
 # -- profiles ---------------------------------------------------------------------------------------------

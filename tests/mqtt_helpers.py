@@ -21,7 +21,7 @@ import aiomqtt
 import pytest
 
 from conftest import free_port, stop_process, wait_for_port
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.bridge.app import Bridge
 from toadstool_clients.bridge.config import config_from_args
 from toadstool_clients.connection import Client

@@ -21,7 +21,7 @@ from types import TracebackType
 
 import grpc
 
-from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
+from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY
 
 #: Codes a call racing the very moment grpcio's accept loop dies may get (it was never applied); the
@@ -136,9 +136,7 @@ class Onlookers:
         """Follow one stream to its table's end. A stream that never got its first update because it raced
         the accept loop's death is opened again (as any client would); one that was flowing must never end."""
         for attempt in range(PROBE_TRIES):
-            call = self._stub.Watch(
-                service_pb2.WatchRequest(table_id=table_id), metadata=metadata, wait_for_ready=True
-            )
+            call = self._stub.Watch(service_pb2.WatchRequest(table_id=table_id), metadata=metadata, wait_for_ready=True)
             with self._lock:
                 self._calls.append(call)
             received = stream.updates

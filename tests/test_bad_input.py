@@ -10,10 +10,10 @@ import pytest
 
 from e2e_helpers import first_update, gather_players, play_randomly
 from toadstool import messages
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import GAMES
 from toadstool.messages import GENERIC, has_own_message
 from toadstool.server import RunningServer
-from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
 
 GAME_KEYS = sorted(GAMES)

@@ -27,8 +27,8 @@ from mqtt_helpers import (  # noqa: F401
     running_bridge,
     wait_until_waiting,
 )
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.certs import make_certificate

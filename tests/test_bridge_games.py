@@ -16,10 +16,10 @@ from google.protobuf.json_format import MessageToDict
 
 from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
 from toadstool import messages
+from toadstool.api.v1 import table_pb2
 from toadstool.games import GAMES
 from toadstool.server import RunningServer
 from toadstool.tables import Status, Table
-from toadstool.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.connection import Client

@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.app import PressRefused, TableMirror, main, parse_press, request_id_for
 from toadstool_clients.bridge.config import ConfigError, config_from_args, read_toml

@@ -15,7 +15,7 @@ import pexpect
 import pytest
 
 from conftest import toadstool_command
-from toadstool_clients.cli import COMMANDS, build_parser
+from toadstool.cli import COMMANDS, build_parser
 
 PROMPT = "Your choice"
 
@@ -213,7 +213,7 @@ def test_the_help_and_light_subcommands_load_neither_the_server_nor_a_heavy_clie
     """The command imports what a subcommand needs when it runs: `toadstool --help` needs no gRPC, no
     server, no Tk and no MQTT; `toadstool tracks` only the Kart game."""
     code = (
-        "import sys, contextlib; from toadstool_clients import cli\n"
+        "import sys, contextlib; from toadstool import cli\n"
         "for argv in (['--help'], ['tracks', '--help'], ['cert', '--help']):\n"
         "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(None): cli.main(argv)\n"
         "heavy = ('grpc', 'tkinter', 'aiomqtt', 'toadstool.server', 'toadstool.tables', 'toadstool_clients.tk')\n"

@@ -19,10 +19,10 @@ import pytest
 
 from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from e2e_helpers import first_update
+from toadstool.api.v1 import table_pb2
 from toadstool.engine import creation_record, parse_options
 from toadstool.games import GAMES
 from toadstool.games.kart.tracks import BUILTIN_DIR, load_track, parse_track, track_content
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 TRACK = "ring-road"

@@ -22,8 +22,8 @@ from timing import Clock, until
 
 from conftest import TEST_LIMIT_FLAGS, serve_command, start_serve, stop_process, toadstool_command
 from e2e_helpers import first_update
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.server import RunningServer
-from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client, StreamState
 
 #: SIGKILL rounds: a quick setting for CI, more with TOADSTOOL_KILL_ROUNDS for a longer local run.

@@ -13,11 +13,11 @@ from google.protobuf.message import Message
 
 from e2e_helpers import Transcript, gather_players, play_randomly
 from fuzz_helpers import replay_states
+from toadstool.api.v1 import table_pb2
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
 from toadstool.messages import game_view_message
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 

@@ -25,8 +25,8 @@ import pytest
 
 from conftest import ROOT, stop_process, toadstool_command
 from e2e_helpers import gather_players, play_randomly
+from toadstool.api.v1 import table_pb2
 from toadstool.games import GAMES
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -104,7 +104,7 @@ def test_the_server_requirements_are_pyprojects_own_pins() -> None:
 def test_the_server_requirements_are_exactly_what_the_server_imports() -> None:
     modules = set().union(*(_imported_modules(path) for path in (ROOT / "server" / "toadstool").rglob("*.py")))
     # `toadstool serve` starts in the command's module: what it imports at the top and for `serve`.
-    modules |= _imported_modules(ROOT / "clients" / "toadstool_clients" / "cli.py", ("_serve_options", "cmd_serve"))
+    modules |= _imported_modules(ROOT / "server" / "toadstool" / "cli.py", ("_serve_options", "cmd_serve"))
     ours = {*sys.stdlib_module_names, "__future__", "toadstool", "toadstool_clients"}
     third_party = {module for module in modules if module.split(".")[0] not in ours}
     needed = set().union(*(_distributions_of(module) for module in third_party))

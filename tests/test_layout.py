@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
+from toadstool.api.v1 import table_pb2
 from toadstool.tables import SeatKind, Status
-from toadstool.v1 import table_pb2
 
 SERVER = Path(__file__).resolve().parents[1] / "server" / "toadstool"
 #: The domain: games and their engine interface, and the tables. None of it speaks gRPC or protobuf.
 DOMAIN = [SERVER / "engine.py", *sorted((SERVER / "games").rglob("*.py")), *sorted((SERVER / "tables").glob("*.py"))]
-GENERATED = ("toadstool.v1", "grpc", "google.protobuf")
+GENERATED = ("toadstool.api.v1", "grpc", "google.protobuf")
 
 
 def _imports(path: Path) -> list[str]:
@@ -58,15 +58,13 @@ def test_each_table_server_module_says_what_it_owns_and_stays_short(path: Path) 
 
 
 CLIENTS = Path(__file__).resolve().parents[1] / "clients" / "toadstool_clients"
-#: What clients may import of the server package: the contract (generated code and shared constants).
-CONTRACT = ("toadstool.v1", "toadstool.api")
-#: The `toadstool` command: the one composition root, which imports the server side lazily, per subcommand.
-COMPOSITION_ROOT = CLIENTS / "cli.py"
+#: What clients may import of the server package: the contract (toadstool.api: constants and generated v1 code).
+CONTRACT = ("toadstool.api",)
+#: The `toadstool` command: the one composition root, which imports both sides lazily, per subcommand.
+COMPOSITION_ROOT = SERVER / "cli.py"
 
 
-@pytest.mark.parametrize(
-    "path", sorted(p for p in CLIENTS.rglob("*.py") if p != COMPOSITION_ROOT), ids=lambda p: str(p.relative_to(CLIENTS))
-)
+@pytest.mark.parametrize("path", sorted(CLIENTS.rglob("*.py")), ids=lambda p: str(p.relative_to(CLIENTS)))
 def test_clients_import_only_the_contract_of_the_server_package(path: Path) -> None:
     server_side = [n for n in _imports(path) if n == "toadstool" or n.startswith("toadstool.")]
     wrong = [n for n in server_side if not n.startswith(CONTRACT)]
@@ -75,11 +73,21 @@ def test_clients_import_only_the_contract_of_the_server_package(path: Path) -> N
     )
 
 
-def test_the_command_imports_the_server_only_inside_its_subcommands() -> None:
+@pytest.mark.parametrize(
+    "path", sorted(p for p in SERVER.rglob("*.py") if p != COMPOSITION_ROOT), ids=lambda p: str(p.relative_to(SERVER))
+)
+def test_the_server_never_imports_a_client(path: Path) -> None:
+    clients = [n for n in _imports(path) if n.split(".")[0] == "toadstool_clients"]
+    assert not clients, f"{path.relative_to(SERVER)} imports {clients}: only the toadstool command may"
+
+
+def test_the_command_imports_either_side_only_inside_its_subcommands() -> None:
     tree = ast.parse(COMPOSITION_ROOT.read_text())
     top_level = [
         node.module
         for node in tree.body
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("toadstool.")
+        if isinstance(node, ast.ImportFrom)
+        and node.module
+        and node.module.split(".")[0] in ("toadstool", "toadstool_clients")
     ]
     assert all(name.startswith(CONTRACT) for name in top_level), top_level

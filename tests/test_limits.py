@@ -17,10 +17,10 @@ import pytest
 from timing import Clock
 
 from toadstool import limits as limits_module
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.limits import Limits, client_of
 from toadstool.server import RunningServer, ServerConfig, running_server
 from toadstool.tables import TableError, sanitize_name
-from toadstool.v1 import service_pb2, table_pb2
 from toadstool_clients.connection import Client
 
 

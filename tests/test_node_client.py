@@ -15,8 +15,8 @@ import pytest
 
 from conftest import ROOT, start_serve
 from e2e_helpers import play_randomly
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.v1 import table_pb2
 from toadstool_clients.certs import make_certificate
 from toadstool_clients.connection import Client
 

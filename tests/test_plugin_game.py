@@ -18,8 +18,8 @@ import pytest
 from rich.console import Console
 
 from conftest import start_serve, stop_process
+from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.games import GAMES
-from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY
 from toadstool_clients.terminal.games import render_game
 

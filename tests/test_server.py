@@ -10,9 +10,9 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from toadstool.api.v1 import table_pb2
 from toadstool.games import GAMES
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 

@@ -19,9 +19,9 @@ import pytest
 
 from conftest import toadstool_command
 from tk_helpers import TkDriver, close_app, open_app, xvfb
+from toadstool.api.v1 import table_pb2
+from toadstool.api.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.v1 import table_pb2
-from toadstool.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool_clients.connection import Client
 from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen

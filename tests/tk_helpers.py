@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 
 from conftest import stop_process
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.tk.app import App
 from toadstool_clients.tk.lobby import ConnectScreen, LobbyScreen
 from toadstool_clients.tk.table import TableScreen

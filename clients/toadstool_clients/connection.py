@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import grpc
 
 from toadstool.api import DEFAULT_PORT, DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, KEEPALIVE, SEAT_TOKEN_KEY
-from toadstool.v1 import service_pb2, service_pb2_grpc, table_pb2
+from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.backoff import backoff
 
 #: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows

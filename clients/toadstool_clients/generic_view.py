@@ -12,7 +12,7 @@ from typing import Any
 
 from google.protobuf import json_format
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 
 #: How long one value may run on a line before it is cut (a long list, a nested object).
 MAX_VALUE_LENGTH = 80

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from toadstool.v1 import kart_pb2, levelup_pb2, table_pb2
+from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2
 
 _SEAT_REF = re.compile(r"\{p(\d+)\}")
 

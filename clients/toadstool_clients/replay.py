@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.rule import Rule
 from rich.text import Text
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, describe_rpc_error, server_address
 from toadstool_clients.seats import remembered_seat
 from toadstool_clients.terminal.games import render_game

@@ -18,10 +18,10 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import json_format
 
 from toadstool import wire
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.engine import Engine, Event, _snake, action_id, event_text, name_seats
 from toadstool.tables.seats import SeatKind, Status
 from toadstool.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
-from toadstool.v1 import service_pb2, table_pb2
 
 if TYPE_CHECKING:
     from toadstool.tables.table import Table

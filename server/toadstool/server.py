@@ -21,6 +21,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from toadstool.api import DEFAULT_PORT, KEEPALIVE
+from toadstool.api.v1 import service_pb2, service_pb2_grpc
 from toadstool.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.limits import Limits
 from toadstool.listener import Listener
@@ -28,7 +29,6 @@ from toadstool.reflection import enable_reflection
 from toadstool.service import SerialisedWatch, ToadstoolService
 from toadstool.store import Store
 from toadstool.tables import TableRegistry
-from toadstool.v1 import service_pb2, service_pb2_grpc
 
 log = logging.getLogger(__name__)
 

@@ -19,11 +19,11 @@ import grpc
 
 from toadstool import messages
 from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
+from toadstool.api.v1 import service_pb2, service_pb2_grpc
 from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
 from toadstool.limits import Guard, Limits, client_of
 from toadstool.tables import ErrorKind, Status, Table, TableError, TableRegistry
-from toadstool.v1 import service_pb2, service_pb2_grpc
 
 log = logging.getLogger(__name__)
 

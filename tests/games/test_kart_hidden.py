@@ -11,13 +11,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from kart_helpers import E
 
+from toadstool.api.v1 import kart_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import parse_options
 from toadstool.games.kart.data import BANANA_CHIPS, COINS, DECK
 from toadstool.games.kart.engine import KartState, Stage
 from toadstool.messages import game_view_message
 from toadstool.selfplay import play
-from toadstool.v1 import kart_pb2
 
 DECK_SIZE = sum(copies for _, copies in DECK)
 

@@ -7,10 +7,10 @@ from typing import Any
 from kart_helpers import E
 from rich.console import Console
 
+from toadstool.api.v1 import table_pb2
 from toadstool.bots import RandomBot
 from toadstool.messages import game_view_message
 from toadstool.selfplay import play
-from toadstool.v1 import table_pb2
 from toadstool_clients.terminal.games.kart import render_view
 
 

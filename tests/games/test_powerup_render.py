@@ -6,9 +6,9 @@ import random
 
 from rich.console import Console
 
+from toadstool.api.v1 import table_pb2
 from toadstool.games.powerup.engine import ENGINE, new_game
 from toadstool.messages import game_view_message
-from toadstool.v1 import table_pb2
 from toadstool_clients.terminal.games.powerup import render_view
 
 

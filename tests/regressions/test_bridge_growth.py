@@ -7,8 +7,8 @@ import asyncio
 import pytest
 
 from mqtt_helpers import Broker, bridge_args, broker_fixture, running_bridge  # noqa: F401
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 

@@ -9,11 +9,11 @@ import grpc
 import pytest
 
 from toadstool import messages
+from toadstool.api.v1 import service_pb2
 from toadstool.bots import RandomBot
 from toadstool.limits import Limits
 from toadstool.selfplay import play
 from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.v1 import service_pb2
 from toadstool_clients.connection import Client
 
 

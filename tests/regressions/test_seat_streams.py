@@ -8,8 +8,8 @@ import asyncio
 
 import grpc
 
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 

@@ -8,8 +8,8 @@ import asyncio
 from pathlib import Path
 
 from conftest import TEST_LIMITS
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 
 

@@ -13,8 +13,8 @@ from collections import deque
 
 from rich.console import Console
 
+from toadstool.api.v1 import table_pb2
 from toadstool.server import RunningServer
-from toadstool.v1 import table_pb2
 from toadstool_clients.connection import Client
 from toadstool_clients.terminal.app import render_update
 

@@ -34,7 +34,7 @@ from typing import Any, cast
 import aiomqtt
 import grpc
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.backoff import backoff
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.config import (

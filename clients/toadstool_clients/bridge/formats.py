@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.bridge.topics import Topics, safe_level
 from toadstool_clients.names import seat_name, with_singular_counts
 

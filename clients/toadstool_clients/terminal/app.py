@@ -23,7 +23,7 @@ from rich.panel import Panel
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 from toadstool_clients.terminal.games import render_game
 

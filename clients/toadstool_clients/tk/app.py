@@ -20,7 +20,7 @@ from pathlib import Path
 from tkinter import ttk
 from typing import Any
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, server_address
 from toadstool_clients.paths import tk_settings_file
 from toadstool_clients.tk.games import FONT, safe_text

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import describe_rpc_error, server_address
 from toadstool_clients.seats import remember_seat, remembered_seat
 from toadstool_clients.tk.games import FONT, safe_text

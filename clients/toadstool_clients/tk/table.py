@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import StreamState
 from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, safe_text
 from toadstool_clients.tk.lobby import STATUS_NAMES, explain

@@ -1,7 +1,7 @@
 """The contract's constants that the server and every client share, written once: the metadata keys that
 carry tokens, the default port, HTTP/2 keepalive, the device's one action, and the mDNS service type and
-TXT keys. With the generated code of proto/ (`toadstool.v1`, kept at that path because buf requires the
-directory to match the proto package), this is all of the server package that clients import.
+TXT keys. With the generated code of proto/ beside it (`toadstool.api.v1`, written by scripts/gen-proto),
+this is all of the server package that clients import.
 
 Nothing here runs or imports anything of the server: clients can import it without loading the server.
 """

@@ -13,7 +13,7 @@ from google.protobuf import text_format
 from rich.console import RenderableType
 from rich.text import Text
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 
 log = logging.getLogger(__name__)
 

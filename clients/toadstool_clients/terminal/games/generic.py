@@ -8,7 +8,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.generic_view import generic_lines
 
 

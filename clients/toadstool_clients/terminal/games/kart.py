@@ -12,7 +12,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from toadstool.v1 import kart_pb2, table_pb2
+from toadstool.api.v1 import kart_pb2, table_pb2
 from toadstool_clients.names import KART_ITEM_NAMES, seat_names, with_seat_names
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).

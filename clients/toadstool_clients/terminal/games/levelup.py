@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from toadstool.v1 import levelup_pb2, table_pb2
+from toadstool.api.v1 import levelup_pb2, table_pb2
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES, seat_name
 
 _BLOCKS = {

@@ -13,7 +13,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from toadstool.v1 import powerup_pb2, table_pb2
+from toadstool.api.v1 import powerup_pb2, table_pb2
 from toadstool_clients.names import seat_name
 
 _STAGES = {

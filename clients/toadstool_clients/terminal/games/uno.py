@@ -15,7 +15,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
-from toadstool.v1 import table_pb2, uno_pb2
+from toadstool.api.v1 import table_pb2, uno_pb2
 from toadstool_clients.names import seat_names, with_seat_names
 
 COLOR_STYLE: dict[int, str] = {

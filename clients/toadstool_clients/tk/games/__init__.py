@@ -21,7 +21,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ Texts from the network are drawn as plain text (`safe_text`)."""
 
 from __future__ import annotations
 
-from toadstool.v1 import table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool_clients.generic_view import generic_lines
 from toadstool_clients.tk.games import Board, safe_text
 

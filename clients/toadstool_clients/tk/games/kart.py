@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from toadstool.v1 import kart_pb2
+from toadstool.api.v1 import kart_pb2
 from toadstool_clients.names import KART_ITEM_NAMES
 from toadstool_clients.tk.games import Board, safe_text, text_colour_on
 

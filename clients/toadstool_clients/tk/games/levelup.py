@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toadstool.v1 import levelup_pb2
+from toadstool.api.v1 import levelup_pb2
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
 from toadstool_clients.tk.games import Board, character_colour, safe_text, text_colour_on
 

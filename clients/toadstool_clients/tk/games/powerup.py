@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from toadstool.v1 import powerup_pb2
+from toadstool.api.v1 import powerup_pb2
 from toadstool_clients.tk.games import Board, safe_text
 
 FELT = "#2b3f8c"

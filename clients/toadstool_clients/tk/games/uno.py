@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from toadstool.v1 import uno_pb2
+from toadstool.api.v1 import uno_pb2
 from toadstool_clients.tk.games import Board, safe_text
 
 COLOURS = {

@@ -28,7 +28,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/l
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.v1.levelup_pb2', _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.api.v1.levelup_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_LEVELUPSTAGE']._serialized_start=2510

@@ -3,7 +3,7 @@
 import grpc
 import warnings
 
-from toadstool.v1 import service_pb2 as toadstool_dot_v1_dot_service__pb2
+from toadstool.api.v1 import service_pb2 as toadstool_dot_v1_dot_service__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -18,7 +18,7 @@ except ImportError:
 if _version_not_supported:
     raise RuntimeError(
         f'The grpc package installed is at version {GRPC_VERSION},'
-        + ' but the generated code in toadstool/v1/service_pb2_grpc.py depends on'
+        + ' but the generated code in toadstool/api/v1/service_pb2_grpc.py depends on'
         + f' grpcio>={GRPC_GENERATED_VERSION}.'
         + f' Please upgrade your grpc module to grpcio>={GRPC_GENERATED_VERSION}'
         + f' or downgrade your generated code using grpcio-tools<={GRPC_VERSION}.'

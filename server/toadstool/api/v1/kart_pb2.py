@@ -28,7 +28,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17toadstool/v1/k
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.v1.kart_pb2', _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.api.v1.kart_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_KARTFIELDTYPE']._serialized_start=1954

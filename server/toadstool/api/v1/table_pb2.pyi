@@ -9,10 +9,10 @@ from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
-from toadstool.v1 import kart_pb2 as _kart_pb2
-from toadstool.v1 import levelup_pb2 as _levelup_pb2
-from toadstool.v1 import powerup_pb2 as _powerup_pb2
-from toadstool.v1 import uno_pb2 as _uno_pb2
+from toadstool.api.v1 import kart_pb2 as _kart_pb2
+from toadstool.api.v1 import levelup_pb2 as _levelup_pb2
+from toadstool.api.v1 import powerup_pb2 as _powerup_pb2
+from toadstool.api.v1 import uno_pb2 as _uno_pb2
 import builtins as _builtins
 import sys
 import typing as _typing

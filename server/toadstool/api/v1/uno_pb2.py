@@ -28,7 +28,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16toadstool/v1/u
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.v1.uno_pb2', _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.api.v1.uno_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_UNOCOLOR']._serialized_start=1810

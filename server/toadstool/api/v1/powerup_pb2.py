@@ -28,7 +28,7 @@ DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/p
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
-_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.v1.powerup_pb2', _globals)
+_builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.api.v1.powerup_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_POWERUPCARDKIND']._serialized_start=1835
