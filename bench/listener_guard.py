@@ -107,7 +107,7 @@ def server_main(guard: bool, max_seconds: float) -> int:
     signal.alarm(int(max_seconds + SLACK))  # the hard bound, should the graceful one below ever hang
     import grpc
 
-    from toadstool.listener import Listener
+    from toadstool.server.listener import Listener
 
     async def echo(request: bytes, context: Any) -> bytes:
         return request
@@ -262,7 +262,7 @@ def factory_cost(rpcs: int, repetitions: int) -> dict[str, Any]:
     request for it, the call's handler and its exception guard), one call after another; create and run as
     many, through the real `AcceptLoopGuard` or with no task factory, alternately; the best (least disturbed)
     repetition of each, in CPU time."""
-    from toadstool.listener import REQUEST_CALLS, AcceptLoopGuard
+    from toadstool.server.listener import REQUEST_CALLS, AcceptLoopGuard
 
     assert "AioServer._request_call" in REQUEST_CALLS
 

@@ -22,8 +22,8 @@ from typing import NamedTuple
 import pytest
 from hypothesis import settings
 
-from toadstool.limits import Limits
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
+from toadstool.server.limits import Limits
 from toadstool_clients.connection import Client
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -33,7 +33,7 @@ from e2e_helpers import Transcript
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 from toadstool_clients.connection import SEAT_TOKEN_KEY
 
 # -- profiles ---------------------------------------------------------------------------------------------

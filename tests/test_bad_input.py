@@ -9,11 +9,11 @@ import grpc
 import pytest
 
 from e2e_helpers import first_update, gather_players, play_randomly
-from toadstool import messages
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import GAMES
-from toadstool.messages import GENERIC, has_own_message
-from toadstool.server import RunningServer
+from toadstool.server import messages
+from toadstool.server.app import RunningServer
+from toadstool.server.messages import GENERIC, has_own_message
 from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
 
 GAME_KEYS = sorted(GAMES)

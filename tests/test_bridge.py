@@ -28,7 +28,7 @@ from mqtt_helpers import (  # noqa: F401
     wait_until_waiting,
 )
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.certs import make_certificate

@@ -15,11 +15,11 @@ import pytest
 from google.protobuf.json_format import MessageToDict
 
 from mqtt_helpers import Broker, Received, bridge_args, broker_fixture, recording, retained, running_bridge  # noqa: F401
-from toadstool import messages
 from toadstool.api.v1 import table_pb2
 from toadstool.games import GAMES
-from toadstool.server import RunningServer
-from toadstool.tables import Status, Table
+from toadstool.server import messages
+from toadstool.server.app import RunningServer
+from toadstool.server.tables import Status, Table
 from toadstool_clients.bridge import formats
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.connection import Client

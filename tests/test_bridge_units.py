@@ -335,7 +335,7 @@ def test_the_typed_toml_reader_gives_the_typed_value(tmp_path: Path) -> None:
 def test_the_game_server_does_not_import_mqtt() -> None:
     """The bridge is a client: a server (and every game) runs without MQTT code loaded."""
     code = (
-        "import sys, toadstool.server, toadstool.service, toadstool.tables, toadstool.games;"
+        "import sys, toadstool.server.app, toadstool.server.service, toadstool.server.tables, toadstool.games;"
         "bad = [m for m in sys.modules if m.split('.')[0] in ('aiomqtt', 'paho', 'toadstool_clients')];"
         "print(bad); sys.exit(1 if bad else 0)"
     )

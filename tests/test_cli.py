@@ -216,7 +216,7 @@ def test_the_help_and_light_subcommands_load_neither_the_server_nor_a_heavy_clie
         "import sys, contextlib; from toadstool import cli\n"
         "for argv in (['--help'], ['tracks', '--help'], ['cert', '--help']):\n"
         "    with contextlib.suppress(SystemExit), contextlib.redirect_stdout(None): cli.main(argv)\n"
-        "heavy = ('grpc', 'tkinter', 'aiomqtt', 'toadstool.server', 'toadstool.tables', 'toadstool_clients.tk')\n"
+        "heavy = ('grpc', 'tkinter', 'aiomqtt', 'toadstool.server', 'toadstool_clients.tk')\n"
         "print(sorted(m for m in sys.modules if m.startswith(heavy)))"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from timing import Clock, turns, until
 
-from toadstool.tables import Status, Table, TableRegistry
+from toadstool.server.tables import Status, Table, TableRegistry
 
 
 def texts(table: Table) -> list[str]:

@@ -16,8 +16,8 @@ import pytest
 from toadstool.bots import RandomBot
 from toadstool.engine import Engine, action_id, parse_options
 from toadstool.games import GAMES
-from toadstool.messages import action_from_message, action_message, game_view_message
 from toadstool.selfplay import play
+from toadstool.server.messages import action_from_message, action_message, game_view_message
 
 GAME_KEYS = sorted(GAMES)
 
@@ -104,7 +104,7 @@ def test_same_seed_and_actions_give_the_same_game(game: str) -> None:
 
 @pytest.mark.parametrize("game", GAME_KEYS)
 def test_player_counts_outside_the_range_are_refused(game: str) -> None:
-    from toadstool.tables import TableError, TableRegistry
+    from toadstool.server.tables import TableError, TableRegistry
 
     registry = TableRegistry()
     for players in (GAMES[game].engine.min_players - 1, GAMES[game].engine.max_players + 1):

@@ -19,7 +19,7 @@ from conftest import TEST_LIMITS
 from e2e_helpers import first_update
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import GAMES
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import DEVICE_TOKEN_KEY, SEAT_TOKEN_KEY, Client
 
 #: Well under 1 KiB: the whole message of any refusal, however long the input it quotes.

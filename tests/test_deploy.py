@@ -26,7 +26,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, free_port, toadstool_command
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 
 DEPLOY = ROOT / "deploy"
 UNITS = ("toadstool.service", "toadstool-bridge.service")

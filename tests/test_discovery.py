@@ -21,9 +21,9 @@ import pexpect
 import pytest
 
 from conftest import serve_command, stop_process, toadstool_command
-from toadstool.discovery import announce, announced_addresses, instance_name, registry_info
 from toadstool.games import GAMES
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
+from toadstool.server.discovery import announce, announced_addresses, instance_name, registry_info
 from toadstool_clients.connection import Client
 from toadstool_clients.discovery import Found, browse_async, clean_text, offer
 
@@ -143,8 +143,8 @@ def test_offer_lets_a_person_pick_a_server_or_quit() -> None:
 SERVER_SCRIPT = textwrap.dedent(
     """
     import asyncio, sys
-    from toadstool.discovery import announce, registry_info
-    from toadstool.server import ServerConfig, running_server
+    from toadstool.server.discovery import announce, registry_info
+    from toadstool.server.app import ServerConfig, running_server
 
     async def main() -> None:
         config = ServerConfig(host="0.0.0.0", port=int(sys.argv[1]), bot_delay=0.0, grace=0.5)

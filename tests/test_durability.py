@@ -23,7 +23,7 @@ from timing import Clock, until
 from conftest import TEST_LIMIT_FLAGS, serve_command, start_serve, stop_process, toadstool_command
 from e2e_helpers import first_update
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client, StreamState
 
 #: SIGKILL rounds: a quick setting for CI, more with TOADSTOOL_KILL_ROUNDS for a longer local run.
@@ -299,7 +299,7 @@ async def test_history_is_redacted_per_viewer_and_replay_shows_a_finished_game(
         spectator = await client.history(table_id)
     assert len(spectator) == table.version + 1
     engine = table.engine
-    from toadstool.messages import game_view_message
+    from toadstool.server.messages import game_view_message
 
     state = engine.new(table.players, table.options, table.seed)
     for step in spectator:

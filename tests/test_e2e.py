@@ -16,8 +16,8 @@ from fuzz_helpers import replay_states
 from toadstool.api.v1 import table_pb2
 from toadstool.engine import action_id, event_text, name_seats
 from toadstool.games import GAMES
-from toadstool.messages import game_view_message
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
+from toadstool.server.messages import game_view_message
 from toadstool_clients.connection import Client
 
 

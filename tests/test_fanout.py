@@ -10,7 +10,7 @@ import asyncio
 import pytest
 from timing import Clock, turns, until
 
-from toadstool.tables import (
+from toadstool.server.tables import (
     BACKLOG_RECHECK,
     BEAT_SECONDS,
     MAX_BOT_WAIT,

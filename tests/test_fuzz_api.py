@@ -54,10 +54,10 @@ from onlookers import Onlookers
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.engine import action_id
 from toadstool.games import GAMES
-from toadstool.limits import Limits
-from toadstool.messages import GENERIC, action_message, has_own_message
-from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.tables import TableError
+from toadstool.server.app import RunningServer, ServerConfig, running_server
+from toadstool.server.limits import Limits
+from toadstool.server.messages import GENERIC, action_message, has_own_message
+from toadstool.server.tables import TableError
 from toadstool_clients.connection import DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY, Client
 
 T = TypeVar("T")

@@ -14,8 +14,8 @@ import pytest
 from timing import until
 
 from toadstool.engine import action_id
-from toadstool.store import Store, StoredAction
-from toadstool.tables import Table, TableRegistry
+from toadstool.server.store import Store, StoredAction
+from toadstool.server.tables import Table, TableRegistry
 
 
 def stored_actions(store: Store) -> dict[str, list[StoredAction]]:

@@ -16,11 +16,11 @@ import grpc
 import pytest
 from timing import Clock
 
-from toadstool import limits as limits_module
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.limits import Limits, client_of
-from toadstool.server import RunningServer, ServerConfig, running_server
-from toadstool.tables import TableError, sanitize_name
+from toadstool.server import limits as limits_module
+from toadstool.server.app import RunningServer, ServerConfig, running_server
+from toadstool.server.limits import Limits, client_of
+from toadstool.server.tables import TableError, sanitize_name
 from toadstool_clients.connection import Client
 
 

@@ -29,8 +29,8 @@ from fuzz_helpers import (
     send_raw,
 )
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.listener import bind
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
+from toadstool.server.listener import bind
 from toadstool_clients.connection import Client, StreamState
 
 NOT_UTF8 = b"/toadstool.v1.ToadstoolService/\xff\xfe"

@@ -16,7 +16,7 @@ import pytest
 from conftest import ROOT, start_serve
 from e2e_helpers import play_randomly
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.certs import make_certificate
 from toadstool_clients.connection import Client
 

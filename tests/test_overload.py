@@ -12,8 +12,8 @@ import grpc
 import pytest
 from timing import Clock, until
 
-from toadstool.server import RunningServer
-from toadstool.tables import BACKLOG_FLOOR, STUCK_AFTER, Backlog, Beat, pacing
+from toadstool.server.app import RunningServer
+from toadstool.server.tables import BACKLOG_FLOOR, STUCK_AFTER, Backlog, Beat, pacing
 from toadstool_clients.connection import Client
 
 

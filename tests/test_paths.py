@@ -18,7 +18,7 @@ REPORT = """
 import json
 from toadstool import paths
 from toadstool.games.kart.tracks import user_tracks_dir
-from toadstool.store import default_db_path
+from toadstool.server.store import default_db_path
 from toadstool_clients import paths as client_paths
 from toadstool_clients.tk.app import settings_path
 print(json.dumps({

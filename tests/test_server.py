@@ -12,7 +12,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from toadstool.api.v1 import table_pb2
 from toadstool.games import GAMES
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 
 

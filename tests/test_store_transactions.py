@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toadstool.store import Store, StoredAction, StoreError
+from toadstool.server.store import Store, StoredAction, StoreError
 
 
 def test_a_write_inside_a_dangling_transaction_is_refused_not_silently_lost(tmp_path: Path) -> None:

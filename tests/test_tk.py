@@ -21,7 +21,7 @@ from conftest import toadstool_command
 from tk_helpers import TkDriver, close_app, open_app, xvfb
 from toadstool.api.v1 import table_pb2
 from toadstool.api.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
 from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen
@@ -347,7 +347,7 @@ async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, 
 
 
 async def test_the_connect_screen_offers_servers_announced_on_the_lan(driver: TkDriver, server: RunningServer) -> None:
-    from toadstool.discovery import announce, registry_info
+    from toadstool.server.discovery import announce, registry_info
     from toadstool_clients.tk.lobby import ConnectScreen
 
     name = f"Game night {random.randrange(10**6)}"

@@ -20,7 +20,7 @@ from cryptography import x509
 from conftest import start_serve, stop_process, toadstool_command
 from e2e_helpers import RACE_CODES
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.certs import CERT_FILE, KEY_FILE, tls_mismatch
 from toadstool_clients.connection import Client
 

@@ -96,7 +96,7 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
 
 
 def _serve_options(parser: argparse.ArgumentParser) -> None:
-    from toadstool.limits import Limits  # the server's own defaults, shown by --help
+    from toadstool.server.limits import Limits  # the server's own defaults, shown by --help
 
     defaults = Limits()
     parser.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
@@ -334,9 +334,9 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from toadstool.limits import Limits
-    from toadstool.server import ServerConfig, serve
-    from toadstool.store import StoreError, default_db_path
+    from toadstool.server.app import ServerConfig, serve
+    from toadstool.server.limits import Limits
+    from toadstool.server.store import StoreError, default_db_path
 
     limits = Limits(
         max_request_bytes=args.max_request_bytes,
@@ -379,7 +379,7 @@ async def _play(args: argparse.Namespace) -> int:
 
     if args.server:
         return await _play_remote(server_address(args.server), args)
-    from toadstool.server import ServerConfig, announced, running_server
+    from toadstool.server.app import ServerConfig, announced, running_server
 
     config = ServerConfig(
         host="0.0.0.0" if args.lan else "127.0.0.1",

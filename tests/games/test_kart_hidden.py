@@ -16,8 +16,8 @@ from toadstool.bots import RandomBot
 from toadstool.engine import parse_options
 from toadstool.games.kart.data import BANANA_CHIPS, COINS, DECK
 from toadstool.games.kart.engine import KartState, Stage
-from toadstool.messages import game_view_message
 from toadstool.selfplay import play
+from toadstool.server.messages import game_view_message
 
 DECK_SIZE = sum(copies for _, copies in DECK)
 

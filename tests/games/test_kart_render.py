@@ -9,8 +9,8 @@ from rich.console import Console
 
 from toadstool.api.v1 import table_pb2
 from toadstool.bots import RandomBot
-from toadstool.messages import game_view_message
 from toadstool.selfplay import play
+from toadstool.server.messages import game_view_message
 from toadstool_clients.terminal.games.kart import render_view
 
 

@@ -17,7 +17,7 @@ from toadstool.engine import event_text
 from toadstool.games.levelup import data
 from toadstool.games.levelup.engine import ENGINE as E
 from toadstool.games.levelup.engine import LevelUpState, Stage, VoteChoice
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 
 
 def _random_state(players: int, seed: int, steps: int) -> LevelUpState:

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from toadstool.api.v1 import table_pb2
 from toadstool.games.levelup.engine import ENGINE as E
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 from toadstool_clients.terminal.games.levelup import render_view
 
 

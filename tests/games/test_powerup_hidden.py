@@ -19,7 +19,7 @@ from toadstool.engine import event_text
 from toadstool.games.powerup.data import IS_CASTLE, CardKind
 from toadstool.games.powerup.engine import ENGINE, PowerUpState, new_game
 from toadstool.games.powerup.views import AcceptSwap, DrawNewLevel, PlayCard, PowerUpView, Stage, Trade
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 
 
 def random_state(players: int, seed: int, steps: int) -> PowerUpState:

@@ -8,7 +8,7 @@ from rich.console import Console
 
 from toadstool.api.v1 import table_pb2
 from toadstool.games.powerup.engine import ENGINE, new_game
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 from toadstool_clients.terminal.games.powerup import render_view
 
 

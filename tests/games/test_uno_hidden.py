@@ -17,7 +17,7 @@ from toadstool.engine import event_text, parse_options
 from toadstool.games.uno import engine as uno
 from toadstool.games.uno.data import CARD_NAMES
 from toadstool.games.uno.engine import ENGINE, UnoState
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 
 DEFAULTS = parse_options(ENGINE.options, {})
 

@@ -10,7 +10,7 @@ from uno_support import YELLOW, card, play, table
 from toadstool.api.v1 import table_pb2
 from toadstool.engine import parse_options
 from toadstool.games.uno.engine import ENGINE, Challenge
-from toadstool.messages import game_view_message
+from toadstool.server.messages import game_view_message
 from toadstool_clients.terminal.games.uno import render_view
 
 NAMES = ["[bold]Mario[/bold]", "Luigi", "Peach"]

@@ -55,8 +55,8 @@ from google.protobuf.message import Message
 from toadstool.bots import RandomBot
 from toadstool.engine import Engine, action_id, event_text, name_seats, parse_options
 from toadstool.games import GAMES, get_game
-from toadstool.messages import game_view_message
 from toadstool.selfplay import play
+from toadstool.server.messages import game_view_message
 
 GOLDEN_DIR = Path(__file__).resolve().parent
 

@@ -8,7 +8,7 @@ import pytest
 
 from mqtt_helpers import Broker, bridge_args, broker_fixture, running_bridge  # noqa: F401
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 
 

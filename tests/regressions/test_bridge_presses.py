@@ -16,7 +16,7 @@ from mqtt_helpers import (  # noqa: F401
     recording,
     running_bridge,
 )
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.bridge.app import Bridge
 from toadstool_clients.bridge.topics import Topics
 from toadstool_clients.connection import Client

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 
 from conftest import toadstool_command
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 
 

@@ -8,12 +8,12 @@ import inspect
 import grpc
 import pytest
 
-from toadstool import messages
 from toadstool.api.v1 import service_pb2
 from toadstool.bots import RandomBot
-from toadstool.limits import Limits
 from toadstool.selfplay import play
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server import messages
+from toadstool.server.app import RunningServer, ServerConfig, running_server
+from toadstool.server.limits import Limits
 from toadstool_clients.connection import Client
 
 

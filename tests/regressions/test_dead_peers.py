@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client, StreamState
 
 

@@ -9,9 +9,9 @@ import grpc
 import pytest
 
 from conftest import TEST_LIMITS
-from toadstool.limits import Limits
-from toadstool.server import ServerConfig, running_server
-from toadstool.store import Store, StoredSeat, StoredTable
+from toadstool.server.app import ServerConfig, running_server
+from toadstool.server.limits import Limits
+from toadstool.server.store import Store, StoredSeat, StoredTable
 from toadstool_clients.connection import Client
 
 

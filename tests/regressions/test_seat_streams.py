@@ -9,7 +9,7 @@ import asyncio
 import grpc
 
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 
 

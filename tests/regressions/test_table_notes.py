@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import TEST_LIMITS
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer, ServerConfig, running_server
+from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
 
 

@@ -14,7 +14,7 @@ from collections import deque
 from rich.console import Console
 
 from toadstool.api.v1 import table_pb2
-from toadstool.server import RunningServer
+from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 from toadstool_clients.terminal.app import render_update
 

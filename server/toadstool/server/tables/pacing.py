@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from toadstool.tables.backlog import Backlog
-from toadstool.tables.waiters import Waiters, kept_loop
+from toadstool.server.tables.backlog import Backlog
+from toadstool.server.tables.waiters import Waiters, kept_loop
 
 log = logging.getLogger(__name__)
 

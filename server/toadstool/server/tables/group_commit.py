@@ -8,11 +8,11 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import action_id
-from toadstool.store import Store, StoredAction
-from toadstool.tables.waiters import kept_loop
+from toadstool.server.store import Store, StoredAction
+from toadstool.server.tables.waiters import kept_loop
 
 if TYPE_CHECKING:
-    from toadstool.tables.table import Table
+    from toadstool.server.tables.table import Table
 
 
 class _Move:

@@ -27,7 +27,7 @@ from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 from toadstool.api import MDNS_SERVICE_TYPE, TXT_GAMES, TXT_OPEN, TXT_TABLES, TXT_TLS, TXT_VERSION
 
 if TYPE_CHECKING:
-    from toadstool.tables import TableRegistry
+    from toadstool.server.tables import TableRegistry
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +100,7 @@ def registry_info(registry: TableRegistry, tls: bool) -> Callable[[], dict[str, 
     """The `info` callable for a server's registry: its games, whether it needs TLS, how many tables it
     has and how many of those are open to join (in the lobby with a free seat)."""
     from toadstool.games import GAMES
-    from toadstool.tables import Status
+    from toadstool.server.tables import Status
 
     def info() -> dict[str, str]:
         tables = list(registry.tables.values())

@@ -12,12 +12,12 @@ No protobuf here: toadstool.messages builds every message from a table. This pac
 the rest of the server and the tests use.
 """
 
-from toadstool.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
-from toadstool.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
-from toadstool.tables.group_commit import GroupCommit
-from toadstool.tables.pacing import BACKLOG_RECHECK, BEAT_SECONDS, BUSY_LAG, MAX_BOT_WAIT, Beat
-from toadstool.tables.registry import KEEP_FINISHED, TableRegistry
-from toadstool.tables.seats import (
+from toadstool.server.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
+from toadstool.server.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
+from toadstool.server.tables.group_commit import GroupCommit
+from toadstool.server.tables.pacing import BACKLOG_RECHECK, BEAT_SECONDS, BUSY_LAG, MAX_BOT_WAIT, Beat
+from toadstool.server.tables.registry import KEEP_FINISHED, TableRegistry
+from toadstool.server.tables.seats import (
     MAX_NAME_LENGTH,
     MAX_TABLE_NAME_LENGTH,
     Seat,
@@ -27,8 +27,8 @@ from toadstool.tables.seats import (
     sanitize_name,
     token_matches,
 )
-from toadstool.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
-from toadstool.tables.waiters import Waiters
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
+from toadstool.server.tables.waiters import Waiters
 
 __all__ = [
     "BACKLOG_FLOOR",

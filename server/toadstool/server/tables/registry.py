@@ -18,13 +18,21 @@ from toadstool.engine import (
     preview,
 )
 from toadstool.games import GAMES
-from toadstool.store import Store, StoredAction, StoredSeat, StoredTable
-from toadstool.tables.backlog import Backlog
-from toadstool.tables.errors import ErrorKind, TableError
-from toadstool.tables.group_commit import GroupCommit
-from toadstool.tables.pacing import Beat, Clock
-from toadstool.tables.seats import MAX_TABLE_NAME_LENGTH, Seat, SeatKind, Status, new_token, printable, sanitize_name
-from toadstool.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.store import Store, StoredAction, StoredSeat, StoredTable
+from toadstool.server.tables.backlog import Backlog
+from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.group_commit import GroupCommit
+from toadstool.server.tables.pacing import Beat, Clock
+from toadstool.server.tables.seats import (
+    MAX_TABLE_NAME_LENGTH,
+    Seat,
+    SeatKind,
+    Status,
+    new_token,
+    printable,
+    sanitize_name,
+)
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
 
 log = logging.getLogger(__name__)
 

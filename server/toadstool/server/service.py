@@ -17,13 +17,13 @@ from typing import Any
 
 import grpc
 
-from toadstool import messages
 from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2, service_pb2_grpc
 from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
-from toadstool.limits import Guard, Limits, client_of
-from toadstool.tables import ErrorKind, Status, Table, TableError, TableRegistry
+from toadstool.server import messages
+from toadstool.server.limits import Guard, Limits, client_of
+from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry
 
 log = logging.getLogger(__name__)
 

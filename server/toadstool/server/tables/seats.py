@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from toadstool.engine import (
     Bot,
 )
-from toadstool.store import StoredSeat
-from toadstool.tables.errors import ErrorKind, TableError
+from toadstool.server.store import StoredSeat
+from toadstool.server.tables.errors import ErrorKind, TableError
 
 MAX_NAME_LENGTH = 24
 MAX_TABLE_NAME_LENGTH = 40

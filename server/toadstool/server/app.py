@@ -22,13 +22,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from toadstool.api import DEFAULT_PORT, KEEPALIVE
 from toadstool.api.v1 import service_pb2, service_pb2_grpc
-from toadstool.hardening import RefuseUndecodable, quiet_client_garbage
-from toadstool.limits import Limits
-from toadstool.listener import Listener
-from toadstool.reflection import enable_reflection
-from toadstool.service import SerialisedWatch, ToadstoolService
-from toadstool.store import Store
-from toadstool.tables import TableRegistry
+from toadstool.server.hardening import RefuseUndecodable, quiet_client_garbage
+from toadstool.server.limits import Limits
+from toadstool.server.listener import Listener
+from toadstool.server.reflection import enable_reflection
+from toadstool.server.service import SerialisedWatch, ToadstoolService
+from toadstool.server.store import Store
+from toadstool.server.tables import TableRegistry
 
 log = logging.getLogger(__name__)
 
@@ -149,7 +149,7 @@ async def announced(config: ServerConfig, running: RunningServer) -> AsyncIterat
     """Announce a running server on the LAN (mDNS/DNS-SD) while the block runs, if the config asks to."""
     async with contextlib.AsyncExitStack() as stack:
         if config.announce:
-            from toadstool.discovery import announce, registry_info
+            from toadstool.server.discovery import announce, registry_info
 
             name = config.name or f"Toadstool on {socket.gethostname()}"
             info = registry_info(running.registry, tls=bool(config.tls_cert))

@@ -29,12 +29,20 @@ from toadstool.engine import (
     preview,
 )
 from toadstool.games import GameSpec
-from toadstool.store import Store, StoredAction, StoredTable
-from toadstool.tables.errors import ErrorKind, TableError
-from toadstool.tables.group_commit import GroupCommit
-from toadstool.tables.pacing import BUSY_LAG, Beat, Clock
-from toadstool.tables.seats import AppliedRequest, Seat, SeatKind, Status, new_token, sanitize_name, token_matches
-from toadstool.tables.waiters import Waiters
+from toadstool.server.store import Store, StoredAction, StoredTable
+from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.group_commit import GroupCommit
+from toadstool.server.tables.pacing import BUSY_LAG, Beat, Clock
+from toadstool.server.tables.seats import (
+    AppliedRequest,
+    Seat,
+    SeatKind,
+    Status,
+    new_token,
+    sanitize_name,
+    token_matches,
+)
+from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
 _Part = TypeVar("_Part")

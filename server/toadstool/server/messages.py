@@ -17,14 +17,14 @@ from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 
-from toadstool import wire
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.engine import Engine, Event, _snake, action_id, event_text, name_seats
-from toadstool.tables.seats import SeatKind, Status
-from toadstool.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
+from toadstool.server import wire
+from toadstool.server.tables.seats import SeatKind, Status
+from toadstool.server.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
 
 if TYPE_CHECKING:
-    from toadstool.tables.table import Table
+    from toadstool.server.tables.table import Table
 
 #: The oneof member of GameView and Action for games without a message of their own.
 GENERIC = "generic"

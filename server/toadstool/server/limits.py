@@ -11,7 +11,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from toadstool.tables import ErrorKind, TableError
+from toadstool.server.tables import ErrorKind, TableError
 
 #: Seats tracked by the rate limiter before idle ones are forgotten.
 MAX_BUCKETS = 10_000
