@@ -1,10 +1,11 @@
 """The registry of games: the one place that knows which games exist (DESIGN.md principle 1).
 
-Games are found through the `toadstool.games` entry point group: each entry names a module that exports
-ENGINE (an Engine) and BOT (a factory for the game's sensible bot), under the game's registry key, and may
-export ORDER (where the lobby lists it: lower first; games without one come last, by key). The four
-games of this package declare theirs in pyproject.toml; a game from another installed package (or one a
-test registers) declares its own, and nothing here changes. Everything else (tables, bots, the service,
+A game is a module that exports ENGINE (an Engine) and BOT (a factory for the game's sensible bot), and may
+export ORDER (where the lobby lists it: lower first; games without one come last, by key). The games of
+this package are its subpackages (every folder here is a game, under its folder's name: adding one is
+its folder, its .proto file and its line in table.proto, nothing central); a game from
+another installed package (or one a test registers) names its module in the `toadstool.games` entry point
+group, and nothing here changes. Everything else (tables, bots, the service,
 selfplay, the conformance tests, the clients' lobby) looks a game up here by its name and never branches on
 which game it is.
 """
@@ -13,9 +14,10 @@ from __future__ import annotations
 
 import importlib
 import logging
+import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib.metadata import EntryPoint, entry_points
+from importlib.metadata import entry_points
 from typing import Any
 
 from toadstool.engine import Bot, Engine
@@ -42,28 +44,34 @@ class GameSpec:
 LAST = 1_000_000
 
 
-def _spec(entry: EntryPoint) -> tuple[int, GameSpec]:
-    module = importlib.import_module(entry.value)
+def _spec(name: str, module_name: str) -> tuple[int, GameSpec]:
+    module = importlib.import_module(module_name)
     engine = getattr(module, "ENGINE", None)
     bot = getattr(module, "BOT", None)
     if engine is None or bot is None:
-        raise RuntimeError(f"{entry.value} (game {entry.name!r}) exports no ENGINE and BOT")
-    if engine.name != entry.name:
-        raise RuntimeError(f"{entry.value} registers itself as {engine.name!r}, not {entry.name!r}")
+        raise RuntimeError(f"{module_name} (game {name!r}) exports no ENGINE and BOT")
+    if engine.name != name:
+        raise RuntimeError(f"{module_name} registers itself as {engine.name!r}, not {name!r}")
     return int(getattr(module, "ORDER", LAST)), GameSpec(engine=engine, smart_bot=bot)
 
 
+def _candidates() -> list[tuple[str, str]]:
+    """(name, module) of every game: this package's folders first, then the entry points of others."""
+    here = [(info.name, f"{__name__}.{info.name}") for info in pkgutil.iter_modules(__path__) if info.ispkg]
+    return [*here, *((entry.name, entry.value) for entry in entry_points(group=ENTRY_POINT_GROUP))]
+
+
 def discover() -> dict[str, GameSpec]:
-    """Every game the installed packages register, in the lobby's order. A game that fails to load is
-    logged and left out: it must not take the others with it."""
+    """Every game of this package and of the installed packages' entry points, in the lobby's order. A game
+    that fails to load is logged and left out: it must not take the others with it."""
     found: dict[str, tuple[int, GameSpec]] = {}
-    for entry in entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name in found:
+    for name, module_name in _candidates():
+        if name in found:
             continue
         try:
-            found[entry.name] = _spec(entry)
+            found[name] = _spec(name, module_name)
         except Exception as error:
-            log.error("the game %r could not be loaded: %s", entry.name, error)
+            log.error("the game %r could not be loaded: %s", name, error)
     if not found:
         raise RuntimeError(
             f"no games are registered under the entry point group {ENTRY_POINT_GROUP!r}: is toadstool installed "
