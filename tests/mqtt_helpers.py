@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import socket
 import subprocess
 import time
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -20,7 +21,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 
-from conftest import free_port, stop_process, wait_for_port
+from conftest import free_port, stop_process
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.bridge.app import Bridge
 from toadstool_clients.bridge.config import config_from_args
@@ -34,6 +35,23 @@ def mosquitto_path() -> str:
     return found
 
 
+class _Exited(Exception):
+    """The broker's process ended before it listened."""
+
+
+def wait_for_port(port: int, timeout: float, alive: subprocess.Popen[bytes]) -> None:
+    """Wait until 127.0.0.1:`port` accepts a connection while `alive` runs (so the listener is its own)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if alive.poll() is not None:
+            raise _Exited
+        with socket.socket() as sock:
+            if sock.connect_ex(("127.0.0.1", port)) == 0 and alive.poll() is None:
+                return
+        time.sleep(0.05)
+    raise TimeoutError(f"nothing listens on port {port} after {timeout} s")
+
+
 class Broker:
     """One Mosquitto process on 127.0.0.1:`port`; `restart` keeps the port (clients reconnect to it)."""
 
@@ -42,25 +60,37 @@ class Broker:
     ) -> None:
         """`users` (name -> password) makes the broker refuse anonymous clients; `tls` (certificate, key)
         adds a TLS listener on `tls_port` beside the plain one."""
-        self.port = free_port()
-        self.tls_port = free_port() if tls else None
+        self.directory = directory
+        self.users = users
+        self.tls = tls
         self.conf = directory / "mosquitto.conf"
-        lines = ["per_listener_settings false", "persistence false", "log_dest stderr", "log_type error"]
-        lines.append(f"listener {self.port} 127.0.0.1")
-        if tls:
-            lines += [f"listener {self.tls_port} 127.0.0.1", f"certfile {tls[0]}", f"keyfile {tls[1]}"]
-        if os.geteuid() == 0:
-            lines.append("user root")  # as root, mosquitto would switch to a user that cannot read tmp_path
+        self.process: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.tls_port: int | None = None
+        self._started = False
         if users:
             password_file = directory / "mosquitto.passwd"
             for n, (name, password) in enumerate(users.items()):
                 flags = ["-b", "-c"] if n == 0 else ["-b"]
                 subprocess.run(["mosquitto_passwd", *flags, str(password_file), name, password], check=True, timeout=10)
-            lines += ["allow_anonymous false", f"password_file {password_file}"]
+        self._choose_ports()
+
+    def _choose_ports(self) -> None:
+        """Mosquitto cannot listen on port 0 and report the port it got, so the broker takes ports that are
+        free now and `start` picks others if another process bound one first (the race of a free port)."""
+        self.port = free_port()
+        self.tls_port = free_port() if self.tls else None
+        lines = ["per_listener_settings false", "persistence false", "log_dest stderr", "log_type error"]
+        lines.append(f"listener {self.port} 127.0.0.1")
+        if self.tls:
+            lines += [f"listener {self.tls_port} 127.0.0.1", f"certfile {self.tls[0]}", f"keyfile {self.tls[1]}"]
+        if os.geteuid() == 0:
+            lines.append("user root")  # as root, mosquitto would switch to a user that cannot read tmp_path
+        if self.users:
+            lines += ["allow_anonymous false", f"password_file {self.directory / 'mosquitto.passwd'}"]
         else:
             lines.append("allow_anonymous true")
         self.conf.write_text("\n".join(lines) + "\n")
-        self.process: subprocess.Popen[bytes] | None = None
 
     @property
     def address(self) -> str:
@@ -70,17 +100,31 @@ class Broker:
     def tls_address(self) -> str:
         return f"127.0.0.1:{self.tls_port}"
 
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [mosquitto_path(), "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
-        )
-        try:
-            wait_for_port(self.port, 10)
-            if self.tls_port:
-                wait_for_port(self.tls_port, 10)
-        except TimeoutError:
-            self.stop()
-            raise
+    def start(self, attempts: int = 5) -> None:
+        """Start the broker and wait until it listens. On its first start, a port another process took
+        meanwhile means new ports (up to `attempts`); a restart keeps its ports, as clients expect."""
+        first = not self._started
+        for _ in range(attempts if first else 1):
+            self.process = subprocess.Popen(
+                [mosquitto_path(), "-c", str(self.conf)], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+            )
+            try:
+                wait_for_port(self.port, 10, alive=self.process)
+                if self.tls_port:
+                    wait_for_port(self.tls_port, 10, alive=self.process)
+            except _Exited:
+                error = self.process.stderr.read().decode(errors="replace") if self.process.stderr else ""
+                self.process = None
+                if first and "in use" in error:
+                    self._choose_ports()
+                    continue
+                raise RuntimeError(f"mosquitto did not start: {error.strip()}") from None
+            except TimeoutError:
+                self.stop()
+                raise
+            self._started = True
+            return
+        raise RuntimeError(f"mosquitto found no free port in {attempts} tries")
 
     def stop(self) -> None:
         if self.process is None:

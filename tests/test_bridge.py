@@ -14,7 +14,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import free_port, serve_command, toadstool_command, wait_for_port
+from conftest import start_serve, toadstool_command
 from mqtt_helpers import (  # noqa: F401
     Broker,
     Recorder,
@@ -171,18 +171,17 @@ async def test_with_tables_all_new_tables_are_followed_and_a_table_that_vanishes
 async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where_it_left_off(
     broker: Broker, tmp_path: Path
 ) -> None:
-    port = free_port()
-    address = f"127.0.0.1:{port}"
     db = str(tmp_path / "tables.db")
-    command = serve_command(port, "--bot-delay", "0", "--min-bot-delay", "0", "--db", db)
+    flags = ("--bot-delay", "0", "--min-bot-delay", "0", "--db", db)
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    output = tmp_path / "serve.log"
+    first, address = await asyncio.to_thread(start_serve, *flags, output=output, env=env)
+    port = int(address.rsplit(":", 1)[1])
 
-    def start() -> subprocess.Popen[bytes]:
-        process = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_for_port(port)
-        return process
+    def start() -> subprocess.Popen[bytes]:  # the restart comes back at the port the first start got
+        return start_serve(*flags, output=output, env=env, port=port)[0]
 
-    processes = [await asyncio.to_thread(start)]
+    processes = [first]
     try:
         async with Client(address) as client:
             table = await kart_waiting_for_ann(client)
