@@ -1,0 +1,368 @@
+"""Toadstool beside boardgame.io: the same people-acting load against both servers, run alternately, compared
+pair by pair (issue #24).
+
+Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--workers N] [--out DIR]``
+
+Why: a person choosing a server compares it with its peers, so the comparison must be one anyone can run
+again. Side A is bench/load.py's "people acting" mode, unchanged (`load.run_point("toadstool", ...)`: a
+real `toadstool serve` with its SQLite log, 4-seat UNO tables, one gRPC channel per seat, the seat to act
+choosing from its own view). Side B is a boardgame.io 0.50 server (bench/peers/server.js: Koa + socket.io,
+a simplified UNO whose `playerView` hides the hands and the deck, its default in-memory storage) under
+boardgame.io's own client (bench/peers/load.js: one socket.io connection per seat, the same phases,
+windows and counting as bench/load.py's workers). Server CPU comes from /proc on both sides.
+
+For each table count the sides run A B A B ... (`--pairs` pairs), each run with a fresh server and fresh
+load processes, so slow drifts of the machine's other load fall on both sides alike. Every pair gives
+ratios Toadstool / boardgame.io (saturated views/s: above 1 is better for Toadstool; server CPU per move,
+paced p99 act-to-view latency, server RSS per client, bytes per update: below 1 is), printed per pair and
+as median [min..max] over the pairs, with the other load on the machine during each run: the load average
+and the cores busy with processes other than the benchmark's own (/proc/stat less our processes' CPU).
+
+Needs node (18 or newer) and `npm ci --prefix bench/peers`. Not for asserting speed: the test checks the
+output's shape only. Everything binds 127.0.0.1; every process is bounded by time and stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import load
+from common import CLOCK_TICKS, RESULTS, cpu_seconds, final_json, fmt, machine, percentile, rss_bytes, write_csv
+
+PEERS = Path(__file__).resolve().parent / "peers"
+HOST = load.HOST
+SEATS = load.SEATS
+
+#: Table counts, windows and seconds per window, load processes, setup limit; and pairs per table count.
+BUDGETS = {
+    "full": (load.Budget(tables=(10, 100, 250), windows=3, window=4.0, workers=2), 3),
+    # A smoke test of the harness: a few seconds a side, well under a minute in all.
+    "quick": (load.Budget(tables=(3,), windows=1, window=1.5, workers=1, setup_timeout=30.0), 2),
+}
+SIDES = ("toadstool", "boardgame.io")
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The other load on the machine
+
+
+def _machine_busy_seconds() -> float:
+    """CPU seconds every core of the machine has spent busy so far (/proc/stat: all but idle and iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
+
+
+def _own_seconds() -> float:
+    """CPU seconds of this process and of its children that have been waited for (servers, load processes)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+@contextlib.contextmanager
+def other_load() -> Iterator[dict[str, Any]]:
+    """Measures what else ran on the machine during the block: every run's figures are read beside it."""
+    record: dict[str, Any] = {"loadavg_before": round(os.getloadavg()[0], 2)}
+    busy, own, started = _machine_busy_seconds(), _own_seconds(), time.monotonic()
+    yield record
+    wall = max(1e-6, time.monotonic() - started)
+    ours = _own_seconds() - own
+    others = (_machine_busy_seconds() - busy) - ours
+    record["loadavg_after"] = round(os.getloadavg()[0], 2)
+    record["other_cores_busy"] = round(max(0.0, others) / wall, 2)
+    # The benchmark's own share (server, load processes, conductor): on a full machine the two add up to
+    # its cores, so a side whose processes win less of the CPU shows more "other" load.
+    record["own_cores_busy"] = round(ours / wall, 2)
+    record["seconds"] = round(wall, 1)
+
+
+# ----------------------------------------------------------------------------------------------------------
+# Side B: the boardgame.io server and its Node load processes
+
+
+def node() -> str:
+    """The node program, and a clear error when it or the npm packages are missing."""
+    found = shutil.which("node")
+    if not found:
+        raise SystemExit("bench/peers.py needs Node.js 18 or newer (`node` is not on PATH)")
+    if not (PEERS / "node_modules" / "boardgame.io").is_dir():
+        raise SystemExit("bench/peers.py needs its npm packages: npm ci --prefix bench/peers")
+    return found
+
+
+def _wait_ready(process: subprocess.Popen[str], timeout: float) -> None:
+    line = load._read_line(process, timeout)
+    if "ready" not in line:
+        raise RuntimeError(f"the boardgame.io server said {line!r} instead of ready")
+
+
+def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
+    """One boardgame.io server, its load processes, both phases: the raw per-window figures of one table
+    count, in the shape of bench/load.py's run_point (so that load.summarise reads both sides alike)."""
+    port = load.free_port()
+    server = subprocess.Popen(
+        [node(), str(PEERS / "server.js"), "--port", str(port)],
+        stdout=subprocess.PIPE,
+        stderr=sys.stderr,
+        text=True,
+        cwd=PEERS,
+        preexec_fn=load._die_with_parent,
+    )
+    workers: list[subprocess.Popen[str]] = []
+    try:
+        _wait_ready(server, 30.0)
+        load.wait_for_port(port, server)  # type: ignore[arg-type]
+        time.sleep(0.5)
+        rss_idle = rss_bytes(server.pid)
+        shares = [tables // budget.workers + (1 if i < tables % budget.workers else 0) for i in range(budget.workers)]
+        for index, share in enumerate(s for s in shares if s):
+            command = [node(), str(PEERS / "load.js"), "--server", f"http://{HOST}:{port}"]
+            command += ["--tables", str(share), "--seed", str(index + 1)]
+            workers.append(
+                subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=sys.stderr,
+                    text=True,
+                    cwd=PEERS,
+                    preexec_fn=load._die_with_parent,
+                )
+            )
+        setup_started = time.monotonic()
+        for worker in workers:
+            line = load._read_line(worker, budget.setup_timeout - (time.monotonic() - setup_started))
+            if line.strip() != "READY":
+                raise RuntimeError(f"a boardgame.io load process failed to set up: {line!r}")
+        setup_seconds = time.monotonic() - setup_started
+        print(f"  (boardgame.io: {tables} tables set up in {setup_seconds:.1f} s)", file=sys.stderr, flush=True)
+        time.sleep(0.3)
+        rss_ready = rss_bytes(server.pid)
+        start_at = time.time() + 0.5
+        order = {"paced_windows": budget.windows, "windows": budget.windows, "window": budget.window}
+        order["start_at"] = start_at
+        for worker in workers:
+            assert worker.stdin is not None
+            worker.stdin.write(json.dumps(order) + "\n")
+            worker.stdin.flush()
+        # Server CPU at every window boundary, on the workers' schedule (as bench/load.py does).
+        marks = [start_at + i * budget.window for i in range(budget.windows + 1)]
+        saturated_at = marks[-1] + load.GAP
+        marks += [saturated_at + i * budget.window for i in range(budget.windows + 1)]
+        cpu: list[float] = []
+        for mark in marks:
+            time.sleep(max(0.0, mark - time.time()))
+            cpu.append(cpu_seconds(server.pid))
+        results = [json.loads(load._read_line(worker, 30.0 + load.GAP * 2)) for worker in workers]
+        rss_end = rss_bytes(server.pid)
+    finally:
+        for worker in workers:
+            with contextlib.suppress(OSError):
+                if worker.stdin is not None:
+                    worker.stdin.close()
+            load.stop(worker, 15.0)
+        load.stop(server)
+    n = budget.windows
+    cpu_windows = {
+        "paced": [cpu[i + 1] - cpu[i] for i in range(n)],
+        "saturated": [cpu[n + 2 + i] - cpu[n + 1 + i] for i in range(n)],
+    }
+    phases = {phase: _merge(results, phase, cpu_windows[phase]) for phase in ("paced", "saturated")}
+    viewers = tables * SEATS
+    return {
+        "target": "boardgame.io",
+        "tables": tables,
+        "viewers": viewers,
+        "setup_seconds": setup_seconds,
+        "rss_idle": rss_idle,
+        "rss_ready": rss_ready,
+        "rss_end": rss_end,
+        "memory_per_viewer": (rss_ready - rss_idle) / viewers,
+        "window": budget.window,
+        **phases,
+    }
+
+
+def _number(value: Any) -> float:
+    """JSON has no NaN: Node writes an empty window's percentile as null."""
+    return float("nan") if value is None else float(value)
+
+
+def _merge(results: list[dict[str, Any]], phase: str, cpu_windows: list[float]) -> list[dict[str, Any]]:
+    """The load processes' windows added up, with the server's CPU of each window (bench/load.py's merge)."""
+    merged = []
+    for i, server_cpu in enumerate(cpu_windows):
+        windows = [r[phase][i] for r in results]
+        latencies = sorted(x for w in windows for x in w["latencies_sample"])
+        accepted = sum(w["accepted"] for w in windows)
+        messages = sum(w["messages"] for w in windows)
+        p99s = [_number(w["latency_p99"]) for w in windows if w["latency_p99"] is not None]
+        merged.append(
+            {
+                "accepted": accepted,
+                "refused": sum(w["refused"] for w in windows),
+                "messages": messages,
+                "bytes": sum(w["bytes"] for w in windows),
+                "latency_p50": percentile(latencies, 0.5),
+                "latency_p99": max(p99s) if p99s else float("nan"),
+                "latency_count": sum(w["latency_count"] for w in windows),
+                "server_cpu": server_cpu,
+                "cpu_per_action": server_cpu / accepted if accepted else float("nan"),
+                "cpu_per_view": server_cpu / messages if messages else float("nan"),
+            }
+        )
+    return merged
+
+
+# ----------------------------------------------------------------------------------------------------------
+# The conductor: A B A B, ratios per pair
+
+
+#: (name, what it is, the figure of a summary, True when above 1 is better for Toadstool)
+FIGURES: tuple[tuple[str, str, Callable[[dict[str, Any]], float], bool], ...] = (
+    ("views_per_s", "saturated views/s", lambda s: s["saturated"]["views_per_s"]["median"], True),
+    ("cpu_ms_per_move", "server CPU per move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"], False),
+    ("paced_p99_ms", "paced p99", lambda s: s["paced"]["latency_p99_ms"]["median"], False),
+    ("rss_kib_per_client", "server RSS per client", lambda s: s["memory_per_viewer_kib"], False),
+    ("bytes_per_update", "bytes per update", lambda s: s["saturated"]["mean_message_bytes"], False),
+)
+
+
+def run_side(side: str, tables: int, budget: load.Budget, store: str) -> dict[str, Any]:
+    """One run of one side, its summary and the other load on the machine while it ran."""
+    with other_load() as record:
+        if side == "toadstool":
+            point = load.run_point("toadstool", tables, budget, 0, store)
+        else:
+            point = run_peer_point(tables, budget)
+    summary = load.summarise(point)
+    summary["other_load"] = record
+    return summary
+
+
+def _ratio(a: float, b: float) -> float:
+    return a / b if b and a == a and b == b else float("nan")
+
+
+def _spread(values: list[float]) -> dict[str, float]:
+    real = [v for v in values if v == v]
+    if not real:
+        return {"median": float("nan"), "min": float("nan"), "max": float("nan"), "n": 0}
+    return {"median": statistics.median(real), "min": min(real), "max": max(real), "n": len(real)}
+
+
+def _side_line(side: str, s: dict[str, Any]) -> str:
+    q, o = s["saturated"], s["other_load"]
+    return (
+        f"    {side:<13} {fmt(q['views_per_s']['median']):>7} views/s, {fmt(q['cpu_ms_per_action']['median'], 3)}"
+        f" ms CPU/move, paced p99 {fmt(s['paced']['latency_p99_ms']['median'], 1)} ms,"
+        f" {fmt(s['memory_per_viewer_kib'], 1)} KiB/client, {fmt(q['mean_message_bytes'])} B/update"
+        f" | other load: {o['other_cores_busy']:.2f} cores busy, loadavg {o['loadavg_before']:.2f}"
+        f"->{o['loadavg_after']:.2f} (this run: {o['own_cores_busy']:.2f} cores)"
+    )
+
+
+def conduct(args: argparse.Namespace) -> int:
+    node()
+    mode = "quick" if args.quick else "full"
+    budget, pairs = BUDGETS[mode]
+    if args.tables:
+        budget = load.Budget(
+            tuple(int(t) for t in args.tables.split(",")), budget.windows, budget.window, budget.workers, 240.0
+        )
+    if args.workers:
+        budget = load.Budget(budget.tables, budget.windows, budget.window, args.workers, budget.setup_timeout)
+    pairs = args.pairs or pairs
+    started = time.monotonic()
+    points: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for tables in budget.tables:
+        print(f"{tables} tables x {SEATS} seats, {pairs} pairs, A = toadstool, B = boardgame.io:", flush=True)
+        runs: list[dict[str, dict[str, Any]]] = []
+        for pair in range(pairs):
+            run = {side: run_side(side, tables, budget, args.server_store) for side in SIDES}
+            ratios = {name: _ratio(get(run["toadstool"]), get(run["boardgame.io"])) for name, _, get, _ in FIGURES}
+            run["ratios"] = ratios
+            runs.append(run)
+            print(f"  pair {pair + 1}:", flush=True)
+            for side in SIDES:
+                print(_side_line(side, run[side]), flush=True)
+            print(
+                "    ratio         " + ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES),
+                flush=True,
+            )
+            for side in SIDES:
+                s = run[side]
+                rows.append(
+                    {
+                        "tables": tables,
+                        "pair": pair + 1,
+                        "side": side,
+                        **{name: round(get(s), 3) for name, _, get, _ in FIGURES},
+                        "saturated_actions_per_s": round(s["saturated"]["actions_per_s"]["median"], 1),
+                        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
+                        "other_cores_busy": s["other_load"]["other_cores_busy"],
+                        "own_cores_busy": s["other_load"]["own_cores_busy"],
+                        "loadavg": s["other_load"]["loadavg_before"],
+                    }
+                )
+        spreads = {name: _spread([r["ratios"][name] for r in runs]) for name, _, _, _ in FIGURES}
+        for name, label, _, higher in FIGURES:
+            s = spreads[name]
+            better = "above 1: Toadstool ahead" if higher else "below 1: Toadstool ahead"
+            print(
+                f"  ratio {label} Toadstool / boardgame.io: median {s['median']:.2f} [{s['min']:.2f}..{s['max']:.2f}]"
+                f" over {s['n']} pairs ({better})",
+                flush=True,
+            )
+        points.append({"tables": tables, "runs": runs, "ratios": spreads})
+    csv_path = write_csv(args.out / "peers.csv", rows)
+    print(f"\nCSV: {csv_path}")
+    final_json(
+        {
+            "benchmark": "peers",
+            "mode": mode,
+            "machine": machine(),
+            "budget": {"tables": list(budget.tables), "windows": budget.windows, "window": budget.window},
+            "pairs": pairs,
+            "workers": budget.workers,
+            "server_store": args.server_store,
+            "points": points,
+            "wall_seconds": round(time.monotonic() - started, 1),
+            "csv": str(csv_path),
+        }
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="3 tables, 2 pairs, short windows (under a minute)")
+    parser.add_argument("--tables", help="comma-separated table counts (default 10,100,250)")
+    parser.add_argument("--pairs", type=int, help="A B pairs per table count (default 3; 2 with --quick)")
+    parser.add_argument("--workers", type=int, help="load processes per side (default by mode)")
+    parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the CSV")
+    parser.add_argument(
+        "--server-store",
+        choices=("temp", "none"),
+        default="temp",
+        help="Toadstool's store: temp keeps its SQLite log (as deployed) in a throw-away directory; none: --no-db",
+    )
+    return conduct(parser.parse_args(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

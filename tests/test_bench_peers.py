@@ -1,0 +1,68 @@
+"""Smoke test of bench/peers.py, Toadstool beside boardgame.io (issue #24): `--quick` runs both servers
+alternately under their own clients and prints the ratio lines and its final JSON line. It checks the shape
+of the output only, never a timing (benchmarks print figures; the machines that run tests are too noisy for
+timed assertions, issue #9). Needs node and `npm ci --prefix bench/peers` (scripts/test installs them)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+#: What the run printed, kept for a person to read (the figures themselves are not checked).
+CAPTURE = ROOT / "test-output" / "bench" / "peers-quick.txt"
+FIGURES = ("saturated views/s", "server CPU per move", "paced p99", "server RSS per client", "bytes per update")
+
+
+def test_the_peer_benchmark_runs_toadstool_and_boardgame_io_alternately_and_prints_ratios_per_pair(
+    tmp_path: Path,
+) -> None:
+    assert shutil.which("node"), "Node.js is needed for the boardgame.io peer (scripts/test installs nodejs)"
+    assert (ROOT / "bench/peers/node_modules/boardgame.io").is_dir(), "run `npm ci --prefix bench/peers`"
+    completed = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "peers.py"), "--quick", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=False,
+    )
+    CAPTURE.parent.mkdir(parents=True, exist_ok=True)
+    CAPTURE.write_text(completed.stdout + "\n--- stderr ---\n" + completed.stderr)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    out = completed.stdout
+    # A ratio line per pair, then one median [min..max] line per figure.
+    assert len(re.findall(r"^ {4}ratio {9}saturated views/s \d", out, re.MULTILINE)) == 2, out
+    for label in FIGURES:
+        line = (
+            rf"^  ratio {re.escape(label)} Toadstool / boardgame\.io: median [\d.]+ \[[\d.]+\.\.[\d.]+\] over 2 pairs"
+        )
+        assert re.search(line, out, re.MULTILINE), f"no ratio line for {label}:\n{out}"
+    # The other load on the machine is recorded beside every run.
+    other = r"other load: [\d.]+ cores busy, loadavg [\d.]+->[\d.]+ \(this run: [\d.]+ cores\)"
+    assert len(re.findall(other, out)) == 4, out
+
+    figures = json.loads(out.strip().splitlines()[-1])
+    assert figures["benchmark"] == "peers"
+    assert figures["pairs"] == 2
+    (point,) = figures["points"]
+    assert len(point["runs"]) == 2
+    for run in point["runs"]:
+        for side in ("toadstool", "boardgame.io"):
+            summary = run[side]
+            assert summary["saturated"]["views_per_s"]["median"] > 0, f"{side} delivered no view"
+            assert summary["saturated"]["actions_per_s"]["median"] > 0, f"{side} made no move"
+            assert summary["saturated"]["mean_message_bytes"] > 0
+            assert {"other_cores_busy", "own_cores_busy", "loadavg_before", "loadavg_after"} <= set(
+                summary["other_load"]
+            )
+    for ratio in point["ratios"].values():
+        assert ratio["n"] == 2
+        assert ratio["min"] <= ratio["median"] <= ratio["max"]
+    assert (tmp_path / "peers.csv").read_text().startswith("tables,pair,side,")
