@@ -252,7 +252,7 @@ async def test_a_table_stored_before_creation_records_resolves_its_track_once_at
     assert await _seen(served.address, race) == before, "the old table read its track file again"
     served.stop()
     with sqlite3.connect(served.db) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
         (record,) = db.execute("SELECT record FROM tables WHERE table_id = ?", (race.table_id,)).fetchone()
     assert json.loads(record)["track_content"]["title"] == "Ring Road", "the record was made from the edit"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from toadstool.server.store import Store, StoredAction, StoreError
+from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoreError
 
 
 def test_a_write_inside_a_dangling_transaction_is_refused_not_silently_lost(tmp_path: Path) -> None:
@@ -44,8 +44,9 @@ def test_a_full_disk_is_reported_as_such_and_leaves_nothing_behind(tmp_path: Pat
     store.db.execute("PRAGMA foreign_keys = OFF")  # the rows' table is not the point here
     pages = store.db.execute("PRAGMA page_count").fetchone()[0]
     store.db.execute(f"PRAGMA max_page_count = {pages}")  # the file may not grow: as a full disk
-    with pytest.raises(sqlite3.OperationalError, match="full"):  # the reason, not a failed ROLLBACK's
+    with pytest.raises(DiskUnavailable, match="disk is full; nothing was saved"):  # not a failed ROLLBACK's
         store.add_actions([("abc", StoredAction(v, 0, "x" * 3000, "", "")) for v in range(1, 50)])
+    assert store.trouble is not None
     assert not store.db.in_transaction
     assert store.db.execute("SELECT count(*) FROM actions").fetchone() == (0,)
     store.close()

@@ -40,6 +40,8 @@ def describe_rpc_error(error: grpc.RpcError) -> str:
     """A one-line explanation of a failed call for a person."""
     code = error.code() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else None
     details = error.details() if isinstance(error, grpc.aio.AioRpcError | grpc.Call) else str(error)
+    if code == grpc.StatusCode.UNAVAILABLE and details and "nothing was saved" in details:
+        return details  # the server answered: its disk refused the write (full, read-only), and says so
     if code == grpc.StatusCode.UNAVAILABLE:
         return "the server cannot be reached (is it running, and is the address right?)"
     if code == grpc.StatusCode.DEADLINE_EXCEEDED:
@@ -127,11 +129,21 @@ class Client:
         response: service_pb2.CreateTableResponse = await self.stub.CreateTable(request, timeout=self.timeout)
         return response
 
-    async def join(self, table_id: str, name: str, seat: int | None = None) -> service_pb2.JoinTableResponse:
-        request = service_pb2.JoinTableRequest(table_id=table_id, name=name)
+    async def join(
+        self, table_id: str, name: str, seat: int | None = None, request_id: str | None = None
+    ) -> service_pb2.JoinTableResponse:
+        """Take a seat, with `request_id` (a fresh one unless given); retried once on UNAVAILABLE with the
+        same request id, which gives back the same seat and token if the first answer was lost."""
+        request = service_pb2.JoinTableRequest(table_id=table_id, name=name, request_id=request_id or uuid.uuid4().hex)
         if seat is not None:
             request.seat = seat
-        response: service_pb2.JoinTableResponse = await self.stub.JoinTable(request, timeout=self.timeout)
+        try:
+            response: service_pb2.JoinTableResponse = await self.stub.JoinTable(request, timeout=self.timeout)
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE:
+                raise
+            await asyncio.sleep(0.5)
+            response = await self.stub.JoinTable(request, timeout=self.timeout, wait_for_ready=True)
         return response
 
     async def add_bot(self, table_id: str, host_token: str, seat: int | None = None) -> int:

@@ -23,7 +23,9 @@ from toadstool.engine import OptionKind, action_id
 from toadstool.games import GAMES
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
+from toadstool.server.store import DiskUnavailable
 from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry
+from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID
 
 log = logging.getLogger(__name__)
 
@@ -72,6 +74,8 @@ async def _answer_failure(error: Exception, context: grpc.aio.ServicerContext, m
     unexpected with INTERNAL (logged, never leaked: the client reads only that the server failed)."""
     if isinstance(error, TableError):
         await context.abort(STATUS_OF[error.kind], error.message)
+    if isinstance(error, DiskUnavailable):  # the store has logged it, once: the person is told what it is
+        await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
     log.error("unexpected failure in %s", method, exc_info=error)
     await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
 
@@ -221,7 +225,14 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         self, request: service_pb2.JoinTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.JoinTableResponse:
         table = self._table(request.table_id)
-        seat, token = table.join(request.name, request.seat if request.HasField("seat") else None)
+        if request.request_id and not MIN_JOIN_REQUEST_ID <= len(request.request_id) <= MAX_ID_LENGTH:
+            raise TableError(
+                ErrorKind.BAD_REQUEST,
+                f"a join's request id must be {MIN_JOIN_REQUEST_ID} to {MAX_ID_LENGTH} characters (a fresh random one)",
+            )
+        seat, token = table.join(
+            request.name, request.seat if request.HasField("seat") else None, request_id=request.request_id
+        )
         return service_pb2.JoinTableResponse(seat=seat, seat_token=token, table=messages.table_info(table))
 
     @_maps_errors

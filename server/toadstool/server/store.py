@@ -7,27 +7,57 @@ views or anything derived. Seat and host tokens are stored only as SHA-256 hashe
 
 Writes are synchronous and committed before the caller acknowledges anything: an action the client saw
 accepted is on disk. WAL mode with synchronous=NORMAL survives a killed process; `sync="full"` also
-survives a power cut, at the price of an fsync per action.
+survives a power cut, at the price of an fsync per action. What one request writes is one transaction
+(`batch`): a kill between two of its writes can never leave half of it (a table without its start).
+
+A disk that cannot take a write (full, read-only, failing) raises `DiskUnavailable`, whose message names
+it for a person; the store logs that once when it starts and once when writing works again, never per
+attempt. Each table's row and seats are kept twice (`table_copies`, another b-tree), and a damaged file
+is never written: it is set aside and its readable tables copied into a new one (toadstool.server.repair).
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
+import logging
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+
+#: A second copy of one table's row and seats (`table_copies`), written in the same transaction as every
+#: change to them: it lives in another b-tree, so one damaged page never loses both (toadstool.server.repair
+#: reads it). Blobs are hex ('' for NULL); the row's columns are TABLE_COLUMNS' order.
+_COPY_SELECT = """
+SELECT table_id, json_object(
+    'table', json_array(table_id, game, players, options, seed, name, manual_start, bot_delay, turn_seconds,
+        takeover_seconds, hex(host_token_hash), hex(device_token_hash), started, record),
+    'seats', (SELECT json_group_array(json_array(seat, name, kind, hex(token_hash)))
+        FROM seats WHERE seats.table_id = tables.table_id))
+FROM tables"""
+
+_COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WHERE table_id = ?"
+
+_ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
-#: when they are next restored).
-MIGRATIONS: dict[int, str] = {1: "ALTER TABLE tables ADD COLUMN record TEXT;"}
+#: when they are next restored). 2 -> 3: every table gets its second copy (`table_copies`), and a finished
+#: table its last version (NULL for those finished before: they are replayed once more, and store it then).
+MIGRATIONS: dict[int, str] = {
+    1: "ALTER TABLE tables ADD COLUMN record TEXT;",
+    2: f"""{_ADD_FINISHED} CREATE TABLE IF NOT EXISTS table_copies (
+        table_id TEXT PRIMARY KEY REFERENCES tables(table_id) ON DELETE CASCADE,
+        data TEXT NOT NULL
+    ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
+}
 
 SCHEMA = """
 CREATE TABLE tables (
@@ -44,7 +74,8 @@ CREATE TABLE tables (
     host_token_hash BLOB NOT NULL,
     device_token_hash BLOB,
     started INTEGER NOT NULL DEFAULT 0,
-    record TEXT
+    record TEXT,
+    finished_version INTEGER
 );
 CREATE TABLE seats (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
@@ -68,14 +99,40 @@ CREATE TABLE actions (
     note TEXT NOT NULL DEFAULT '',
     PRIMARY KEY (table_id, version)
 );
+CREATE TABLE table_copies (
+    table_id TEXT PRIMARY KEY REFERENCES tables(table_id) ON DELETE CASCADE,
+    data TEXT NOT NULL
+);
 """
 
+
+log = logging.getLogger(__name__)
 
 _INSERT_ACTION = "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)"
 
 
 class StoreError(Exception):
     """The database cannot be used; the message says which file and why. Nothing was written to it."""
+
+
+class DiskUnavailable(StoreError):
+    """The disk refused a write (full, read-only, failing): nothing of it was saved, and a later write may
+    work again once the host has seen to the disk. The message is meant for the person who was refused."""
+
+
+#: What a refused write tells the person who asked, by SQLite's primary result code.
+DISK_MESSAGES = {
+    sqlite3.SQLITE_FULL: "the server's disk is full; nothing was saved; try again when the host has freed space",
+    sqlite3.SQLITE_READONLY: (
+        "the server's disk is read-only; nothing was saved; try again when the host has made it writable"
+    ),
+    sqlite3.SQLITE_IOERR: (
+        "the server's disk failed to write; nothing was saved; try again when the host has checked the disk"
+    ),
+    sqlite3.SQLITE_CANTOPEN: (
+        "the server cannot open its database file; nothing was saved; try again when the host has checked the disk"
+    ),
+}
 
 
 @dataclass(frozen=True)
@@ -96,6 +153,8 @@ class StoredTable:
     #: The game's creation record (`toadstool.engine.creation_record`), JSON data; None for a table stored
     #: before records were kept.
     record: dict[str, Any] | None = None
+    #: The version its game ended at, once it has (a restart need not replay it to know); None before.
+    finished_version: int | None = None
 
 
 @dataclass(frozen=True)
@@ -118,11 +177,27 @@ class StoredAction:
 class Store:
     """One SQLite file (or ":memory:") holding every table of one server."""
 
-    def __init__(self, path: str | Path, sync: str = "normal") -> None:
+    def __init__(self, path: str | Path, sync: str = "normal", repair_damaged: bool = True) -> None:
+        """Open (or create) the database at `path`. A damaged file is never written to: with
+        `repair_damaged`, it is set aside untouched and its readable tables copied into a new file at
+        `path` (`toadstool.server.repair`), so a server starts with every table it can read."""
         self.path = str(path)
+        #: What was done about a damaged file found at this path (see `toadstool.server.repair`), if one was.
+        self.repaired: Any = None
+        #: Called with each write statement (and "COMMIT") before it runs: a test makes it raise or kill the
+        #: process there, to see what a crash at that point leaves on disk. None in a real server.
+        self.fault: Callable[[str], None] | None = None
+        #: Why the disk refuses writes now (a `DISK_MESSAGES` text), or None while writes work.
+        self.trouble: str | None = None
+        self._depth = 0
         if self.path != ":memory:":
             _check_file(Path(self.path))
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+            if repair_damaged and Path(self.path).exists() and Path(self.path).stat().st_size > 0:
+                # Imported here: the repair module writes its new file through a Store.
+                from toadstool.server import repair
+
+                self.repaired = repair.set_aside_if_damaged(Path(self.path))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -148,6 +223,8 @@ class Store:
             )
         elif version in MIGRATIONS:
             steps = " ".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
+            if "finished_version" in {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}:
+                steps = steps.replace(_ADD_FINISHED, "")  # a file taken back to an older version by hand
             self.db.executescript(f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {version}; this Toadstool reads {SCHEMA_VERSION}")
@@ -158,14 +235,72 @@ class Store:
     def close(self) -> None:
         self.db.close()
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """One transaction for every write made inside it (nested batches join the outer one): all of them
+        are committed together when the outermost ends, or none if it raises."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+            return
+        with _Transaction(self):
+            self._depth = 1
+            try:
+                yield
+            finally:
+                self._depth = 0
+
+    @property
+    def in_batch(self) -> bool:
+        return self._depth > 0
+
     def _transaction(self) -> Any:
-        return _Transaction(self.db)
+        return self.batch()
+
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one write statement: through the fault hook, and with a refusing disk named (`DiskUnavailable`)."""
+        if self.fault is not None:
+            self.fault(sql)
+        try:
+            self.db.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            raise self._refused(error) from error
+        if not self._depth:
+            self._wrote()
+
+    def _write_many(self, sql: str, rows: list[Sequence[Any]]) -> None:
+        if self.fault is not None:
+            self.fault(sql)
+        try:
+            self.db.executemany(sql, rows)
+        except sqlite3.OperationalError as error:
+            raise self._refused(error) from error
+
+    def _refused(self, error: sqlite3.OperationalError) -> Exception:
+        """`error` as a `DiskUnavailable` if the disk refused the write (logged once per change), else as it is."""
+        code = getattr(error, "sqlite_errorcode", 0) & 0xFF
+        message = DISK_MESSAGES.get(code)
+        if message is None:
+            return error
+        if self.trouble != message:
+            log.warning("%s: %s (%s); the games wait until it can be written again", self.path, message, error)
+            self.trouble = message
+        return DiskUnavailable(message)
+
+    def _wrote(self) -> None:
+        """A write reached the disk: if it had been refusing, say once that it works again."""
+        if self.trouble is not None:
+            log.warning("%s: writing works again; the games go on", self.path)
+            self.trouble = None
 
     # -- writes -------------------------------------------------------------------------------------------
 
     def add_table(self, table: StoredTable, seats: list[StoredSeat]) -> None:
         with self._transaction():
-            self.db.execute(
+            self._write(
                 "INSERT INTO tables (table_id, game, players, options, seed, name, manual_start, bot_delay,"
                 " turn_seconds, takeover_seconds, host_token_hash, device_token_hash, started, record)"
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -188,37 +323,47 @@ class Store:
             )
             for seat in seats:
                 self._put_seat(table.table_id, seat)
+            self._write(_COPY, (table.table_id,))
 
     def set_seat(self, table_id: str, seat: StoredSeat) -> None:
         with self._transaction():
             self._put_seat(table_id, seat)
+            self._write(_COPY, (table_id,))
 
     def _put_seat(self, table_id: str, seat: StoredSeat) -> None:
-        self.db.execute(
+        self._write(
             "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, token_hash) VALUES (?, ?, ?, ?, ?)",
             (table_id, seat.seat, seat.name, seat.kind, seat.token_hash),
         )
 
     def set_started(self, table_id: str) -> None:
         with self._transaction():
-            self.db.execute("UPDATE tables SET started = 1 WHERE table_id = ?", (table_id,))
+            self._write("UPDATE tables SET started = 1 WHERE table_id = ?", (table_id,))
+            self._write(_COPY, (table_id,))
+
+    def set_finished(self, table_id: str, version: int) -> None:
+        """The table's game ended at `version`: a restart restores it without replaying it."""
+        with self._transaction():
+            self._write("UPDATE tables SET finished_version = ? WHERE table_id = ?", (version, table_id))
 
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
         """The creation record of a table stored before records were kept, made when it was restored."""
         with self._transaction():
-            self.db.execute(
+            self._write(
                 "UPDATE tables SET record = ? WHERE table_id = ?", (json.dumps(record, sort_keys=True), table_id)
             )
+            self._write(_COPY, (table_id,))
 
     def set_device_token(self, table_id: str, token_hash: bytes) -> None:
         with self._transaction():
-            self.db.execute("UPDATE tables SET device_token_hash = ? WHERE table_id = ?", (token_hash, table_id))
+            self._write("UPDATE tables SET device_token_hash = ? WHERE table_id = ?", (token_hash, table_id))
+            self._write(_COPY, (table_id,))
 
     def add_action(self, table_id: str, action: StoredAction) -> None:
         # One statement in autocommit mode is its own transaction (committed when execute returns): the
         # same durability as BEGIN/COMMIT around it, at a third of the calls on the hottest write path.
         self._outside_transaction()
-        self.db.execute(
+        self._write(
             _INSERT_ACTION,
             (table_id, action.version, action.seat, action.action_id, action.request_id, action.note),
         )
@@ -226,7 +371,7 @@ class Store:
     def add_actions(self, actions: Sequence[tuple[str, StoredAction]]) -> None:
         """Several tables' actions (table id, action) in one transaction: all are written, or none."""
         with self._transaction():
-            self.db.executemany(
+            self._write_many(
                 _INSERT_ACTION,
                 [(t, a.version, a.seat, a.action_id, a.request_id, a.note) for t, a in actions],
             )
@@ -234,45 +379,55 @@ class Store:
     def add_note(self, table_id: str, version: int, text: str) -> None:
         """A table-level event (someone left, was taken over, came back) at a version."""
         self._outside_transaction()
-        self.db.execute("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+        self._write("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
 
     def _outside_transaction(self) -> None:
         """A single statement commits itself only outside a transaction; inside one left open (a COMMIT
-        that failed), it would be acknowledged and never written, so refuse instead."""
-        if self.db.in_transaction:
+        that failed), it would be acknowledged and never written, so refuse instead. Inside a `batch` it
+        is part of the batch's transaction, committed with it."""
+        if self.db.in_transaction and not self._depth:
             raise StoreError(f"{self.path} has an unfinished transaction; the write was refused, nothing is lost")
 
     def delete_table(self, table_id: str) -> None:
         with self._transaction():
-            self.db.execute("DELETE FROM tables WHERE table_id = ?", (table_id,))
+            self._write("DELETE FROM tables WHERE table_id = ?", (table_id,))
 
     # -- reads --------------------------------------------------------------------------------------------
+
+    def history(self, table_id: str) -> tuple[list[StoredAction], dict[int, list[str]]]:
+        """One table's actions and notes (by version): what its whole history is rebuilt from."""
+        actions = [
+            StoredAction(*r)
+            for r in self.db.execute(
+                "SELECT version, seat, action_id, request_id, note FROM actions WHERE table_id = ? ORDER BY version",
+                (table_id,),
+            )
+        ]
+        notes: dict[int, list[str]] = {}
+        for version, text in self.db.execute(
+            "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table_id,)
+        ):
+            notes.setdefault(version, []).append(text)
+        return actions, notes
 
     def tables(
         self,
     ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
-        """Every stored table with its seats, actions and notes (by version), oldest table first."""
-        rows = self.db.execute(
-            "SELECT table_id, game, players, options, seed, name, manual_start, bot_delay, turn_seconds,"
-            " takeover_seconds, host_token_hash, device_token_hash, started, record FROM tables ORDER BY rowid"
-        ).fetchall()
+        """Every stored table with its seats, actions and notes (by version), oldest table first. A finished
+        table comes without its actions and notes (empty): it is restored without replaying them."""
+        rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version FROM tables ORDER BY rowid").fetchall()
         for row in rows:
-            table = StoredTable(
-                table_id=row[0],
-                game=row[1],
-                players=row[2],
-                options=json.loads(row[3]),
-                seed=row[4],
-                name=row[5],
-                manual_start=bool(row[6]),
-                bot_delay=row[7],
-                turn_seconds=row[8],
-                takeover_seconds=row[9],
-                host_token_hash=row[10],
-                device_token_hash=row[11],
-                started=bool(row[12]),
-                record=None if row[13] is None else json.loads(row[13]),
-            )
+            table = dataclasses.replace(stored_table(row[:-1]), finished_version=row[-1])
+            if table.finished_version is not None:
+                seats = [
+                    StoredSeat(*r)
+                    for r in self.db.execute(
+                        "SELECT seat, name, kind, token_hash FROM seats WHERE table_id = ? ORDER BY seat",
+                        (table.table_id,),
+                    )
+                ]
+                yield table, seats, [], {}
+                continue
             seats = [
                 StoredSeat(*r)
                 for r in self.db.execute(
@@ -295,22 +450,59 @@ class Store:
             yield table, seats, actions, notes
 
 
+#: The columns of a `tables` row, in the order `stored_table` reads them.
+TABLE_COLUMNS = (
+    "table_id, game, players, options, seed, name, manual_start, bot_delay, turn_seconds, takeover_seconds,"
+    " host_token_hash, device_token_hash, started, record"
+)
+
+
+def stored_table(row: Sequence[Any]) -> StoredTable:
+    """A `tables` row (its TABLE_COLUMNS) as a StoredTable."""
+    return StoredTable(
+        table_id=row[0],
+        game=row[1],
+        players=row[2],
+        options=json.loads(row[3]),
+        seed=row[4],
+        name=row[5],
+        manual_start=bool(row[6]),
+        bot_delay=row[7],
+        turn_seconds=row[8],
+        takeover_seconds=row[9],
+        host_token_hash=row[10],
+        device_token_hash=row[11],
+        started=bool(row[12]),
+        record=None if row[13] is None else json.loads(row[13]),
+    )
+
+
 class _Transaction:
-    def __init__(self, db: sqlite3.Connection) -> None:
-        self.db = db
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
 
     def __enter__(self) -> None:
-        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            raise self.store._refused(error) from error
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
         if kind is not None:
             self._end()
             return
         try:
+            if self.store.fault is not None:
+                self.store.fault("COMMIT")
             self.db.execute("COMMIT")
-        except sqlite3.Error:
+        except sqlite3.OperationalError as failure:
+            self._end()
+            raise self.store._refused(failure) from failure
+        except BaseException:
             self._end()
             raise
+        self.store._wrote()
 
     def _end(self) -> None:
         """Roll back what is left of a failed transaction, so no later write lands in it unseen. SQLite may

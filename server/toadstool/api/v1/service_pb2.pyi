@@ -240,6 +240,7 @@ class JoinTableRequest(_message.Message):
     TABLE_ID_FIELD_NUMBER: _builtins.int
     NAME_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     name: _builtins.str
     """1 to 24 characters once control, format and other unprintable characters are removed (runs of white
@@ -247,16 +248,23 @@ class JoinTableRequest(_message.Message):
     """
     seat: _builtins.int
     """A specific seat; unset takes the first open one."""
+    request_id: _builtins.str
+    """Makes the join idempotent: a fresh random id per join (16 to 256 characters), sent again unchanged to
+    retry a join whose answer was lost; the retry gets the same seat and seat token, even after the table
+    started or the server restarted. Keep it as secret as the token: it is what the token is made from.
+    Empty: every call is a new join.
+    """
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
         name: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        request_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "name", b"name", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "name", b"name", "request_id", b"request_id", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

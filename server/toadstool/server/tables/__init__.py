@@ -1,7 +1,9 @@
 """The table server's domain: tables, their seats and lifecycle, the registry, and the server-wide pacing of
 bots and writes. Each module owns one concept:
 
-- `table`: one table (lifecycle, the validation ladder, bots and clocks);
+- `table`: one table (lifecycle, seats, the validation ladder, one transaction per request);
+- `autoplay`: what the server plays by itself at a table (bots, the turn clock, takeover of away seats);
+- `history`: a table's recent events and actions in memory (the rest is read back from the store);
 - `registry`: every table of the server (create, find, restore, forget, shut down);
 - `seats`: statuses, seat kinds, names from the network and the secret tokens;
 - `errors`: the closed set of refusals (`TableError`), mapped to gRPC statuses once, in toadstool.service;
@@ -12,6 +14,7 @@ No protobuf here: toadstool.messages builds every message from a table. This pac
 the rest of the server and the tests use.
 """
 
+from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool.server.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
@@ -27,7 +30,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
     token_matches,
 )
-from toadstool.server.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
 from toadstool.server.tables.waiters import Waiters
 
 __all__ = [

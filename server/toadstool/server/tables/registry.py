@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
+import sqlite3
 from collections.abc import Mapping
 
 from toadstool.engine import (
@@ -18,7 +19,8 @@ from toadstool.engine import (
     preview,
 )
 from toadstool.games import GAMES
-from toadstool.server.store import Store, StoredAction, StoredSeat, StoredTable
+from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredSeat, StoredTable
+from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
@@ -91,7 +93,20 @@ class TableRegistry:
         """Bring back every table from the store (after a restart); returns how many."""
         if self.store is None:
             return 0
-        for stored, seats, actions, notes in self.store.tables():
+        stored_tables = self.store.tables()
+        while True:
+            try:
+                stored, seats, actions, notes = next(stored_tables)
+            except StopIteration:
+                break
+            except sqlite3.DatabaseError as error:  # damage the store's check at opening did not see
+                log.error(
+                    "%s cannot be read past the %d tables restored so far (%s); `toadstool db check` says more",
+                    self.store.path,
+                    len(self.tables),
+                    error,
+                )
+                break
             try:
                 table = self._restore(stored, seats, actions, notes)
             except Exception as error:  # one broken table must not keep every other table away
@@ -143,13 +158,22 @@ class TableRegistry:
                 bot=spec.smart_bot() if kind is SeatKind.BOT else None,
                 away_since=now if kind is SeatKind.HUMAN else None,
             )
-        if stored.started:
+        table.store = self.store  # before the replay: a long game's replay keeps only its recent past in memory
+        if stored.started and stored.finished_version is not None:
+            table.restored_finished(stored.finished_version)
+        elif stored.started:
             table.replay(actions, notes)
         else:
             table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
-        table.store = self.store
         if stored.record is None and self.store is not None:
             self.store.set_record(table.table_id, table.options)
+        if not stored.started:
+            # A full table that should have started by itself (stored by a server before joins and starts
+            # were one transaction, and killed between the two) starts now, as it would have then.
+            try:
+                table._maybe_autostart()
+            except (TableError, DiskUnavailable) as error:  # it waits in the lobby for its host's StartTable
+                log.warning("table %s is full but cannot start by itself (%s)", table.table_id, error)
         return table
 
     def get(self, table_id: str) -> Table:
@@ -224,12 +248,16 @@ class TableRegistry:
         )
         for index in range(players - bots, players):
             table._seat_bot(index)
+        # The table, its seats and the start they trigger are one transaction: a crash in between would leave
+        # a full table nobody can start (its creator never got the host token).
         if self.store is not None:
-            self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
             table.store = self.store
+            with self.store.batch():
+                self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
+                table._maybe_autostart()
+        else:
+            table._maybe_autostart()
         self.tables[table_id] = table
-        if not manual_start and not table.open_seats():
-            table.start()
         self._spawn_tasks(table)
         return table, host_token
 
@@ -255,9 +283,9 @@ class TableRegistry:
             return  # no loop: used synchronously (tests of validation); bots run only on a live server
         if table.status is Status.FINISHED:
             return
-        runners = [("bots", table.run_bots())]
+        runners = [("bots", autoplay.run_bots(table))]
         if table.turn_seconds or table.takeover_seconds:
-            runners.append(("clocks", table.run_clocks()))
+            runners.append(("clocks", autoplay.run_clocks(table)))
         for name, runner in runners:
             task = loop.create_task(runner, name=f"{name}-{table.table_id}")
             self._tasks.add(task)

@@ -4,6 +4,7 @@ secret seat, host and device tokens (random, stored only as hashes, compared in 
 
 from __future__ import annotations
 
+import base64
 import enum
 import hashlib
 import hmac
@@ -70,6 +71,24 @@ def _hash_token(token: str) -> bytes:
 def new_token() -> tuple[str, bytes]:
     """A fresh secret (256 random bits, URL-safe) and the hash that is all the server keeps of it."""
     token = secrets.token_urlsafe(32)
+    return token, _hash_token(token)
+
+
+#: The shortest request id a join accepts: the id is the secret its seat's token is derived from.
+MIN_JOIN_REQUEST_ID = 16
+
+
+def join_token(request_id: str, table_id: str, seat: int, host_token_hash: bytes) -> tuple[str, bytes]:
+    """The seat token of a join made with `request_id` (and its hash): the same for every retry of that join,
+    so a person whose answer was lost gets their seat back by asking again with the same id.
+
+    The id is the secret (a client sends a fresh random one per join, at least MIN_JOIN_REQUEST_ID
+    characters); the table and seat are mixed in so that one id never opens two seats, and the table's host
+    token hash (random, never sent) so that the token cannot be computed from the id alone by another server.
+    """
+    message = f"toadstool join {table_id} {seat}".encode() + host_token_hash
+    raw = hmac.new(request_id.encode("utf-8", "surrogatepass"), message, hashlib.sha256).digest()
+    token = base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
     return token, _hash_token(token)
 
 

@@ -1,21 +1,22 @@
 """One table: its lifecycle (lobby -> playing -> finished), seats and tokens, the validation ladder in front
-of every action, its bots and clocks, and the cache of update parts its watchers share.
+of every action, one transaction per request, what it shows while the disk refuses its writes, and the
+cache of update parts its watchers share.
 
 Everything here runs on one asyncio loop; every mutation is synchronous (no await between check and apply),
 so actions are atomic. Engines decide rules; toadstool.messages builds what each viewer is sent from a table;
-toadstool.service speaks gRPC.
+toadstool.service speaks gRPC; `autoplay` runs its bots and clocks; `history` keeps its recent past.
 """
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
 from toadstool.engine import (
     BadOptions,
@@ -29,15 +30,19 @@ from toadstool.engine import (
     preview,
 )
 from toadstool.games import GameSpec
-from toadstool.server.store import Store, StoredAction, StoredTable
+from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
+from toadstool.server.tables import autoplay
+from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
-from toadstool.server.tables.pacing import BUSY_LAG, Beat, Clock
+from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Window, whole_log
+from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
     AppliedRequest,
     Seat,
     SeatKind,
     Status,
+    join_token,
     new_token,
     sanitize_name,
     token_matches,
@@ -46,6 +51,7 @@ from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
 _Part = TypeVar("_Part")
+_Value = TypeVar("_Value")
 
 
 #: How many events a first update carries when the client gives no version to resume from.
@@ -60,12 +66,33 @@ MAX_RESUME_EVENTS = 2000
 MAX_CLOCK_SECONDS = 86_400
 
 
-#: The store's note on an action made for a person whose turn clock ran out.
-TIMEOUT_NOTE = "timeout"
-
-
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
+
+
+class _Replayed(Generic[_Value]):
+    """A table's attribute that comes from replaying its game (state, events, actions): read from a finished
+    table restored unreplayed (`Table.restored_finished`), it replays the game first. A descriptor, so the
+    attribute stays an ordinary dataclass field (constructed, copied with `dataclasses.replace`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    @overload
+    def __get__(self, table: None, owner: type | None = None) -> None: ...
+
+    @overload
+    def __get__(self, table: Table, owner: type | None = None) -> _Value: ...
+
+    def __get__(self, table: Table | None, owner: type | None = None) -> _Value | None:
+        if table is None:
+            return None  # the field's default
+        if table.__dict__.get("_unreplayed"):
+            table._replay_finished()
+        return table.__dict__.get(self.slot)  # type: ignore[no-any-return]
+
+    def __set__(self, table: Table, value: _Value | None) -> None:
+        table.__dict__[self.slot] = value
 
 
 @dataclass
@@ -104,13 +131,20 @@ class Table:
     #: The table's time (`now`) of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
     status: Status = Status.LOBBY
-    state: Any = None
+    #: The game's state (None in the lobby). A finished table restored without replaying its game
+    #: (`restored_finished`) rebuilds it (and its recent events and actions) the first time it is read.
+    state: _Replayed[Any] = _Replayed()
+    _unreplayed: bool = field(default=False, init=False, repr=False)
     version: int = 0
     #: Raised by every change a watcher should see (actions, seats, connections).
     revision: int = 0
-    events: list[tuple[int, Event]] = field(default_factory=list)
-    actions: list[tuple[int, Any]] = field(default_factory=list)
+    #: (version, event) and (seat, action) of the recent past (`Window`: iterated, the whole game, read back
+    #: from the store). None when constructed: a window of the table's own.
+    events: _Replayed[Window[tuple[int, Event]]] = _Replayed()
+    actions: _Replayed[Window[tuple[int, Any]]] = _Replayed()
     requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
+    #: Why the disk refused this table's last write (a person-readable message), until one works again.
+    paused_by_disk: str | None = None
     #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
     _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
     #: Parts of updates at one (version, revision): see `_cached`.
@@ -119,6 +153,30 @@ class Table:
     #: The seats' messages for what `_seats_shown` showed (built by toadstool.messages.seat_messages).
     _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
     _rng: random.Random = field(default_factory=random.Random)
+
+    def __post_init__(self) -> None:
+        if self.__dict__.get("_events") is None or self.__dict__.get("_actions") is None:
+            self._new_windows()
+
+    def _new_windows(self) -> None:
+        def stored() -> bool:
+            return self.store is not None
+
+        self.events = Window(KEEP_EVENTS, lambda: list(whole_log(self).events), stored)
+        self.actions = Window(KEEP_ACTIONS, lambda: list(whole_log(self).actions), stored)
+
+    def restored_finished(self, version: int) -> None:
+        """Restore a finished table without replaying it: its status and version now, its state (and its
+        recent events) only when someone looks (a restart with many finished tables replays none of them)."""
+        self.status, self.version, self._unreplayed = Status.FINISHED, version, True
+
+    def _replay_finished(self) -> None:
+        assert self.store is not None
+        self._unreplayed = False
+        actions, notes = self.store.history(self.table_id)
+        self.version = 0
+        self._new_windows()
+        self.replay(actions, notes)
 
     @property
     def engine(self) -> Engine[Any, Any]:
@@ -200,25 +258,57 @@ class Table:
     def open_seats(self) -> list[int]:
         return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
 
-    def join(self, name: str, seat: int | None) -> tuple[int, str]:
-        """Seat a person; returns (seat, secret token)."""
+    def join(self, name: str, seat: int | None, request_id: str = "") -> tuple[int, str]:
+        """Seat a person; returns (seat, secret token).
+
+        With a `request_id` the join is idempotent: the token is derived from it (`join_token`), so a retry
+        with the same id after a lost answer (a dropped connection, a server killed after its commit) gets
+        the same seat and token back, even after a restart or once the table has started; no seat is ever
+        held by a token nobody has. Everything the join writes (the seat and the start it triggers) is one
+        transaction.
+        """
+        if request_id:
+            for held in self.seats:
+                if held.kind is SeatKind.HUMAN and held.token_hash is not None:
+                    token, digest = join_token(request_id, self.table_id, held.index, self.host_token_hash)
+                    if token_matches(token, held.token_hash):
+                        return held.index, token
         clean = sanitize_name(name)
         if self.status is not Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started; watch it instead")
         index = self._pick_open_seat(seat)
-        token, digest = new_token()
-        self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
+        if request_id:
+            token, digest = join_token(request_id, self.table_id, index, self.host_token_hash)
+        else:
+            token, digest = new_token()
+        with self.one_write():
+            self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
+            self._maybe_autostart()
         self._touch()
-        self._maybe_autostart()
         return index, token
+
+    @contextlib.contextmanager
+    def one_write(self) -> Iterator[None]:
+        """Everything written inside is one transaction (`Store.batch`); if it fails, the table is put back
+        as it was before (its seats, status and state), so memory never shows what the disk does not have."""
+        saved = (list(self.seats), self.status, self.state, len(self.events), self.decision_started, self._rng)
+        try:
+            with self.store.batch() if self.store is not None else contextlib.nullcontext():
+                yield
+        except BaseException:
+            self.seats[:] = saved[0]
+            self.status, self.state, self.decision_started, self._rng = saved[1], saved[2], saved[4], saved[5]
+            del self.events[saved[3] :]
+            raise
 
     def add_bot(self, seat: int | None) -> int:
         if self.status is not Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
         index = self._pick_open_seat(seat)
-        self._seat_bot(index)
+        with self.one_write():
+            self._seat_bot(index)
+            self._maybe_autostart()
         self._touch()
-        self._maybe_autostart()
         return index
 
     def _seat_bot(self, index: int) -> None:
@@ -246,12 +336,13 @@ class Table:
 
     def leave(self, seat: int) -> None:
         """A person gives up their seat: empty in the lobby, played by a bot once the game runs."""
-        if self.status is Status.LOBBY:
-            self._set_seat(Seat(index=seat))
-        elif self.status is Status.PLAYING:
-            old = self.seats[seat]
-            self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
-            self._note(f"{{p{seat}}} left the table; a bot plays their seat")
+        with self.one_write():
+            if self.status is Status.LOBBY:
+                self._set_seat(Seat(index=seat))
+            elif self.status is Status.PLAYING:
+                old = self.seats[seat]
+                self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+                self._note(f"{{p{seat}}} left the table; a bot plays their seat")
         self._touch()
 
     def kick(self, seat: int) -> None:
@@ -263,11 +354,12 @@ class Table:
         if self.status is Status.FINISHED:
             raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
         name = self.seats[seat].name
-        self.leave(seat)
-        if self.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
-            self._note(f"The host removed {{p{seat}}} from the table")
-        else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
-            self._note(f"The host removed {name.replace('{', '(')} from the table")
+        with self.one_write():
+            self.leave(seat)
+            if self.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
+                self._note(f"The host removed {{p{seat}}} from the table")
+            else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
+                self._note(f"The host removed {name.replace('{', '(')} from the table")
 
     def set_connected(self, state: Seat, delta: int) -> None:
         """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
@@ -291,9 +383,17 @@ class Table:
 
     def _note(self, text: str, durable: bool = True) -> None:
         """A table-level event (not from the engine): public, at the current version, and kept in the store
-        so history is the same after a restart (notes derived from the action log are not stored twice)."""
+        so history is the same after a restart (notes derived from the action log are not stored twice).
+
+        A note on its own (someone came back, a seat was taken over) is still shown when the disk refuses
+        it: what happened did happen. Inside a request's transaction the refusal fails the request."""
         if durable and self.store is not None:
-            self.store.add_note(self.table_id, self.version, text)
+            try:
+                self.store.add_note(self.table_id, self.version, text)
+            except DiskUnavailable as error:
+                if self.store.in_batch:
+                    raise
+                self._disk_refused(error)
         self.events.append((self.version, Event(text=text)))
 
     def _maybe_autostart(self) -> None:
@@ -308,13 +408,14 @@ class Table:
                 ErrorKind.NOT_PLAYING,
                 f"table {self.table_id} still has open seats {self.open_seats()}: fill them or add bots",
             )
-        try:
-            self._begin()
-        except BadOptions as error:  # a creation record the game no longer accepts
-            self.state, self.status = None, Status.LOBBY
-            raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
-        if self.store is not None:
-            self.store.set_started(self.table_id)
+        with self.one_write():
+            try:
+                self._begin()
+            except BadOptions as error:  # a creation record the game no longer accepts
+                self.state, self.status = None, Status.LOBBY
+                raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
+            if self.store is not None:
+                self.store.set_started(self.table_id)
         self._touch()
 
     def _begin(self) -> None:
@@ -373,13 +474,18 @@ class Table:
         """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
         state = self.engine.apply(self.state, seat, action)
         if self.store is not None:
-            self.store.add_action(
-                self.table_id, StoredAction(self.version + 1, seat, action_id(action), request_id, note)
-            )
+            try:
+                self.store.add_action(
+                    self.table_id, StoredAction(self.version + 1, seat, action_id(action), request_id, note)
+                )
+            except DiskUnavailable as error:
+                self._disk_refused(error)
+                raise
         self._advance(seat, action, state, request_id, note)
         self._touch()
 
     def _advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
+        self._disk_works()
         self.state = state
         self.version += 1
         if note == TIMEOUT_NOTE:
@@ -414,144 +520,35 @@ class Table:
         self.events.extend((self.version, e) for e in events)
 
     def _check_finished(self) -> None:
-        if self.engine.outcome(self.state) is not None:
+        if self.status is not Status.FINISHED and self.engine.outcome(self.state) is not None:
             self.status = Status.FINISHED
+            if self.store is not None:  # so a restart need not replay it; without it, it is replayed
+                with contextlib.suppress(DiskUnavailable) if not self.store.in_batch else contextlib.nullcontext():
+                    self.store.set_finished(self.table_id, self.version)
 
-    # -- bots ---------------------------------------------------------------------------------------------
+    # -- a disk that refuses writes ---------------------------------------------------------------------
+
+    def _disk_refused(self, error: DiskUnavailable) -> None:
+        """The store refused this table's write: the table says so, once, until a write of its works again."""
+        if self.paused_by_disk is None:
+            self.paused_by_disk = str(error)
+            self._note(f"The game is paused: {error}", durable=False)
+            self._touch()
+
+    def _disk_works(self) -> None:
+        if self.paused_by_disk is not None:
+            self.paused_by_disk = None
+            self._note("The server can save again; the game goes on", durable=False)
+
+    # -- what the server plays by itself (toadstool.server.tables.autoplay) ---------------------------------
 
     def bot_choice(self) -> tuple[int, Any] | None:
         """The next bot action at this version, if any bot wants to act: waited-for bots first."""
-        if self.status is not Status.PLAYING:
-            return None
-        waiting = self.engine.to_act(self.state)
-        order = list(waiting) + [s for s in range(self.players) if s not in waiting]
-        for index in order:
-            seat = self.seats[index]
-            if not seat.played_by_bot or seat.bot is None:
-                continue
-            legal = self.engine.legal_actions(self.state, index)
-            if not legal:
-                continue
-            view = self.engine.view(self.state, index) if seat.bot.needs_view else None
-            action = seat.bot.choose(view, legal, index in waiting, self._rng)
-            if action is not None:
-                return index, action
-        return None
-
-    async def run_bots(self) -> None:
-        """Let bots act, one action per bot delay, until the game ends (a task per playing table)."""
-        while self.status is not Status.FINISHED:
-            revision = self.revision
-            choice = self.bot_choice()
-            if choice is None:
-                await self.wait_change(revision)
-                continue
-            version = self.version
-            await self._bot_pause()
-            seat, action = choice
-            if self.version != version or not self.seats[seat].played_by_bot:
-                continue  # the table moved on while the bot was thinking: choose again
-            try:
-                # Applied when this turn's bot moves have been written together (or dropped, if the table
-                # moves on first: then the bot chooses again).
-                await self.moves.propose(self, seat, action, self.engine.apply(self.state, seat, action))
-            except Exception:  # e.g. the disk is full: keep the table alive and try again later
-                log.exception("table %s: a bot action could not be applied", self.table_id)
-                await asyncio.sleep(1.0)
-
-    async def _bot_pause(self) -> None:
-        """The bot's delay, stretched while the server is overloaded.
-
-        Without this, a server hosting more bot tables than it can play spends its time on moves nobody
-        sees: streams skip versions, views per move fall, and new calls wait for the event loop (seen in
-        bench/load.py with 500 tables of bots: under a view per move, and StartTable calls cancelled by
-        gRPC after waiting 30 s to be taken). Two signs: the delay itself ends late (the event loop is
-        behind: the bot waits as long again), or most streams are still sending (gRPC is behind: the
-        beat is held, see `Beat`).
-        """
-        late = await self.beat.sleep(self.bot_delay)
-        if late > BUSY_LAG:  # not held again: one move waits for the backlog at most once
-            await self.beat.sleep(late, hold=False)
-
-    # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
-
-    def _waiting_people(self) -> list[int]:
-        waiting = self.engine.to_act(self.state)
-        return [s for s in waiting if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled]
+        return autoplay.bot_choice(self)
 
     def turn_deadline(self) -> float | None:
         """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-        if not self.turn_seconds or self.status is not Status.PLAYING or not self._waiting_people():
-            return None
-        return self.decision_started + self.turn_seconds
-
-    def _takeover_deadlines(self) -> list[tuple[float, int]]:
-        if not self.takeover_seconds or self.status is not Status.PLAYING:
-            return []
-        return [
-            (seat.away_since + self.takeover_seconds, seat.index)
-            for seat in self.seats
-            if seat.kind is SeatKind.HUMAN and not seat.bot_controlled and seat.away_since is not None
-        ]
-
-    def check_clocks(self, now: float) -> None:
-        """Make the default move for a timed-out decision, and hand away seats to bots."""
-        for deadline, index in self._takeover_deadlines():
-            if now >= deadline:
-                away = self.seats[index]
-                away.bot_controlled = True
-                away.bot = self.spec.smart_bot()
-                self._note(f"{{p{index}}} is away; a bot plays for them until they return")
-                self._touch()
-        turn = self.turn_deadline()
-        if turn is not None and now >= turn:
-            seat = self._waiting_people()[0]
-            legal = self.engine.legal_actions(self.state, seat)
-            bot = self.spec.smart_bot()
-            view = self.engine.view(self.state, seat) if bot.needs_view else None
-            action = bot.choose(view, legal, True, self._rng) or legal[0]
-            self._apply(seat, action, note=TIMEOUT_NOTE)
-
-    async def run_clocks(self) -> None:
-        """Sleep until the next clock deadline or change, then check the clocks (a task per timed table)."""
-        while self.status is not Status.FINISHED:
-            revision = self.revision
-            deadlines = [d for d, _ in self._takeover_deadlines()]
-            turn = self.turn_deadline()
-            if turn is not None:
-                deadlines.append(turn)
-            if not deadlines:
-                await self.wait_change(revision)
-                continue
-            await self._wait_change_until(revision, min(deadlines))
-            try:
-                self.check_clocks(self.now())
-            except Exception:  # keep the clock alive; the next deadline tries again
-                log.exception("table %s: a clock could not act", self.table_id)
-                await asyncio.sleep(1.0)
-
-    async def _wait_change_until(self, revision: int, deadline: float) -> None:
-        """Return at the table's next change or once its clock reaches `deadline`, whichever comes first
-        (what `asyncio.timeout_at` around `wait_change` does, on the table's clock)."""
-        task = asyncio.current_task()
-        assert task is not None
-        clock: Clock = self.clock or asyncio.get_running_loop()
-        cancelling = task.cancelling()
-        expired = False
-
-        def expire() -> None:
-            nonlocal expired
-            expired = True
-            task.cancel()
-
-        timer = clock.call_at(deadline, expire)
-        try:
-            await self.wait_change(revision)
-        except asyncio.CancelledError:
-            if not expired or task.uncancel() > cancelling:
-                raise  # cancelled from outside (the registry closing), not by the deadline
-        finally:
-            timer.cancel()
+        return autoplay.turn_deadline(self)
 
     # -- what a table keeps ----------------------------------------------------------------------------
 

@@ -1,0 +1,184 @@
+"""What the server plays by itself at a table: its bots' moves, the turn clock's default moves and the
+takeover of seats whose person is away, as the tasks the registry runs for each playing table.
+
+The rules stay in the engines and the validation ladder in `Table`: these only choose when, and whose
+move, and hand it to the table (a bot's through the group commit, a clock's through `Table._apply`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from toadstool.server.store import DiskUnavailable
+from toadstool.server.tables.pacing import BUSY_LAG, Clock
+from toadstool.server.tables.seats import SeatKind, Status
+
+if TYPE_CHECKING:
+    from toadstool.server.tables.table import Table
+
+log = logging.getLogger(__name__)
+
+#: How long a bot or a clock waits before it tries again a write the disk refused (full, read-only).
+DISK_RETRY_SECONDS = 1.0
+
+#: The store's note on an action made for a person whose turn clock ran out.
+TIMEOUT_NOTE = "timeout"
+
+
+# -- bots ------------------------------------------------------------------------------------------
+
+
+def bot_choice(table: Table) -> tuple[int, Any] | None:
+    """The next bot action at this version, if any bot wants to act: waited-for bots first."""
+    if table.status is not Status.PLAYING:
+        return None
+    waiting = table.engine.to_act(table.state)
+    order = list(waiting) + [s for s in range(table.players) if s not in waiting]
+    for index in order:
+        seat = table.seats[index]
+        if not seat.played_by_bot or seat.bot is None:
+            continue
+        legal = table.engine.legal_actions(table.state, index)
+        if not legal:
+            continue
+        view = table.engine.view(table.state, index) if seat.bot.needs_view else None
+        action = seat.bot.choose(view, legal, index in waiting, table._rng)
+        if action is not None:
+            return index, action
+    return None
+
+
+async def run_bots(table: Table) -> None:
+    """Let bots act, one action per bot delay, until the game ends (a task per playing table)."""
+    while table.status is not Status.FINISHED:
+        revision = table.revision
+        choice = bot_choice(table)
+        if choice is None:
+            await table.wait_change(revision)
+            continue
+        version = table.version
+        await _bot_pause(table)
+        seat, action = choice
+        if table.version != version or not table.seats[seat].played_by_bot:
+            continue  # the table moved on while the bot was thinking: choose again
+        try:
+            # Applied when this turn's bot moves have been written together (or dropped, if the table
+            # moves on first: then the bot chooses again).
+            await table.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
+        except DiskUnavailable as error:  # the store has said so in the log, once: wait quietly
+            table._disk_refused(error)
+            await _wait_for_disk(table)
+        except Exception:  # a bug: keep the table alive and try again later
+            log.exception("table %s: a bot action could not be applied", table.table_id)
+            await asyncio.sleep(1.0)
+
+
+async def _bot_pause(table: Table) -> None:
+    """The bot's delay, stretched while the server is overloaded.
+
+    Without this, a server hosting more bot tables than it can play spends its time on moves nobody
+    sees: streams skip versions, views per move fall, and new calls wait for the event loop (seen in
+    bench/load.py with 500 tables of bots: under a view per move, and StartTable calls cancelled by
+    gRPC after waiting 30 s to be taken). Two signs: the delay itself ends late (the event loop is
+    behind: the bot waits as long again), or most streams are still sending (gRPC is behind: the
+    beat is held, see `Beat`).
+    """
+    late = await table.beat.sleep(table.bot_delay)
+    if late > BUSY_LAG:  # not held again: one move waits for the backlog at most once
+        await table.beat.sleep(late, hold=False)
+
+
+# -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
+
+
+def _waiting_people(table: Table) -> list[int]:
+    waiting = table.engine.to_act(table.state)
+    return [s for s in waiting if table.seats[s].kind is SeatKind.HUMAN and not table.seats[s].bot_controlled]
+
+
+def turn_deadline(table: Table) -> float | None:
+    """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
+    if not table.turn_seconds or table.status is not Status.PLAYING or not _waiting_people(table):
+        return None
+    return table.decision_started + table.turn_seconds
+
+
+def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
+    if not table.takeover_seconds or table.status is not Status.PLAYING:
+        return []
+    return [
+        (seat.away_since + table.takeover_seconds, seat.index)
+        for seat in table.seats
+        if seat.kind is SeatKind.HUMAN and not seat.bot_controlled and seat.away_since is not None
+    ]
+
+
+def check_clocks(table: Table, now: float) -> None:
+    """Make the default move for a timed-out decision, and hand away seats to bots."""
+    for deadline, index in _takeover_deadlines(table):
+        if now >= deadline:
+            away = table.seats[index]
+            away.bot_controlled = True
+            away.bot = table.spec.smart_bot()
+            table._note(f"{{p{index}}} is away; a bot plays for them until they return")
+            table._touch()
+    turn = turn_deadline(table)
+    if turn is not None and now >= turn:
+        seat = _waiting_people(table)[0]
+        legal = table.engine.legal_actions(table.state, seat)
+        bot = table.spec.smart_bot()
+        view = table.engine.view(table.state, seat) if bot.needs_view else None
+        action = bot.choose(view, legal, True, table._rng) or legal[0]
+        table._apply(seat, action, note=TIMEOUT_NOTE)
+
+
+async def run_clocks(table: Table) -> None:
+    """Sleep until the next clock deadline or change, then check the clocks (a task per timed table)."""
+    while table.status is not Status.FINISHED:
+        revision = table.revision
+        deadlines = [d for d, _ in _takeover_deadlines(table)]
+        turn = turn_deadline(table)
+        if turn is not None:
+            deadlines.append(turn)
+        if not deadlines:
+            await table.wait_change(revision)
+            continue
+        await wait_change_until(table, revision, min(deadlines))
+        try:
+            check_clocks(table, table.now())
+        except DiskUnavailable:  # the table says so (`_apply`); wait quietly and try again
+            await _wait_for_disk(table)
+        except Exception:  # keep the clock alive; the next deadline tries again
+            log.exception("table %s: a clock could not act", table.table_id)
+            await asyncio.sleep(1.0)
+
+
+async def wait_change_until(table: Table, revision: int, deadline: float) -> None:
+    """Return at the table's next change or once its clock reaches `deadline`, whichever comes first
+    (what `asyncio.timeout_at` around `wait_change` does, on the table's clock)."""
+    task = asyncio.current_task()
+    assert task is not None
+    clock: Clock = table.clock or asyncio.get_running_loop()
+    cancelling = task.cancelling()
+    expired = False
+
+    def expire() -> None:
+        nonlocal expired
+        expired = True
+        task.cancel()
+
+    timer = clock.call_at(deadline, expire)
+    try:
+        await table.wait_change(revision)
+    except asyncio.CancelledError:
+        if not expired or task.uncancel() > cancelling:
+            raise  # cancelled from outside (the registry closing), not by the deadline
+    finally:
+        timer.cancel()
+
+
+async def _wait_for_disk(table: Table) -> None:
+    """Wait quietly before a bot or a clock tries a refused write again (sooner if the table changes)."""
+    await wait_change_until(table, table.revision, table.now() + DISK_RETRY_SECONDS)
