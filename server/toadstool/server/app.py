@@ -1,7 +1,8 @@
 """Running the gRPC server: the listening socket, reflection, health, limits and graceful shutdown.
 
 `serve` is `toadstool serve`; `running_server` is the same server embedded in another program (the
-`toadstool play` command and the tests), bound to loopback on a free port.
+`toadstool play` command and the tests), bound to loopback on a free port. Beside the gRPC listener it starts
+the browser's HTTP side (toadstool.server.web) onto the same service, unless the config turns it off.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from toadstool.server.reflection import enable_reflection
 from toadstool.server.service import SerialisedWatch, ToadstoolService
 from toadstool.server.store import Store
 from toadstool.server.tables import TableRegistry
+from toadstool.server.web import DEFAULT_WEB_PORT, WebListener, web_listener, web_urls
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +64,13 @@ class ServerConfig:
     announce: bool = True
     #: The name `toadstool discover` shows; empty: "Toadstool on HOSTNAME".
     name: str = ""
+    #: The port of the browser's HTTP side (the web client and the Connect API); None turns it off (--no-web).
+    web_port: int | None = DEFAULT_WEB_PORT
+    #: Whether `web_port` must be exactly that port. When it was not asked for (the default), a port already
+    #: taken (another server on this machine) falls back to any free one, and the printed URL says which.
+    web_port_strict: bool = False
+    #: The built web client's folder; None: the one installed with the client package.
+    web_assets: Path | None = None
 
 
 @dataclass
@@ -72,10 +81,17 @@ class RunningServer:
     registry: TableRegistry
     host: str
     port: int
+    #: The browser's HTTP side, or None when the config turned it off.
+    web: WebListener | None = None
 
     @property
     def address(self) -> str:
         return f"{self.host}:{self.port}"
+
+    @property
+    def web_address(self) -> str:
+        """host:port of the HTTP side ("" when it is off)."""
+        return f"{self.host}:{self.web.port}" if self.web is not None else ""
 
 
 def server_credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
@@ -131,17 +147,40 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
             )
             port = await listener.start(config.port)
             try:
-                await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-                await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
-                yield RunningServer(listener=listener, registry=registry, host=config.host, port=port)
+                async with _web_side(config, service) as web:
+                    try:
+                        await health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+                        await health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+                        yield RunningServer(listener=listener, registry=registry, host=config.host, port=port, web=web)
+                    finally:
+                        # Stop taking new calls, tell watchers (on both sides), then let in-flight calls finish.
+                        await health_servicer.enter_graceful_shutdown()
+                        registry.shutting_down()
             finally:
-                # Stop taking new calls, tell watchers, let in-flight actions finish, then flush.
-                await health_servicer.enter_graceful_shutdown()
-                registry.shutting_down()
+                registry.shutting_down()  # again, for when the web side failed to start (it is idempotent)
                 await listener.stop(config.grace)
     finally:
         if store is not None:
             store.close()
+
+
+@contextlib.asynccontextmanager
+async def _web_side(config: ServerConfig, service: ToadstoolService) -> AsyncIterator[WebListener | None]:
+    """The browser's HTTP side on the config's web port, or nothing when it is off."""
+    if config.web_port is None:
+        yield None
+        return
+    async with web_listener(
+        service,
+        config.host,
+        config.web_port,
+        grace=config.grace,
+        any_port_if_taken=not config.web_port_strict,
+        assets_root=config.web_assets,
+        tls_cert=config.tls_cert,
+        tls_key=config.tls_key,
+    ) as web:
+        yield web
 
 
 @contextlib.asynccontextmanager
@@ -169,5 +208,13 @@ async def serve(config: ServerConfig) -> None:
         log.info("Toadstool serving on %s", running.address)
         secure = "TLS" if config.tls_cert else "plaintext"
         print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)
+        if running.web is not None:
+            from toadstool.server.discovery import announced_addresses
+            from toadstool.server.web import url_banner
+
+            urls = web_urls(running.web, announced_addresses(config.host))
+            taken = f" (port {running.web.instead_of} was taken)" if running.web.instead_of else ""
+            print(f"Web client listening on {running.web_address}{taken}", flush=True)
+            print(url_banner(urls[0]), flush=True)
         await stop.wait()
         print("Shutting down…", flush=True)

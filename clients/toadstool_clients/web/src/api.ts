@@ -1,0 +1,28 @@
+// The connection to the server that served this page: the contract's ToadstoolService over the Connect
+// protocol (binary protobuf), with message code generated from proto/. Tokens ride in headers whose names
+// are the contract's gRPC metadata keys (toadstool.api SEAT_TOKEN_KEY; tests/test_web_client.py checks it).
+
+import { createClient } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
+import { createConnectTransport } from "@connectrpc/connect-web";
+import { ToadstoolService } from "./gen/toadstool/v1/service_pb";
+
+export const SEAT_TOKEN_KEY = "x-seat-token";
+
+export type Api = Client<typeof ToadstoolService>;
+
+export const api: Api = createClient(
+  ToadstoolService,
+  createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true }),
+);
+
+export function seatHeaders(token: string | null | undefined): Record<string, string> {
+  return token ? { [SEAT_TOKEN_KEY]: token } : {};
+}
+
+/** A fresh request id (crypto.randomUUID needs https; getRandomValues works on a LAN's plain http too). */
+export function requestId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}

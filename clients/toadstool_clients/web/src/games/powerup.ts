@@ -1,0 +1,185 @@
+// The Super Mario Bros. Power Up Card Game drawn as a table: each seat's Level card (face down unless the
+// view gives its face), its modifier and value, Extra Lives and ? card count; the viewer's ? cards as tap
+// targets (a card with a target opens the seats, which become tap targets too); trades on the seat traded
+// with; the cards played this round, a waiting trade or Warp Pipe, Boo's peeks and the round's result.
+// Everything comes from the view: a Level card the viewer may not know is drawn as a back, never guessed.
+
+import type { PowerUpCard, PowerUpLevelCard, PowerUpSeat, PowerUpView } from "../gen/toadstool/v1/powerup_pb";
+import { PowerUpStage, PowerUpSwapKind, PowerUpTiming } from "../gen/toadstool/v1/powerup_pb";
+import type { Update } from "../gen/toadstool/v1/table_pb";
+import { h } from "../dom";
+import { seatName } from "../names";
+import { entryFor, isOpened, openedStep } from "./taps";
+import type { GameRenderer, RenderContext } from "./types";
+
+const TIMING: Record<number, string> = {
+  [PowerUpTiming.MODIFY]: "modify phase",
+  [PowerUpTiming.ANY_TIME]: "any time",
+  [PowerUpTiming.TRADE_ANSWER]: "when traded with",
+  [PowerUpTiming.BEFORE_DECISION]: "before your decision",
+  [PowerUpTiming.AS_DECISION]: "as your decision",
+};
+
+function levelFace(card: PowerUpLevelCard): string {
+  return card.castle ? "Castle" : String(card.value);
+}
+
+/** A Level card: its face when the view gives it, else a back (the viewer may not know it). */
+function levelCard(seat: PowerUpSeat, mine: boolean): HTMLElement {
+  if (!seat.hasLevel) return h("div", { class: "level-card empty", "aria-label": "no Level card" }, "–");
+  if (!seat.level) return h("div", { class: "level-card back", "aria-label": "a face-down Level card" }, "?");
+  const secret = !seat.faceUp;
+  return h(
+    "div",
+    {
+      class: `level-card face${seat.level.castle ? " castle" : ""}${secret ? " known" : ""}`,
+      "aria-label": `Level card ${levelFace(seat.level)}${secret ? (mine ? ", face down: only you see it" : ", face down: you know it") : ""}`,
+    },
+    h("span", { class: "level-value" }, levelFace(seat.level)),
+    secret ? h("small", { class: "level-note" }, mine ? "only you" : "you know") : null,
+  );
+}
+
+function lives(count: number): HTMLElement {
+  const shown = Math.min(count, 8);
+  return h(
+    "div",
+    { class: "lives", "aria-label": `${count} Extra ${count === 1 ? "Life" : "Lives"}` },
+    ...Array.from({ length: shown }, () => h("span", { class: "life" }, "1UP")),
+    count > shown ? h("span", { class: "more" }, `+${count - shown}`) : null,
+    count === 0 ? h("span", { class: "none" }, "no lives") : null,
+  );
+}
+
+/** The seats that hold the lowest value now (modify phase, every contender's value known), else none. */
+function lowestNow(view: PowerUpView): Set<number> {
+  if (view.stage !== PowerUpStage.MODIFY) return new Set();
+  const contenders = view.seats.filter((s) => s.inRound && s.active && !s.castle);
+  if (!contenders.length || contenders.some((s) => s.value === undefined)) return new Set();
+  const lowest = Math.min(...contenders.map((s) => s.value!));
+  return new Set(contenders.filter((s) => s.value === lowest).map((s) => s.seat));
+}
+
+function seatBox(context: RenderContext, view: PowerUpView, seat: PowerUpSeat, lowest: Set<number>): HTMLElement {
+  const { update } = context;
+  const mine = view.you === seat.seat;
+  const turn = update.toAct.includes(seat.seat);
+  const trade = entryFor(context, ["trade"], ["target"], seat.seat);
+  const aim = openedStep(context, ["target"], seat.seat);
+  const classes = ["pu-seat", turn ? "to-act" : "", mine ? "you" : "", seat.active ? "" : "out", aim ? "target" : ""];
+  return h(
+    "div",
+    { class: classes.filter(Boolean).join(" "), "data-seat": seat.seat },
+    h(
+      "div",
+      { class: "who" },
+      h("span", { class: "name" }, seatName(update, seat.seat), mine ? " (you)" : ""),
+      view.dealer === seat.seat ? h("span", { class: "badge dealer", title: "dealer" }, "dealer") : null,
+      turn ? h("span", { class: "turn-dot", title: "to play" }) : null,
+    ),
+    lives(seat.tokens),
+    h(
+      "div",
+      { class: "level-row" },
+      levelCard(seat, mine),
+      h(
+        "div",
+        { class: "level-info" },
+        seat.modifier ? h("div", { class: "modifier" }, seat.modifier.name) : null,
+        seat.value !== undefined && (seat.modifier || !seat.level?.castle) ? h("div", { class: "value" }, `Level ${seat.value}`) : null,
+        seat.castle ? h("div", { class: "immune" }, "Castle: immune") : null,
+        lowest.has(seat.seat) ? h("div", { class: "lowest" }, "lowest now") : null,
+      ),
+    ),
+    h(
+      "div",
+      { class: "pu-meta" },
+      `? cards: ${seat.handCount}`,
+      seat.decided && view.stage === PowerUpStage.KEEP_OR_TRADE ? " · decided" : "",
+      seat.active && !seat.inRound ? " · sits out" : "",
+      seat.active ? "" : " · out",
+    ),
+    trade ? h("button", { class: "pu-trade playable", onclick: () => context.open(trade) }, `Trade with ${seatName(update, seat.seat)}`) : null,
+    aim ? h("button", { class: "pu-aim playable", onclick: () => context.open(aim) }, `On ${mine ? "yourself" : seatName(update, seat.seat)}`) : null,
+  );
+}
+
+function questionCard(item: PowerUpCard, onTap?: () => void, selected = false): HTMLElement {
+  const inner = [
+    h("span", { class: "q-name" }, item.name),
+    h("span", { class: "q-effect" }, item.effect),
+    h("span", { class: "q-when" }, TIMING[item.timing] ?? ""),
+  ];
+  if (!onTap) return h("div", { class: "q-card" }, ...inner);
+  return h(
+    "button",
+    { class: `q-card playable${selected ? " selected" : ""}`, "aria-label": `Play ${item.name}`, onclick: onTap },
+    ...inner,
+  );
+}
+
+function hand(context: RenderContext, view: PowerUpView): HTMLElement | null {
+  if (view.you === undefined) return null;
+  if (!view.hand.length) return h("div", { class: "q-hand empty" }, "You hold no ? cards.");
+  return h(
+    "div",
+    { class: "q-hand", "aria-label": "your ? cards" },
+    ...view.hand.map((item) => {
+      const entry = entryFor(context, ["play_card"], ["card"], item.kind);
+      if (!entry) return questionCard(item);
+      return questionCard(item, () => context.open(entry), isOpened(context, entry));
+    }),
+  );
+}
+
+function pendingSwap(update: Update, view: PowerUpView): HTMLElement | null {
+  const pending = view.pending;
+  if (!pending || view.stage !== PowerUpStage.ANSWER) return null;
+  const from = seatName(update, pending.fromSeat);
+  const to = view.you === pending.toSeat ? "you" : seatName(update, pending.toSeat);
+  const what = pending.kind === PowerUpSwapKind.WARP_PIPE ? `aims a Warp Pipe at ${to}` : `wants to trade Level cards with ${to}`;
+  return h("div", { class: "pu-pending", role: "status" }, `${from} ${what}.`);
+}
+
+/** The round's result, when this update carries it (the scoring deals a new round at once). */
+function result(update: Update): HTMLElement | null {
+  const lines = update.events.map((e) => e.text).filter((t) => /Final Levels|Lowest|Extra Life|nobody loses/.test(t));
+  if (!lines.length) return null;
+  return h("div", { class: "pu-result", role: "status" }, ...lines.map((t) => h("div", {}, t)));
+}
+
+function peeks(update: Update, view: PowerUpView): HTMLElement | null {
+  if (!view.peeks.length) return null;
+  return h(
+    "div",
+    { class: "pu-peeks" },
+    ...view.peeks.map((p) => h("div", {}, `Boo showed you ${seatName(update, p.seat)}'s Level card: ${p.card ? levelFace(p.card) : "?"}`)),
+  );
+}
+
+export const renderPowerUp: GameRenderer = (context) => {
+  const game = context.update.view?.game;
+  if (game?.case !== "powerup") return h("div", {}, "");
+  const view = game.value;
+  const lowest = lowestNow(view);
+  return h(
+    "section",
+    { class: "powerup" },
+    h(
+      "div",
+      { class: "pu-decks" },
+      h("span", {}, `Round ${view.round}`),
+      h("span", {}, `Level deck ${view.levelDeckCount}`),
+      h("span", {}, `? deck ${view.questionDeckCount}`),
+      h("span", {}, `Supply ${view.supply} lives`),
+    ),
+    pendingSwap(context.update, view),
+    result(context.update),
+    h("div", { class: "pu-seats" }, ...view.seats.map((s) => seatBox(context, view, s, lowest))),
+    view.played.length
+      ? h("div", { class: "pu-played" }, h("span", { class: "label" }, "Played this round:"), ...view.played.map((c) => h("span", { class: "chip" }, c.name)))
+      : null,
+    peeks(context.update, view),
+    hand(context, view),
+  );
+};

@@ -1,0 +1,28 @@
+// The browser client's entry point: one page, two screens chosen by the URL's fragment
+// (#/ the lobby; #/t/ID a seat at table ID; #/t/ID/watch as a spectator; #/t/ID/display the table display).
+// No token is ever in the URL: seats are kept in this browser's storage (storage.ts).
+
+import { LobbyScreen } from "./lobby";
+import { TableScreen } from "./table";
+import type { Mode } from "./table";
+
+const root = document.getElementById("app")!;
+let current: { stop(): void } | null = null;
+
+function route(): void {
+  current?.stop();
+  const match = /^#\/t\/([^/]+)(?:\/(watch|display))?$/.exec(location.hash);
+  if (match) {
+    const mode = (match[2] as Mode | undefined) ?? "play";
+    const screen = new TableScreen(root, decodeURIComponent(match[1]), mode);
+    current = screen;
+    screen.start();
+  } else {
+    const screen = new LobbyScreen(root);
+    current = screen;
+    void screen.start();
+  }
+}
+
+window.addEventListener("hashchange", route);
+route();

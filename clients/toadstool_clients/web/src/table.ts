@@ -1,0 +1,317 @@
+// The table screen: whose turn at a glance, the seats and scores, the game's drawing (games/), the legal
+// actions as the shared choice tree (tap a card or an entry; a two-step choice opens its next step), and
+// the event log. It follows the table's Watch stream, reconnecting with backoff and resuming from the last
+// version it saw; it never decides what is legal (the update lists it).
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Update } from "./gen/toadstool/v1/table_pb";
+import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
+import { api, requestId, seatHeaders } from "./api";
+import { actionId, choiceTree, entryLabel, isLeaf } from "./choices";
+import type { Choice, Step } from "./choices";
+import { h, replace } from "./dom";
+import { rendererFor } from "./games/index";
+import type { RenderContext } from "./games/types";
+import { seatName, stepLabel } from "./names";
+import { forgetSeat, holdSeat, savedName, savedResume, saveResume, tabSeat } from "./storage";
+import type { HeldSeat } from "./storage";
+
+const LOG_LENGTH = 60;
+/** Refusals after which reconnecting cannot help. */
+const FINAL = new Set([Code.NotFound, Code.Unauthenticated, Code.PermissionDenied, Code.InvalidArgument]);
+
+interface LoggedEvent {
+  text: string;
+  seat?: number;
+}
+
+export type Mode = "play" | "watch" | "display";
+
+export class TableScreen {
+  private update: Update | null = null;
+  private opened: Choice[] = [];
+  private togglesOn = new Set<string>();
+  private log: LoggedEvent[] = [];
+  private status = "connecting…";
+  private problem = "";
+  private sending = false;
+  private stopped = false;
+  private abort = new AbortController();
+  private held: HeldSeat | null;
+
+  constructor(
+    private readonly root: HTMLElement,
+    private readonly tableId: string,
+    private readonly mode: Mode,
+  ) {
+    this.held = mode === "play" ? tabSeat(tableId) : null;
+  }
+
+  private get viewerKey(): string {
+    return this.held ? `seat:${this.held.seat}` : "spectator";
+  }
+
+  start(): void {
+    void this.follow();
+    this.render();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.abort.abort();
+  }
+
+  private async follow(): Promise<void> {
+    let delay = 500;
+    const resume = savedResume(this.tableId, this.viewerKey);
+    let since: bigint | undefined = resume ? BigInt(resume.version) : undefined;
+    if (resume) this.log = resume.events;
+    while (!this.stopped) {
+      try {
+        const stream = api.watch(
+          { tableId: this.tableId, sinceVersion: since },
+          { headers: seatHeaders(this.held?.token), signal: this.abort.signal },
+        );
+        for await (const response of stream) {
+          if (!response.update) continue;
+          delay = 500;
+          this.status = "live";
+          this.receive(response.update, since === undefined && this.update === null);
+          since = response.update.version;
+        }
+        this.status = "reconnecting…";
+      } catch (error) {
+        if (this.stopped) return;
+        const failure = ConnectError.from(error);
+        if (failure.code === Code.Unauthenticated && this.held) {
+          // The seat was given up or taken away: forget it, and watch instead.
+          forgetSeat(this.tableId, this.held.token);
+          this.held = null;
+          this.problem = failure.rawMessage;
+          since = undefined;
+          this.update = null;
+          continue;
+        }
+        if (failure.code === Code.InvalidArgument && since !== undefined) {
+          // The version this tab saw is ahead of the table (the server came back without it): start afresh.
+          since = undefined;
+          this.update = null;
+          continue;
+        }
+        if (FINAL.has(failure.code)) {
+          this.status = "closed";
+          this.problem = failure.rawMessage;
+          this.render();
+          return;
+        }
+        this.status = "reconnecting…";
+      }
+      this.render();
+      await new Promise((done) => setTimeout(done, delay * (0.5 + Math.random())));
+      delay = Math.min(delay * 2, 8000);
+    }
+  }
+
+  private receive(update: Update, first: boolean): void {
+    const events = update.events.map((e) => ({ text: e.text, seat: e.seat }));
+    this.log = (first ? events : [...this.log, ...events]).slice(-LOG_LENGTH);
+    const changed = this.update === null || this.update.version !== update.version;
+    this.update = update;
+    if (changed) {
+      this.opened = [];
+      this.sending = false;
+    }
+    saveResume(this.tableId, this.viewerKey, { version: String(update.version), events: this.log });
+    this.render();
+  }
+
+  private async send(leaf: Choice): Promise<void> {
+    const update = this.update;
+    if (!update || !this.held || this.sending) return;
+    this.sending = true;
+    this.problem = "";
+    this.render();
+    try {
+      await api.act(
+        { tableId: this.tableId, version: update.version, actionId: actionId(leaf, [...this.togglesOn]), requestId: requestId() },
+        { headers: seatHeaders(this.held.token) },
+      );
+      this.togglesOn.clear();
+    } catch (error) {
+      this.sending = false;
+      this.problem = ConnectError.from(error).rawMessage;
+      this.render();
+    }
+  }
+
+  private open(entry: Choice): void {
+    if (isLeaf(entry)) {
+      void this.send(entry);
+      return;
+    }
+    this.opened = [...this.opened, entry];
+    this.render();
+  }
+
+  private async join(seat: number): Promise<void> {
+    const name = savedName() || "Player";
+    try {
+      const joined = await api.joinTable({ tableId: this.tableId, name, seat, requestId: requestId() });
+      holdSeat(this.tableId, { seat: joined.seat, name, token: joined.seatToken });
+      // The same fragment: start the screen again, now as that seat.
+      location.hash = `#/t/${this.tableId}`;
+      window.dispatchEvent(new HashChangeEvent("hashchange"));
+    } catch (error) {
+      this.problem = ConnectError.from(error).rawMessage;
+      this.render();
+    }
+  }
+
+  private label(step: Step): string {
+    return this.update ? stepLabel(this.update, step) : step[0];
+  }
+
+  render(): void {
+    const update = this.update;
+    this.root.className = `screen table-screen mode-${this.mode}`;
+    if (!update) {
+      replace(this.root, h("p", { class: "status" }, this.problem || "Connecting to the table…"), h("a", { href: "#/" }, "Back to the lobby"));
+      return;
+    }
+    const tree = choiceTree(update.legalActions);
+    const entries = tree.children.flatMap((c) => (c.run ? c.children : [c]));
+    const claimed = new Set<Choice>();
+    const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
+    const context: RenderContext = {
+      update,
+      entries,
+      opened: top,
+      open: (entry) => this.open(entry),
+      claim: (entry) => claimed.add(entry),
+      entryWith: (kind, field, value) =>
+        entries.find((e) =>
+          e.steps.some((s) => s[0] === kind && (field === "" ? !s[1] : s[1] === field && s[2] === value)),
+        ),
+      stepLabel: (step) => this.label(step),
+    };
+    const member = update.view?.game.case;
+    const board = rendererFor(member)(context);
+    replace(
+      this.root,
+      this.header(update),
+      this.seats(update),
+      update.outcome && update.status === TableStatus.FINISHED ? this.outcome(update) : null,
+      h("div", { class: "board" }, board),
+      this.mode === "display" ? null : this.actions(update, tree, claimed),
+      this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
+      this.events(),
+    );
+  }
+
+  private header(update: Update): HTMLElement {
+    const you = update.viewerSeat;
+    const yourTurn = you !== undefined && update.toAct.includes(you);
+    const waiting = update.toAct.map((s) => seatName(update, s)).join(", ");
+    const turn =
+      update.status === TableStatus.FINISHED
+        ? "Game over"
+        : update.status === TableStatus.LOBBY
+          ? "Waiting for players"
+          : yourTurn
+            ? "Your turn!"
+            : waiting
+              ? `Waiting for ${waiting}`
+              : "";
+    return h(
+      "header",
+      { class: `table-header${yourTurn ? " your-turn" : ""}` },
+      h("a", { class: "to-lobby", href: "#/", "aria-label": "Back to the lobby" }, "←"),
+      h("div", { class: "titles" }, h("h1", {}, update.tableName), h("div", { class: "phase" }, update.phase)),
+      h("div", { class: "turn", "data-testid": "turn" }, turn),
+      h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: this.status }, this.status),
+    );
+  }
+
+  private seats(update: Update): HTMLElement {
+    return h(
+      "ol",
+      { class: "seats" },
+      ...update.seats.map((seat) => {
+        const turn = update.toAct.includes(seat.index);
+        const you = update.viewerSeat === seat.index;
+        const empty = seat.kind === SeatKind.EMPTY;
+        return h(
+          "li",
+          { class: `seat${turn ? " to-act" : ""}${you ? " you" : ""}`, "data-seat": seat.index },
+          h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
+          h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", seat.kind === SeatKind.BOT ? " (bot)" : ""),
+          update.scores.length ? h("span", { class: "score" }, `${update.scores[seat.index] ?? 0} ${update.scoreLabel}`) : null,
+          empty && this.mode === "play" && !this.held
+            ? h("button", { class: "join", onclick: () => void this.join(seat.index) }, "Sit here")
+            : null,
+        );
+      }),
+    );
+  }
+
+  private outcome(update: Update): HTMLElement {
+    const outcome = update.outcome!;
+    const winners = outcome.winners.map((w) => seatName(update, w)).join(" and ");
+    return h("div", { class: "outcome", role: "status" }, h("strong", {}, winners ? `${winners} won!` : "Game over"), h("div", {}, outcome.summary));
+  }
+
+  private actions(update: Update, tree: Choice, claimed: Set<Choice>): HTMLElement {
+    const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
+    const level = top ? top.children : tree.children.filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
+    const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))];
+    const buttons = level.map((entry) =>
+      h(
+        "button",
+        { class: `action${isLeaf(entry) ? "" : " opens"}`, disabled: this.sending, onclick: () => this.open(entry) },
+        entryLabel(entry, top === null, (s) => this.label(s)) + (isLeaf(entry) ? "" : " ▸"),
+      ),
+    );
+    if (!update.legalActions.length) return h("div", { class: "actions empty" });
+    return h(
+      "div",
+      { class: "actions", role: "group", "aria-label": "your choices" },
+      top ? h("div", { class: "opened" }, entryLabel(top, this.opened.length === 1, (s) => this.label(s)) + ":") : null,
+      ...buttons,
+      ...toggles.map((name) =>
+        h(
+          "label",
+          { class: "toggle" },
+          h("input", {
+            type: "checkbox",
+            checked: this.togglesOn.has(name),
+            onchange: (event: Event) => {
+              const on = (event.target as HTMLInputElement).checked;
+              if (on) this.togglesOn.add(name);
+              else this.togglesOn.delete(name);
+            },
+          }),
+          name === "uno" ? "and call UNO!" : `and ${name.replace(/_/g, " ")}`,
+        ),
+      ),
+      top ? h("button", { class: "action cancel", onclick: () => this.back() }, "Back") : null,
+    );
+  }
+
+  private back(): void {
+    this.opened = this.opened.slice(0, -1);
+    this.render();
+  }
+
+  private events(): HTMLElement {
+    return h(
+      "section",
+      { class: "log", "aria-label": "what happened" },
+      h("h2", {}, "What happened"),
+      h("ol", {}, ...[...this.log].reverse().map((e) => h("li", {}, e.text))),
+    );
+  }
+}
+
+function collectToggles(choice: Choice): string[] {
+  return isLeaf(choice) ? Object.keys(choice.toggles) : choice.children.flatMap(collectToggles);
+}

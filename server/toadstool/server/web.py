@@ -1,0 +1,139 @@
+"""The HTTP side of `toadstool serve`: one listener, in the server's own event loop, for the browser.
+
+It routes the API's paths to the Connect adapter (toadstool.server.web_transport) and everything else to the
+built web client (toadstool.server.web_assets), served by uvicorn on a socket bound here (so port 0 works and
+the bound port is known before anyone is told the URL). `web_listener` is its lifetime; `url_banner` is what
+the terminal prints so a phone can scan its way in. Not for deciding anything about tables: that is the
+service's, reached through the adapter exactly as gRPC reaches it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import logging
+import socket
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import uvicorn
+
+from toadstool.server import web_assets
+from toadstool.server.service import ToadstoolService
+from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
+
+log = logging.getLogger(__name__)
+
+#: The port the browser's side listens on unless told otherwise (`toadstool serve --web-port`).
+DEFAULT_WEB_PORT = 8080
+
+
+class WebApp:
+    """ASGI: the API under /toadstool.v1.ToadstoolService/, the web client's files everywhere else."""
+
+    def __init__(self, service: ToadstoolService, assets_root: Path | None) -> None:
+        self.api = ConnectApp(service)
+        self.assets = web_assets.AssetsApp(web_assets.load(assets_root))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return  # no lifespan, no websockets: uvicorn runs with lifespan="off" and answers these itself
+        if scope["path"].startswith(PREFIX):
+            await self.api(scope, receive, send)
+        else:
+            await self.assets(scope, receive, send)
+
+
+@dataclass
+class WebListener:
+    """The bound HTTP listener: where a browser reaches it."""
+
+    host: str
+    port: int
+    tls: bool
+    #: The port asked for, when it was taken and the listener fell back to a free one.
+    instead_of: int | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.tls else "http"
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host.strip("[]"), port))
+    sock.listen(512)
+    sock.setblocking(False)
+    return sock
+
+
+@contextlib.asynccontextmanager
+async def web_listener(
+    service: ToadstoolService,
+    host: str,
+    port: int,
+    *,
+    grace: float,
+    any_port_if_taken: bool = False,
+    assets_root: Path | None = None,
+    tls_cert: str | None = None,
+    tls_key: str | None = None,
+) -> AsyncIterator[WebListener]:
+    """Serve the browser's HTTP side on `host:port` (0: a free port) while the block runs.
+
+    With `any_port_if_taken`, a port already in use (another server on this machine) gives way to a free one,
+    with a warning; the listener says which it got. Stop it only after the tables are shutting down: its open
+    Watch streams then end with UNAVAILABLE (the service's own goodbye), and what still runs after `grace`
+    seconds is cancelled.
+    """
+    config = uvicorn.Config(
+        WebApp(service, assets_root if assets_root is not None else web_assets.default_root()),
+        lifespan="off",
+        access_log=False,  # the access log would be the one place a URL could leak; tokens are headers anyway
+        log_level="warning",
+        log_config=None,
+        server_header=False,
+        timeout_graceful_shutdown=max(1, round(grace)),
+        h11_max_incomplete_event_size=16 * 1024,
+        ssl_certfile=tls_cert,
+        ssl_keyfile=tls_key,
+    )
+    config.load()
+    server = uvicorn.Server(config)
+    server.lifespan = config.lifespan_class(config)
+    try:
+        sock = _bind(host, port)
+    except OSError as error:
+        if not any_port_if_taken or port == 0:
+            raise
+        # Said where the URL is printed (serve), not logged before the server's first line.
+        log.info("web port %d is taken (%s): the web client takes a free port instead", port, error)
+        sock = _bind(host, 0)
+    try:
+        await server.startup(sockets=[sock])
+        bound = sock.getsockname()[1]
+        yield WebListener(
+            host=host, port=bound, tls=bool(tls_cert), instead_of=port if port not in (0, bound) else None
+        )
+    finally:
+        if server.started:
+            await server.shutdown(sockets=[sock])
+        sock.close()
+
+
+def web_urls(listener: WebListener, addresses: list[str]) -> list[str]:
+    """The URLs a browser on the LAN opens: one per address the server is reachable at."""
+    hosts = addresses or [listener.host]
+    return [f"{listener.scheme}://{f'[{h}]' if ':' in h else h}:{listener.port}/" for h in hosts]
+
+
+def url_banner(url: str) -> str:
+    """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page."""
+    import segno  # only when printing the banner: tests and embedded servers never need it
+
+    out = io.StringIO()
+    segno.make(url, error="m").terminal(out=out, compact=True, border=2)
+    return f"Play from a browser: {url}\n{out.getvalue()}"

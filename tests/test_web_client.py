@@ -1,0 +1,279 @@
+"""The web client in a real headless Chromium (Debian's chromium + chromium-driver), played by clicks.
+
+`toadstool serve` serves the built client (clients/toadstool_clients/web/dist) itself; a person types a
+name, creates a table with options, plays UNO to the end against a bot, reloads mid-game and keeps the seat;
+two people in two browsers play each other. Screenshots at phone and laptop sizes go to test-output/web/.
+Also: the TypeScript choice tree gives the same trees as the Python one (tests/choices_cases.json), and the
+built assets are what the sources build.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+from web_helpers import LAPTOP, PHONE, browser, resize, screenshot
+
+from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
+from toadstool.api import SEAT_TOKEN_KEY
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "clients" / "toadstool_clients" / "web"
+WEB_LISTENING = re.compile(r"Web client listening on (\S+:\d+)")
+#: How long one game may take in the browser before the test fails (a UNO hand to 1 point is ~30 moves).
+GAME_SECONDS = 80.0
+
+
+@pytest.fixture
+def web_url(tmp_path: Path) -> Iterator[str]:
+    """`toadstool serve` on loopback with its web side on a free port (bots quick), and the page's URL."""
+    output = tmp_path / "serve.log"
+    process, _ = start_serve(
+        "--no-db", "--no-announce", "--web-port", "0", "--bot-delay", "0.05", *TEST_LIMIT_FLAGS, output=output
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (found := WEB_LISTENING.search(output.read_text())):
+            assert time.monotonic() < deadline, output.read_text()
+            time.sleep(0.05)
+        yield f"http://{found.group(1)}/"
+    finally:
+        stop_process(process)
+
+
+@pytest.fixture
+def chromium(tmp_path: Path) -> Iterator[Any]:
+    driver = browser(tmp_path / "profile-a", PHONE)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def _find(driver: Any, selector: str) -> list[Any]:
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def _wait(driver: Any, selector: str, seconds: float = 10.0) -> Any:
+    deadline = time.monotonic() + seconds
+    while True:
+        found = _find(driver, selector)
+        if found:
+            return found[0]
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{selector!r} never appeared; the page says:\n{_text(driver)}")
+        time.sleep(0.05)
+
+
+def _text(driver: Any) -> str:
+    try:
+        return str(driver.find_element(By.TAG_NAME, "body").text)
+    except WebDriverException:
+        return ""
+
+
+def _click(driver: Any, selector: str, seconds: float = 10.0) -> None:
+    """Click the first element matching `selector`, again if the page re-rendered it under the click (the
+    lobby redraws its list every few seconds)."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            _wait(driver, selector, seconds).click()
+            return
+        except StaleElementReferenceException:
+            if time.monotonic() > deadline:
+                raise
+
+
+def _type(element: Any, text: str) -> None:
+    element.clear()
+    element.send_keys(text)
+
+
+def _create_uno(driver: Any, url: str, name: str, bots: int) -> None:
+    """In the lobby: type a name, choose UNO with one hand to play (target 1), create and sit down."""
+    driver.get(url)
+    _type(_wait(driver, "#name"), name)
+    _wait(driver, "form select[name=game]")
+    _type(_wait(driver, "input[name=bots]"), str(bots))
+    _type(_wait(driver, "input[name=target]"), "1")
+    _click(driver, "form button[type=submit]")
+    _wait(driver, ".table-screen .uno .hand" if bots else ".table-screen .seats")
+
+
+def _my_turn(driver: Any) -> bool:
+    turn = _find(driver, "[data-testid=turn]")
+    return bool(turn) and turn[0].text == "Your turn!"
+
+
+def _play_once(driver: Any) -> bool:
+    """Take one turn by clicks, as a person would: a colour if a wild's colours are open, else a playable
+    card (calling UNO with the second-to-last card), else the draw pile, else the first choice offered
+    (keep, pass, accept, challenge). True if something was clicked."""
+    try:
+        if not _my_turn(driver) or _find(driver, ".actions button[disabled]"):
+            return False
+        opened = _find(driver, ".actions .opened")
+        if opened:
+            _find(driver, ".actions button.action:not(.cancel)")[0].click()
+            return True
+        playable = _find(driver, ".hand .card.playable")
+        if playable:
+            toggle = _find(driver, ".actions .toggle input")
+            if toggle and len(_find(driver, ".hand .card")) == 2 and not toggle[0].is_selected():
+                toggle[0].click()
+            playable[0].click()
+            return True
+        pile = _find(driver, ".pile.playable")
+        if pile:
+            pile[0].click()
+            return True
+        offered = _find(driver, ".actions button.action")
+        if offered:
+            offered[0].click()
+            return True
+    except StaleElementReferenceException:  # the page re-rendered under the click: look again
+        return False
+    return False
+
+
+def _game_over(driver: Any) -> bool:
+    return bool(_find(driver, ".outcome"))
+
+
+def test_the_typescript_choice_tree_builds_the_same_trees_as_the_python_one() -> None:
+    built = WEB / "build" / "choices_check.mjs"
+    if not built.exists():
+        subprocess.run([str(ROOT / "scripts" / "build-web")], check=True, timeout=300, capture_output=True)
+    result = subprocess.run(
+        ["node", str(built), str(ROOT / "tests" / "choices_cases.json")], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("ok ") >= 10
+
+
+def test_the_committed_web_client_is_what_its_sources_build() -> None:
+    result = subprocess.run(
+        [str(ROOT / "scripts" / "build-web"), "--check"], capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_the_built_client_sends_tokens_in_the_contracts_header_keys() -> None:
+    bundle = (WEB / "dist" / "app.js").read_text()
+    assert SEAT_TOKEN_KEY in bundle
+    assert "innerHTML" not in bundle.replace("innerHTML:", ""), "names and texts are set as text, never as HTML"
+
+
+def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(web_url: str, chromium: Any) -> None:
+    driver = chromium
+    driver.get(web_url)
+    _wait(driver, "form select[name=game]")
+    screenshot(driver, "lobby-phone")
+    _create_uno(driver, web_url, "Ann <b>", bots=1)
+    seat_names = _wait(driver, ".seats").text
+    assert "Ann <b>" in seat_names, "a name is shown as the text it is"
+    screenshot(driver, "uno-table-phone")
+    resize(driver, LAPTOP)
+    screenshot(driver, "uno-table-laptop")
+    resize(driver, PHONE)
+    deadline = time.monotonic() + GAME_SECONDS
+    turns = reloads = 0
+    while not _game_over(driver):
+        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
+        if _play_once(driver):
+            turns += 1
+            time.sleep(0.15)
+            if turns in (3, 8) and not _game_over(driver):
+                driver.refresh()  # mid-game: the tab comes back as the same seat, from the version it saw
+                _wait(driver, ".table-screen .uno .hand")
+                assert "Ann <b> (you)" in _wait(driver, ".seats").text
+                reloads += 1
+        else:
+            time.sleep(0.05)
+        if turns == 2:
+            screenshot(driver, "uno-midgame-phone")
+    assert reloads >= 1 or turns < 3
+    assert "won" in _wait(driver, ".outcome").text
+    screenshot(driver, "uno-game-over-phone")
+    resize(driver, LAPTOP)
+    screenshot(driver, "uno-game-over-laptop")
+    driver.get(web_url)  # the lobby lists the finished table this browser sat at
+    _wait(driver, ".table-item")
+    screenshot(driver, "lobby-laptop")
+
+
+def test_two_people_in_two_browsers_play_each_other_to_the_end(web_url: str, tmp_path: Path, chromium: Any) -> None:
+    ann = chromium
+    _create_uno(ann, web_url, "Ann", bots=0)
+    bea = browser(tmp_path / "profile-b", LAPTOP)
+    try:
+        bea.get(web_url)
+        _type(_wait(bea, "#name"), "Bea")
+        _click(bea, ".table-item button.join")  # "Sit at seat 2" of Ann's table
+        _wait(bea, ".table-screen .uno .hand")
+        _wait(ann, ".seats .seat[data-seat='1'] .dot.on")
+        screenshot(bea, "uno-two-people-laptop")
+        screenshot(ann, "uno-two-people-phone")
+        deadline = time.monotonic() + GAME_SECONDS
+        while not (_game_over(ann) and _game_over(bea)):
+            assert time.monotonic() < deadline, f"no end in {GAME_SECONDS} s:\n{_text(ann)}\n---\n{_text(bea)}"
+            moved = _play_once(ann) or _play_once(bea)
+            time.sleep(0.15 if moved else 0.05)
+        # Each sees the same outcome, and never the other's hand.
+        assert _wait(ann, ".outcome").text == _wait(bea, ".outcome").text
+        screenshot(bea, "uno-two-people-over-laptop")
+    finally:
+        bea.quit()
+
+
+def test_the_table_display_shows_the_spectators_view_large_without_any_hand(
+    web_url: str, tmp_path: Path, chromium: Any
+) -> None:
+    _create_uno(chromium, web_url, "Ann", bots=1)
+    table_id = chromium.current_url.rsplit("/", 1)[-1]
+    tv = browser(tmp_path / "profile-tv", LAPTOP)
+    try:
+        tv.get(f"{web_url}#/t/{table_id}/display")
+        _wait(tv, ".mode-display .uno .top-card")
+        assert not _find(tv, ".uno .hand .card"), "a spectator never sees a hand"
+        assert not _find(tv, ".actions"), "the table display offers no choices"
+        assert "Ann" in _wait(tv, ".seats").text
+        screenshot(tv, "uno-table-display-laptop")
+        resize(tv, PHONE)
+        tv.get(f"{web_url}#/t/{table_id}/watch")
+        _wait(tv, ".mode-watch .uno .top-card")
+        assert not _find(tv, ".uno .hand .card")
+        screenshot(tv, "uno-watch-phone")
+    finally:
+        tv.quit()
+
+
+def test_a_game_without_its_own_drawing_is_shown_as_panels_and_played_to_the_end_by_clicks(
+    web_url: str, chromium: Any
+) -> None:
+    # Pig (tests/plugin_games) is a plugin game no client knows: the generic panels draw it.
+    driver = chromium
+    driver.get(web_url)
+    _type(_wait(driver, "#name"), "Ann")
+    Select(_wait(driver, "form select[name=game]")).select_by_value("pig")
+    _wait(driver, "form select[name=game] option[value=pig]:checked")
+    _click(driver, "form button[type=submit]")
+    _wait(driver, ".table-screen .generic-view .panel")
+    screenshot(driver, "pig-generic-phone")
+    deadline = time.monotonic() + GAME_SECONDS
+    while not _game_over(driver):
+        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
+        time.sleep(0.15 if _play_once(driver) else 0.05)
+    assert _wait(driver, ".outcome").text
+    driver.execute_script("window.scrollTo(0, 0)")
+    resize(driver, LAPTOP)
+    screenshot(driver, "pig-generic-over-laptop")

@@ -1,0 +1,178 @@
+"""A Connect-protocol client for tests, over real HTTP (httpx): unary calls and Watch streams, JSON or binary.
+
+Written from the protocol (connectrpc.com/docs/protocol), not from the server's adapter, so a test that uses
+it checks the server against the protocol. Also a real headless Chromium for the web client's tests.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import grpc
+import httpx
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.api.v1 import service_pb2
+
+M = TypeVar("M", bound=Message)
+
+PATH = "/toadstool.v1.ToadstoolService/"
+#: Connect's code names back to gRPC's codes, to compare the two transports' refusals.
+CODES = {code.name.lower(): code for code in grpc.StatusCode}
+CODES["canceled"] = grpc.StatusCode.CANCELLED
+
+
+class ConnectError(Exception):
+    """A Connect call that ended in an error: the gRPC code it names, its message, the HTTP status."""
+
+    def __init__(self, code: grpc.StatusCode, message: str, http_status: int) -> None:
+        super().__init__(f"{code.name}: {message}")
+        self.code = code
+        self.message = message
+        self.http_status = http_status
+
+
+def _error(body: dict[str, Any], http_status: int) -> ConnectError:
+    return ConnectError(CODES[body.get("code", "unknown")], body.get("message", ""), http_status)
+
+
+def _headers(token: str | None, extra: dict[str, str] | None) -> dict[str, str]:
+    headers = {SEAT_TOKEN_KEY: token} if token else {}
+    return {**headers, **(extra or {})}
+
+
+class WebClient:
+    """Calls the server's Connect API at `base` ("http://127.0.0.1:PORT")."""
+
+    def __init__(self, base: str, codec: str = "json", timeout: float = 10.0) -> None:
+        self.base = base
+        self.codec = codec
+        self.http = httpx.AsyncClient(base_url=base, timeout=timeout)
+
+    async def __aenter__(self) -> WebClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.http.aclose()
+
+    def _encode(self, request: Message) -> bytes:
+        if self.codec == "json":
+            return json_format.MessageToJson(request).encode()
+        return request.SerializeToString()
+
+    async def raw(self, method: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
+        return await self.http.post(PATH + method, content=body, headers=headers)
+
+    async def call(
+        self,
+        method: str,
+        request: Message,
+        response_type: type[M],
+        token: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> M:
+        content_type = "application/json" if self.codec == "json" else "application/proto"
+        response = await self.raw(
+            method, self._encode(request), {"content-type": content_type, **_headers(token, headers)}
+        )
+        if response.status_code != 200:
+            raise _error(response.json(), response.status_code)
+        if self.codec == "json":
+            return json_format.Parse(response.text, response_type())
+        return response_type.FromString(response.content)
+
+    async def watch(
+        self, table_id: str, token: str | None = None, since: int | None = None
+    ) -> AsyncIterator[service_pb2.WatchResponse]:
+        """The Watch stream's messages as they arrive; raises ConnectError for the stream's end-of-stream error."""
+        request = service_pb2.WatchRequest(table_id=table_id)
+        if since is not None:
+            request.since_version = since
+        data = self._encode(request)
+        headers = {"content-type": f"application/connect+{self.codec}", **_headers(token, None)}
+        async with self.http.stream(
+            "POST", PATH + "Watch", content=struct.pack(">BI", 0, len(data)) + data, headers=headers
+        ) as response:
+            if response.status_code != 200:
+                raise _error(json.loads(await response.aread()), response.status_code)
+            buffer = b""
+            async for chunk in response.aiter_raw():
+                buffer += chunk
+                while len(buffer) >= 5:
+                    flags, length = struct.unpack(">BI", buffer[:5])
+                    if len(buffer) < 5 + length:
+                        break
+                    payload, buffer = buffer[5 : 5 + length], buffer[5 + length :]
+                    if flags & 0x02:
+                        end = json.loads(payload)
+                        if "error" in end:
+                            raise _error(end["error"], 200)
+                        return
+                    if self.codec == "json":
+                        yield json_format.Parse(payload.decode(), service_pb2.WatchResponse())
+                    else:
+                        yield service_pb2.WatchResponse.FromString(payload)
+
+
+# --- A real headless Chromium (Debian's chromium + chromium-driver), driven with Selenium ---------------
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+CHROMIUM_FLAGS = (
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+    "--password-store=basic",
+)
+PHONE = (360, 640)
+LAPTOP = (1280, 800)
+
+
+def browser(profile: Path, size: tuple[int, int] = LAPTOP) -> Any:
+    """A fresh Chromium with its own profile folder, its viewport exactly `size` (CSS pixels). Selenium is
+    given the driver's path, so Selenium Manager never looks for (or downloads) a browser."""
+    import os
+
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    os.environ["SE_OFFLINE"] = "true"
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    options.add_argument(f"--user-data-dir={profile}")
+    options.add_argument(f"--window-size={size[0]},{size[1]}")
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.set_page_load_timeout(20)
+    driver.set_script_timeout(20)
+    resize(driver, size)
+    return driver
+
+
+def resize(driver: Any, size: tuple[int, int]) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": size[0], "height": size[1], "deviceScaleFactor": 1, "mobile": size[0] < 600},
+    )
+
+
+def screenshot(driver: Any, name: str) -> Path:
+    """Save the page as test-output/web/NAME.png (the whole page, not just the viewport)."""
+    folder = Path(__file__).resolve().parents[1] / "test-output" / "web"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
+    driver.save_screenshot(str(path))
+    return path
