@@ -17,11 +17,17 @@ import pytest
 from conftest import toadstool_command
 from toadstool.cli import COMMANDS, build_parser
 
-PROMPT = "Your choice"
+CAPTURES = Path(__file__).resolve().parents[1] / "test-output" / "commands"
 
 
 def _env(tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config"), "TERM": "xterm-256color", "LANG": "C.UTF-8"}
+    return {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "TERM": "xterm-256color",
+        "LANG": "C.UTF-8",
+    }
 
 
 def _run(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -43,15 +49,15 @@ def _spawn(tmp_path: Path, *args: str) -> pexpect.spawn:
     )
 
 
-def _play_to_the_end(child: pexpect.spawn, max_moves: int = 400) -> int:
-    """Answer every prompt with the first offered action until the game is over; returns moves made."""
+def _play_to_the_end(child: pexpect.spawn, max_moves: int = 2000) -> int:
+    """Take the highlighted choice (Enter: the first one) whenever one is offered, until the game is over
+    and the client has left (it leaves by itself at the end); returns the keys sent. Bounded by
+    `max_moves` keys."""
     for moves in range(max_moves):
-        index = child.expect([PROMPT, "Game over", pexpect.EOF])
-        if index == 0:
-            child.sendline("1")
-        else:
+        if child.expect([pexpect.EOF, pexpect.TIMEOUT], timeout=0.2) == 0:
             return moves
-    raise AssertionError(f"no end after {max_moves} moves")
+        child.send("\r")
+    raise AssertionError(f"no end after {max_moves} keys")
 
 
 def test_games_new_and_tables_manage_tables(tmp_path: Path, server_process: tuple[object, str]) -> None:
@@ -94,6 +100,77 @@ def test_an_unreachable_server_gets_a_clear_message(tmp_path: Path) -> None:
     assert "cannot be reached" in result.stderr
 
 
+def _save(name: str, text: str) -> None:
+    CAPTURES.mkdir(parents=True, exist_ok=True)
+    (CAPTURES / f"{name}.txt").write_text(text)
+
+
+def test_games_lists_every_installed_game_with_each_option_described_without_a_server(tmp_path: Path) -> None:
+    from toadstool.games import GAMES
+
+    result = subprocess.run(
+        toadstool_command("games"),
+        env={**_env(tmp_path), "COLUMNS": "80", "TOADSTOOL_SERVER": f"127.0.0.1:{_unused_port()}"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    _save("games", result.stdout)
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+    for spec in GAMES.values():
+        engine = spec.engine
+        assert re.search(rf"^{engine.name}\s+{re.escape(engine.title)} \({engine.min_players}-", result.stdout, re.M)
+        for option in engine.options:
+            assert f"--option {option.name}=" in result.stdout
+            assert option.help.split("(")[0].strip() in " ".join(result.stdout.split())
+    assert "one of: mini-loop, mushroom-loop; default mushroom-loop" in result.stdout
+    assert "a whole number from 1 to 100000; default 500" in result.stdout
+
+
+def test_games_with_a_server_lists_what_that_server_hosts(tmp_path: Path, server_process: tuple[object, str]) -> None:
+    _, address = server_process
+    result = _run(tmp_path, "games", "--server", address)
+    assert result.returncode == 0, result.stderr
+    assert re.search(r"^pig\s", result.stdout, re.M)  # the test-only game that server has registered
+    assert "--option target=500" in result.stdout
+
+
+def test_play_help_lists_the_games_and_their_options_without_a_server(tmp_path: Path) -> None:
+    result = subprocess.run(
+        toadstool_command("play", "--help"),
+        env={**_env(tmp_path), "COLUMNS": "80"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    _save("play-help", result.stdout)
+    listed = result.stdout.split("games (in any letter case), with their options:", 1)[1]
+    for game in ("uno", "powerup", "levelup", "kart"):
+        assert re.search(rf"^{game}\s", listed, re.M), game
+    assert "--option track=mushroom-loop" in listed
+    assert "--option lowest_wins=false" in listed
+
+
+def test_game_names_are_taken_in_any_letter_case(tmp_path: Path, server_process: tuple[object, str]) -> None:
+    _, address = server_process
+    created = _run(tmp_path, "new", "UNO", "--players", "2", "--server", address)
+    assert created.returncode == 0, created.stderr
+    assert re.search(rf"^{created.stdout.strip()}\s+uno\s", _run(tmp_path, "tables", "--server", address).stdout, re.M)
+    selfplay = _run(tmp_path, "selfplay", "Kart", "--games", "1", "--option", "track=mini-loop")
+    assert selfplay.returncode == 0, selfplay.stderr
+    assert json.loads(selfplay.stdout)["game"] == "kart"
+
+
+def _unused_port() -> int:
+    from conftest import free_port
+
+    return free_port()
+
+
 def test_selfplay_prints_a_json_summary(tmp_path: Path) -> None:
     result = _run(tmp_path, "selfplay", "uno", "--games", "3", "--seed", "4", "--players", "3")
     assert result.returncode == 0, result.stderr
@@ -118,11 +195,11 @@ def test_join_and_watch_from_other_processes(tmp_path: Path, server_process: tup
     table_id = created.stdout.strip()
     watcher = _spawn(tmp_path, "watch", table_id, "--server", address)
     player = _spawn(tmp_path, "join", table_id, "--server", address, "--name", "Ann")
-    player.expect("Ann")
-    _play_to_the_end(player)
-    watcher.expect("Game over", timeout=30)
-    watcher.expect(pexpect.EOF)
-    player.expect(pexpect.EOF)
+    assert _play_to_the_end(player) > 0
+    watcher.expect(pexpect.EOF, timeout=30)
+    for child in (player, watcher):
+        child.close()
+        assert child.exitstatus == 0
 
 
 def test_a_server_that_goes_away_is_reported(
@@ -229,3 +306,76 @@ def test_verbose_may_come_before_or_after_the_subcommand() -> None:
         args = build_parser(["tracks"]).parse_args(argv)
         assert args.command == "tracks"
         assert args.verbose is (argv != ["tracks"])
+
+
+TINY_RING = 'title = "Tiny Ring"\nlength = 20\n[fields]\nitem = [3, 9]\nbooster = [5]\n'
+#: A track whose length is text, not a number: the wrong type, not a missing length.
+QUOTED_LENGTH = 'title = "Quoted"\nlength = "30"\n'
+
+
+def _tracks(tmp_path: Path) -> Path:
+    tracks = tmp_path / "tracks"
+    tracks.mkdir(exist_ok=True)
+    (tracks / "tiny-ring.toml").write_text(TINY_RING)
+    (tracks / "quoted.toml").write_text(QUOTED_LENGTH)
+    return tracks
+
+
+def test_selfplay_takes_options_like_new_and_races_on_a_user_track(tmp_path: Path) -> None:
+    env = {**_env(tmp_path), "TOADSTOOL_TRACKS": str(_tracks(tmp_path))}
+    result = subprocess.run(
+        toadstool_command("selfplay", "kart", "--games", "2", "--players", "3", "--option", "track=tiny-ring"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["options"] == {"track": "tiny-ring"}
+    assert sum(summary["wins_by_seat"]) >= 2
+    bad = subprocess.run(
+        toadstool_command("selfplay", "uno", "--games", "1", "--option", "target=0"),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert bad.returncode == 2
+    assert "option 'target' must be at least 1" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+def test_asking_for_a_broken_user_track_says_the_tracks_own_error(tmp_path: Path) -> None:
+    from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
+
+    tracks = _tracks(tmp_path)
+    env = {**_env(tmp_path), "TOADSTOOL_TRACKS": str(tracks)}
+    wrong_type = "length must be a whole number of fields without quotes (e.g. length = 60), not the text '30'"
+    process, address = start_serve(
+        "--no-db", "--no-announce", *TEST_LIMIT_FLAGS, output=tmp_path / "serve.log", env=env
+    )
+    try:
+        for command in (
+            ("new", "kart", "--players", "2", "--option", "track=quoted", "--server", address),
+            ("play", "kart", "--bots", "1", "--option", "track=quoted"),
+            ("selfplay", "kart", "--games", "1", "--option", "track=quoted"),
+        ):
+            result = subprocess.run(
+                toadstool_command(*command),
+                env=env,
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                check=False,
+            )
+            assert result.returncode != 0, command
+            assert f"option 'track': {tracks / 'quoted.toml'}: {wrong_type}" in result.stderr, (command, result.stderr)
+            assert "missing length" not in result.stderr
+        fine = _run(tmp_path, "new", "kart", "--players", "2", "--option", "track=mini-loop", "--server", address)
+        assert fine.returncode == 0, fine.stderr
+    finally:
+        stop_process(process)

@@ -99,5 +99,5 @@ def test_a_remembered_seat_is_written_where_the_paths_say_and_only_its_owner_rea
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["(2,", "'tok')", "None"]
     seats = config / "toadstool" / "seats.json"
-    assert json.loads(seats.read_text()) == {"127.0.0.1:50051/k7m2qx": {"seat": 2, "token": "tok"}}
+    assert json.loads(seats.read_text()) == {"127.0.0.1:50051/k7m2qx": [{"seat": 2, "token": "tok"}]}
     assert stat.S_IMODE(seats.stat().st_mode) == 0o600

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2
+from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2, uno_pb2
 
 _SEAT_REF = re.compile(r"\{p(\d+)\}")
 
@@ -77,3 +77,113 @@ LEVEL_UP_POWER_NAMES: dict[int, str] = {
     levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: "Mega POW",
     levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: "Golden Mushroom",
 }
+
+
+#: UNO card faces by UnoKind number (number cards are named by their number).
+UNO_KIND_NAMES: dict[int, str] = {
+    uno_pb2.UNO_KIND_SKIP: "Skip",
+    uno_pb2.UNO_KIND_REVERSE: "Reverse",
+    uno_pb2.UNO_KIND_DRAW_TWO: "Draw Two",
+    uno_pb2.UNO_KIND_WILD: "Wild",
+    uno_pb2.UNO_KIND_WILD_DRAW_FOUR: "Wild Draw Four",
+    uno_pb2.UNO_KIND_WILD_CUSTOMIZABLE: "Wild Customizable",
+    uno_pb2.UNO_KIND_SUPER_STAR: "Super Star",
+}
+#: UNO colours by UnoColor number.
+UNO_COLOR_NAMES: dict[int, str] = {
+    uno_pb2.UNO_COLOR_RED: "red",
+    uno_pb2.UNO_COLOR_YELLOW: "yellow",
+    uno_pb2.UNO_COLOR_GREEN: "green",
+    uno_pb2.UNO_COLOR_BLUE: "blue",
+}
+#: Level Up! vote cards by LevelUpVote number.
+LEVEL_UP_VOTE_NAMES: dict[int, str] = {
+    levelup_pb2.LEVEL_UP_VOTE_YES: "Yes!",
+    levelup_pb2.LEVEL_UP_VOTE_NO: "No!",
+    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: "Thwomp Vote",
+}
+
+
+def uno_card_name(card: uno_pb2.UnoCard) -> str:
+    """ "red 5", "blue Skip", "Wild Draw Four"."""
+    face = str(card.number) if card.HasField("number") else UNO_KIND_NAMES.get(card.kind, "card")
+    colour = UNO_COLOR_NAMES.get(card.color)
+    return f"{colour} {face}" if colour else face
+
+
+#: A menu step's kind in words (the choice tree's inner entries: "Boo ▸", "Place Mario ▸").
+KIND_LABELS: dict[str, str] = {
+    "play_card": "Play",
+    "place": "Place",
+    "move": "Move",
+    "play_feather": "Feather",
+    "play_green_shell": "Green Shell",
+    "play_warp_pipe": "Warp Pipe",
+    "play_goomba_stomp": "Goomba Stomp",
+    "play_boo": "Boo",
+    "play_mega_pow": "Mega POW",
+    "play_one_up": "1-Up Mushroom on",
+    "cast_vote": "Vote",
+    "reveal_block": "Reveal",
+    "place_banana": "Banana on",
+    "move_banana": "Move the banana from",
+    "use_item": "Use the item on",
+    "pay_coins": "Pay",
+    "take_shortcut": "Take",
+    "trade": "Trade with",
+    "catch": "Catch",
+    "choose_color": "Choose",
+}
+
+_SEAT_FIELDS = {"seat", "target"}
+
+
+def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -> str:
+    """One step of the choice tree in words, named from the update's view (a card in the hand, a character,
+    a seat, a field of the track); `field` "" names the kind itself. Presentation only."""
+    if not field:
+        return KIND_LABELS.get(kind, kind.replace("_", " ").capitalize())
+    member = update.view.WhichOneof("game")
+    number = value if isinstance(value, int) and not isinstance(value, bool) else None
+    if number is not None and field in _SEAT_FIELDS:
+        return you_or_name(update, number)
+    if number is not None and member == "uno":
+        view = update.view.uno
+        if field == "card_id":
+            cards = [*view.hand, view.drawn_card] if view.HasField("drawn_card") else list(view.hand)
+            card = next((c for c in cards if c.id == number), None)
+            return uno_card_name(card) if card is not None else f"card {number}"
+        if field == "color":
+            return UNO_COLOR_NAMES.get(number, "no colour")
+    if number is not None and member == "levelup":
+        view = update.view.levelup
+        if field in ("character", "first", "second"):
+            return view.character_names[number] if 0 <= number < len(view.character_names) else f"character {number}"
+        if field == "level":
+            return f"level {number}"
+        if field == "slot":
+            return f"block {number + 1}"
+        if field == "choice":
+            return LEVEL_UP_VOTE_NAMES.get(number, "no vote")
+    if number is not None and member == "kart":
+        view = update.view.kart
+        if field in ("field", "from_field"):
+            return f"field {number}"
+        if field == "coins":
+            return counted(number, "coin")
+        if field == "shortcut":
+            cuts = view.track.shortcuts
+            return f"shortcut {cuts[number].label}" if 0 <= number < len(cuts) else f"shortcut {number + 1}"
+    if number is not None and member == "powerup" and field == "card":
+        named = {card.kind: card.name for card in update.view.powerup.hand}
+        return named.get(number, f"card {number}")  # type: ignore[call-overload]
+    if isinstance(value, bool):
+        return field.replace("_", " ") if value else f"no {field.replace('_', ' ')}"
+    return f"{field.replace('_', ' ')} {value}"
+
+
+def you_or_name(update: table_pb2.Update, seat: int) -> str:
+    """ "you" for the viewer's own seat, else the seat's name."""
+    if update.HasField("viewer_seat") and seat == update.viewer_seat:
+        return "you"
+    return seat_name(update, seat)

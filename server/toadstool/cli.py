@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib
 import logging
 import os
 import sys
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -24,6 +25,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import grpc
 
+    from toadstool.api.v1 import table_pb2
     from toadstool_clients.connection import Client
 
 
@@ -68,9 +70,20 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _default_name() -> str:
-    """The login name, capitalised, as a display name; "Player" where there is none (or it is root)."""
-    user = os.environ.get("USER") or os.environ.get("USERNAME") or ""
-    return user.capitalize() if user and user != "root" else "Player"
+    """The login name (getpass.getuser()), capitalised, as a display name; "Player" where there is none."""
+    import getpass
+
+    try:
+        user = getpass.getuser().strip()
+    except (OSError, KeyError):  # no $USER and no passwd entry (some containers)
+        user = ""
+    return user.capitalize() if user else "Player"
+
+
+def _matching_game(typed: str, names: Iterable[str]) -> str:
+    """The game of `names` that `typed` names, letter case aside (`play UNO` is uno); else `typed` as it is,
+    for the server to refuse with the list of what it hosts."""
+    return next((name for name in names if name.casefold() == typed.strip().casefold()), typed)
 
 
 # The options of each subcommand defined here.
@@ -83,8 +96,7 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game to play, by the name `toadstool games` lists (uno, kart, ...)")
+def _option_flag(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--option",
         action="append",
@@ -92,67 +104,52 @@ def _game_options(parser: argparse.ArgumentParser) -> None:
         metavar="NAME=VALUE",
         help="a game option (repeatable; `toadstool games` lists each game's options and defaults)",
     )
+
+
+def _game_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", help="the game to play, by the name `toadstool games` lists (uno, kart, ...)")
+    _option_flag(parser)
     parser.add_argument("--seed", type=int, help="seed of the shuffles and dice, to play the same game again")
 
 
-def _serve_options(parser: argparse.ArgumentParser) -> None:
-    from toadstool.server.limits import Limits  # the server's own defaults, shown by --help
+def _with_games_listed(parser: argparse.ArgumentParser) -> None:
+    """Show the installed games and their options below the flags of `parser` (`toadstool play --help`)."""
+    from toadstool_clients.game_list import describe_games
 
-    defaults = Limits()
-    parser.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
-    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default %(default)s)")
-    parser.add_argument(
-        "--bot-delay", type=float, default=0.6, help="seconds before each bot action (default %(default)s)"
-    )
-    parser.add_argument(
-        "--max-tables", type=int, default=defaults.max_tables, help="tables in total (default %(default)s)"
-    )
-    parser.add_argument(
-        "--max-tables-per-client",
-        type=int,
-        default=defaults.max_tables_per_client,
-        help="tables one machine may have created at once (default %(default)s)",
-    )
-    parser.add_argument(
-        "--max-streams-per-client",
-        type=int,
-        default=defaults.max_streams_per_client,
-        help="streams (players and watchers) one machine may hold open (default %(default)s)",
-    )
-    parser.add_argument(
-        "--actions-per-second",
-        type=float,
-        default=defaults.actions_per_second,
-        help="actions per second per seat, with bursts of twice that (default %(default)s)",
-    )
-    parser.add_argument(
-        "--max-request-bytes",
-        type=int,
-        default=defaults.max_request_bytes,
-        help="largest request the server reads (default %(default)s)",
-    )
-    parser.add_argument(
-        "--min-bot-delay",
-        type=float,
-        default=0.05,
-        help="shortest bot delay a client may ask for, in seconds (default %(default)s)",
-    )
-    parser.add_argument(
-        "--db",
-        help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
-    )
-    parser.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
-    parser.add_argument(
-        "--db-sync", choices=("normal", "full"), default="normal", help="full: also survive a power cut (slower)"
-    )
-    parser.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
-    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
-    parser.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
-    parser.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = "games (in any letter case), with their options:\n" + describe_games(_installed_games())
+
+
+def _installed_games() -> list[table_pb2.GameInfo]:
+    """Every game installed here (toadstool.games) as the contract describes a game: no server needed."""
+    from toadstool.api.v1 import table_pb2
+    from toadstool.games import GAMES
+
+    games = []
+    for spec in GAMES.values():
+        engine = spec.engine
+        info = table_pb2.GameInfo(
+            name=engine.name, title=engine.title, min_players=engine.min_players, max_players=engine.max_players
+        )
+        for option in engine.options:
+            message = info.options.add(
+                name=option.name,
+                kind=option.kind.value,
+                default_value=option.default,
+                help=option.help,
+                choices=option.choices,
+            )
+            if option.minimum is not None:
+                message.minimum = option.minimum
+            if option.maximum is not None:
+                message.maximum = option.maximum
+        games.append(info)
+    return games
 
 
 def _play_options(parser: argparse.ArgumentParser) -> None:
     _game_options(parser)
+    _with_games_listed(parser)
     parser.add_argument("--bots", type=int, default=3, help="number of bot opponents (default %(default)s)")
     parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
     parser.add_argument(
@@ -169,7 +166,11 @@ def _play_options(parser: argparse.ArgumentParser) -> None:
 
 def _join_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
-    parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
+    parser.add_argument(
+        "--name",
+        default=_default_name(),
+        help="your name at the table, under which this computer keeps your seat (default %(default)s)",
+    )
     parser.add_argument("--seat", type=int, help="the seat to take (default: the first open one)")
     _server_options(parser)
 
@@ -194,12 +195,21 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
 
 def _selfplay_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", help="the game, by the name `toadstool games` lists")
+    _with_games_listed(parser)
+    _option_flag(parser)
     parser.add_argument("--games", type=int, default=10, help="how many games to play (default %(default)s)")
     parser.add_argument(
         "--seed", type=int, default=1, help="seed of the first game; each next game adds one (default %(default)s)"
     )
     parser.add_argument("--players", type=int, help="seats per game (default: the game's smallest table)")
     parser.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
+
+
+def _games_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--server", help="HOST[:PORT]: list the games that server hosts (default: the games installed here)"
+    )
+    parser.add_argument("--tls-ca", help="PEM certificate of a TLS --server (default: $TOADSTOOL_TLS_CA)")
 
 
 def _no_options(parser: argparse.ArgumentParser) -> None:
@@ -251,12 +261,20 @@ def _with_server(body: Callable[[Client, argparse.Namespace], Awaitable[int]]) -
     return run
 
 
-async def cmd_games(client: Client, args: argparse.Namespace) -> int:
-    for game in await client.list_games():
-        print(f"{game.name:10} {game.title}  ({game.min_players}-{game.max_players} players)")
-        for option in game.options:
-            print(f"{'':12}--option {option.name}={option.default_value}  {option.help}")
-    return 0
+def cmd_games(args: argparse.Namespace) -> int:
+    """The games installed here, or with --server those that server hosts, each with its options."""
+    from toadstool_clients.game_list import describe_games
+
+    if not args.server:
+        print(describe_games(_installed_games()))
+        return 0
+    from toadstool_clients.connection import server_address
+
+    async def listed(client: Client) -> int:
+        print(describe_games(await client.list_games()))
+        return 0
+
+    return asyncio.run(_with_client(server_address(args.server), listed, args.tls_ca))
 
 
 async def cmd_tables(client: Client, args: argparse.Namespace) -> int:
@@ -278,14 +296,18 @@ async def play_at_table(client: Client, table_id: str, token: str | None) -> int
 
 
 async def cmd_join(client: Client, args: argparse.Namespace) -> int:
-    from toadstool_clients.seats import remember_seat, remembered_seat
+    """Take a seat, or go back to the one saved under this name; another name's saved seat is asked about."""
+    from toadstool_clients.seat_choice import seat_to_resume
+    from toadstool_clients.seats import remember_seat
 
-    saved = remembered_seat(client.address, args.table)
-    if saved is not None and args.seat in (None, saved[0]) and await _token_still_valid(client, args.table, saved[1]):
-        print(f"Resuming your seat {saved[0]} at table {args.table}")
-        return await play_at_table(client, args.table, saved[1])
-    joined = await client.join(args.table, args.name, args.seat)
-    remember_seat(client.address, args.table, joined.seat, joined.seat_token)
+    name = args.name.strip() or _default_name()
+    mine = await seat_to_resume(client, args.table, name, args.seat)
+    if mine is not None:
+        print(f"Back in your seat at table {args.table}, as {mine.name}")
+        remember_seat(client.address, args.table, mine.seat, mine.token, mine.name)
+        return await play_at_table(client, args.table, mine.token)
+    joined = await client.join(args.table, name, args.seat)
+    remember_seat(client.address, args.table, joined.seat, joined.seat_token, name)
     return await play_at_table(client, args.table, joined.seat_token)
 
 
@@ -293,28 +315,11 @@ async def cmd_watch(client: Client, args: argparse.Namespace) -> int:
     return await play_at_table(client, args.table, None)
 
 
-async def _token_still_valid(client: Client, table_id: str, token: str) -> bool:
-    """Whether a remembered seat token still holds its seat (it does not after leaving or being kicked)."""
-    import grpc
-
-    call = client.watch(table_id, token)
-    try:
-        await asyncio.wait_for(call.read(), client.timeout)
-        return True
-    except grpc.aio.AioRpcError as error:
-        if error.code() == grpc.StatusCode.UNAUTHENTICATED:
-            print("Your remembered seat is no longer yours; taking a new one.", file=sys.stderr)
-            return False
-        raise
-    finally:
-        call.cancel()
-
-
 async def cmd_new(client: Client, args: argparse.Namespace) -> int:
     from toadstool_clients.seats import remember_host_token
 
     created = await client.create_table(
-        args.game,
+        _matching_game(args.game, [game.name for game in await client.list_games()]),
         args.players,
         args.bots,
         _options(args.option),
@@ -333,93 +338,120 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    from toadstool.server.app import ServerConfig, serve
-    from toadstool.server.limits import Limits
-    from toadstool.server.store import StoreError, default_db_path
-
-    limits = Limits(
-        max_request_bytes=args.max_request_bytes,
-        max_tables=args.max_tables,
-        max_tables_per_client=args.max_tables_per_client,
-        max_streams_per_client=args.max_streams_per_client,
-        actions_per_second=args.actions_per_second,
-        action_burst=max(1, int(args.actions_per_second * 2)),
-        min_bot_delay=args.min_bot_delay,
-    )
-    config = ServerConfig(
-        args.host,
-        args.port,
-        args.bot_delay,
-        limits,
-        db=None if args.no_db else str(args.db or default_db_path()),
-        db_sync=args.db_sync,
-        tls_cert=args.tls_cert,
-        tls_key=args.tls_key,
-        announce=not args.no_announce,
-        name=args.name,
-    )
-    try:
-        asyncio.run(serve(config))
-    except StoreError as error:
-        print(f"toadstool: {error}", file=sys.stderr)
-        return 2
-    except OSError as error:
-        print(f"toadstool: {error}", file=sys.stderr)
-        return 2
-    return 0
-
-
 def cmd_play(args: argparse.Namespace) -> int:
     return asyncio.run(_play(args))
+
+
+#: The server key under which `toadstool play` saves the seats it takes at its own server (whose port
+#: changes from run to run), so the next `toadstool play` finds them.
+LOCAL_PLAY = "local-play"
 
 
 async def _play(args: argparse.Namespace) -> int:
     from toadstool_clients.connection import server_address
 
     if args.server:
-        return await _play_remote(server_address(args.server), args)
+        return await _play_remote(server_address(args.server), args, saved_under=None)
     from toadstool.server.app import ServerConfig, announced, running_server
+    from toadstool.server.store import StoreError
 
-    config = ServerConfig(
-        host="0.0.0.0" if args.lan else "127.0.0.1",
-        port=50051 if args.lan else 0,
-        bot_delay=args.bot_delay,
-        announce=args.lan,
-    )
-    logging.getLogger("grpc").setLevel(logging.CRITICAL)
-    async with running_server(config) as running, announced(config, running):
-        return await _play_remote(f"127.0.0.1:{running.port}", args)
+    with _play_store() as db:
+        config = ServerConfig(
+            host="0.0.0.0" if args.lan else "127.0.0.1",
+            port=50051 if args.lan else 0,
+            bot_delay=args.bot_delay,
+            announce=args.lan,
+            db=db,
+        )
+        logging.getLogger("grpc").setLevel(logging.CRITICAL)
+        try:
+            async with running_server(config) as running, announced(config, running):
+                return await _play_remote(f"127.0.0.1:{running.port}", args, saved_under=LOCAL_PLAY if db else None)
+        except StoreError as error:
+            print(f"toadstool: {error}", file=sys.stderr)
+            return 2
 
 
-async def _play_remote(address: str, args: argparse.Namespace) -> int:
+@contextlib.contextmanager
+def _play_store() -> Iterator[str | None]:
+    """The SQLite file that keeps `toadstool play`'s own tables, so an unfinished game is there to go back
+    to (`play.db` beside the server's database); held by one `play` at a time (a lock file). None when
+    another `play` holds it or there is no home: that game lives in memory only."""
+    from toadstool.paths import state_dir
+
+    try:
+        path = state_dir() / "play.db"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        lock = path.with_suffix(".lock").open("w")
+    except (RuntimeError, OSError):
+        yield None
+        return
+    with lock:
+        try:
+            import fcntl
+
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except ImportError:  # not POSIX: no lock to take
+            pass
+        except OSError:
+            print("Another `toadstool play` is running: this game will not be kept to come back to.", file=sys.stderr)
+            yield None
+            return
+        yield str(path)
+
+
+async def _play_remote(address: str, args: argparse.Namespace, saved_under: str | None) -> int:
+    """Play at the server: a new table with the bots and you in seat 0, or the unfinished game saved under
+    `saved_under` (`toadstool play`'s own server) if the person wants to go back to it."""
     import grpc
 
     from toadstool_clients.connection import Client
 
     async with Client(address, tls_ca=args.tls_ca) as client:
         try:
-            players = args.players or args.bots + 1
-            created = await client.create_table(
-                args.game, players, args.bots, _options(args.option), seed=args.seed, name=""
-            )
-            joined = await client.join(created.table.table_id, args.name, 0)
+            table_id, token = await _seat_to_play(client, args, saved_under)
         except grpc.aio.AioRpcError as error:
             print(f"toadstool: {await _explain(error, address, args.tls_ca)}", file=sys.stderr)
             return 2
-        return await play_at_table(client, created.table.table_id, joined.seat_token)
+        return await play_at_table(client, table_id, token)
+
+
+async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: str | None) -> tuple[str, str]:
+    """(table id, seat token) of the game `toadstool play` is asked for: the unfinished one kept under
+    `saved_under` when the person goes back to it, else a new table, whose seat is kept there."""
+    from toadstool_clients.seat_choice import unfinished_game
+    from toadstool_clients.seats import remember_seat
+
+    name = args.name.strip() or _default_name()
+    game = _matching_game(args.game, [g.name for g in await client.list_games()])
+    if saved_under is not None and sys.stdin.isatty():
+        back = await unfinished_game(client, saved_under, game, name)
+        if back is not None:
+            return back
+    players = args.players or args.bots + 1
+    created = await client.create_table(game, players, args.bots, _options(args.option), seed=args.seed)
+    joined = await client.join(created.table.table_id, name, 0)
+    if saved_under is not None:
+        remember_seat(saved_under, created.table.table_id, joined.seat, joined.seat_token, name)
+    return created.table.table_id, joined.seat_token
 
 
 def cmd_selfplay(args: argparse.Namespace) -> int:
     import json
 
+    from toadstool.engine import BadOptions
+    from toadstool.games import GAMES
     from toadstool.selfplay import selfplay_summary
 
     smart = tuple(int(s) for s in args.smart_seats.split(",") if s.strip())
+    game = _matching_game(args.game, GAMES)
     try:
-        summary = selfplay_summary(args.game, args.games, args.seed, args.players, smart)
+        summary = selfplay_summary(game, args.games, args.seed, args.players, smart, _options(args.option))
     except KeyError as error:
         print(f"toadstool: {error.args[0]}", file=sys.stderr)
+        return 2
+    except BadOptions as error:
+        print(f"toadstool: {error}", file=sys.stderr)
         return 2
     print(json.dumps(summary))
     return 0
@@ -460,15 +492,22 @@ def _discovered_server(args: argparse.Namespace) -> str | None:
 
 #: Every subcommand, in the order `toadstool --help` lists them.
 COMMANDS: dict[str, Command] = {
-    "serve": Command("host tables for the LAN", _serve_options, cmd_serve),
-    "play": Command("play a game in the terminal against bots (starts its own server)", _play_options, cmd_play),
+    "serve": _in_module("host tables for the LAN", "toadstool.server.serve_command"),
+    "play": Command(
+        "play a game in the terminal against bots (its own server keeps an unfinished game to come back to)",
+        _play_options,
+        cmd_play,
+    ),
     "join": Command("take a seat at a table and play", _join_options, _with_server(cmd_join)),
     "watch": Command("spectate a table", _watch_options, _with_server(cmd_watch)),
-    "games": Command("list the games the server hosts", _server_options, _with_server(cmd_games)),
+    "games": Command("list the games and their options (no server needed)", _games_options, cmd_games),
     "tables": Command("list the server's tables", _server_options, _with_server(cmd_tables)),
     "new": Command("create a table and print its id", _new_options, _with_server(cmd_new)),
     "selfplay": Command("play bot-only games in-process and print a JSON summary", _selfplay_options, cmd_selfplay),
     "tracks": Command("list the installed Kart tracks", _no_options, cmd_tracks),
+    "db": _in_module(
+        "check a server's database file, or salvage its readable tables into a new one", "toadstool.server.db_command"
+    ),
     "tk": _in_module("the Tk desktop client", "toadstool_clients.tk.app"),
     "bridge": _in_module(
         "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
@@ -518,9 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
     try:
         return COMMANDS[args.command].run(args)
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # Ctrl+C (or q) at any prompt: a person leaving, not a failure
         print("\nbye", file=sys.stderr)
-        return 130
+        return 0
 
 
 if __name__ == "__main__":

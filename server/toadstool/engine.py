@@ -16,7 +16,7 @@ import enum
 import json
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -167,6 +167,9 @@ class OptionSpec:
     maximum: int | None = None
     choices: tuple[str, ...] = ()
     max_length: int = 200
+    #: For a CHOICE: what is wrong with a value that is not among the choices, when the game knows more
+    #: than "not one of them" (a user's Kart track file that is broken); None says nothing more.
+    explain: Callable[[str], str | None] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
 def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str]) -> dict[str, Any]:
@@ -204,6 +207,9 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
             return False
         raise BadOptions(f"option {spec.name!r} must be true or false, not {preview(raw)}")
     if spec.kind is OptionKind.CHOICE:
+        problem = spec.explain(raw) if spec.explain is not None and raw not in spec.choices else None
+        if problem:
+            raise BadOptions(f"option {spec.name!r}: {problem}")
         if raw not in spec.choices:
             raise BadOptions(f"option {spec.name!r} must be one of {listing(spec.choices)}, not {preview(raw)}")
         return raw

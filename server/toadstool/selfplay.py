@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from toadstool.bots import RandomBot
-from toadstool.engine import Bot, Engine, Outcome, parse_options
+from toadstool.engine import BadOptions, Bot, Engine, Outcome, creation_record, parse_options
 from toadstool.games import get_game
 
 
@@ -93,22 +93,31 @@ def play(
 
 
 def selfplay_summary(
-    game: str, games: int, seed: int, players: int | None = None, smart_seats: Sequence[int] = ()
+    game: str,
+    games: int,
+    seed: int,
+    players: int | None = None,
+    smart_seats: Sequence[int] = (),
+    options: Mapping[str, str] | None = None,
 ) -> dict[str, Any]:
     """Play `games` bot games of `game` and summarise them (the JSON that `toadstool selfplay` prints).
 
-    Seats in `smart_seats` get the game's sensible bot; the others play randomly. Wins are counted per
-    seat (a shared win counts for each sharer).
+    `options` are the raw `--option` values, checked and made into a creation record as a table's are (so
+    a user's Kart track is raced on; BadOptions says what is wrong). Seats in `smart_seats` get the game's
+    sensible bot; the others play randomly. Wins are counted per seat (a shared win counts for each sharer).
     """
     spec = get_game(game)
     engine = spec.engine
+    record = creation_record(engine, parse_options(engine.options, options or {}))
     n = players or engine.min_players
+    if not engine.min_players <= n <= engine.max_players:
+        raise BadOptions(f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {n}")
     wins = [0] * n
     turns = 0
     started = time.perf_counter()
     for index in range(games):
         bots: list[Bot] = [spec.smart_bot() if s in smart_seats else RandomBot() for s in range(n)]
-        result = play(engine, bots, seed + index)
+        result = play(engine, bots, seed + index, record)
         turns += result.actions
         for winner in result.outcome.winners:
             wins[winner] += 1
@@ -118,6 +127,7 @@ def selfplay_summary(
         "players": n,
         "games": games,
         "seed": seed,
+        "options": {name: value for name, value in record.items() if isinstance(value, str | int | bool)},
         "smart_seats": list(smart_seats),
         "wins_by_seat": wins,
         "actions": turns,

@@ -110,14 +110,23 @@ def broken(user_dir: Path, text: str) -> str:
         (GOOD.replace("to = 14", "to = 31"), "shortcut A leaves the loop: its exit field 31"),
         (GOOD.replace("[25]", "[8]"), "field 8 is listed twice: in fields.booster and in fields.thwomp"),
         (GOOD.replace("[5, 15]", "[5, 5]"), "field 5 is listed twice in fields.item"),
-        (GOOD.replace("to = 14", "to = 12"), "shortcut A (10 -> 12) skips 1 fields"),
+        (GOOD.replace("to = 14", "to = 12"), "shortcut A (10 -> 12) skips 1 field: its arrow costs 2 pips"),
+        (GOOD.replace("to = 14", "to = 11"), "shortcut A (10 -> 11) skips 0 fields"),
         (GOOD + "B = { from = 12, to = 18 }\n", "shortcuts A (10 -> 14) and B (12 -> 18) overlap"),
         (GOOD + "B = { from = 15, to = 11 }\n", "too short for its shortcuts: they cut 30 fields of a 30-field loop"),
         (GOOD.replace("length = 30", "length = 5"), "length 5 is out of range"),
         (GOOD.replace('title = "Test Ring"', ""), "missing title"),
         (GOOD.replace("length = 30", ""), "missing length"),
+        (
+            GOOD.replace("length = 30", 'length = "30"'),
+            "length must be a whole number of fields without quotes (e.g. length = 60), not the text '30'",
+        ),
+        (GOOD.replace("length = 30", "length = 30.5"), "length must be a whole number of fields"),
+        (GOOD.replace("length = 30", "length = true"), "not true (a yes/no value)"),
+        (GOOD.replace('title = "Test Ring"', "title = 7"), "the title must be text in quotes"),
         ("laps = 5\n" + GOOD, "unknown key 'laps'"),
-        (GOOD.replace("[5, 15]", "['five']"), "holds 'five', which is not a field number"),
+        (GOOD.replace("[5, 15]", "['five']"), "holds the text 'five', which is not a field number"),
+        (GOOD.replace("{ from = 10, to = 14 }", "{ from = '10', to = 14 }"), "its start is the text '10'"),
         (GOOD.replace("{ from = 10, to = 14 }", "{ from = 10 }"), "shortcut A must be { from = field, to = field }"),
         ("title = 'x\n", "not valid TOML"),
     ],
@@ -131,3 +140,23 @@ def test_a_track_file_name_must_be_a_plain_name(user_dir: Path) -> None:
     path.write_text(GOOD)
     with pytest.raises(TrackError, match="lower-case letters, digits and dashes"):
         load_track(path)
+
+
+def test_a_length_in_quotes_is_the_wrong_type_not_a_missing_length(user_dir: Path) -> None:
+    message = broken(user_dir, GOOD.replace("length = 30", 'length = "30"'))
+    assert "missing" not in message
+    assert "not the text '30'" in message
+
+
+def test_asking_for_a_broken_user_track_says_what_is_wrong_with_its_file(user_dir: Path) -> None:
+    """Not only "must be one of ...": the file's own error, so the person can fix it."""
+    from toadstool.engine import BadOptions, parse_options
+    from toadstool.games.kart import ENGINE
+
+    (user_dir / "quoted.toml").write_text(GOOD.replace("length = 30", 'length = "30"'))
+    with pytest.raises(BadOptions) as caught:
+        parse_options(ENGINE.options, {"track": "quoted"})
+    assert str(caught.value).startswith(f"option 'track': {user_dir / 'quoted.toml'}: length must be a whole number")
+    with pytest.raises(BadOptions, match="option 'track' must be one of"):
+        parse_options(ENGINE.options, {"track": "no-such-track"})
+    assert parse_options(ENGINE.options, {"track": "mini-loop"}) == {"track": "mini-loop"}

@@ -39,3 +39,23 @@ def test_views_render_for_seats_and_spectators_with_names_taken_literally() -> N
     text = console.export_text()
     assert "[bold red]Ann" in text
     assert "Level Up!" in text
+
+
+def test_the_compact_drawing_keeps_to_a_line_budget_at_80_columns_and_shows_your_favourites() -> None:
+    from toadstool_clients.terminal.games.levelup import render_compact
+
+    rng = random.Random(9)
+    state = E.new(3, {}, 9)
+    for step in range(600):
+        if E.outcome(state) is not None:
+            break
+        if step % 10 == 0:
+            for viewer in (0, None):
+                console = Console(width=80, record=True, color_system=None)
+                console.print(render_compact(_update(state, viewer)))
+                lines = console.export_text().rstrip("\n").split("\n")
+                assert len(lines) <= 13, "\n".join(lines)
+                assert all(len(line) <= 80 for line in lines)
+                assert ("Your favourites" in "\n".join(lines)) == (viewer is not None)
+        seat = rng.choice(E.to_act(state))
+        state = E.apply(state, seat, rng.choice(E.legal_actions(state, seat)))

@@ -33,3 +33,20 @@ def test_every_view_of_a_random_game_renders_and_names_are_not_markup() -> None:
     text = console.export_text()
     assert "[bold red]Bowser[/]" in text
     assert "winner" in text
+
+
+def test_the_compact_drawing_is_one_line_per_seat_and_your_cards_at_80_columns() -> None:
+    from toadstool_clients.terminal.games.powerup import render_compact
+
+    state = new_game(5, 13)
+    rng = random.Random(13)
+    while ENGINE.outcome(state) is None:
+        for viewer in (0, None):
+            console = Console(width=80, record=True, color_system=None)
+            console.print(render_compact(_update(state, viewer)))
+            lines = console.export_text().rstrip("\n").split("\n")
+            assert len(lines) <= 5 + 4, "\n".join(lines)
+            assert all(len(line) <= 80 for line in lines)
+            assert ("Your ? cards" in "\n".join(lines)) == (viewer is not None)
+        seat = ENGINE.to_act(state)[0]
+        state = ENGINE.apply(state, seat, rng.choice(list(ENGINE.legal_actions(state, seat))))

@@ -55,3 +55,21 @@ def test_the_challenger_sees_the_reveal_panel() -> None:
     state = ENGINE.apply(state, 1, Challenge())
     assert "Challenge reveal" in _render(state, 1)
     assert "Challenge reveal" not in _render(state, 2)
+
+
+def test_the_compact_drawing_names_card_counts_in_the_right_number_and_fits_80_columns() -> None:
+    from toadstool_clients.terminal.games.uno import render_compact
+
+    state = table([[card("red 1"), card("red 2")], [card("blue 9")], [card("green 8"), card("green 7")]], card("red 5"))
+    update = table_pb2.Update(
+        view=game_view_message(ENGINE, ENGINE.view(state, 0)),
+        seats=[table_pb2.Seat(index=i, name=n) for i, n in enumerate(NAMES)],
+        viewer_seat=0,
+    )
+    console = Console(record=True, width=80, color_system=None)
+    console.print(render_compact(update))
+    text = console.export_text()
+    assert "Luigi 1 card UNO!" in text
+    assert "you 2 cards" in text
+    assert "Your hand:" in text
+    assert all(len(line) <= 80 for line in text.splitlines())

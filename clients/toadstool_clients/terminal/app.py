@@ -1,159 +1,50 @@
-"""The terminal client's screen and input loop.
+"""The terminal client: a full-screen prompt_toolkit Application that plays (or watches) one table.
 
-Each update redraws the screen (header, seats, the game, recent events, a numbered menu of the viewer's
-legal actions). Input is read with prompt_toolkit while updates keep arriving: an update that lands while
-the prompt is open redraws the screen and reopens the prompt with what was typed so far. It renders views
-and sends action ids; it knows no rules.
+prompt_toolkit's full-screen Application rather than Textual: it is already a pinned dependency, it draws
+in the terminal's alternate screen (so nothing scrolls and the scrollback never grows), it redraws on
+resize by itself, and rich (which already draws each game) renders into it as ANSI text. The screen is a
+pure function of the latest update, the event log and the menu (screen.py), redrawn in place whenever one
+changes. Keys: arrows and Enter (or space), numbers then Enter, one-key shortcuts (d draw, r roll, u UNO),
+Esc or Backspace to go back a level, a to switch "auto" (it plays a single forced choice after a short
+visible pause, never one whose speed would tell a secret), q to leave (it asks), Ctrl+C to leave at once.
+It renders views and sends action ids; it knows no rules.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
+import logging
+import os
+import sys
 import time
-import unicodedata
 from collections import deque
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import grpc
-from google.protobuf.message import Message
-from prompt_toolkit import PromptSession
-from rich.columns import Columns
-from rich.console import Console, Group, RenderableType
-from rich.panel import Panel
-from rich.table import Table as RichTable
+from prompt_toolkit.application import Application
+from prompt_toolkit.formatted_text import ANSI
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.layout import Layout, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+from rich.console import Console
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
-from toadstool_clients.terminal.games import render_game
+from toadstool_clients.terminal.menu import Menu
+from toadstool_clients.terminal.screen import ROOMY_HEIGHT, STATUS_NAMES, render_update, screen_lines, scrubbed
 
-STATUS_NAMES = {
-    table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
-    table_pb2.TABLE_STATUS_PLAYING: "playing",
-    table_pb2.TABLE_STATUS_FINISHED: "finished",
-}
-KIND_NAMES = {
-    table_pb2.SEAT_KIND_EMPTY: "open",
-    table_pb2.SEAT_KIND_HUMAN: "",
-    table_pb2.SEAT_KIND_BOT: "bot",
-}
+__all__ = ["STATUS_NAMES", "TerminalClient", "render_update"]
 
-
-def seats_table(update: table_pb2.Update) -> RichTable:
-    """Who sits where, their connection, the scoreboard, and whose move it is."""
-    grid = RichTable(box=None, padding=(0, 1), show_header=True, header_style="bold")
-    grid.add_column("")
-    grid.add_column("Seat")
-    grid.add_column("Player")
-    grid.add_column(update.score_label.capitalize() or "Score", justify="right")
-    grid.add_column("")
-    to_act = set(update.to_act)
-    for seat in update.seats:
-        marker = Text("▶", style="bold yellow") if seat.index in to_act else Text(" ")
-        name = Text(
-            seat.name or "(open)",
-            style="bold" if update.HasField("viewer_seat") and seat.index == update.viewer_seat else "",
-        )
-        if update.HasField("viewer_seat") and seat.index == update.viewer_seat:
-            name.append(" (you)", style="cyan")
-        score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
-        notes = [KIND_NAMES.get(seat.kind, "")]
-        if seat.bot_controlled:
-            notes.append("away: a bot plays for them")
-        elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
-            notes.append("disconnected")
-        grid.add_row(marker, str(seat.index), name, score, Text(", ".join(n for n in notes if n), style="dim"))
-    return grid
-
-
-#: Longer menus are laid out in columns so the game stays on screen.
-MENU_ROWS = 12
-
-
-def action_menu(update: table_pb2.Update) -> RenderableType:
-    """The numbered legal actions: one column for a short menu, several for a long one."""
-    entries = []
-    for number, action in enumerate(update.legal_actions, start=1):
-        entry = Text(f"{number:>2} ", style="bold cyan")
-        entry.append(action.label)
-        entries.append(entry)
-    if len(entries) <= MENU_ROWS:
-        return Group(*entries)
-    return Columns(entries, column_first=True, padding=(0, 3))
-
-
-def _printable(text: str) -> str:
-    return "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch)[0] != "C")
-
-
-def scrubbed(message: Message) -> Message:
-    """A copy of `message` whose every string has lost its control, escape and bidi characters.
-
-    The server cleans names already; this is the client's own defence, so nothing a server sends (a
-    hostile one included) can move the cursor, retitle the terminal or reverse text on this screen.
-    """
-    clean = type(message)()
-    clean.CopyFrom(message)
-    _scrub(clean)
-    return clean
-
-
-def _scrub(message: Message) -> None:
-    for field, value in message.ListFields():
-        if field.type == field.TYPE_STRING:
-            if isinstance(value, str):
-                setattr(message, field.name, _printable(value))
-            elif field.message_type is None:
-                repeated = getattr(message, field.name)
-                repeated[:] = [_printable(v) for v in value]
-        elif field.type == field.TYPE_MESSAGE:
-            if isinstance(value, Message):
-                _scrub(value)
-            elif hasattr(value, "items"):  # a map: scrub its values
-                for key in list(value):
-                    item = value[key]
-                    if isinstance(item, str):
-                        value[key] = _printable(item)
-                    else:
-                        _scrub(item)
-            else:
-                for item in value:
-                    _scrub(item)
-
-
-def render_update(update: table_pb2.Update, log_lines: deque[Text], banner: str = "") -> Group:
-    """The whole screen for one update (every string in it scrubbed of escape sequences first)."""
-    update = scrubbed(update)  # type: ignore[assignment]
-    log_lines = deque((Text(_printable(line.plain)) for line in log_lines), maxlen=log_lines.maxlen)
-    title = Text(update.table_name or update.table_id, style="bold")
-    title.append(f"  ·  {update.game}  ·  table {update.table_id}  ·  v{update.version}", style="dim")
-    header = Text(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
-    if update.HasField("turn_deadline_unix_ms"):
-        left = max(0, round((update.turn_deadline_unix_ms - time.time() * 1000) / 1000))
-        header.append(f"   ⏱ {left} s to decide", style="yellow")
-    parts: list[object] = [title, header]
-    if banner:
-        parts.append(Text(banner, style="bold white on red"))
-    parts.append(seats_table(update))
-    parts.append(render_game(update))
-    if log_lines:
-        parts.append(Panel(Group(*log_lines), title="Events", title_align="left", border_style="dim"))
-    if update.status == table_pb2.TABLE_STATUS_FINISHED and update.HasField("outcome"):
-        names = {s.index: s.name for s in update.seats}
-        winners = ", ".join(names.get(w, str(w)) for w in update.outcome.winners)
-        result = Text(f"Game over. Winner: {winners}", style="bold green")
-        if update.outcome.summary:
-            result.append(f"  ({update.outcome.summary})")
-        parts.append(result)
-    elif update.legal_actions:
-        parts.append(Panel(action_menu(update), title="Your move", title_align="left", border_style="cyan"))
-    elif update.status == table_pb2.TABLE_STATUS_PLAYING:
-        parts.append(Text("Waiting for the other players…", style="dim"))
-    return Group(*parts)  # type: ignore[arg-type]
+#: Seconds "auto" waits, visibly, before it plays a forced choice.
+AUTO_DELAY = 0.8
 
 
 class TerminalClient:
-    """Plays (or watches) one table in the terminal until the game ends or the user quits."""
+    """Plays (or watches) one table in the terminal until the game ends or the person leaves."""
 
     def __init__(
         self,
@@ -162,6 +53,9 @@ class TerminalClient:
         seat_token: str | None,
         console: Console | None = None,
         give_up_after: float = 120.0,
+        auto: bool = False,
+        auto_delay: float = AUTO_DELAY,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.client = client
         self.give_up_after = give_up_after
@@ -169,92 +63,268 @@ class TerminalClient:
         self.seat_token = seat_token
         self.console = console or Console(highlight=False)
         self.latest: table_pb2.Update | None = None
+        self.menu: Menu | None = None
         self.banner = ""
-        self.error = ""
-        self.log_lines: deque[Text] = deque(maxlen=8)
-        self.changed = asyncio.Event()
-        self.session: PromptSession[str] = PromptSession()
+        self.note = ""
+        self.asking_to_leave = False
+        self.auto = auto
+        self.auto_delay = auto_delay
+        self.clock = clock
+        self.sent_version: int | None = None
+        self.log_lines: deque[str] = deque(maxlen=60)
+        self.exit_code = 0
+        self.stopped = ""
+        self.app: Application[int] = self._application()
+        self._tasks: set[asyncio.Task[Any]] = set()
 
-    async def _read_stream(self) -> None:
-        async for item in self.client.follow(self.table_id, self.seat_token, give_up_after=self.give_up_after):
-            if isinstance(item, StreamState):
-                self.banner = "" if item.connected else f"Connection lost: {item.message}. Reconnecting…"
-            else:
-                for event in item.events:
-                    self.log_lines.append(Text(event.text))
-                self.latest = item
-            self.changed.set()
+    # ---- the screen -------------------------------------------------------------------------------------
 
-    def _draw(self) -> None:
+    def _size(self) -> tuple[int, int]:
+        size = self.app.output.get_size()
+        return max(20, size.columns), max(8, size.rows)
+
+    def _footer(self) -> Text:
+        if self.asking_to_leave:
+            return Text("Leave the table? y: leave   n: stay", style="bold white on red")
+        if self.seat_token is None:  # a spectator chooses nothing
+            keys = "q: leave   Ctrl+C: leave at once"
+        else:
+            auto = "on" if self.auto else "off"
+            keys = f"↑↓ Enter: choose   1-9: pick   Esc: back   a: auto {auto}   q: leave"
+        footer = Text(keys, style="dim")
+        if self.note:
+            footer = Text(self.note, style="bold red")
+        return footer
+
+    def _menu_lines(self, width: int, height: int) -> list[Text]:
+        update = self.latest
+        if update is None or update.status == table_pb2.TABLE_STATUS_FINISHED:
+            return []
+        if self.menu is not None and update.legal_actions:
+            if self.sent_version == update.version:
+                return [Text("Sent. Waiting for the table…", style="dim")]
+            roomy = height >= ROOMY_HEIGHT
+            lines = self.menu.lines(width, one_per_line=roomy, most=None if roomy else 5)
+            auto = self.menu.auto_playable() if self.auto else None
+            if auto is not None:
+                lines.append(Text(f"auto: playing “{self.menu.label(auto)}” in a moment…", style="yellow"))
+            return lines
+        if update.status == table_pb2.TABLE_STATUS_PLAYING:
+            if not update.HasField("viewer_seat"):
+                return [Text("Watching.", style="dim")]
+            return [Text("Waiting for the other players…", style="dim")]
+        return []
+
+    def screen(self) -> list[str]:
+        """The screen now, as lines of ANSI text that fit the terminal."""
+        width, height = self._size()
         if self.latest is None:
-            return
-        self.console.clear()
-        self.console.print(render_update(self.latest, self.log_lines, self.banner))
-        if self.error:
-            self.console.print(Text(self.error, style="bold red"))
+            return [self.banner or "Connecting…"]
+        return screen_lines(
+            self.latest,
+            list(self.log_lines),
+            self._menu_lines(width, height),
+            self._footer(),
+            width,
+            height,
+            self.banner,
+            now_ms=self.clock() * 1000,
+        )
 
-    async def run(self) -> int:
-        """The main loop; returns a process exit code."""
-        reader = asyncio.create_task(self._read_stream(), name="stream")
-        typed = ""
-        try:
-            while True:
-                changed = asyncio.create_task(self.changed.wait())
-                done, _ = await asyncio.wait({changed, reader}, return_when=asyncio.FIRST_COMPLETED)
-                if reader in done:
-                    changed.cancel()
-                    reader.result()  # raises what ended the stream
-                    return 1
-                self.changed.clear()
-                self._draw()
-                update = self.latest
-                if update is None:
-                    continue
-                if update.status == table_pb2.TABLE_STATUS_FINISHED:
-                    return 0
-                if not update.legal_actions or self.banner:
-                    continue
-                prompt = asyncio.create_task(
-                    self.session.prompt_async("Your choice (number, q to quit): ", default=typed)
-                )
-                waiter = asyncio.create_task(self.changed.wait())
-                done, _ = await asyncio.wait({prompt, waiter, reader}, return_when=asyncio.FIRST_COMPLETED)
-                if prompt not in done:
-                    waiter.cancel()
-                    typed = self.session.default_buffer.text
-                    prompt.cancel()
-                    with contextlib.suppress(asyncio.CancelledError, Exception):
-                        await prompt
-                    continue
-                waiter.cancel()
-                typed = ""
-                try:
-                    answer = prompt.result().strip()
-                except (EOFError, KeyboardInterrupt):
-                    return 0
-                if answer.lower() in ("q", "quit", "exit"):
-                    return 0
-                await self._choose(update, answer)
-                self.changed.set()
-        except grpc.aio.AioRpcError as error:
-            self.console.print(Text(f"Stopped: {describe_rpc_error(error)}", style="bold red"))
-            return 1
-        except ConnectionError as error:
-            self.console.print(Text(f"Stopped: the server went away and did not come back ({error})", style="bold red"))
-            return 1
-        finally:
-            reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await reader
+    def _formatted(self) -> ANSI:
+        return ANSI("\n".join(self.screen()))
 
-    async def _choose(self, update: table_pb2.Update, answer: str) -> None:
-        self.error = ""
-        if not answer.isdigit() or not 1 <= int(answer) <= len(update.legal_actions):
-            self.error = f"Type a number from 1 to {len(update.legal_actions)}, or q to quit."
+    # ---- keys ------------------------------------------------------------------------------------------
+
+    def _application(self) -> Application[int]:
+        keys = KeyBindings()
+        control = FormattedTextControl(self._formatted, focusable=True, show_cursor=False)
+        window = Window(control, wrap_lines=False, always_hide_cursor=True)
+
+        @keys.add("c-c")
+        @keys.add("c-d")
+        def _quit(event: KeyPressEvent) -> None:
+            self._leave(0)
+
+        @keys.add("q")
+        def _ask(event: KeyPressEvent) -> None:
+            self.asking_to_leave = True
+
+        @keys.add("<any>")
+        def _key(event: KeyPressEvent) -> None:
+            self._on_key(event.key_sequence[0].key)
+
+        # Redrawn every second too, for the turn clock (prompt_toolkit sends only the cells that changed).
+        return Application(
+            layout=Layout(window), key_bindings=keys, full_screen=True, mouse_support=False, refresh_interval=1.0
+        )
+
+    def _on_key(self, key: str) -> None:
+        self.note = ""
+        if self.asking_to_leave:
+            self.asking_to_leave = False
+            if key in ("y", "Y"):
+                self._leave(0)
             return
-        action = update.legal_actions[int(answer) - 1]
+        menu, update = self.menu, self.latest
+        if menu is None or update is None or not update.legal_actions or self.sent_version == update.version:
+            if key == "a":
+                self.auto = not self.auto
+            return
+        if key in ("up", "left"):
+            menu.move(-1)
+        elif key in ("down", "right", "tab"):
+            menu.move(1)
+        elif key.isdigit():
+            menu.type_digit(key)
+        elif key in ("escape", "c-h", "backspace"):
+            menu.back()
+        elif key in ("c-m", "enter", " ", "c-j"):
+            chosen = menu.choose()
+            if chosen is not None:
+                self._send(update, chosen)
+        elif key == "a":
+            self.auto = not self.auto
+            self._maybe_auto()
+        else:
+            chosen = menu.shortcut(key)
+            if chosen is not None:
+                self._send(update, chosen)
+
+    def _leave(self, code: int) -> None:
+        self.exit_code = code
+        if self.app.is_running and not self.app.future.done():  # type: ignore[union-attr]
+            self.app.exit(result=code)
+
+    # ---- acting ----------------------------------------------------------------------------------------
+
+    def _spawn(self, coroutine: Any, name: str) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _send(self, update: table_pb2.Update, action_id: str) -> None:
+        self.sent_version = update.version
+        self._spawn(self._act(update, action_id), "act")
+
+    async def _act(self, update: table_pb2.Update, action_id: str) -> None:
         try:
             assert self.seat_token is not None
-            await self.client.act(self.table_id, self.seat_token, update.version, action.id)
+            await self.client.act(self.table_id, self.seat_token, update.version, action_id)
         except grpc.aio.AioRpcError as error:
-            self.error = f"Not accepted: {describe_rpc_error(error)}"
+            self.note = f"Not accepted: {describe_rpc_error(error)}"
+            self.sent_version = None
+        except (ConnectionError, OSError) as error:  # the stream's reconnect will say more
+            self.note = f"Not sent: {error}"
+            self.sent_version = None
+        self.app.invalidate()
+
+    def _maybe_auto(self) -> None:
+        if not self.auto or self.menu is None or self.latest is None:
+            return
+        leaf = self.menu.auto_playable()
+        if leaf is not None and leaf.action is not None and self.sent_version != self.latest.version:
+            self._spawn(self._auto_play(self.latest.version, leaf.action.id), "auto")
+
+    async def _auto_play(self, version: int, action_id: str) -> None:
+        await asyncio.sleep(self.auto_delay)
+        update = self.latest
+        if self.auto and update is not None and update.version == version and self.sent_version != version:
+            self._send(update, action_id)
+
+    # ---- the stream ------------------------------------------------------------------------------------
+
+    async def _read_stream(self) -> None:
+        try:
+            async for item in self.client.follow(self.table_id, self.seat_token, give_up_after=self.give_up_after):
+                if isinstance(item, StreamState):
+                    self.banner = "" if item.connected else f"Connection lost: {item.message}. Reconnecting…"
+                else:
+                    self._on_update(scrubbed(item))  # type: ignore[arg-type]
+                self.app.invalidate()
+                if self.latest is not None and self.latest.status == table_pb2.TABLE_STATUS_FINISHED:
+                    self._leave(0)
+                    return
+        except grpc.aio.AioRpcError as error:
+            self.stopped = f"Stopped: {describe_rpc_error(error)}"
+            self._leave(1)
+        except ConnectionError as error:
+            self.stopped = f"Stopped: the server went away and did not come back ({error})"
+            self._leave(1)
+
+    def _on_update(self, update: table_pb2.Update) -> None:
+        for event in update.events:
+            self.log_lines.append(event.text)
+        previous = self.menu
+        self.latest = update
+        self.menu = Menu.for_update(update, previous) if update.legal_actions else None
+        if self.sent_version is not None and update.version != self.sent_version:
+            self.sent_version = None
+        self._maybe_auto()
+
+    async def run(self) -> int:
+        """Plays until the game ends (0), the person leaves (0) or the connection is lost for good (1)."""
+        if not (sys.stdin.isatty() and sys.stdout.isatty()) or os.environ.get("TERM", "dumb") == "dumb":
+            return await self._run_without_screen()
+        reader: asyncio.Task[None] | None = None
+
+        def start_reading() -> None:
+            nonlocal reader
+            reader = asyncio.get_running_loop().create_task(self._read_stream(), name="stream")
+
+        with _log_held_back() as held:
+            try:
+                code = await self.app.run_async(pre_run=start_reading)
+            except (KeyboardInterrupt, EOFError):
+                code = 0
+            finally:
+                for task in [reader, *self._tasks]:
+                    if task is not None:
+                        task.cancel()
+                        with contextlib.suppress(asyncio.CancelledError, Exception):
+                            await task
+        self._print_last_screen()
+        if held.getvalue():
+            sys.stderr.write(held.getvalue())
+        return self.exit_code if code is None else code
+
+    def _print_last_screen(self) -> None:
+        """After leaving the full screen: the final board and result stay in the terminal, once."""
+        if self.latest is not None and self.latest.status == table_pb2.TABLE_STATUS_FINISHED:
+            width, height = self._size()
+            lines = screen_lines(self.latest, list(self.log_lines)[-4:], [], Text(""), width, min(height, 40))
+            print("\n".join(line for line in lines if line.strip()))
+        if self.stopped:
+            self.console.print(Text(self.stopped, style="bold red"))
+
+    async def _run_without_screen(self) -> int:
+        """No terminal to draw on (input from a pipe, TERM=dumb): follow the table, printing its events,
+        until it ends; nothing is chosen here (a turn clock or a bot takeover plays a seat left alone)."""
+        print("No terminal to play in: following the table's events only.", file=sys.stderr)
+        try:
+            async for item in self.client.follow(self.table_id, self.seat_token, give_up_after=self.give_up_after):
+                if isinstance(item, table_pb2.Update):
+                    for event in item.events:
+                        print(scrubbed(event).text)  # type: ignore[attr-defined]
+                    if item.status == table_pb2.TABLE_STATUS_FINISHED:
+                        return 0
+        except (grpc.aio.AioRpcError, ConnectionError) as error:
+            print(f"Stopped: {error}", file=sys.stderr)
+            return 1
+        return 0
+
+
+@contextlib.contextmanager
+def _log_held_back() -> Iterator[io.StringIO]:
+    """While the full screen is up, log lines meant for the terminal (the embedded server's warnings) are
+    kept back, not written across the screen; they are printed once it is gone."""
+    held = io.StringIO()
+    moved: list[tuple[logging.StreamHandler[Any], Any]] = []
+    for handler in logging.getLogger().handlers:
+        if isinstance(handler, logging.StreamHandler) and handler.stream in (sys.stderr, sys.stdout):
+            moved.append((handler, handler.setStream(held)))
+    try:
+        yield held
+    finally:
+        for handler, stream in moved:
+            handler.setStream(stream)

@@ -1,4 +1,5 @@
-"""One presentation module per game, each with `render_view(update) -> RenderableType`.
+"""One presentation module per game, each with `render_view(update) -> RenderableType` and, to fit 80x24
+beside the menu and the log, `render_compact(update)` (a module without one is drawn in full).
 
 Looked up by the game's registry key; a game without a module (or whose module fails) falls back to a
 plain rendering of the view message so the client never crashes on a new game.
@@ -18,14 +19,15 @@ from toadstool.api.v1 import table_pb2
 log = logging.getLogger(__name__)
 
 
-def render_game(update: table_pb2.Update) -> RenderableType:
-    """The game part of the screen for this update."""
+def render_game(update: table_pb2.Update, compact: bool = False) -> RenderableType:
+    """The game part of the screen for this update (its compact drawing, with `compact`)."""
     member = update.view.WhichOneof("game")
     if member is None:
         return Text("")
     try:
         module = importlib.import_module(f"{__name__}.{member}")
-        renderable: RenderableType = module.render_view(update)
+        draw = getattr(module, "render_compact", module.render_view) if compact else module.render_view
+        renderable: RenderableType = draw(update)
         return renderable
     except Exception:  # a rendering bug must not end the player's game
         log.warning("no rendering for %s; showing the raw view", member, exc_info=True)

@@ -13,7 +13,8 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import kart_pb2, table_pb2
-from toadstool_clients.names import KART_ITEM_NAMES, seat_names, with_seat_names
+from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
+from toadstool_clients.terminal.games.compact import one_line_each
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
 COLOR_STYLE: dict[int, str] = {
@@ -41,6 +42,13 @@ STAGE_NAMES: dict[int, str] = {
     kart_pb2.KART_STAGE_FINISHED: "race over",
 }
 ROW = 20  # fields per row of the track strip
+#: What a die roll was for, in words (the view carries the purpose as an identifier).
+ROLL_PURPOSES: dict[str, str] = {
+    "start_order": "for the start order",
+    "move": "move",
+    "booster": "booster",
+    "thwomp": "Thwomp",
+}
 
 
 def _with_names(text: str, names: list[str]) -> Text:
@@ -168,7 +176,7 @@ def _status(view: kart_pb2.KartView, names: list[str], phase: str) -> Text:
             who = names[roll.roller] if roll.roller < len(names) else f"Player {roll.roller + 1}"
             status.append(f"{who} ")
             status.append("⚀⚁⚂⚃⚄⚅"[roll.value - 1] if 1 <= roll.value <= 6 else "?", style="bold")
-            status.append(f" {roll.value} ({roll.purpose})  ")
+            status.append(f" {roll.value} ({ROLL_PURPOSES.get(roll.purpose, 'roll')})  ")
     if view.ranking:
         status.append("\nFinal ranking: ", style="bold")
         order = sorted(range(len(view.ranking)), key=lambda s: view.ranking[s])
@@ -181,3 +189,81 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     view = update.view.kart
     names = seat_names(update, len(view.karts))
     return Group(_track(view), _karts(view, names), _status(view, names, update.phase))
+
+
+#: Fields per row of the compact track (one cell each).
+COMPACT_ROW = 60
+
+
+def _compact_track(view: kart_pb2.KartView) -> list[Text]:
+    """The track one cell per field: numbers every ten, the fields (a banana chip shows as "("), the karts
+    (the driver's initial, or how many share the field)."""
+    track = view.track
+    length = track.length or len(track.fields)
+    here: dict[int, list[kart_pb2.KartRacer]] = {}
+    for kart in view.karts:
+        if not kart.in_start_area:
+            here.setdefault(kart.field, []).append(kart)
+    bananas = set(view.banana_fields)
+    starts = {cut.start for cut in track.shortcuts}
+    lines: list[Text] = []
+    for row_start in range(0, length, COMPACT_ROW):
+        numbers, cells, karts = Text(style="dim"), Text(), Text()
+        for field in range(row_start, min(row_start + COMPACT_ROW, length)):
+            if field % 10 == 0:
+                numbers.append(str(field))
+            elif numbers.cell_len <= field - row_start:
+                numbers.append(" ")
+            kind = track.fields[field] if field < len(track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
+            symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
+            if field in bananas:
+                symbol, style = "(", "bold yellow"
+            cells.append(symbol, style=style + (" underline" if field in starts else ""))
+            on = here.get(field, [])
+            if len(on) == 1:
+                karts.append(on[0].character[:1] or "?", style=COLOR_STYLE.get(on[0].color, "bold"))
+            elif on:
+                karts.append(str(len(on)), style="bold")
+            else:
+                karts.append(" ")
+        lines.extend([numbers, cells, karts])
+    return lines
+
+
+def render_compact(update: table_pb2.Update) -> RenderableType:
+    """The Kart part of an 80x24 screen: the track strip, one line per kart, the turn's notes."""
+    view = update.view.kart
+    names = seat_names(update, len(view.karts))
+    you = view.you if view.HasField("you") else None
+    turn = view.turn if view.HasField("turn") else None
+    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
+    title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
+    lines: list[RenderableType] = [title, *_compact_track(view)]
+    for kart in view.karts:
+        line = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
+        line.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
+        driver = "you" if kart.seat == you else (names[kart.seat] if kart.seat < len(names) else "?")
+        line.append(f" ({driver})")
+        where = "start" if kart.in_start_area else f"field {kart.field}"
+        line.append(f"  lap {kart.lap}/{view.laps} · {where} · {counted(kart.coins, 'coin')}")
+        if kart.HasField("item"):
+            line.append(f" · {KART_ITEM_NAMES.get(kart.item, '?')}", style="bold")
+        if kart.skips:
+            line.append(f" · skips {counted(kart.skips, 'turn')}", style="italic")
+        if kart.halving:
+            line.append(" · next move halved", style="italic")
+        lines.append(line)
+    notes = []
+    if view.bundle_paid:
+        notes.append(f"paid {counted(view.bundle_paid, 'coin')} for +{view.bundle_bonus}")
+    if view.mushroom:
+        notes.append("Mushroom: roll x2")
+    if view.pending_move:
+        notes.append(f"a move of {view.pending_move} waits")
+    if view.last_rolls:
+        roll = view.last_rolls[-1]
+        who = "you" if roll.roller == you else (names[roll.roller] if roll.roller < len(names) else "?")
+        notes.append(f"last roll: {who} {roll.value}")
+    notes.append(f"bank {view.bank} · banana chips {view.banana_chips_left}")
+    lines.append(Text("  ·  ".join(notes), style="dim"))
+    return Group(*one_line_each(lines))

@@ -12,7 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import levelup_pb2, table_pb2
-from toadstool_clients.names import LEVEL_UP_POWER_NAMES, seat_name
+from toadstool_clients.names import LEVEL_UP_POWER_NAMES, counted, seat_name
+from toadstool_clients.terminal.games.compact import one_line_each
 
 _BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: "Coin",
@@ -121,8 +122,66 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         for seat in last:
             shown.add_row(Text(seat_name(update, seat.seat)), characters(list(seat.last_objective)))
         parts.append(shown)
-    if view.winners:
-        won = Text("Winner: ", style="bold green")
-        won.append(", ".join(seat_name(update, w) for w in view.winners))
-        parts.append(won)
     return Panel(Group(*parts), title="Super Mario: Level Up!", border_style="red")
+
+
+def render_compact(update: table_pb2.Update) -> RenderableType:
+    """The Level Up! part of an 80x24 screen: the board one line per level, one line per seat, your cards."""
+    view = update.view.levelup
+    names = list(view.character_names)
+    favourites = set(view.favourites)
+    you = view.you if view.HasField("you") else None
+
+    def characters(chars: list[int]) -> Text:
+        text = Text()
+        for index, c in enumerate(chars):
+            if index:
+                text.append(", ")
+            name = names[c] if 0 <= c < len(names) else f"#{c}"
+            text.append(f"★{name}" if c in favourites else name, style="bold yellow" if c in favourites else "cyan")
+        return text if chars else Text("-", style="dim")
+
+    lines: list[RenderableType] = []
+    for level in reversed(view.levels):
+        if not level.characters and not level.face_down_blocks:
+            continue
+        line = Text(f"{level.level:>2} ", style="bold magenta" if level.level == 10 else "bold")
+        line.append_text(characters(list(level.characters)))
+        if level.face_down_blocks:
+            line.append("  " + "?" * level.face_down_blocks, style="bold yellow")
+        lines.append(line)
+    wraps: list[Text] = []  # the characters still to place may take two lines
+    if view.unplaced:
+        wraps.append(Text("to place: ", style="dim").append_text(characters(list(view.unplaced))))
+        lines.append(wraps[-1])
+    if view.HasField("nominee"):
+        lines.append(Text("Nominee: ", style="bold magenta").append_text(characters([view.nominee])))
+    if you is not None:
+        lines.append(Text("Your favourites: ", style="bold cyan").append_text(characters(list(view.favourites))))
+    seat_lines: list[Text] = []
+    for seat in view.seats:
+        line = Text("▶ " if seat.seat == view.current else "  ", style="bold yellow")
+        line.append(
+            "you" if seat.seat == you else seat_name(update, seat.seat), style="bold" if seat.seat == you else ""
+        )
+        score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
+        if seat.seat == you:
+            powers = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "no Power Ups"
+            line.append(f"  {score} pts · {powers} · {seat.no_cards} No!")
+        else:
+            line.append(f"  {score} pts · {counted(seat.power_up_count, 'Power Up')} · {seat.no_cards} No!")
+        if seat.held_blocks:
+            line.append(" · " + ", ".join(_BLOCKS.get(b.kind, "?") for b in seat.held_blocks), style="green")
+        if seat.has_voted:
+            line.append(" · voted", style="yellow")
+        elif seat.revealed_vote in _VOTES:
+            word, style = _VOTES[seat.revealed_vote]
+            line.append(" · " + word, style="strike dim" if seat.vote_cancelled else style)
+        seat_lines.append(line)
+    # two seats to a line when both fit in 80 columns, so the board keeps its room
+    while seat_lines:
+        first = seat_lines.pop(0)
+        if seat_lines and first.cell_len + 3 + seat_lines[0].cell_len <= 78:
+            first = first + Text("   ") + seat_lines.pop(0)
+        lines.append(first)
+    return Group(*one_line_each(lines, keep=wraps))

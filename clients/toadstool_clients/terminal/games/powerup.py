@@ -14,7 +14,8 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import powerup_pb2, table_pb2
-from toadstool_clients.names import seat_name
+from toadstool_clients.names import counted, seat_name
+from toadstool_clients.terminal.games.compact import one_line_each
 
 _STAGES = {
     powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE: "Keep or trade",
@@ -131,3 +132,49 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     )
     parts.append(decks)
     return Panel(Group(*parts), title="Super Mario Bros. Power Up Card Game", border_style="red")
+
+
+def render_compact(update: table_pb2.Update) -> RenderableType:
+    """The Power Up part of an 80x24 screen: the round, one line per seat, your ? cards by name."""
+    view = update.view.powerup
+    me = update.viewer_seat if update.HasField("viewer_seat") else None
+    header = Text(f"Round {view.round} · {_STAGES.get(view.stage, '')}", style="bold")
+    header.append(f" · dealer {'you' if view.dealer == me else seat_name(update, view.dealer)}")
+    header.append(f" · supply {counted(view.supply, 'Extra Life', 'Extra Lives')}", style="dim")
+    lines: list[RenderableType] = [header]
+    for seat in view.seats:
+        acting = view.HasField("turn") and seat.seat == view.turn and not view.HasField("pending")
+        answering = view.HasField("pending") and seat.seat == view.pending.to_seat
+        line = Text("▶ " if acting or answering else "  ", style="bold yellow")
+        line.append("you" if seat.seat == me else seat_name(update, seat.seat), style="bold" if seat.seat == me else "")
+        if not seat.active:
+            line.stylize("strike dim")
+        line.append(f"  {counted(seat.tokens, 'life', 'lives')} · Level ")
+        line.append_text(_level_text(seat))
+        if seat.HasField("modifier"):
+            line.append(f" + {seat.modifier.name}", style="italic")
+        if seat.HasField("value") and not seat.castle:
+            line.append(f" = {seat.value}", style="bold")
+        line.append(f" · {counted(seat.hand_count, '? card')}", style="dim")
+        if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
+            line.append(" · decided", style="dim")
+        lines.append(line)
+    if view.HasField("pending"):
+        kind = "Warp Pipe" if view.pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE else "trade"
+        target = "you" if view.pending.to_seat == me else seat_name(update, view.pending.to_seat)
+        lines.append(Text(f"{seat_name(update, view.pending.from_seat)} aims a {kind} at {target}", style="yellow"))
+    if view.peeks:
+        seen = ", ".join(
+            f"{seat_name(update, p.seat)} {'CASTLE' if p.card.castle else 'x' + str(p.card.value)}" for p in view.peeks
+        )
+        lines.append(Text(f"Boo showed you: {seen}", style="cyan"))
+    if me is not None:
+        hand = Text("Your ? cards: ", style="bold cyan")
+        for index, card in enumerate(view.hand):
+            if index:
+                hand.append(", ")
+            hand.append(card.name, style=f"bold {_TIMING_STYLE.get(card.timing, 'white')}")
+        if not view.hand:
+            hand.append("none", style="dim")
+        lines.append(hand)
+    return Group(*one_line_each(lines))

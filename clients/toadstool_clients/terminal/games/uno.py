@@ -16,7 +16,8 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2, uno_pb2
-from toadstool_clients.names import seat_names, with_seat_names
+from toadstool_clients.names import counted, seat_names, with_seat_names
+from toadstool_clients.terminal.games.compact import one_line_each
 
 COLOR_STYLE: dict[int, str] = {
     uno_pb2.UNO_COLOR_RED: "bold white on red",
@@ -86,7 +87,9 @@ def _top(view: uno_pb2.UnoView) -> RenderableType:
         top.append("to be chosen", style="italic")
     arrow = "↻ clockwise" if view.direction == uno_pb2.UNO_DIRECTION_CLOCKWISE else "↺ counter-clockwise"
     top.append(f"   {arrow}")
-    top.append(f"\nDraw pile: {view.draw_pile_count} cards   Discard pile: {view.discard_count} cards")
+    top.append(
+        f"\nDraw pile: {counted(view.draw_pile_count, 'card')}   Discard pile: {counted(view.discard_count, 'card')}"
+    )
     return top
 
 
@@ -166,9 +169,62 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     status.stylize("bold")
     status.append(f"  ·  {STAGE_NAMES.get(view.stage, '')}")
     variant = "lowest total wins" if view.lowest_wins else "first to reach it wins"
-    status.append(f"\nHand {view.hand_number} · target {view.target} points ({variant})")
-    if view.winners:
-        status.append("\nWinner: " + ", ".join(_name(names, w) for w in view.winners), style="bold green")
+    status.append(f"\nHand {view.hand_number} · target {counted(view.target, 'point')} ({variant})")
     body: list[RenderableType] = [status, Columns([_seats(view, names), _top(view)]), _hand(view)]
     body.extend(_notes(view, names))
     return Panel(Group(*body), title="UNO Super Mario", border_style="yellow")
+
+
+def render_compact(update: table_pb2.Update) -> RenderableType:
+    """The UNO part of an 80x24 screen: the seats on one line, the top card, the hand and what is pending."""
+    view = update.view.uno
+    names = seat_names(update, len(view.hand_counts))
+    you = view.you if view.HasField("you") else None
+    seats = Text()
+    for seat, count in enumerate(view.hand_counts):
+        if seat:
+            seats.append("  ")
+        marker = "▶ " if seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER else "  "
+        seats.append(marker, style="bold yellow")
+        seats.append("you" if seat == you else _name(names, seat), style="bold" if seat == you else "")
+        seats.append(f" {counted(count, 'card')}")
+        if count == 1:
+            seats.append(" UNO!", style="bold red")
+        if seat == view.uno_catchable and view.HasField("uno_catchable"):
+            seats.append(" catchable", style="bold magenta")
+        score = view.scores[seat] if seat < len(view.scores) else 0
+        seats.append(f" · {score} pts", style="dim")
+    top = Text("Top card ")
+    if view.HasField("top_card"):
+        top.append_text(card_text(view.top_card))
+    top.append("  colour ")
+    if view.color in COLOR_NAMES:
+        top.append(f" {COLOR_NAMES[view.color]} ", style=COLOR_STYLE[view.color])
+    else:
+        top.append("to be chosen", style="italic")
+    top.append("  ↻" if view.direction == uno_pb2.UNO_DIRECTION_CLOCKWISE else "  ↺")
+    top.append(f"  draw pile {view.draw_pile_count}  ·  hand {view.hand_number}, target {view.target}", style="dim")
+    parts: list[RenderableType] = [seats, top]
+    wraps: list[Text] = []  # a long hand may take two lines
+    if you is not None:
+        hand = Text("Your hand: ", style="bold cyan")
+        wraps.append(hand)
+        for card in view.hand:
+            hand.append_text(card_text(card))
+            hand.append(" ")
+        if not view.hand:
+            hand.append("no cards", style="dim")
+        parts.append(hand)
+        if view.HasField("drawn_card"):
+            parts.append(Text("You drew ").append_text(card_text(view.drawn_card)))
+    if view.pending_penalty and view.HasField("attacker"):
+        pending = Text(f"{_name(names, view.attacker)} played a draw-{view.pending_penalty} on ", style="bold red")
+        pending.append("you" if view.current == you else _name(names, view.current), style="bold red")
+        parts.append(pending)
+    if view.HasField("reveal"):
+        shown = Text(f"{_name(names, view.reveal.attacker)} showed you: ", style="magenta")
+        for card in view.reveal.cards:
+            shown.append_text(card_text(card))
+            shown.append(" ")
+        parts.append(shown)
+    return Group(*one_line_each(parts, keep=wraps))

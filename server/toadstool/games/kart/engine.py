@@ -55,6 +55,7 @@ from toadstool.games.kart.tracks import (
     Shortcut,
     Track,
     TrackError,
+    broken_track_problem,
     known_track_names,
     load_track,
     parse_track,
@@ -647,6 +648,7 @@ class KartEngine:
             default=DEFAULT_TRACK,
             help="the track to race on (`toadstool tracks` lists them)",
             choices=tuple(known_track_names()),
+            explain=broken_track_problem,
         ),
     )
     action_types = ACTION_TYPES

@@ -187,13 +187,17 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
         if key not in _TOP_KEYS:
             raise fail(f"unknown key {key!r} (a track has: {', '.join(_TOP_KEYS)})")
     title = data.get("title")
+    if "title" in data and not isinstance(title, str):
+        raise fail(f'the title must be text in quotes (e.g. title = "Mushroom Loop"), not {_kind_of(title)}')
     if not isinstance(title, str) or not title.strip():
         raise fail('missing title (e.g. title = "Mushroom Loop")')
     if len(title) > MAX_TITLE:
         raise fail(f"the title is longer than {MAX_TITLE} characters")
     length = data.get("length")
-    if isinstance(length, bool) or not isinstance(length, int):
+    if "length" not in data:
         raise fail("missing length: the number of fields of the loop (e.g. length = 60)")
+    if isinstance(length, bool) or not isinstance(length, int):
+        raise fail(f"length must be a whole number of fields without quotes (e.g. length = 60), not {_kind_of(length)}")
     if not MIN_LENGTH <= length <= MAX_LENGTH:
         raise fail(f"length {length} is out of range: a track has {MIN_LENGTH} to {MAX_LENGTH} fields")
     last = length - 1
@@ -211,7 +215,7 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
             raise fail(f"fields.{key} must be a list of field numbers, e.g. {key} = [9, 16]")
         for number in numbers:
             if isinstance(number, bool) or not isinstance(number, int):
-                raise fail(f"fields.{key} holds {number!r}, which is not a field number")
+                raise fail(f"fields.{key} holds {_kind_of(number)}, which is not a field number")
             if not 0 <= number <= last:
                 raise fail(f"field {number} in fields.{key} is out of range: this track has fields 0-{last}")
             if number in where:
@@ -233,7 +237,7 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
         start, exit_ = entry["from"], entry["to"]
         for end, number in (("start", start), ("exit", exit_)):
             if isinstance(number, bool) or not isinstance(number, int):
-                raise fail(f"shortcut {label}: its {end} {number!r} is not a field number")
+                raise fail(f"shortcut {label}: its {end} is {_kind_of(number)}, not a field number")
             if not 0 <= number <= last:
                 raise fail(
                     f"shortcut {label} leaves the loop: its {end} field {number} is not on this track (0-{last})"
@@ -241,8 +245,9 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
         span = (exit_ - start) % length
         if span <= SHORTCUT_COST:
             raise fail(
-                f"shortcut {label} ({start} -> {exit_}) skips {max(span - 1, 0)} fields: its arrow costs "
-                f"{SHORTCUT_COST} pips, so a shortcut must lead at least {SHORTCUT_COST + 1} fields ahead"
+                f"shortcut {label} ({start} -> {exit_}) skips {_count(max(span - 1, 0), 'field')}: its arrow costs "
+                f"{_count(SHORTCUT_COST, 'pip')}, so a shortcut must lead at least "
+                f"{_count(SHORTCUT_COST + 1, 'field')} ahead"
             )
         shortcuts.append(Shortcut(label, start, exit_))
     total = sum((s.exit - s.start) % length for s in shortcuts)
@@ -257,6 +262,43 @@ def parse_track(name: str, data: dict[str, Any], source: str = "<track>") -> Tra
                 )
     shortcuts.sort(key=lambda s: s.start)
     return Track(name=name, title=title.strip(), length=length, fields=tuple(fields), shortcuts=tuple(shortcuts))
+
+
+def broken_track_problem(name: str) -> str | None:
+    """What is wrong with the user track called `name`, when there is a file of that name that cannot be
+    used (so asking for it says the file's own error, not only which tracks exist); None otherwise."""
+    if not _NAME.match(name):
+        return None
+    if (BUILTIN_DIR / f"{name}.toml").is_file():
+        return None
+    path = user_tracks_dir() / f"{name}.toml"
+    if not path.is_file():
+        return None
+    try:
+        _load_file(path)
+    except TrackError as error:
+        return str(error)
+    return None
+
+
+def _count(number: int, word: str) -> str:
+    """`number` and `word`, plural unless it is one: "1 field", "2 fields"."""
+    return f"{number} {word}" if number == 1 else f"{number} {word}s"
+
+
+def _kind_of(value: object) -> str:
+    """What a TOML value is, for an error about a value of the wrong type: "the text '30'", "a list"."""
+    if isinstance(value, str):
+        return f"the text {preview(value)}"
+    if isinstance(value, bool):
+        return f"{str(value).lower()} (a yes/no value)"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
 
 
 def track_content(track: Track) -> dict[str, Any]:

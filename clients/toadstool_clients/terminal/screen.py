@@ -1,0 +1,239 @@
+"""The terminal's whole screen for one update, laid out to fit a given width and height.
+
+From top to bottom: the turn line (whose turn, or the one game-over result), the game (its full drawing
+when it fits, else its compact one), the last events, the menu and a line of keys. Whatever the size, the
+turn line, the menu and the game come first; the event log gets what is left (at least two lines), and a
+larger terminal gets the fuller drawing, a longer log and one menu entry per line. Every string from the
+network is scrubbed of control, escape and bidi characters before it is drawn. Drawing only: the input loop
+and the connection are in app.py, the menu's state in menu.py.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+from collections.abc import Sequence
+
+from google.protobuf.message import Message
+from rich.console import Console, RenderableType
+from rich.text import Text
+
+from toadstool.api.v1 import table_pb2
+from toadstool_clients.names import counted, seat_name, you_or_name
+from toadstool_clients.terminal.games import render_game
+
+#: Below this height the menu flows along lines and the game is drawn compact.
+ROOMY_HEIGHT = 40
+#: The event log's fewest lines.
+MIN_LOG = 2
+
+STATUS_NAMES = {
+    table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
+    table_pb2.TABLE_STATUS_PLAYING: "playing",
+    table_pb2.TABLE_STATUS_FINISHED: "finished",
+}
+
+
+def _printable(text: str) -> str:
+    return "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch)[0] != "C")
+
+
+def scrubbed(message: Message) -> Message:
+    """A copy of `message` whose every string has lost its control, escape and bidi characters.
+
+    The server cleans names already; this is the client's own defence, so nothing a server sends (a
+    hostile one included) can move the cursor, retitle the terminal or reverse text on this screen.
+    """
+    clean = type(message)()
+    clean.CopyFrom(message)
+    _scrub(clean)
+    return clean
+
+
+def _scrub(message: Message) -> None:
+    for field, value in message.ListFields():
+        if field.type == field.TYPE_STRING:
+            if isinstance(value, str):
+                setattr(message, field.name, _printable(value))
+            elif field.message_type is None:
+                repeated = getattr(message, field.name)
+                repeated[:] = [_printable(v) for v in value]
+        elif field.type == field.TYPE_MESSAGE:
+            if isinstance(value, Message):
+                _scrub(value)
+            elif hasattr(value, "items"):  # a map: scrub its values
+                for key in list(value):
+                    item = value[key]
+                    if isinstance(item, str):
+                        value[key] = _printable(item)
+                    else:
+                        _scrub(item)
+            else:
+                for item in value:
+                    _scrub(item)
+
+
+def result_line(update: table_pb2.Update) -> Text:
+    """The one game-over result: the server's summary ("You win with 44 points"), else who won."""
+    winners = list(update.outcome.winners)
+    you = update.viewer_seat if update.HasField("viewer_seat") else None
+    summary = update.outcome.summary
+    if summary:
+        if you is not None:
+            name = re.escape(seat_name(update, you))
+            summary = re.sub(rf"^{name} wins\b", "You win", summary)
+            summary = re.sub(rf"^{name}\b", "You", summary)
+        return Text(f"Game over: {summary}", style="bold green")
+    if you is not None and you in winners:
+        others = [you_or_name(update, w) for w in winners if w != you]
+        who = "you win" if not others else "you and " + " and ".join(others) + " win"
+    elif winners:
+        who = " and ".join(you_or_name(update, w) for w in winners) + (" wins" if len(winners) == 1 else " win")
+    else:
+        who = "nobody wins"
+    return Text(f"Game over: {who}", style="bold green")
+
+
+def table_title(update: table_pb2.Update) -> str:
+    """The table's name as a person reads it: without the table id a default name ends with."""
+    name = update.table_name
+    if update.table_id and name.endswith(" " + update.table_id):
+        name = name[: -len(update.table_id) - 1]
+    return name
+
+
+def turn_line(update: table_pb2.Update, banner: str = "", now_ms: float | None = None) -> Text:
+    """Whose turn it is (or the result), the turn clock (with `now_ms`, the time now in milliseconds since
+    the epoch) and the table's name: the screen's first line."""
+    if banner:
+        return Text(banner, style="bold white on red")
+    if update.status == table_pb2.TABLE_STATUS_FINISHED and update.HasField("outcome"):
+        return result_line(update)
+    line = Text()
+    mine = update.HasField("viewer_seat") and update.viewer_seat in update.to_act
+    if update.status == table_pb2.TABLE_STATUS_LOBBY:
+        open_seats = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_EMPTY)
+        line.append(f"Waiting for players ({counted(open_seats, 'open seat')})", style="bold magenta")
+    elif mine:
+        line.append_text(_your_turn(update))
+    else:
+        line.append(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
+    if update.HasField("turn_deadline_unix_ms") and now_ms is not None:
+        left = max(0, round((update.turn_deadline_unix_ms - now_ms) / 1000))
+        line.append(f"   ⏱ {counted(left, 'second')} to decide", style="bold yellow")
+    title = table_title(update)
+    if title:
+        line.append(f"   · {title}", style="dim")
+    return line
+
+
+def _your_turn(update: table_pb2.Update) -> Text:
+    """The phase when the table waits for the viewer, in the second person: "Root to play" reads "Your turn
+    to play", "Round 1: Root to move" reads "Round 1: your turn to move"."""
+    name = seat_name(update, update.viewer_seat)
+    phase = update.phase
+    if f"{name} to " in phase:
+        before, after = phase.split(f"{name} to ", 1)
+        text = Text(before)
+        text.append("your turn" if before else "Your turn", style="bold black on yellow")
+        text.append(" to " + after, style="bold")
+        return text
+    text = Text("Your turn", style="bold black on yellow")
+    if phase:
+        text.append(" · " + phase, style="bold")
+    return text
+
+
+def seats_line(update: table_pb2.Update) -> Text:
+    """Who holds each seat, and who is away or disconnected: "Seats: Ann (you) · Bot 1 (bot) · open"."""
+    line = Text("Seats: ", style="bold")
+    for number, seat in enumerate(update.seats):
+        if number:
+            line.append(" · ")
+        if seat.kind == table_pb2.SEAT_KIND_EMPTY:
+            line.append("open", style="dim")
+            continue
+        you = update.HasField("viewer_seat") and seat.index == update.viewer_seat
+        line.append(seat.name or f"Player {seat.index + 1}", style="bold" if you else "")
+        notes = ["you"] if you else []
+        if seat.kind == table_pb2.SEAT_KIND_BOT:
+            notes.append("bot")
+        if seat.bot_controlled:
+            notes.append("away: a bot plays for them")
+        elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
+            notes.append("disconnected")
+        if notes:
+            line.append(f" ({', '.join(notes)})", style="dim")
+    return line
+
+
+def _needs_seats(update: table_pb2.Update) -> bool:
+    """The seats line is worth a line on a small screen: in the lobby, or when someone is away."""
+    return update.status == table_pb2.TABLE_STATUS_LOBBY or any(
+        seat.bot_controlled or (seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected) for seat in update.seats
+    )
+
+
+def _lines(renderable: RenderableType, width: int) -> list[str]:
+    """`renderable` drawn `width` wide, as lines of ANSI text."""
+    out = io.StringIO()
+    console = Console(
+        file=out, width=width, force_terminal=True, color_system="256", highlight=False, legacy_windows=False
+    )
+    console.print(renderable, crop=True)
+    return out.getvalue().rstrip("\n").split("\n") if out.getvalue() else []
+
+
+def screen_lines(
+    update: table_pb2.Update,
+    log: Sequence[str],
+    menu: Sequence[Text],
+    footer: Text,
+    width: int,
+    height: int,
+    banner: str = "",
+    now_ms: float | None = None,
+) -> list[str]:
+    """The whole screen as at most `height` lines of ANSI text, each at most `width` cells wide (`now_ms`:
+    the time now, for the turn clock)."""
+    update = scrubbed(update)  # type: ignore[assignment]
+    first = turn_line(update, banner, now_ms)
+    finished = update.status == table_pb2.TABLE_STATUS_FINISHED and not banner
+    if not finished:  # one line: a long table name loses its end, never the turn
+        first.truncate(width, overflow="ellipsis")
+    top = _lines(first, width)[:2]
+    if height >= ROOMY_HEIGHT or _needs_seats(update):
+        top.extend(_lines(seats_line(update), width)[: 2 if height >= ROOMY_HEIGHT else 1])
+    bottom = _lines(footer, width)[:1]
+    menu_lines = [line for entry in menu for line in _lines(entry, width)]
+    room = height - len(top) - len(bottom) - len(menu_lines) - MIN_LOG - 2
+    game: list[str] = []
+    if update.view.WhichOneof("game") is not None:
+        game = _lines(render_game(update, compact=False), width) if height >= ROOMY_HEIGHT else []
+        if not game or len(game) > room:
+            game = _lines(render_game(update, compact=True), width)
+        if len(game) > room:  # last resort: keep the top of the drawing
+            game = game[: max(0, room - 1)] + (["…"] if room > 0 else [])
+    log_room = height - len(top) - len(bottom) - len(menu_lines) - len(game) - 2
+    events = [_printable(text) for text in log][-max(0, log_room - 1) :] if log_room > 1 else []
+    log_lines = []
+    if events:
+        log_lines = _lines(Text("Events", style="bold dim"), width)
+        for event in events:
+            log_lines.extend(_lines(Text("· " + event), width)[:1])
+    body = [*top, *game, "", *log_lines]
+    filler = height - len(body) - len(menu_lines) - len(bottom) - 1
+    return [*body, *([""] * max(0, filler)), "", *menu_lines, *bottom][:height]
+
+
+def render_update(update: table_pb2.Update, log_lines: Sequence[Text], banner: str = "") -> RenderableType:
+    """The screen for one update as one renderable, 120x50 (what tests and a plain console print)."""
+    lines = screen_lines(update, [line.plain for line in log_lines], _plain_menu(update), Text(""), 120, 50, banner)
+    return Text.from_ansi("\n".join(lines))
+
+
+def _plain_menu(update: table_pb2.Update) -> list[Text]:
+    from toadstool_clients.terminal.menu import Menu
+
+    return Menu.for_update(scrubbed(update)).lines(120, one_per_line=True) if update.legal_actions else []  # type: ignore[arg-type]

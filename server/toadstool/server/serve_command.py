@@ -1,0 +1,112 @@
+"""`toadstool serve`: its options and what it runs (the composition root, toadstool/cli.py, loads this module
+only when `serve` is asked for). It imports only the server side, so a server-only install can run it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from toadstool.server.app import ServerConfig, serve
+from toadstool.server.limits import Limits
+from toadstool.server.store import StoreError, default_db_path
+from toadstool.server.web import DEFAULT_WEB_PORT
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+
+    defaults = Limits()
+    parser.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
+    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default %(default)s)")
+    parser.add_argument(
+        "--web-port",
+        type=int,
+        default=None,
+        help="port of the web client for browsers (default 8080; if taken and not given, any free port)",
+    )
+    parser.add_argument("--no-web", action="store_true", help="do not serve the web client over HTTP")
+    parser.add_argument(
+        "--bot-delay", type=float, default=0.6, help="seconds before each bot action (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-tables", type=int, default=defaults.max_tables, help="tables in total (default %(default)s)"
+    )
+    parser.add_argument(
+        "--max-tables-per-client",
+        type=int,
+        default=defaults.max_tables_per_client,
+        help="tables one machine may have created at once (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-streams-per-client",
+        type=int,
+        default=defaults.max_streams_per_client,
+        help="streams (players and watchers) one machine may hold open (default %(default)s)",
+    )
+    parser.add_argument(
+        "--actions-per-second",
+        type=float,
+        default=defaults.actions_per_second,
+        help="actions per second per seat, with bursts of twice that (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-request-bytes",
+        type=int,
+        default=defaults.max_request_bytes,
+        help="largest request the server reads (default %(default)s)",
+    )
+    parser.add_argument(
+        "--min-bot-delay",
+        type=float,
+        default=0.05,
+        help="shortest bot delay a client may ask for, in seconds (default %(default)s)",
+    )
+    parser.add_argument(
+        "--db",
+        help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
+    )
+    parser.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
+    parser.add_argument(
+        "--db-sync", choices=("normal", "full"), default="normal", help="full: also survive a power cut (slower)"
+    )
+    parser.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    parser.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
+    parser.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+
+
+def run(args: argparse.Namespace) -> int:
+
+    limits = Limits(
+        max_request_bytes=args.max_request_bytes,
+        max_tables=args.max_tables,
+        max_tables_per_client=args.max_tables_per_client,
+        max_streams_per_client=args.max_streams_per_client,
+        actions_per_second=args.actions_per_second,
+        action_burst=max(1, int(args.actions_per_second * 2)),
+        min_bot_delay=args.min_bot_delay,
+    )
+    config = ServerConfig(
+        args.host,
+        args.port,
+        args.bot_delay,
+        limits,
+        db=None if args.no_db else str(args.db or default_db_path()),
+        db_sync=args.db_sync,
+        tls_cert=args.tls_cert,
+        tls_key=args.tls_key,
+        announce=not args.no_announce,
+        name=args.name,
+        web_port=None if args.no_web else (DEFAULT_WEB_PORT if args.web_port is None else args.web_port),
+        web_port_strict=args.web_port is not None,
+    )
+    try:
+        asyncio.run(serve(config))
+    except StoreError as error:
+        print(f"toadstool: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"toadstool: {error}", file=sys.stderr)
+        return 2
+    return 0
