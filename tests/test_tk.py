@@ -12,56 +12,21 @@ import dataclasses
 import json
 import os
 import random
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
+import tk_helpers
 from conftest import toadstool_command
-from tk_helpers import TkDriver, close_app, open_app, xvfb
+from tk_helpers import TkDriver, close_app, open_app
 from toadstool.api.v1 import table_pb2
 from toadstool.api.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
-from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen
 
-
-@pytest.fixture(scope="session")
-def display() -> Iterator[str]:
-    """One private X server for this test session (or xdist worker)."""
-    with xvfb() as name:
-        previous = os.environ.get("DISPLAY")
-        os.environ["DISPLAY"] = name
-        try:
-            yield name
-        finally:
-            if previous is None:
-                os.environ.pop("DISPLAY", None)
-            else:
-                os.environ["DISPLAY"] = previous
-
-
-@pytest.fixture
-async def driver(
-    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record_property: Callable[[str, object], None]
-) -> AsyncIterator[TkDriver]:
-    """A fresh window whose settings live in the test's own config directory; no turn of its loop may wait
-    for the network (every test checks), and its slowest turn is recorded in the test's report."""
-    # This process runs grpc.aio in two loops (the test's server, the window's network thread).
-    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("USER", "tester")
-    app = open_app()
-    driver = TkDriver(app)
-    driver.watch_network(monkeypatch)
-    try:
-        yield driver
-        driver.assert_never_waited_for_the_network()
-    finally:
-        record_property("slowest_tk_turn_seconds", round(driver.slowest, 3))
-        print(f"the slowest turn of the Tk loop took {driver.slowest:.3f} s")
-        close_app(app)
+#: The window's fixtures (tests/tk_helpers.py).
+display = tk_helpers.display
+driver = tk_helpers.driver
 
 
 async def play_game(
@@ -184,7 +149,7 @@ async def test_a_spectator_sees_the_table_without_actions_and_a_resize_redraws_i
     await driver.settle(0.2)
     assert table.token is None
     assert not table.action_buttons
-    offered = table.actions_text.get("1.0", "end")
+    offered = table.bar.note
     assert "Watching" in offered or "over" in offered, offered
     assert table.fallback_note == ""
     drawn = table.draw_count
@@ -348,7 +313,7 @@ async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, 
 
 async def test_the_connect_screen_offers_servers_announced_on_the_lan(driver: TkDriver, server: RunningServer) -> None:
     from toadstool.server.discovery import announce, registry_info
-    from toadstool_clients.tk.lobby import ConnectScreen
+    from toadstool_clients.tk.connect import ConnectScreen
 
     name = f"Game night {random.randrange(10**6)}"
     async with announce("127.0.0.1", server.port, name, registry_info(server.registry, tls=False)):

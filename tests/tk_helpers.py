@@ -17,7 +17,7 @@ import threading
 import time
 import tkinter as tk
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,9 @@ import pytest
 from conftest import stop_process
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.tk.app import App
-from toadstool_clients.tk.lobby import ConnectScreen, LobbyScreen
+from toadstool_clients.tk.connect import ConnectScreen
+from toadstool_clients.tk.lobby import LobbyScreen
+from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -134,11 +136,27 @@ class TkDriver:
         assert under is not None, f"nothing of the window at ({px}, {py}) to click"
         subprocess.run(["xdotool", "mousemove", str(px), str(py), "click", "1"], check=True, timeout=10)
 
-    def screenshot(self, name: str) -> Path:
-        """Save the window as test-output/screenshots/NAME.png (and a copy for the lead)."""
+    def hover(self, widget: tk.Misc, x: float, y: float) -> None:
+        """Move the real pointer (xdotool) to (x, y) inside `widget`."""
+        self.root.update_idletasks()
         self.turn()
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        path = SCREENSHOTS / f"{name}.png"
+        px, py = widget.winfo_rootx() + int(x), widget.winfo_rooty() + int(y)
+        subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True, timeout=10)
+
+    def key(self, *keys: str, widget: tk.Misc | None = None) -> None:
+        """Real key presses (xdotool) into the window (where its focus is), or into `widget` once it has it."""
+        if self.root.focus_get() is None:
+            self.root.focus_force()
+        if widget is not None:
+            widget.focus_force()
+        self.root.update()
+        subprocess.run(["xdotool", "key", "--delay", "30", *keys], check=True, timeout=10)
+
+    def screenshot(self, name: str, directory: Path = SCREENSHOTS) -> Path:
+        """Save the window as test-output/screenshots/NAME.png (or in `directory`; and a copy for the lead)."""
+        self.turn()
+        directory.mkdir(parents=True, exist_ok=True)
+        path = directory / f"{name}.png"
         x, y = self.root.winfo_rootx(), self.root.winfo_rooty()
         w, h = self.root.winfo_width(), self.root.winfo_height()
         subprocess.run(
@@ -221,7 +239,8 @@ class TkDriver:
                     self.screenshot(screenshot)
                 self.screenshot(f"{screenshot}-end")
                 return counts
-            ready = table.acting is None and table.redraw_pending is None and table.action_buttons
+            sliding = any(name.startswith("slide") for name in table.motion.sequences)  # pieces still moving
+            ready = table.acting is None and table.redraw_pending is None and bool(table.bar.buttons) and not sliding
             if not ready or not (table.seat in update.to_act or rng.random() < 0.2):
                 await self.settle(0.01)
                 continue
@@ -232,21 +251,61 @@ class TkDriver:
                 continue
             version = update.version
             table.set_status("")
-            legal_ids = set(table.action_buttons)
+            legal_ids = {a.id for a in table.offered_actions()}
             pieces = [t for t in table.targets if len(t.action_ids) == 1 and t.action_ids[0] in legal_ids]
             if pieces and (counts["piece_clicks"] == 0 or rng.random() < 0.7):
                 target = rng.choice(pieces)
                 self.click(table.canvas, target.x, target.y)
                 counts["piece_clicks"] += 1
             else:
-                button = rng.choice(list(table.action_buttons.values()))
-                button.invoke()
+                depth = len(table.bar.path)
+                rng.choice(table.bar.buttons).invoke()
                 counts["button_presses"] += 1
+                if len(table.bar.path) > depth:  # an entry that opens its choices (a wild: its colours)
+                    await self.settle(0.05)
+                    continue
             counts["moves"] += 1
             assert counts["moves"] <= max_moves, "the game does not end"
             moved = functools.partial(self._moved, table, version)
             await self.pump(moved, 10, "the move to land")
         raise TimeoutError(f"the game did not end in {seconds} s")
+
+
+@pytest.fixture(scope="session")
+def display() -> Iterator[str]:
+    """One private X server for this test session (or xdist worker)."""
+    with xvfb() as name:
+        previous = os.environ.get("DISPLAY")
+        os.environ["DISPLAY"] = name
+        try:
+            yield name
+        finally:
+            if previous is None:
+                os.environ.pop("DISPLAY", None)
+            else:
+                os.environ["DISPLAY"] = previous
+
+
+@pytest.fixture
+async def driver(
+    display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, record_property: Callable[[str, object], None]
+) -> AsyncIterator[TkDriver]:
+    """A fresh window whose settings live in the test's own config directory; no turn of its loop may wait
+    for the network (every test checks), and its slowest turn is recorded in the test's report."""
+    # This process runs grpc.aio in two loops (the test's server, the window's network thread).
+    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("USER", "tester")
+    app = open_app()
+    driver = TkDriver(app)
+    driver.watch_network(monkeypatch)
+    try:
+        yield driver
+        driver.assert_never_waited_for_the_network()
+    finally:
+        record_property("slowest_tk_turn_seconds", round(driver.slowest, 3))
+        print(f"the slowest turn of the Tk loop took {driver.slowest:.3f} s")
+        close_app(app)
 
 
 def open_app(address: str | None = None, discovery_interfaces: list[str] | None = None) -> App:
@@ -268,3 +327,97 @@ def describe(app: App) -> dict[str, Any]:
     """What a failing test should print about the window."""
     screen = app.screen
     return {"screen": type(screen).__name__, "banner": app.banner.cget("text")}
+
+
+# --- what a person sees: overlapping text, text outside its panel, widgets cut off ---------------------
+LAYOUT_SIZES = ((760, 520), (1200, 780), (1280, 800))
+TK_SCREENSHOTS = ROOT / "test-output" / "tk"
+SHAPES = ("rectangle", "oval", "polygon", "arc")
+#: Widgets a person uses: each must be shown whenever its parent is.
+CONTROLS = ("TButton", "Button", "TCheckbutton", "Checkbutton", "TMenubutton", "TCombobox", "TEntry", "TSpinbox")
+
+
+def _intersection(a: tuple[int, ...], b: tuple[int, ...], shrink: int = 2) -> tuple[int, int, int, int] | None:
+    """The overlap of two boxes, each first shrunk by `shrink` px (Tk pads a text's box a little)."""
+    x0, y0 = max(a[0], b[0]) + shrink, max(a[1], b[1]) + shrink
+    x1, y1 = min(a[2], b[2]) - shrink, min(a[3], b[3]) - shrink
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
+
+
+def _inside(inner: tuple[int, ...], outer: tuple[int, ...], slack: int = 1) -> bool:
+    return (
+        inner[0] >= outer[0] - slack
+        and inner[1] >= outer[1] - slack
+        and inner[2] <= outer[2] + slack
+        and inner[3] <= outer[3] + slack
+    )
+
+
+def canvas_layout_problems(canvas: tk.Canvas, width: int, height: int) -> list[str]:
+    """What is wrong on the canvas as drawn: text items that overlap (unless a filled shape drawn between
+    them hides the lower one, as a card laid over another does), text that leaves the drawing or the panel
+    (an item tagged "panel") it starts in."""
+    items = list(canvas.find_all())  # bottom to top
+    order = {item: index for index, item in enumerate(items)}
+    texts = []
+    for item in items:
+        if canvas.type(item) != "text" or not canvas.itemcget(item, "text").strip():
+            continue
+        if canvas.itemcget(item, "state") == "hidden" or "hover" in canvas.gettags(item):
+            continue
+        texts.append((item, canvas.bbox(item), canvas.itemcget(item, "text")))
+    shapes = [
+        (order[item], canvas.bbox(item))
+        for item in items
+        if canvas.type(item) in SHAPES and canvas.itemcget(item, "fill") not in ("", "{}")
+    ]
+    panels = [canvas.bbox(item) for item in canvas.find_withtag("panel")]
+    problems = []
+    for index, (a, box_a, text_a) in enumerate(texts):
+        if not _inside(box_a, (0, 0, width, height), slack=0):
+            problems.append(f"{text_a!r} leaves the drawing ({box_a} in {width}x{height})")
+        cx, cy = (box_a[0] + box_a[2]) / 2, (box_a[1] + box_a[3]) / 2
+        holders = [p for p in panels if p[0] <= cx <= p[2] and p[1] <= cy <= p[3]]
+        if holders:
+            panel = min(holders, key=lambda p: (p[2] - p[0]) * (p[3] - p[1]))
+            if not _inside(box_a, panel, slack=1):
+                problems.append(f"{text_a!r} runs out of its panel ({box_a} in {panel})")
+        for b, box_b, text_b in texts[index + 1 :]:
+            overlap = _intersection(box_a, box_b)
+            if overlap is None:
+                continue
+            if text_a == text_b and abs(box_a[0] - box_b[0]) <= 3 and abs(box_a[1] - box_b[1]) <= 3:
+                continue  # a drop shadow
+            low, high = sorted((order[a], order[b]))
+            if any(low < at < high and _inside(overlap, box, slack=0) for at, box in shapes):
+                continue  # the lower text is hidden under a piece laid over it
+            problems.append(f"{text_a!r} {box_a} overlaps {text_b!r} {box_b}")
+    return problems
+
+
+def widget_layout_problems(root: tk.Misc) -> list[str]:
+    """Widgets a person cannot fully see: mapped ones outside their parent's visible area, and controls
+    (buttons) that are not shown at all while their parent is."""
+    problems = []
+
+    def walk(widget: tk.Misc) -> None:
+        for child in widget.winfo_children():
+            if isinstance(child, tk.Menu | tk.Toplevel):
+                continue
+            if child.winfo_ismapped():
+                box = (child.winfo_rootx(), child.winfo_rooty(), child.winfo_rootx() + child.winfo_width(),
+                       child.winfo_rooty() + child.winfo_height())  # fmt: skip
+                outer = (widget.winfo_rootx(), widget.winfo_rooty(), widget.winfo_rootx() + widget.winfo_width(),
+                         widget.winfo_rooty() + widget.winfo_height())  # fmt: skip
+                if not _inside(box, outer, slack=0):
+                    problems.append(f"{child.winfo_class()} {child} {box} is cut off by its parent {outer}")
+                walk(child)
+            elif (
+                widget.winfo_ismapped()
+                and child.winfo_manager() in ("pack", "grid", "place")
+                and (child.winfo_class() in CONTROLS or child.winfo_children())
+            ):
+                problems.append(f"the {child.winfo_class()} {child} is hidden (no room for it)")
+
+    walk(root)
+    return problems

@@ -59,6 +59,15 @@ def save_settings(settings: dict[str, str]) -> None:
         log.warning("could not save %s: %s", path, error)
 
 
+def load_form_memory(settings: dict[str, str]) -> dict[str, Any]:
+    """The create form's remembered values from the settings (empty when none or unreadable)."""
+    try:
+        memory = json.loads(settings.get("form", "{}"))
+    except ValueError:
+        return {}
+    return memory if isinstance(memory, dict) else {}
+
+
 async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) -> tuple[Client, list[Any]]:
     """A connected Client and the games its server hosts (runs on the network thread)."""
     client = Client(address, timeout=seconds, tls_ca=tls_ca)
@@ -92,12 +101,15 @@ class App:
         self.client: Client | None = None
         self.games: list[table_pb2.GameInfo] = []
         self.host_tokens: dict[str, str] = {}
+        #: The create form's last values (game, players, bots, name, options per game), kept between runs.
+        self.form_memory: dict[str, Any] = load_form_memory(self.settings)
         self.closed = False
         root.title(TITLE)
         root.geometry("1200x780")
         root.minsize(760, 520)
         root.configure(background="#1d2230")
         self._style()
+        self._text_keys()
         self.banner = tk.Label(root, text="", background="#c62828", foreground="white", font=(FONT, 12, "bold"))
         self.body = ttk.Frame(root, style="Shell.TFrame")
         self.body.pack(fill="both", expand=True)
@@ -114,7 +126,7 @@ class App:
         self._gc_was_enabled = gc.isenabled()
         gc.disable()
         root.after(GC_MS, self._collect)
-        from toadstool_clients.tk.lobby import ConnectScreen
+        from toadstool_clients.tk.connect import ConnectScreen
 
         self.show(ConnectScreen(self))
 
@@ -131,6 +143,23 @@ class App:
         style.configure("Action.TButton", font=(FONT, 10, "bold"), padding=(8, 4))
         style.configure("Big.TButton", font=(FONT, 11, "bold"), padding=(12, 6))
         style.configure("Treeview", rowheight=24)
+
+    def _text_keys(self) -> None:
+        """The usual keys in text fields: Ctrl+A selects everything (Tk's default jumps to the line start)."""
+
+        def select_all(event: tk.Event[Any]) -> str:
+            widget = event.widget
+            widget.selection_range(0, "end")
+            widget.icursor("end")
+            return "break"
+
+        for widget_class in ("TEntry", "Entry", "TSpinbox", "TCombobox"):
+            self.root.bind_class(widget_class, "<Control-a>", select_all)
+            self.root.bind_class(widget_class, "<Control-A>", select_all)
+
+    def save_form_memory(self) -> None:
+        self.settings["form"] = json.dumps(self.form_memory)
+        save_settings(self.settings)
 
     # --- screens ----------------------------------------------------------------------------------
     def show(self, screen: Any) -> None:
@@ -173,7 +202,7 @@ class App:
         if self.client is not None:
             self.network.submit(self.client.close())
             self.client = None
-        from toadstool_clients.tk.lobby import ConnectScreen
+        from toadstool_clients.tk.connect import ConnectScreen
 
         self.show(ConnectScreen(self))
 

@@ -1,5 +1,5 @@
-"""The connect screen (address and name, remembered between runs) and the lobby (tables; create, join,
-watch).
+"""The lobby: the server's tables (live ones first; create, join, watch), and the create form that remembers
+its last values.
 
 It is for getting to a table. It runs no game and knows no rules: the create form is built from the
 options each game declares (ListGames).
@@ -7,21 +7,22 @@ options each game declares (ListGames).
 
 from __future__ import annotations
 
+import functools
 import tkinter as tk
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
-import grpc
-
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.connection import describe_rpc_error, server_address
 from toadstool_clients.seats import remember_seat, remembered_seat
+from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
     from toadstool_clients.tk.app import App
 
 REFRESH_MS = 2000
+#: The lobby's height below which options' help moves from the form to the status line.
+HELP_HEIGHT = 640
 STATUS_NAMES = {
     table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
     table_pb2.TABLE_STATUS_PLAYING: "playing",
@@ -29,132 +30,42 @@ STATUS_NAMES = {
 }
 
 
-def explain(error: BaseException) -> str:
-    """A failed call, in words for a person."""
-    if isinstance(error, grpc.aio.AioRpcError):
-        return describe_rpc_error(error)
-    if isinstance(error, TimeoutError):
-        return "the server cannot be reached (is it running, and is the address right?)"
-    return str(error) or type(error).__name__
+async def create_and_sit(
+    client: Any,
+    host_tokens: dict[str, str],
+    game: str,
+    players: int,
+    bots: int,
+    options: dict[str, str],
+    seed: int | None,
+    name: str,
+    player: str,
+) -> tuple[table_pb2.TableInfo, int | None, str | None]:
+    """Create a table and sit down at it (runs on the network thread); with every seat a bot, only watch
+    it. Returns the table, the seat and its token (None, None: watching)."""
+    created = await client.create_table(game, players, bots, options, seed, name)
+    host_tokens[created.table.table_id] = created.host_token
+    if bots >= players:
+        return created.table, None, None
+    joined = await client.join(created.table.table_id, player)
+    return joined.table, joined.seat, joined.seat_token
 
 
-def draw_toadstool(canvas: tk.Canvas, cx: float, top: float, width: float) -> None:
-    """The logo: a red-capped toadstool with white spots."""
-    r = width / 2
-    stem_top = top + r * 0.9
-    canvas.create_rectangle(cx - r * 0.42, stem_top - 4, cx + r * 0.42, stem_top + r * 0.95, fill="#fff3e0",
-                            outline="#5d4037", width=2)  # fmt: skip
-    canvas.create_oval(cx - r * 0.2, stem_top + r * 0.2, cx - r * 0.06, stem_top + r * 0.5, fill="#222222")
-    canvas.create_oval(cx + r * 0.06, stem_top + r * 0.2, cx + r * 0.2, stem_top + r * 0.5, fill="#222222")
-    canvas.create_arc(cx - r, top, cx + r, top + r * 1.8, start=0, extent=180, fill="#e52521", outline="#7f1010",
-                      width=2, style="chord")  # fmt: skip
-    for dx, dy, size in ((0, 0.3, 0.3), (-0.62, 0.55, 0.22), (0.62, 0.55, 0.22)):
-        x, y = cx + dx * r, top + dy * r
-        canvas.create_oval(x - size * r, y - size * r * 0.8, x + size * r, y + size * r * 0.8, fill="white",
-                           outline="")  # fmt: skip
+def go_to_table(app: App, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
+    """Open the table screen for a seat just taken (remembered for coming back) or for watching."""
+    table, seat, token = result
+    if token is not None and seat is not None:
+        remember_seat(app.address, table.table_id, seat, token)
+    from toadstool_clients.tk.table import TableScreen
+
+    app.show(TableScreen(app, table, seat, token, app.host_tokens.get(table.table_id)))
 
 
-class ConnectScreen:
-    """Address and player name; Connect opens the channel off the Tk thread."""
-
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.frame = ttk.Frame(app.body, style="Shell.TFrame")
-        self.pending: Any = None
-        box = ttk.Frame(self.frame, style="Card.TFrame", padding=28)
-        box.place(relx=0.5, rely=0.42, anchor="center")
-        logo = tk.Canvas(box, width=96, height=84, background="#f4f1ea", highlightthickness=0)
-        draw_toadstool(logo, 48, 6, 84)
-        logo.grid(row=0, column=0, sticky="e", padx=(0, 8))
-        tk.Label(box, text="Toadstool", font=(FONT, 28, "bold"), fg="#d32f2f", bg="#f4f1ea").grid(
-            row=0, column=1, sticky="w", pady=(0, 4)
-        )
-        ttk.Label(box, text="Mario tabletop games on your LAN", style="Card.TLabel").grid(
-            row=1, column=0, columnspan=2, pady=(0, 18)
-        )
-        ttk.Label(box, text="Server", style="Card.TLabel").grid(row=2, column=0, sticky="e", padx=6, pady=4)
-        self.address = tk.StringVar(value=app.address)
-        self.address_entry = ttk.Entry(box, textvariable=self.address, width=30)
-        self.address_entry.grid(row=2, column=1, pady=4)
-        ttk.Label(box, text="Your name", style="Card.TLabel").grid(row=3, column=0, sticky="e", padx=6, pady=4)
-        self.name = tk.StringVar(value=app.player_name)
-        ttk.Entry(box, textvariable=self.name, width=30).grid(row=3, column=1, pady=4)
-        self.connect_button = ttk.Button(box, text="Connect", style="Big.TButton", command=self.connect)
-        self.connect_button.grid(row=4, column=0, columnspan=2, pady=(16, 4))
-        self.status = tk.Label(box, text="", bg="#f4f1ea", fg="#b71c1c", font=(FONT, 10), wraplength=360)
-        self.status.grid(row=5, column=0, columnspan=2)
-        self.address_entry.bind("<Return>", lambda _e: self.connect())
-        # Servers announced on the LAN (mDNS): pick one instead of typing an address.
-        ttk.Label(box, text="On your LAN", style="Card.TLabel").grid(row=6, column=0, sticky="ne", padx=6, pady=(14, 0))
-        self.servers = tk.Listbox(box, height=4, width=46, activestyle="none", exportselection=False)
-        self.servers.grid(row=6, column=1, pady=(14, 0), sticky="we")
-        self.servers.bind("<<ListboxSelect>>", lambda _e: self.pick_server())
-        self.servers.bind("<Double-Button-1>", lambda _e: self.connect())
-        self.find_button = ttk.Button(box, text="Find servers", command=self.find_servers)
-        self.find_button.grid(row=7, column=1, sticky="e", pady=4)
-        self.found: list[Any] = []
-        self.finding: Any = None
-        self.find_servers()
-
-    def find_servers(self) -> None:
-        """Listen for announced servers for two seconds, off the Tk thread, and list them."""
-        if self.finding is not None:
-            return
-        from toadstool_clients.discovery import browse_async
-
-        self.find_button.state(["disabled"])
-        self.found = []
-        self.servers.delete(0, "end")
-        self.servers.insert("end", "Looking for servers…")
-
-        def done(found: list[Any]) -> None:
-            self.finding = None
-            self.find_button.state(["!disabled"])
-            self.found = found
-            self.servers.delete(0, "end")
-            for server in found:
-                self.servers.insert("end", safe_text(server.describe()))
-            if not found:
-                self.servers.insert("end", "No servers heard; type an address above.")
-
-        def failed(error: BaseException) -> None:
-            self.finding = None
-            self.find_button.state(["!disabled"])
-            self.servers.delete(0, "end")
-            self.servers.insert("end", f"Could not listen on the LAN: {error}")
-
-        self.finding = self.app.network.submit(browse_async(2.0, self.app.discovery_interfaces), done, failed)
-
-    def pick_server(self) -> None:
-        chosen = self.servers.curselection()
-        if chosen and chosen[0] < len(self.found):
-            self.address.set(self.found[chosen[0]].address)
-
-    def connect(self) -> None:
-        if self.pending is not None:
-            return
-        address = server_address(self.address.get().strip() or None)
-        name = self.name.get().strip() or "Player"
-        self.status.configure(text=f"Connecting to {address}…", fg="#555555")
-        self.connect_button.state(["disabled"])
-        from toadstool_clients.tk.app import open_client
-
-        def done(result: Any) -> None:
-            self.pending = None
-            client, games = result
-            self.app.connected(client, games, address, name)
-
-        def failed(error: BaseException) -> None:
-            self.pending = None
-            self.connect_button.state(["!disabled"])
-            self.status.configure(text=f"Could not connect: {explain(error)}", fg="#b71c1c")
-
-        self.pending = self.app.network.submit(open_client(address, self.app.tls_ca), done, failed)
-
-    def leave(self) -> None:
-        for call in (self.pending, self.finding):
-            if call is not None:
-                call.cancel()
+def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[table_pb2.TableInfo]:
+    """Live tables first (open ones before those being played), finished ones last or not at all."""
+    rank = {table_pb2.TABLE_STATUS_LOBBY: 0, table_pb2.TABLE_STATUS_PLAYING: 1}
+    shown = [t for t in tables if show_finished or t.status != table_pb2.TABLE_STATUS_FINISHED]
+    return sorted(shown, key=lambda t: (rank.get(t.status, 2), (t.name or t.table_id).lower()))
 
 
 class LobbyScreen:
@@ -178,6 +89,7 @@ class LobbyScreen:
             side="left", padx=8
         )
         ttk.Button(top, text="Disconnect", command=app.disconnect).pack(side="right")
+        self.frame.bind("<Configure>", lambda e: self._fit_help(e.height))
         self.status = ttk.Label(self.frame, text="", style="Status.TLabel")
         self.status.pack(side="bottom", fill="x", pady=(8, 0))
 
@@ -188,28 +100,36 @@ class LobbyScreen:
         self._build_form()
         tables_box = ttk.Frame(main, style="Card.TFrame", padding=10)
         tables_box.pack(side="left", fill="both", expand=True, padx=(0, 10))
-        ttk.Label(tables_box, text="Tables", style="Card.TLabel", font=(FONT, 13, "bold")).pack(anchor="w")
+        heading = ttk.Frame(tables_box, style="Card.TFrame")
+        heading.pack(fill="x")
+        ttk.Label(heading, text="Tables", style="Card.TLabel", font=(FONT, 13, "bold")).pack(side="left")
+        self.show_finished = tk.BooleanVar(value=False)
+        self.finished_box = ttk.Checkbutton(
+            heading, text="show finished", variable=self.show_finished, command=self._show_list
+        )
+        ttk.Button(heading, text="Refresh", command=self.refresh).pack(side="right")
+        self.finished_box.pack(side="right", padx=6)
         columns = ("name", "game", "seats", "status")
-        self.tree = ttk.Treeview(tables_box, columns=columns, show="headings", selectmode="browse", height=14)
-        headings = ("Table", "Game", "Seats", "Status")
-        for column, title, width in zip(columns, headings, (150, 170, 200, 130), strict=True):
-            self.tree.heading(column, text=title)
-            self.tree.column(column, width=width, stretch=True)
+        self.tree = ttk.Treeview(tables_box, columns=columns, show="headings", selectmode="browse", height=8)
+        headings = ("Table", "Game", "Players", "Status")
+        # Narrow enough to fit a 760-pixel window; every column stretches with a wider one.
+        for column, title, width in zip(columns, headings, (110, 116, 74, 106), strict=True):
+            self.tree.heading(column, text=title, anchor="w")
+            self.tree.column(column, width=width, minwidth=60, stretch=True, anchor="w")
         self.tree.pack(fill="both", expand=True, pady=6)
         self.tree.bind("<<TreeviewSelect>>", lambda _e: self._selected())
         self.tree.bind("<Double-1>", lambda _e: self.join())
         row = ttk.Frame(tables_box, style="Card.TFrame")
-        row.pack(fill="x")
+        row.pack(side="bottom", fill="x", before=self.tree)  # the buttons keep their room; the list shrinks
         ttk.Label(row, text="Seat", style="Card.TLabel").pack(side="left")
         self.seat_choice = tk.StringVar(value="any open")
-        self.seat_box = ttk.Combobox(row, textvariable=self.seat_choice, width=10, state="readonly")
+        self.seat_box = ttk.Combobox(row, textvariable=self.seat_choice, width=8, state="readonly")
         self.seat_box["values"] = ("any open",)
         self.seat_box.pack(side="left", padx=6)
         self.join_button = ttk.Button(row, text="Join", command=self.join)
         self.join_button.pack(side="left", padx=4)
         self.watch_button = ttk.Button(row, text="Watch", command=self.watch)
         self.watch_button.pack(side="left", padx=4)
-        ttk.Button(row, text="Refresh", command=self.refresh).pack(side="right")
 
         self.refresh()
 
@@ -221,7 +141,7 @@ class LobbyScreen:
         )
         titles = [f"{safe_text(g.title, 40)}" for g in self.app.games]
         self.game_var = tk.StringVar(value=titles[0] if titles else "")
-        self.game_box = ttk.Combobox(form, textvariable=self.game_var, values=titles, state="readonly", width=34)
+        self.game_box = ttk.Combobox(form, textvariable=self.game_var, values=titles, state="readonly", width=24)
         self._row(1, "Game", self.game_box)
         self.game_box.bind("<<ComboboxSelected>>", lambda _e: self._game_changed())
         self.players_var = tk.StringVar(value="2")
@@ -233,13 +153,25 @@ class LobbyScreen:
         self.seed_var = tk.StringVar(value="")
         self._row(4, "Seed", ttk.Entry(form, textvariable=self.seed_var, width=12))
         self.name_var = tk.StringVar(value="")
-        self._row(5, "Table name", ttk.Entry(form, textvariable=self.name_var, width=24))
+        self._row(5, "Table name", ttk.Entry(form, textvariable=self.name_var, width=20))
         self.options_frame = ttk.Frame(form, style="Card.TFrame")
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
         self.option_vars: dict[str, tk.Variable] = {}
         self.create_button = ttk.Button(form, text="Create and sit down", style="Big.TButton", command=self.create)
         self.create_button.grid(row=7, column=0, columnspan=2, pady=(14, 0))
+        self.seat_note = ttk.Label(form, text="", style="Card.TLabel", foreground="#b71c1c", wraplength=260)
+        self.seat_note.grid(row=8, column=0, columnspan=2, pady=(4, 0))
+        for var in (self.players_var, self.bots_var):
+            var.trace_add("write", lambda *_args: self._seats_changed())
         self._game_changed()
+        self._restore_form()
+
+    def _bind_return(self, frame: tk.Misc) -> None:
+        """Return in any field of the form creates the table, as its button would."""
+        for child in frame.winfo_children():
+            if isinstance(child, ttk.Entry | ttk.Checkbutton):  # Spinbox and Combobox are Entries
+                child.bind("<Return>", lambda _e: self.create())
+            self._bind_return(child)
 
     def _row(self, row: int, label: str, widget: tk.Widget) -> None:
         ttk.Label(self.form, text=label, style="Card.TLabel").grid(row=row, column=0, sticky="e", padx=6, pady=3)
@@ -265,6 +197,7 @@ class LobbyScreen:
         self.options_frame = ttk.Frame(self.form, style="Card.TFrame")
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
         self.option_vars = {}
+        self.help_labels: list[ttk.Label] = []
         if game is None:
             return
         self.players_box.configure(from_=game.min_players, to=game.max_players)
@@ -288,15 +221,39 @@ class LobbyScreen:
                 widget = ttk.Entry(self.options_frame, textvariable=var, width=18)
             widget.grid(row=2 * row, column=1, sticky="w", pady=(4, 0))
             self.option_vars[option.name] = var
+            remembered = self.app.form_memory.get(f"options:{game.name}", {})
+            if isinstance(remembered, dict) and option.name in remembered:
+                value = str(remembered[option.name])
+                var.set(value.lower() == "true" if isinstance(var, tk.BooleanVar) else value)
             if option.help:
-                ttk.Label(
+                help_label = ttk.Label(
                     self.options_frame,
                     text=safe_text(option.help, 80),
                     style="Card.TLabel",
                     foreground="#777777",
                     wraplength=220,
                     font=(FONT, 8),
-                ).grid(row=2 * row + 1, column=1, sticky="w")
+                )
+                help_label.grid(row=2 * row + 1, column=1, sticky="w")
+                self.help_labels.append(help_label)
+                hint = functools.partial(self._hint, option.help)
+                for shown in (label, widget):  # in a short window the help is in the status line instead
+                    shown.bind("<Enter>", lambda _e, hint=hint: hint(), add="+")
+        self._bind_return(self.form)
+        self._fit_help(self.frame.winfo_height())
+
+    def _hint(self, text: str, _event: object = None) -> None:
+        if not self.help_labels or not self.help_labels[0].winfo_ismapped():
+            self.status.configure(text=safe_text(text, 120))
+
+    def _fit_help(self, height: int) -> None:
+        """Options' help under each option only in a window tall enough for it, so Create is never cut off."""
+        tall = height <= 1 or height >= HELP_HEIGHT
+        for help_label in self.help_labels:
+            if tall and not help_label.winfo_manager():
+                help_label.grid()
+            elif not tall and help_label.winfo_manager():
+                help_label.grid_remove()
 
     def set_option(self, name: str, value: str) -> None:
         self.option_vars[name].set(value)
@@ -318,18 +275,54 @@ class LobbyScreen:
             options[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
         client = self.app.client
         name = (self.name_var.get().strip() or f"{safe_text(self.app.player_name, 16)}'s {game.title}")[:40].strip()
-        player = self.app.player_name
+        self.remember_form()
+        self.status.configure(text="Creating the table…" if bots < players else
+                              "Creating the table: every seat is a bot, so you will watch it.")  # fmt: skip
+        self.busy = self.app.network.submit(
+            create_and_sit(
+                client, self.host_tokens, game.name, players, bots, options, seed, name, self.app.player_name
+            ),
+            self._go_to_table,
+            self._failed,
+        )
 
-        async def create_and_join() -> tuple[table_pb2.TableInfo, int | None, str | None]:
-            created = await client.create_table(game.name, players, bots, options, seed, name)
-            self.host_tokens[created.table.table_id] = created.host_token
-            if bots >= players:
-                return created.table, None, None
-            joined = await client.join(created.table.table_id, player)
-            return joined.table, joined.seat, joined.seat_token
+    def remember_form(self) -> None:
+        """Keep the form's values for the next table (and the next run)."""
+        game = self.selected_game()
+        memory = self.app.form_memory
+        memory["game"] = game.name if game is not None else ""
+        memory["players"] = self.players_var.get()
+        memory["bots"] = self.bots_var.get()
+        memory["name"] = self.name_var.get()
+        if game is not None:
+            memory[f"options:{game.name}"] = {
+                name: str(var.get())
+                for name, var in self.option_vars.items()  # type: ignore[no-untyped-call]
+            }
+        self.app.save_form_memory()
 
-        self.status.configure(text="Creating the table…")
-        self.busy = self.app.network.submit(create_and_join(), self._go_to_table, self._failed)
+    def _restore_form(self) -> None:
+        memory = self.app.form_memory
+        if memory.get("game"):
+            self.select_game(str(memory["game"]))
+        game = self.selected_game()
+        if game is not None and str(memory.get("players", "")).isdigit():
+            players = int(memory["players"])
+            if game.min_players <= players <= game.max_players:
+                self.players_var.set(str(players))
+        if str(memory.get("bots", "")).isdigit():
+            self.bots_var.set(str(memory["bots"]))
+        self.name_var.set(str(memory.get("name", "")))
+        self._seats_changed()
+
+    def _seats_changed(self) -> None:
+        """Say before creating it when the table will have no seat for you."""
+        try:
+            everyone_a_bot = int(self.bots_var.get()) >= int(self.players_var.get())
+        except ValueError:
+            everyone_a_bot = False
+        self.create_button.configure(text="Create and watch" if everyone_a_bot else "Create and sit down")
+        self.seat_note.configure(text="Every seat is a bot: you will watch." if everyone_a_bot else "")
 
     def _selected_table(self) -> table_pb2.TableInfo | None:
         selection = self.tree.selection()
@@ -375,12 +368,7 @@ class LobbyScreen:
 
     def _go_to_table(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.busy = None
-        table, seat, token = result
-        if token is not None and seat is not None:
-            remember_seat(self.app.address, table.table_id, seat, token)
-        from toadstool_clients.tk.table import TableScreen
-
-        self.app.show(TableScreen(self.app, table, seat, token, self.host_tokens.get(table.table_id)))
+        go_to_table(self.app, result)
 
     def _failed(self, error: BaseException) -> None:
         self.busy = None
@@ -403,14 +391,18 @@ class LobbyScreen:
             return
         self.app.set_banner("")
         self.tables = tables
+        self._show_list()
+
+    def _show_list(self) -> None:
+        """The tables in the list: live ones first, finished ones only when asked for."""
         selection = self.tree.selection()
         self.tree.delete(*self.tree.get_children())
         titles = {g.name: g.title for g in self.app.games}
-        for table in tables:
+        shown = sort_tables(self.tables, self.show_finished.get())
+        for table in shown:
             mine = remembered_seat(self.app.address, table.table_id)
             taken = [s for s in table.seats if s.kind != table_pb2.SEAT_KIND_EMPTY]
-            names = ", ".join(safe_text(s.name, 14) for s in taken)
-            seats = f"{len(taken)}/{len(table.seats)}" + (f": {names}" if names else "")
+            seats = f"{len(taken)}/{len(table.seats)}"
             self.tree.insert(
                 "",
                 "end",
@@ -424,7 +416,7 @@ class LobbyScreen:
                     + (f" · your seat {mine[0] + 1}" if mine else ""),
                 ),
             )
-        if selection and selection[0] in {t.table_id for t in tables}:
+        if selection and selection[0] in {t.table_id for t in shown}:
             self.tree.selection_set(selection[0])
 
     def _list_failed(self, error: BaseException) -> None:

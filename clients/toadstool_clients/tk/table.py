@@ -9,8 +9,8 @@ no rules: its buttons are the update's legal actions, sent back by id with the u
 from __future__ import annotations
 
 import functools
-import time
 import tkinter as tk
+import tkinter.font as tkfont
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
@@ -18,15 +18,32 @@ import grpc
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import StreamState
-from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, safe_text
-from toadstool_clients.tk.lobby import STATUS_NAMES, explain
+from toadstool_clients.tk.actions import ActionBar
+from toadstool_clients.tk.connect import explain
+from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, recap_of, safe_text
+from toadstool_clients.tk.keys import table_key
+from toadstool_clients.tk.lobby import STATUS_NAMES
+from toadstool_clients.tk.motion import Motion
+from toadstool_clients.tk.overlays import (
+    CLOSE_OUTCOME,
+    HELD,
+    draw_held,
+    draw_outcome,
+    draw_roll,
+    draw_waiting,
+    hold,
+    start_roll,
+    start_slides,
+)
 
 if TYPE_CHECKING:
     from toadstool_clients.tk.app import App
 
-ROLL_HIGHLIGHT_S = 1.6
-#: The smallest drawing the game screens are designed for; a smaller canvas scrolls.
-MIN_WIDTH, MIN_HEIGHT = 640, 440
+#: The smallest drawing the game screens are designed for (what a 760x520 window leaves); smaller scrolls.
+MIN_WIDTH, MIN_HEIGHT = 470, 340
+#: The side panel's width (seats and events), and in a window narrower than SMALL_WINDOW.
+SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 214, 1000
+
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
 
@@ -48,15 +65,16 @@ class TableScreen:
         self.token = token
         self.latest: table_pb2.Update | None = None
         self.targets: list[ClickTarget] = []
-        self.action_buttons: dict[str, ttk.Button] = {}
-        self.host_button: ttk.Button | None = None
         self.menu: tk.Menu | None = None
-        self.shown_actions: tuple[str, ...] = ()
         self.acting: Any = None
         self.following: Any = None
         self.connected = True
         self.redraw_pending: str | None = None
-        self.roll: tuple[table_pb2.DieRoll, float] | None = None
+        self.roll: table_pb2.DieRoll | None = None
+        self.roll_fresh = False
+        #: The table's status when the status line was last written (a note goes stale when it changes).
+        self.status_for: int | None = None
+        self.gone = False
         self.fallback_note = ""
         self.left = False
         self.draw_count = 0
@@ -75,48 +93,59 @@ class TableScreen:
         self.phase.pack(side="left", padx=18, fill="x", expand=True)
 
         bottom = tk.Frame(self.frame, background="#1d2230")
-        bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 8))
+        bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 6))
         self.status = tk.Label(bottom, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="w")
         self.status.pack(side="bottom", fill="x")
-        self.actions_text = tk.Text(bottom, height=3, background="#263046", borderwidth=0, highlightthickness=0,
-                                    wrap="char", cursor="arrow", padx=6, pady=6)  # fmt: skip
-        self.actions_text.pack(side="left", fill="x", expand=True)
-        scroll = ttk.Scrollbar(bottom, orient="vertical", command=self.actions_text.yview)
-        scroll.pack(side="right", fill="y")
-        self.actions_text.configure(yscrollcommand=scroll.set, state="disabled")
+        self.bar = ActionBar(bottom, self.act)
+        self.bar.frame.pack(side="top", fill="x")
 
-        middle = ttk.PanedWindow(self.frame, orient="horizontal")
+        middle = tk.Frame(self.frame, background="#1d2230")
         middle.pack(fill="both", expand=True, padx=10, pady=4)
+        middle.rowconfigure(0, weight=1)
+        middle.columnconfigure(0, weight=1)
         holder = tk.Frame(middle, background="#1d2230")
+        holder.grid(row=0, column=0, sticky="nsew")
         holder.rowconfigure(0, weight=1)
         holder.columnconfigure(0, weight=1)
-        self.canvas = tk.Canvas(holder, background="#1f6f43", highlightthickness=0, width=860, height=560)
+        self.canvas = tk.Canvas(holder, background="#1f6f43", highlightthickness=0, width=480, height=360)
         self.canvas.grid(row=0, column=0, sticky="nsew")
         # Below the smallest size a screen is designed for, the drawing scrolls instead of squashing.
         self.vbar = ttk.Scrollbar(holder, orient="vertical", command=self.canvas.yview)
         self.hbar = ttk.Scrollbar(holder, orient="horizontal", command=self.canvas.xview)
         self.canvas.configure(yscrollcommand=self.vbar.set, xscrollcommand=self.hbar.set)
-        middle.add(holder, weight=4)
-        side = ttk.Frame(middle, style="Card.TFrame", padding=6)
-        middle.add(side, weight=1)
+        # The seats and the log keep a fixed width (narrower in a small window): the board takes the rest.
+        side = self.side = ttk.Frame(middle, style="Card.TFrame", padding=6, width=SIDE_W)
+        side.grid(row=0, column=1, sticky="ns", padx=(6, 0))
+        side.pack_propagate(False)
+        self.frame.bind("<Configure>", lambda e: self._fit_side(e.width))
         ttk.Label(side, text="Seats", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
-        for column, title, width in (("turn", "", 22), ("name", "Player", 110), ("score", "Score", 84),
-                                     ("state", "", 56)):  # fmt: skip
-            self.seats.heading(column, text=title)
-            self.seats.column(column, width=width, stretch=column == "name", anchor="w")
+        for column, title, width in (("turn", "", 20), ("name", "Player", 90), ("score", "Score", 70),
+                                     ("state", "", 52)):  # fmt: skip
+            self.seats.heading(column, text=title, anchor="w")
+            self.seats.column(column, width=width, minwidth=width if column != "name" else 60,
+                              stretch=column == "name", anchor="w")  # fmt: skip
         self.seats.tag_configure("turn", background="#fff3c4")
         self.seats.tag_configure("you", foreground="#0d47a1")
         self.seats.pack(fill="x", pady=(2, 8))
         ttk.Label(side, text="Events", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
-        self.log = tk.Text(side, width=30, height=12, wrap="word", background="#fbfaf6", borderwidth=0,
+        self.log = tk.Text(side, width=24, height=8, wrap="word", background="#fbfaf6", borderwidth=0,
                            font=(FONT, 9), state="disabled")  # fmt: skip
         self.log.tag_configure("roll", foreground="#6a1b9a", font=(FONT, 9, "bold"))
         self.log.pack(fill="both", expand=True)
         self.canvas.bind("<Configure>", lambda _e: self.schedule_redraw(60))
         self.board: Board | None = None
         bind_clicks(self.canvas, lambda: self.board)
+        self.outcome_closed = False
+        self.table_info = table
+        self.rematching: Any = None
+        self.motion = Motion(self.canvas)
+        self.positions: dict[str, tuple[float, float]] = {}
+        self.canvas.tag_bind(CLOSE_OUTCOME, "<Button-1>", lambda _e: self.close_outcome())
+        self.canvas.tag_bind(HELD, "<Button-1>", lambda _e: self.release_held())
+        self.held: tuple[str, list[str]] | None = None
+        self.key_binding = app.root.bind("<KeyPress>", lambda event: table_key(self, event), add="+")
 
         self.role.configure(text="spectator" if seat is None else f"you are seat {seat + 1}")
         self.window_title = table.name or table.table_id
@@ -136,8 +165,11 @@ class TableScreen:
         self.following = network.submit(follow(), None, self._stream_failed)
 
     def _stream_failed(self, error: BaseException) -> None:
-        if not self.left:
-            self.app.set_banner(f"Stopped following the table: {explain(error)}")
+        if self.left:
+            return
+        self.app.set_banner(f"Stopped following the table: {explain(error)}")
+        self.gone = True
+        self.bar.disable("This table is gone: nothing more can be played here.")
 
     def receive(self, item: table_pb2.Update | StreamState) -> None:
         """A stream item on the Tk thread: log events at once, draw the latest view soon."""
@@ -151,16 +183,25 @@ class TableScreen:
             else:
                 self.app.set_banner(f"Connection to the server lost ({item.message}). Reconnecting…")
             return
+        rolled = False
         for event in item.events:
-            self.log_event(event)
+            rolled = self.log_event(event) or rolled
+        if self.status_for is not None and item.status != self.status_for:
+            self.set_status("")  # "a bot sits in seat 2" is stale once the game has started
+        recap = recap_of(self.latest, item)
         self.latest = item
+        if recap is not None:
+            hold(self, recap)
         if item.table_name and item.table_name != self.window_title:
             self.window_title = item.table_name
             self.app.set_title(item.table_name)
             self.title.configure(text=safe_text(item.table_name, 30))
         self.schedule_redraw(0)
+        if rolled:
+            start_roll(self)
 
-    def log_event(self, event: table_pb2.Event) -> None:
+    def log_event(self, event: table_pb2.Event) -> bool:
+        """Add the event to the log; True when it rolled a die."""
         text = safe_text(event.text, 300)
         tag: tuple[str, ...] = ()
         if event.HasField("roll"):
@@ -168,8 +209,7 @@ class TableScreen:
             face = DIE_FACES[value - 1] if 1 <= value <= 6 else str(value)
             text = f"{face} {text}"
             tag = ("roll",)
-            self.roll = (event.roll, time.monotonic())
-            self.canvas.after(int(ROLL_HIGHLIGHT_S * 1000) + 50, lambda: self.schedule_redraw(0))
+            self.roll = event.roll
         self.log.configure(state="normal")
         self.log.insert("end", text + "\n", tag)
         lines = int(self.log.index("end-1c").split(".")[0])
@@ -177,8 +217,24 @@ class TableScreen:
             self.log.delete("1.0", f"{lines - 400}.0")
         self.log.configure(state="disabled")
         self.log.see("end")
+        return event.HasField("roll")
 
     # --- drawing ------------------------------------------------------------------------------------
+    def _fit_side(self, window_width: int) -> None:
+        """In a small window: a narrower side panel (without the seats' state column), a shorter title and
+        no role, so that the board and the phase keep their room."""
+        small = window_width < SMALL_WINDOW
+        width = SIDE_W_SMALL if small else SIDE_W
+        if int(self.side.cget("width")) != width:
+            self.side.configure(width=width)
+            self.seats.configure(displaycolumns=("turn", "name", "score") if small else ("turn", "name", "score",
+                                                                                      "state"))  # fmt: skip
+            self.title.configure(text=safe_text(self.window_title, 16 if small else 30))
+            if small:
+                self.role.pack_forget()
+            else:
+                self.role.pack(side="right", padx=10, before=self.title)
+
     def schedule_redraw(self, delay_ms: int) -> None:
         if self.left:
             return
@@ -204,64 +260,40 @@ class TableScreen:
                 bar.grid(row=place[0], column=place[1], sticky="ew" if place[0] else "ns")
             elif not needed and bar.winfo_manager():
                 bar.grid_remove()
+        for name in [n for n in self.motion.sequences if n.startswith("slide")]:
+            del self.motion.sequences[name]  # the pieces are drawn anew, where they now are
         self.canvas.delete("all")
         self.canvas.configure(cursor="")
         board = Board(self.canvas, width, height, update, self.choose)
         self.board = board
         if update.status == table_pb2.TABLE_STATUS_LOBBY and update.view.WhichOneof("game") is None:
-            self._draw_waiting(board)
+            draw_waiting(self, board)
             self.fallback_note = ""
         else:
             self.fallback_note = draw_game(board)
         self.targets = board.targets
-        self._draw_roll(board)
-        self._draw_outcome(board)
+        if board.movers and (shown_w, shown_h) == getattr(self, "_drawn_size", None):
+            start_slides(self, board, self.positions)
+        self._drawn_size = (shown_w, shown_h)
+        self.positions = dict(board.positions)
+        draw_roll(self, board)
+        draw_held(self, board)
+        draw_outcome(self, board)
         self._show_header(update)
         self._show_seats(update)
         self._show_actions(update)
 
-    def _draw_roll(self, board: Board) -> None:
-        """The latest die roll, big and highlighted for a moment after it happens."""
-        if self.roll is None:
-            return
-        roll, when = self.roll
-        fresh = time.monotonic() - when < ROLL_HIGHLIGHT_S
-        size = 56 if fresh else 36
-        x, y = board.width - size - 18, 16
-        if fresh:
-            board.rounded(x - 150, y - 8, x + size + 10, y + size + 8, 12, fill="#263238", outline="#ffd54a", width=2)
-        board.die(x, y, size, roll.value, highlight=fresh)
-        who = board.seat_name(roll.roller)
-        board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 16)}: {roll.value}",
-                   10 if fresh else 9, "bold", anchor="e", justify="right")  # fmt: skip
+    def release_held(self) -> None:
+        """Put a held recap away before its time."""
+        self.held = None
+        self.motion.sequences.pop("held", None)
+        self.canvas.delete(HELD)
 
-    def _draw_waiting(self, board: Board) -> None:
-        """Before the game starts: the seats as places round a table, open ones dashed."""
-        update = board.update
-        w, h = board.width, board.height
-        self.canvas.configure(background="#263046")
-        board.text(w / 2, 60, "Waiting for players", 22, "bold", fill="#ffd54a")
-        board.text(w / 2, 96, f"{safe_text(update.phase, 80)} · table {safe_text(update.table_id, 20)}", 12,
-                   fill="#cfd8dc")  # fmt: skip
-        count = max(1, len(update.seats))
-        slot = min(150.0, (w - 60) / count)
-        left = (w - slot * count) / 2
-        for seat in update.seats:
-            x = left + seat.index * slot + slot / 2
-            y = h / 2
-            empty = seat.kind == table_pb2.SEAT_KIND_EMPTY
-            fill = "" if empty else board.seat_colour(seat.index)
-            board.canvas.create_oval(x - 40, y - 40, x + 40, y + 40, fill=fill, outline="white", width=3,
-                                     dash=(6, 4) if empty else ())  # fmt: skip
-            label = "open" if empty else board.seat_name(seat.index)
-            board.text(x, y + 56, label, 11, "bold", fill="#90a4ae" if empty else "white")
-            if seat.index == self.seat:
-                board.text(x, y, "you", 12, "bold")
-            elif seat.kind == table_pb2.SEAT_KIND_BOT:
-                board.text(x, y, "bot", 12, "bold")
-        if self.host_token:
-            board.text(w / 2, h - 60, "You host this table: add bots below, or wait for friends to join.", 11,
-                       fill="#cfd8dc")  # fmt: skip
+    def close_outcome(self) -> None:
+        """Put the result card away to look at the table as it ended."""
+        if not self.outcome_closed:
+            self.outcome_closed = True
+            self.canvas.delete("outcome", CLOSE_OUTCOME)
 
     def add_bot(self) -> None:
         """The host fills one open seat with a bot."""
@@ -271,23 +303,53 @@ class TableScreen:
         self.set_status("Adding a bot…")
         self.app.network.submit(
             client.add_bot(self.table_id, self.host_token),
-            lambda seat: self.set_status(f"A bot sits in seat {seat + 1}."),
+            self._bot_added,
             lambda error: self.set_status(f"No bot added: {explain(error)}"),
         )
 
-    def _draw_outcome(self, board: Board) -> None:
-        update = board.update
-        if update.status != table_pb2.TABLE_STATUS_FINISHED:
+    def _bot_added(self, seat: int) -> None:
+        waiting = self.latest is None or self.latest.status == table_pb2.TABLE_STATUS_LOBBY
+        self.set_status(f"A bot sits in seat {seat + 1}." if waiting else "")  # once the game is on, old news
+
+    def rematch(self) -> None:
+        """A new table of the same game, options and seats (bots where bots sat), and a seat at it."""
+        client = self.app.client
+        update = self.latest
+        if client is None or update is None or self.rematching is not None:
             return
-        winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
-        summary = safe_text(update.outcome.summary, 80)
-        w, h = board.width, board.height
-        half = min(260, w / 2 - 20)
-        board.rounded(w / 2 - half, h / 2 - 60, w / 2 + half, h / 2 + 60, 22, fill="#fff8e1", outline="#f9a825",
-                      width=4)  # fmt: skip
-        board.text(w / 2, h / 2 - 22, f"★ {winners} won! ★", 20 if half > 200 else 15, "bold", fill="#c62828")
-        board.text(w / 2, h / 2 + 18, summary or "Game over", 12 if half > 200 else 10, fill="#333333",
-                   width=2 * half - 40, justify="center")  # fmt: skip
+        from toadstool_clients.tk.lobby import create_and_sit
+
+        bots = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_BOT)
+        players = len(update.seats)
+        options = dict(self.table_info.options)
+        name = safe_text(update.table_name or self.window_title, 40)
+        self.set_status("Setting up the rematch…")
+
+        def failed(error: BaseException) -> None:
+            self.rematching = None
+            self.set_status(f"No rematch: {explain(error)}")
+
+        self.rematching = self.app.network.submit(
+            create_and_sit(
+                client,
+                self.app.host_tokens,
+                self.table_info.game,
+                players,
+                min(bots, players - 1),
+                options,
+                None,
+                name,
+                self.app.player_name,
+            ),
+            self._go_to_rematch,
+            failed,
+        )
+
+    def _go_to_rematch(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
+        self.rematching = None
+        from toadstool_clients.tk.lobby import go_to_table
+
+        go_to_table(self.app, result)
 
     def _show_header(self, update: table_pb2.Update) -> None:
         phase = safe_text(update.phase or STATUS_NAMES.get(update.status, ""), 90)
@@ -295,8 +357,14 @@ class TableScreen:
         self.phase.configure(text=("▶ " if mine else "") + phase, fg="#ffeb3b" if mine else "white")
 
     def _show_seats(self, update: table_pb2.Update) -> None:
-        self.seats.heading("score", text=safe_text(update.score_label, 12).capitalize() or "Score")
+        heading = safe_text(update.score_label, 14).capitalize() or "Score"
+        if heading != self.seats.heading("score", "text"):  # as wide as its heading ("Extra lives")
+            self.seats.heading("score", text=heading)
+            self.seats.column("score", width=tkfont.Font(family=FONT, size=10).measure(heading) + 26)
         self.seats.delete(*self.seats.get_children())
+        rows = max(4, min(10, len(update.seats)))  # every seat in view, up to ten
+        if int(self.seats.cget("height")) != rows:
+            self.seats.configure(height=rows)
         to_act = set(update.to_act)
         for seat in update.seats:
             name = safe_text(seat.name or "(open)", 24)
@@ -317,43 +385,58 @@ class TableScreen:
                               tags=tags)  # fmt: skip
 
     def _show_actions(self, update: table_pb2.Update) -> None:
-        ids = tuple(a.id for a in update.legal_actions) if self.token else ()
-        hosting = bool(self.host_token) and update.status == table_pb2.TABLE_STATUS_LOBBY
-        if hosting:
-            ids = ("(add bot)",)
-        if ids == self.shown_actions and (self.action_buttons or hosting):
+        """The action bar: the legal actions, or the host's "Add a bot", or "Rematch" when it is over."""
+        if self.gone:
             return
-        self.shown_actions = ids
-        self.action_buttons = {}
-        text = self.actions_text
-        text.configure(state="normal")
-        for child in text.winfo_children():
-            child.destroy()
-        text.delete("1.0", "end")
+        hosting = bool(self.host_token) and update.status == table_pb2.TABLE_STATUS_LOBBY
+        finished = update.status == table_pb2.TABLE_STATUS_FINISHED
+        actions = self.offered_actions() if not hosting else []
+        key = (update.version, hosting, finished, tuple(a.id for a in actions))
+        if key[1:] == getattr(self, "_shown", (None,))[1:]:
+            return
+        self._shown = key
+        extra: list[tuple[str, Any]] = []
         if hosting:
-            button = ttk.Button(text, text="Add a bot", style="Action.TButton", command=self.add_bot)
-            text.window_create("end", window=button, padx=3, pady=3)
-            self.host_button = button
-        elif not ids:
-            waiting = "Watching." if self.token is None else "Waiting for the other players…"
-            if update.status == table_pb2.TABLE_STATUS_FINISHED:
-                waiting = "The game is over."
-            text.insert("end", waiting)
-            text.configure(foreground="#cfd8dc", font=(FONT, 10, "italic"))
-        for legal in update.legal_actions if self.token else ():
-            button = ttk.Button(text, text=safe_text(legal.label, 60), style="Action.TButton",
-                                command=functools.partial(self.act, legal))  # fmt: skip
-            text.window_create("end", window=button, padx=3, pady=3)
-            self.action_buttons[legal.id] = button
-        text.configure(state="disabled")
+            extra.append(("Add a bot", self.add_bot))
+        if finished:
+            extra.append(("Rematch", self.rematch))
+        note = "Watching." if self.token is None else "Waiting for the other players…"
+        if finished:
+            note = "The game is over."
+        self.bar.show(update, actions, "" if hosting else note, extra)
+
+    @property
+    def action_buttons(self) -> dict[str, ttk.Button]:
+        """The bar's buttons that send one action, by its id."""
+        return self.bar.by_id
+
+    @property
+    def host_button(self) -> ttk.Button | None:
+        return self.bar_button("Add a bot")
+
+    def bar_button(self, text: str) -> ttk.Button | None:
+        """The bar's button reading `text` (an extra such as "Rematch")."""
+        for child in self.bar.row.winfo_children():
+            if isinstance(child, ttk.Button) and child.cget("text") == text:
+                return child
+        return None
 
     # --- acting ---------------------------------------------------------------------------------------
+    def offered_actions(self) -> list[table_pb2.LegalAction]:
+        """The legal actions this screen offers now (none to a spectator, none once the table is gone)."""
+        if self.latest is None or self.token is None or self.gone:
+            return []
+        return list(self.latest.legal_actions)
+
     def choose(self, actions: list[table_pb2.LegalAction], event: tk.Event[Any] | None) -> None:
-        """A click on a drawn piece: one action is taken, several open a menu of their labels."""
+        """A click on a drawn piece: one action is taken; several open their entry in the action bar (a
+        wild card: its colours), or else a menu of their labels."""
         if not self.token:
             return
         if len(actions) == 1:
             self.act(actions[0])
+            return
+        if self.bar.open({a.id for a in actions}):
             return
         if self.menu is not None:
             self.menu.destroy()
@@ -364,16 +447,19 @@ class TableScreen:
         y = event.y_root if event is not None else self.canvas.winfo_rooty()
         menu.tk_popup(x, y)
 
-    def act(self, legal: table_pb2.LegalAction) -> None:
-        """Send the action id with the version it was offered at; a refusal shows in the status line."""
+    def act(self, legal: table_pb2.LegalAction, action_id: str | None = None) -> None:
+        """Send the action id (or `action_id`, its toggled twin) with the version it was offered at; a
+        refusal shows in the status line."""
         update = self.latest
         client = self.app.client
-        if update is None or client is None or self.token is None:
+        if update is None or client is None or self.token is None or self.gone:
             return
         if self.acting is not None:
             self.set_status("Still sending your last move…")
             return
-        self.set_status(f"Sending: {safe_text(legal.label, 60)}")
+        sent = action_id or legal.id
+        label = next((a.label for a in update.legal_actions if a.id == sent), legal.label)
+        self.set_status(f"Sending: {safe_text(label, 60)}")
 
         def done(_response: Any) -> None:
             self.acting = None
@@ -386,12 +472,12 @@ class TableScreen:
             else:
                 self.set_status(f"Not accepted: {explain(error)}")
 
-        self.acting = self.app.network.submit(
-            client.act(self.table_id, self.token, update.version, legal.id), done, refused
-        )
+        self.acting = self.app.network.submit(client.act(self.table_id, self.token, update.version, sent), done,
+                                              refused)  # fmt: skip
 
     def set_status(self, text: str) -> None:
         self.status.configure(text=text)
+        self.status_for = self.latest.status if text and self.latest is not None else None
 
     def back_to_lobby(self) -> None:
         from toadstool_clients.tk.lobby import LobbyScreen
@@ -400,7 +486,11 @@ class TableScreen:
 
     def leave(self) -> None:
         self.left = True
-        for call in (self.following, self.acting):
+        self.motion.cancel()
+        if self.key_binding:
+            self.app.root.unbind("<KeyPress>", self.key_binding)
+            self.key_binding = ""
+        for call in (self.following, self.acting, self.rematching):
             if call is not None:
                 call.cancel()
         if self.redraw_pending is not None:

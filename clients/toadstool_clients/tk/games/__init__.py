@@ -87,10 +87,20 @@ def text_colour_on(fill: str) -> str:
 #: The tag every clickable canvas item carries; the table screen binds it once (binding per redraw would
 #: register a new Tcl command each time).
 CLICKABLE = "clickable"
+#: The tag of items that name themselves on hover (a token's full name).
+TIPPED = "tipped"
+
+
+#: The tag of the hover highlight and of the tooltip drawn over a piece under the pointer.
+HOVER = "hover"
 
 
 def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None:
-    """Route clicks on clickable items to the current board's actions, with a hand cursor on hover."""
+    """Route clicks on clickable items to the current board's actions; a piece under the pointer is
+    outlined (and named, when it has a tooltip) so a person sees what a click would take."""
+
+    def group(board: Board, of: dict[str, Any]) -> str | None:
+        return next((tag for tag in canvas.gettags("current") if tag in of), None)
 
     def clicked(event: tk.Event[Any]) -> None:
         board = board_of()
@@ -101,9 +111,35 @@ def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None
                 board.choose(board.click_actions[tag], event)
                 return
 
-    canvas.tag_bind(CLICKABLE, "<Button-1>", clicked)
-    canvas.tag_bind(CLICKABLE, "<Enter>", lambda _e: canvas.configure(cursor="hand2"))
-    canvas.tag_bind(CLICKABLE, "<Leave>", lambda _e: canvas.configure(cursor=""))
+    def entered(_event: tk.Event[Any]) -> None:
+        board = board_of()
+        canvas.delete(HOVER)
+        if board is None:
+            return
+        clickable, tipped = group(board, board.click_actions), group(board, board.tips)
+        if clickable is not None and (box := canvas.bbox(clickable)):
+            canvas.configure(cursor="hand2")
+            canvas.create_rectangle(box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3, outline="#fff59d", width=3,
+                                    tags=(HOVER,), state="disabled")  # fmt: skip
+        tip = board.tips.get(tipped) if tipped is not None else None
+        if tip and (box := canvas.bbox(tipped)):
+            y = box[1] - 14 if box[1] > 24 else box[3] + 14
+            x = min(max((box[0] + box[2]) / 2, 60), board.width - 60)
+            label = canvas.create_text(x, y, text=tip, font=(FONT, 9, "bold"), fill="white", tags=(HOVER,),
+                                       state="disabled")  # fmt: skip
+            lx0, ly0, lx1, ly1 = canvas.bbox(label)
+            back = canvas.create_rectangle(lx0 - 5, ly0 - 2, lx1 + 5, ly1 + 2, fill="#212121", outline="#fff59d",
+                                           tags=(HOVER,), state="disabled")  # fmt: skip
+            canvas.tag_raise(label, back)
+
+    def left(_event: tk.Event[Any]) -> None:
+        canvas.delete(HOVER)
+        canvas.configure(cursor="")
+
+    for tag in (CLICKABLE, TIPPED):
+        canvas.tag_bind(tag, "<Button-1>", clicked)
+        canvas.tag_bind(tag, "<Enter>", entered)
+        canvas.tag_bind(tag, "<Leave>", left)
 
 
 @dataclass
@@ -128,6 +164,14 @@ class Board:
     targets: list[ClickTarget] = field(default_factory=list)
     #: The actions each clickable group offers, by its tag ("click1", ...).
     click_actions: dict[str, list[table_pb2.LegalAction]] = field(default_factory=dict)
+    #: What a group of items is called, shown on hover, by its tag.
+    tips: dict[str, str] = field(default_factory=dict)
+    #: Where named pieces are drawn (their centres), and which of them may slide from where they were
+    #: (the tag of their items, and the piece they come from when they were not drawn before).
+    positions: dict[str, tuple[float, float]] = field(default_factory=dict)
+    movers: dict[str, tuple[str, str | None]] = field(default_factory=dict)
+    #: Where the latest die roll is shown (its top right corner); a game moves it off its own panels.
+    die_spot: tuple[float, float] | None = None
     _next_tag: int = 0
 
     # --- who is who -------------------------------------------------------------------------------
@@ -187,7 +231,37 @@ class Board:
         if at is not None:
             self.targets.append(ClickTarget(at[0], at[1], [a.id for a in actions], what))
 
+    def tip(self, items: Iterable[int], text: str) -> str:
+        """Name a piece on hover (a token whose label is only its initials)."""
+        self._next_tag += 1
+        tag = f"tip{self._next_tag}"
+        for item in items:
+            self.canvas.addtag_withtag(tag, item)
+            self.canvas.addtag_withtag(TIPPED, item)
+        self.tips[tag] = text
+        return tag
+
+    def moving(self, key: str, items: Iterable[int], origin: str | None = None) -> None:
+        """A piece that slides when it is drawn somewhere new (`origin`: the piece it comes from when it
+        was not on the board before, such as the seat that played a card)."""
+        tag = f"move:{key}"
+        for item in items:
+            self.canvas.addtag_withtag(tag, item)
+        box = self.canvas.bbox(tag)
+        if box:
+            self.positions[key] = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
+            self.movers[key] = (tag, origin)
+
+    def place(self, key: str, x: float, y: float) -> None:
+        """Where a piece that others may come from is (a seat's plate)."""
+        self.positions[key] = (x, y)
+
     # --- drawing helpers --------------------------------------------------------------------------
+    def panel(self, x0: float, y0: float, x1: float, y1: float, radius: float, **options: Any) -> int:
+        """A rounded panel whose text must stay inside it (tagged "panel" for the layout tests)."""
+        options["tags"] = (*options.get("tags", ()), "panel")
+        return self.rounded(x0, y0, x1, y1, radius, **options)
+
     def rounded(self, x0: float, y0: float, x1: float, y1: float, radius: float, **options: Any) -> int:
         """A rounded rectangle (a smoothed polygon)."""
         r = max(1.0, min(radius, (x1 - x0) / 2, (y1 - y0) / 2))
@@ -300,3 +374,27 @@ def draw_game(board: Board) -> str:
         draw_raw(board, "This view could not be drawn; here is the raw view.")
         return "drawing failed"
     return ""
+
+
+def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tuple[str, list[str]] | None:
+    """What a game wants held on screen a moment after this update (a Power Up round's result): its
+    module's optional `recap(previous_view, view, event_texts)`; None when it has none or nothing to hold."""
+    if previous is None:
+        return None
+    member, view = view_of(update)
+    before_member, before = view_of(previous)
+    if member is None or member != before_member:
+        return None
+    try:
+        module = importlib.import_module(f"{__name__}.{member}")
+    except ImportError:
+        return None
+    recap = getattr(module, "recap", None)
+    if recap is None:
+        return None
+    try:
+        found = recap(before, view, [safe_text(e.text, 120) for e in update.events])
+    except Exception:  # a recap is a nicety: never a reason to fail
+        log.warning("the %s recap failed", member, exc_info=True)
+        return None
+    return found if isinstance(found, tuple) else None

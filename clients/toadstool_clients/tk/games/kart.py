@@ -72,6 +72,20 @@ def short_label(name: str) -> str:
     return SHORT.get(name.lower(), name[:1] or "?")
 
 
+#: Field kinds in the legend, with their names.
+LEGEND = (
+    (kart_pb2.KART_FIELD_TYPE_ITEM, "item"),
+    (kart_pb2.KART_FIELD_TYPE_BOOSTER, "booster"),
+    (kart_pb2.KART_FIELD_TYPE_MUSHROOM, "mushroom"),
+    (kart_pb2.KART_FIELD_TYPE_THWOMP, "Thwomp"),
+)
+
+
+def panel_width(board: Board) -> float:
+    """The race panel (standings, dice, legend) at the right of the track."""
+    return max(180.0, min(250.0, board.width * 0.3))
+
+
 def draw(board: Board, view: kart_pb2.KartView) -> None:
     w, h = board.width, board.height
     c = board.canvas
@@ -80,9 +94,10 @@ def draw(board: Board, view: kart_pb2.KartView) -> None:
         c.create_line(stripe, 0, stripe - h, h, fill="#379037", width=24)
     track = view.track
     length = max(1, track.length or len(track.fields))
-    radius = min(h * 0.36, w * 0.2)
-    straight = max(40.0, w - 2 * radius - 120)
-    loop = Loop(w / 2, h / 2 + 8, straight, radius, length)
+    track_w = w - panel_width(board) - 20
+    radius = max(60.0, min(h * 0.36, track_w * 0.3))
+    straight = max(30.0, track_w - 2 * radius - 60)
+    loop = Loop(10 + track_w / 2, h / 2 + 10, straight, radius, length)
     tile = min(30.0, loop.perimeter / length * 0.86)
     # the road under the fields
     points = []
@@ -93,10 +108,23 @@ def draw(board: Board, view: kart_pb2.KartView) -> None:
     c.create_line(*points, fill="#ffffff", width=tile * 1.9 + 6, capstyle="round", dash=(12, 12))
     c.create_line(*points, fill="#5d5d5d", width=tile * 1.9, capstyle="round", smooth=True)
     _draw_finish(board, loop, tile)
+    _draw_direction(board, loop, tile)
+    _draw_infield(board, view, loop)
     _draw_shortcuts(board, view, loop)
     _draw_fields(board, view, loop, tile)
     _draw_karts(board, view, loop, tile)
-    _draw_infield(board, view, loop)
+    _draw_race_panel(board, view, w - panel_width(board) - 8, 8, w - 8, h - 8)
+    board.die_spot = (min(track_w, 230.0), h - 70)  # the latest roll: on the grass below the track
+
+
+def _draw_direction(board: Board, loop: Loop, tile: float) -> None:
+    """An arrow beside the top straight: the way the karts drive (the field numbers grow that way)."""
+    y = loop.cy - loop.radius - tile - 12
+    half = min(60.0, loop.straight / 2)
+    if y < 8 or half < 20:
+        return
+    board.canvas.create_line(loop.cx - half, y, loop.cx + half, y, fill="white", width=4, arrow="last",
+                             arrowshape=(12, 14, 6))  # fmt: skip
 
 
 def _draw_finish(board: Board, loop: Loop, tile: float) -> None:
@@ -151,7 +179,7 @@ def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float)
                                        outline=""))  # fmt: skip
         elif mark:
             items.append(board.text(x, y, mark, max(7, int(tile * 0.42)), "bold", fill=text_colour_on(fill)))
-        if index % 10 == 0:
+        if index % 10 == 0 and index:  # field 0 is the finish line
             board.text(x + nx * (tile + 4), y + ny * (tile + 4), str(index), 7, fill="#e8f5e9")
         if index in bananas:
             bx, by = x - nx * tile * 0.1, y - ny * tile * 0.1
@@ -200,64 +228,24 @@ def _draw_kart(board: Board, view: kart_pb2.KartView, racer: kart_pb2.KartRacer,
                                               fill=GOLD, outline="white", width=2))  # fmt: skip
     items += board.token(x, y, radius, fill, short_label(racer.character),
                          outline="#ffeb3b" if racer.seat == board.you else "white")  # fmt: skip
+    board.tip(items, f"{safe_text(racer.character, 16)} ({board.seat_name(racer.seat)})")
+    board.moving(f"kart {racer.seat}", items)
     board.clickable(items, offers, f"kart {racer.seat}")
 
 
 def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
-    c = board.canvas
-    x0 = loop.cx - loop.straight / 2 - loop.radius * 0.35
-    x1 = loop.cx + loop.straight / 2 + loop.radius * 0.35
-    y0 = loop.cy - loop.radius * 0.62
-    y1 = loop.cy + loop.radius * 0.62
-    board.rounded(x0, y0, x1, y1, 24, fill="#1b5e20", outline="#a5d6a7", width=2)
-    board.text((x0 + x1) / 2, y0 + 16, f"{safe_text(view.track.title or view.track.name, 30)} · {view.laps} laps",
-               12, "bold", fill=GOLD)  # fmt: skip
-    facts = f"Bank ● {view.bank} · item deck {view.deck_count} · bananas left {view.banana_chips_left}"
-    board.text((x0 + x1) / 2, y1 - 14, facts, 9, fill="#c8e6c9")
-    racers = sorted(view.karts, key=lambda r: (-r.progress, r.start_place))
-    ranked = bool(view.ranking)
-    room = y1 - y0 - 110
-    columns = 1 if room / max(len(racers), 1) >= 15 else 2  # a short infield lists the karts in two columns
-    per_column = (len(racers) + columns - 1) // columns
-    row_h = min(22.0, room / max(per_column, 1))
-    column_w = (x1 - x0 - 32) / columns
-    for place, racer in enumerate(racers, start=1):
-        column, row = divmod(place - 1, per_column)
-        tx = x0 + 16 + column * column_w
-        y = y0 + 40 + row * row_h
-        shown_place = view.ranking[racer.seat] if ranked and racer.seat < len(view.ranking) else place
-        turn = view.HasField("turn") and view.turn == racer.seat
-        colour = KART_COLOURS.get(racer.color, "#9e9e9e")
-        board.text(tx, y, f"{shown_place}.", 10, "bold", anchor="w", fill=GOLD if turn else "white")
-        c.create_oval(tx + 22, y - 7, tx + 36, y + 7, fill=colour, outline="white")
-        who = f"{safe_text(racer.character, 12)} ({board.seat_name(racer.seat)})"
-        who = who if columns == 1 else safe_text(racer.character, 12)
-        board.text(tx + 42, y, who, 9, "bold", anchor="w", fill=GOLD if turn else "white")
-        details = [f"lap {min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
-        if racer.HasField("item"):
-            details.append(KART_ITEM_NAMES.get(racer.item, "item"))
-        if racer.skips:
-            details.append(f"skips {racer.skips}")
-        if racer.halving:
-            details.append("½ move")
-        board.text(tx + min(230.0, column_w * 0.58), y, "  ".join(details), 9 if columns == 1 else 8, anchor="w",
-                   fill="#e8f5e9")  # fmt: skip
-    rolls = list(view.last_rolls)[-6:]
-    tx = x0 + 16
-    if rolls:
-        ry = y1 - 62
-        board.text(tx, ry + 12, "Rolls", 9, "bold", anchor="w", fill="#c8e6c9")
-        for index, roll in enumerate(rolls):
-            rx = tx + 46 + index * 44
-            board.die(rx, ry, 24, roll.value)
-            board.text(rx + 12, ry + 32, board.seat_name(roll.roller)[:7], 7, fill="#c8e6c9")
-    rolls_offered = [legal for legal, _payload in board.actions("kart", "roll")]
-    if rolls_offered:  # the die itself is the roll button
-        size = 46.0
-        rx, ry = x1 - 24 - size, y0 + 40
-        items = board.die(rx, ry, size, 5, highlight=True)
-        items.append(board.text(rx + size / 2, ry + size + 14, "Click to roll", 9, "bold", fill=GOLD))
-        board.clickable(items, rolls_offered, "the die")
+    """The infield: the track's name and laps, the bank and piles, and what this move is about."""
+    x0 = loop.cx - loop.straight / 2 - loop.radius * 0.3
+    x1 = loop.cx + loop.straight / 2 + loop.radius * 0.3
+    y0 = loop.cy - loop.radius * 0.55
+    y1 = loop.cy + loop.radius * 0.55
+    board.panel(x0, y0, x1, y1, 20, fill="#1b5e20", outline="#a5d6a7", width=2)
+    room = x1 - x0 - 20
+    cx = (x0 + x1) / 2
+    title = f"{view.track.title or view.track.name} · {view.laps} laps"
+    board.text(cx, y0 + 16, safe_text(title, max(6, int(room / 9.5))), 11, "bold", fill=GOLD)
+    facts = f"Bank ● {view.bank} · items {view.deck_count} · bananas {view.banana_chips_left}"
+    board.text(cx, y0 + 36, safe_text(facts, max(6, int(room / 5.6))), 8, fill="#c8e6c9")
     notes = []
     if view.bundle_paid:
         notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
@@ -267,5 +255,76 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
         notes.append("Lightning!")
     if view.stage == kart_pb2.KART_STAGE_SHORTCUT:
         notes.append(f"{view.pending_move} fields to drive: take a shortcut?")
-    if notes:
-        board.text(x1 - 16, y1 - 50, " · ".join(notes), 9, "bold", fill=GOLD, anchor="e")
+    if notes and y1 - y0 > 64:
+        board.text(cx, (y0 + 46 + y1) / 2, safe_text(" · ".join(notes), max(10, int(room / 3.2))), 9, "bold",
+                   fill=GOLD, width=room, justify="center")  # fmt: skip
+
+
+def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float, x1: float, y1: float) -> None:
+    """Right of the track: the standings, the latest rolls, the die to roll, and the legend of fields."""
+    c = board.canvas
+    board.panel(x0, y0, x1, y1, 14, fill="#1b3d1b", outline="#a5d6a7", width=2)
+    room = x1 - x0 - 20
+    racers = sorted(view.karts, key=lambda r: (-r.progress, r.start_place))
+    ranked = bool(view.ranking)
+    legend_h = 40.0
+    die_h = 80.0 if board.actions("kart", "roll") else 0.0
+    rolls_h = 54.0 if view.last_rolls else 0.0
+    row_h = max(14.0, min(30.0, (y1 - y0 - 30 - legend_h - die_h - rolls_h) / max(len(racers), 1)))
+    two_lines = row_h >= 28
+    board.text(x0 + 10, y0 + 14, "Standings", 10, "bold", anchor="w", fill=GOLD)
+    y = y0 + 30 + (row_h / 2 if not two_lines else 8)
+    for place, racer in enumerate(racers, start=1):
+        shown_place = view.ranking[racer.seat] if ranked and racer.seat < len(view.ranking) else place
+        turn = view.HasField("turn") and view.turn == racer.seat
+        colour = KART_COLOURS.get(racer.color, "#9e9e9e")
+        fill = GOLD if turn else "white"
+        details = [f"{min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
+        extras = []
+        if racer.HasField("item"):
+            extras.append(KART_ITEM_NAMES.get(racer.item, "item"))
+        if racer.skips:
+            extras.append(f"skips {racer.skips}")
+        if racer.halving:
+            extras.append("½ move")
+        board.text(x0 + 10, y, f"{shown_place}.", 9, "bold", anchor="w", fill=fill)
+        c.create_oval(x0 + 28, y - 6, x0 + 40, y + 6, fill=colour, outline="white")
+        right = "  ".join(details)
+        board.text(x1 - 10, y, right, 8, anchor="e", fill="#e8f5e9")
+        name_room = room - 44 - len(right) * 5.6
+        who = f"{racer.character} ({board.seat_name(racer.seat)})" if two_lines else racer.character
+        board.text(x0 + 46, y, safe_text(who, max(3, int(name_room / 7.8))), 9, "bold", anchor="w", fill=fill)
+        if extras and two_lines:
+            board.text(x0 + 46, y + 13, safe_text(" · ".join(extras), max(4, int((room - 40) / 5.4))), 7,
+                       anchor="w", fill="#fff59d")  # fmt: skip
+        elif extras:
+            board.tip([c.create_oval(x1 - 14 - len(right) * 5.6 - 10, y - 4, x1 - 14 - len(right) * 5.6 - 2, y + 4,
+                                     fill="#fff59d", outline="")], " · ".join(extras))  # fmt: skip
+        y += row_h
+    y = max(y, y0 + 30) + 6 - (row_h / 2 if not two_lines else 8)
+    rolls = list(view.last_rolls)[-max(1, int((room - 36) / 40)) :]
+    if rolls:
+        board.text(x0 + 10, y + 12, "Rolls", 8, "bold", anchor="w", fill="#c8e6c9")
+        for index, roll in enumerate(rolls):
+            rx = x0 + 44 + index * 40
+            board.die(rx, y, 24, roll.value)
+            board.text(rx + 12, y + 34, safe_text(board.seat_name(roll.roller), 6), 7, fill="#c8e6c9")
+        y += rolls_h
+    rolls_offered = [legal for legal, _payload in board.actions("kart", "roll")]
+    if rolls_offered:  # the die itself is the roll button
+        size = 40.0
+        rx = (x0 + x1) / 2 - size / 2
+        items = board.die(rx, y + 4, size, 5, highlight=True)
+        items.append(board.text(rx + size / 2, y + size + 20, "Click to roll (r)", 9, "bold", fill=GOLD))
+        board.clickable(items, rolls_offered, "the die")
+    # the legend of field kinds, in two columns at the bottom
+    ly = y1 - legend_h + 4
+    column_w = room / 2
+    for index, (kind, name) in enumerate(LEGEND):
+        fill, mark = FIELDS[kind]
+        lx = x0 + 10 + (index % 2) * column_w
+        yy = ly + (index // 2) * 16
+        board.rounded(lx, yy - 6, lx + 12, yy + 6, 3, fill=fill, outline="white")
+        if mark and kind != kart_pb2.KART_FIELD_TYPE_MUSHROOM:
+            board.text(lx + 6, yy, mark, 7, "bold", fill=text_colour_on(fill))
+        board.text(lx + 17, yy, name, 8, anchor="w", fill="#e8f5e9")

@@ -121,7 +121,8 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
         radius = min(19.0, pitch * 0.3, step * 0.45)
         for index, character in enumerate(level.characters):
             cx = x0 + 30 + index * step
-            _draw_character(board, view, character, cx, y - 12 - radius, radius, offers.get(character, []), top_level)
+            _draw_character(board, view, character, cx, y - 12 - radius, radius, offers.get(character, []), top_level,
+                            step)  # fmt: skip
 
 
 def _draw_waiting_row(
@@ -144,13 +145,15 @@ def _draw_waiting_row(
             name = character_name(view, character)
             colour = "#9e9e9e" if faded else character_colour(name, character)
             items = board.token(x + 14, y, 13, colour, short_label(name))
+            board.tip(items, name)
+            board.moving(f"character {character}", items)
             board.clickable(items, offers.get(character, []) if not faded else [], name)
             x += step
         x += 16
 
 
 def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int, cx: float, cy: float,
-                    radius: float, offers: list[Any], on_gold: bool = False) -> None:  # fmt: skip
+                    radius: float, offers: list[Any], on_gold: bool = False, room: float = 70.0) -> None:  # fmt: skip
     name = character_name(view, character)
     colour = character_colour(name, character)
     items = []
@@ -163,70 +166,107 @@ def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int,
                                               fill="", outline="white", width=3, dash=(4, 2)))  # fmt: skip
     items += board.token(cx, cy, radius, colour, short_label(name))
     if character in view.favourites:
-        items.append(board.text(cx + radius * 0.8, cy - radius * 0.8, "♥", 10, "bold", fill="#ff1744"))
+        items.append(heart(board, cx + radius * 0.85, cy - radius * 0.85, max(3.5, radius * 0.3)))
     if nominee:
         items.append(board.text(cx, cy - radius - 14, "♛ nominee", 8, "bold", fill="#5d2906"))
-    if radius >= 12:
-        label = name if len(name) <= 10 else short_label(name) if " " not in name else name.split()[0]
+    label = name if len(name) <= 10 else short_label(name) if " " not in name else name.split()[0]
+    if radius >= 12 and len(label) * 5.6 + 6 <= room:  # a name under the token when it does not meet the next
         items.append(board.text(cx, cy + radius + 2, label, 7, "bold", fill="#5d2906" if on_gold else "white",
                                 anchor="n"))  # fmt: skip
+    board.tip(items, name)
+    board.moving(f"character {character}", items)
     board.clickable(items, offers, name)
 
 
+def heart(board: Board, x: float, y: float, size: float = 5.0) -> int:
+    """A small red heart (a secret favourite) centred on (x, y): a shape, so it never covers a label."""
+    r = size
+    points = [x, y + r, x - r * 1.1, y - r * 0.1, x - r * 0.6, y - r, x, y - r * 0.5, x + r * 0.6, y - r,
+              x + r * 1.1, y - r * 0.1]  # fmt: skip
+    return int(board.canvas.create_polygon(points, smooth=True, fill="#ff1744", outline="white", width=1))
+
+
 def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> None:
+    """Every seat's coins, cards and votes, then the viewer's favourites and Power Ups, then the piles; rows
+    shrink (their held blocks become a count) so that six seats fit a small window."""
     w, h = board.width, board.height
     x0 = board_w + 8
     x1 = w - 10
-    board.rounded(x0, 10, x1, h - 10, 14, fill="#1a237e", outline="#c5cae9", width=2)
-    y = 24
+    board.panel(x0, 10, x1, h - 10, 14, fill="#1a237e", outline="#c5cae9", width=2)
+    favourite_rows = -(-len(view.favourites) // 3) if view.favourites else 0
+    reserved = (24 + 26 * favourite_rows if h >= 600 else 40 if view.favourites else 0) + (36 if view.power_ups else 0)
+    reserved += 20
+    pitch = max(34.0, min(66.0, (h - 30 - reserved) / max(len(view.seats), 1)))
+    full = pitch >= 62
+    y = 18.0
+    room = x1 - x0 - 32
     for seat in view.seats:
         current = seat.seat == view.current and view.stage != levelup_pb2.LEVEL_UP_STAGE_GAME_OVER
-        board.rounded(x0 + 8, y, x1 - 8, y + 58, 10, fill="#283593", outline=GOLD if current else "#3949ab",
-                      width=3 if current else 1)  # fmt: skip
-        board.canvas.create_oval(x0 + 16, y + 8, x0 + 30, y + 22, fill=board.seat_colour(seat.seat), outline="white")
-        name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
-        board.text(x0 + 36, y + 15, name, 10, "bold", anchor="w", fill=GOLD if current else "white")
+        board.panel(x0 + 6, y, x1 - 6, y + pitch - 6, 10, fill="#283593", outline=GOLD if current else "#3949ab",
+                    width=3 if current else 1)  # fmt: skip
+        board.canvas.create_oval(x0 + 13, y + 7, x0 + 25, y + 19, fill=board.seat_colour(seat.seat), outline="white")
         score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
-        board.text(x1 - 16, y + 15, f"{score} pts", 10, "bold", anchor="e")
-        facts = [f"● {seat.coins}", f"No! cards {seat.no_cards}", f"Power Ups {seat.power_up_count}"]
+        vote = VOTES.get(seat.revealed_vote)
+        right = 60.0 + (56 if vote else 40 if seat.has_voted else 0)
+        name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
+        board.text(x0 + 30, y + 13, safe_text(name, max(4, int((room - right) / 7.5))), 9, "bold", anchor="w",
+                   fill=GOLD if current else "white")  # fmt: skip
+        board.text(x1 - 14, y + 13, f"{score} pts", 9, "bold", anchor="e")
+        if vote:
+            label, fill = vote
+            board.rounded(x1 - 112, y + 5, x1 - 64, y + 21, 7, fill=fill if not seat.vote_cancelled else "#777777",
+                          outline="white")  # fmt: skip
+            board.text(x1 - 88, y + 13, label + (" ✗" if seat.vote_cancelled else ""), 7, "bold")
+        elif seat.has_voted:
+            board.text(x1 - 66, y + 13, "voted ✓", 7, "bold", anchor="e", fill="#a5d6a7")
+        facts = [f"● {seat.coins}", f"No! {seat.no_cards}", f"Power Ups {seat.power_up_count}"]
+        if not full and seat.held_blocks:
+            facts.append(f"blocks {len(seat.held_blocks)}")
         if seat.extra_turns:
             facts.append(f"+{seat.extra_turns} turn")
         if seat.skips:
             facts.append(f"skips {seat.skips}")
         if not board.connected(seat.seat):
             facts.append("offline")
-        board.text(x0 + 16, y + 34, "  ".join(facts), 8, anchor="w", fill="#c5cae9")
-        vote = VOTES.get(seat.revealed_vote)
-        if vote:
-            label, fill = vote
-            board.rounded(x1 - 140, y + 6, x1 - 78, y + 24, 8, fill=fill if not seat.vote_cancelled else "#777777",
-                          outline="white")  # fmt: skip
-            board.text(x1 - 109, y + 15, label + (" ✗" if seat.vote_cancelled else ""), 8, "bold")
-        elif seat.has_voted:
-            board.text(x1 - 78, y + 15, "voted ✓", 8, "bold", anchor="e", fill="#a5d6a7")
-        bx = x0 + 16
-        for block in seat.held_blocks[:8]:
-            label, fill = BLOCKS.get(block.kind, ("?", "#888888"))
-            width = 8 + len(label) * 6
-            board.rounded(bx, y + 44, bx + width, y + 56, 4, fill=fill, outline="white" if not block.fresh else GOLD)
-            board.text(bx + width / 2, y + 50, label, 6, "bold", fill=text_colour_on(fill))
-            bx += width + 4
-        y += 66
-    y += 4
+        board.text(x0 + 14, y + 30, safe_text("  ".join(facts), max(8, int(room / 5.6))), 7, anchor="w",
+                   fill="#c5cae9")  # fmt: skip
+        if full:
+            bx = x0 + 14
+            for block in seat.held_blocks[:8]:
+                label, fill = BLOCKS.get(block.kind, ("?", "#888888"))
+                width = 8 + len(label) * 6
+                if bx + width > x1 - 10:
+                    break
+                board.rounded(
+                    bx, y + 40, bx + width, y + 52, 4, fill=fill, outline="white" if not block.fresh else GOLD
+                )
+                board.text(bx + width / 2, y + 46, label, 6, "bold", fill=text_colour_on(fill))
+                bx += width + 4
+        y += pitch
+    y += 2
     if view.favourites:
-        board.text(x0 + 16, y, "Your secret favourites ♥", 10, "bold", anchor="nw", fill=GOLD)
+        roomy = h >= 600
+        title = board.text(x0 + 14, y, "Your secret favourites" if roomy else "Favourites", 9, "bold",
+                           anchor="nw", fill=GOLD)  # fmt: skip
+        heart(board, board.canvas.bbox(title)[2] + 9, y + 8)
         y += 20
         for index, character in enumerate(view.favourites):
             name = character_name(view, character)
-            cx = x0 + 28 + (index % 3) * ((x1 - x0 - 24) / 3)
-            cy = y + 12 + (index // 3) * 26
-            board.token(cx, cy, 10, character_colour(name, character), short_label(name))
-            board.text(cx + 14, cy, name, 8, anchor="w")
-        y += 26 * ((len(view.favourites) + 2) // 3) + 6
+            if roomy:
+                cx = x0 + 26 + (index % 3) * ((x1 - x0 - 24) / 3)
+                cy = y + 10 + (index // 3) * 26
+            else:
+                cx, cy = x0 + 26 + index * 26, y + 8
+            items = board.token(cx, cy, 10, character_colour(name, character), short_label(name))
+            board.tip(items, name)
+            if roomy:
+                board.text(cx + 14, cy, safe_text(name, max(4, int(((x1 - x0 - 24) / 3 - 18) / 5.4))), 8, anchor="w")
+        y += (26 * favourite_rows if roomy else 22) + 4
     if view.power_ups:
         names = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups)
-        board.text(x0 + 16, y, f"Your Power Ups: {names}", 9, "bold", anchor="nw", fill="#e1bee7", width=x1 - x0 - 30)
-        y += 34
-    extra = []
-    extra.append(f"? blocks left {view.block_pile} · Power Up deck {view.power_deck}")
-    board.text(x0 + 16, min(y, h - 60), "\n".join(extra), 8, anchor="nw", fill="#c5cae9", width=x1 - x0 - 30)
+        board.text(x0 + 14, y, safe_text(f"Your Power Ups: {names}", max(10, int(room / 3))), 8, "bold",
+                   anchor="nw", fill="#e1bee7", width=x1 - x0 - 28)  # fmt: skip
+        y += 30
+    piles = f"? blocks left {view.block_pile} · Power Up deck {view.power_deck}"
+    if y < h - 28:
+        board.text(x0 + 14, h - 20, safe_text(piles, max(10, int(room / 5))), 7, anchor="w", fill="#c5cae9")

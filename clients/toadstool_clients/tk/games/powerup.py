@@ -7,11 +7,10 @@ it knows no rules.
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 from toadstool.api.v1 import powerup_pb2
-from toadstool_clients.tk.games import Board, safe_text
+from toadstool_clients.tk.games import Board, safe_text, text_colour_on
 
 FELT = "#2b3f8c"
 PANEL_H = 132
@@ -43,8 +42,14 @@ TIMING = {
 }
 
 
+def fit(text: str, room: float, size: int = 8) -> str:
+    """`text` cut to what `room` pixels hold at `size` points (DejaVu Sans averages ~0.75 of the size)."""
+    return safe_text(text, max(3, int(room / (size * 0.78))))
+
+
 def draw_level_card(board: Board, x: float, y: float, w: float, seat: powerup_pb2.PowerUpSeat) -> list[int]:
-    """A seat's Level card: its value when the viewer knows it, a castle, or a face-down back."""
+    """A seat's Level card: its value when the viewer knows it (a modified value below it), a castle, or a
+    face-down back."""
     h = w * 1.4
     items = [board.rounded(x + 2, y + 3, x + w + 2, y + h + 3, 8, fill="#111a3a", outline="")]
     if not seat.has_level:
@@ -56,42 +61,46 @@ def draw_level_card(board: Board, x: float, y: float, w: float, seat: powerup_pb
         items.append(board.text(x + w / 2, y + h / 2, "?", int(w * 0.45), "bold", fill=GOLD))
         return items
     card = seat.level
+    small = max(6, int(w * 0.13))
     if card.castle:
         items.append(board.rounded(x, y, x + w, y + h, 8, fill="#fff8e1", outline="#8d6e63", width=3))
-        items.append(board.text(x + w / 2, y + h * 0.42, "♜", int(w * 0.45), "bold", fill="#6d4c41"))
-        items.append(board.text(x + w / 2, y + h * 0.82, "Castle", max(7, int(w * 0.15)), "bold", fill="#6d4c41"))
+        items.append(board.text(x + w / 2, y + h * 0.42, "♜", int(w * 0.42), "bold", fill="#6d4c41"))
+        items.append(board.text(x + w / 2, y + h * 0.84, "Castle", small, "bold", fill="#6d4c41"))
         return items
     colour = SUIT_COLOURS[card.suit % 4] if card.suit >= 0 else "#888888"
     items.append(board.rounded(x, y, x + w, y + h, 8, fill="white", outline=colour, width=4))
     value = seat.value if seat.HasField("value") else card.value
-    items.append(board.text(x + w / 2, y + h * 0.45, str(card.value), int(w * 0.42), "bold", fill=colour))
-    items.append(board.text(x + w / 2, y + h * 0.83, "LEVEL", max(6, int(w * 0.13)), "bold", fill="#555555"))
-    if value != card.value:
-        items.append(board.canvas.create_oval(x + w - 18, y - 10, x + w + 14, y + 22, fill=GOLD, outline="white"))
-        items.append(board.text(x + w - 2, y + 6, str(value), 11, "bold", fill="#222222"))
-    if not seat.face_up:
-        items.append(board.text(x + w / 2, y + h + 10, "face down", 8, fill="#9fa8da"))
+    items.append(board.text(x + w / 2, y + h * 0.42, str(card.value), int(w * 0.4), "bold", fill=colour))
+    if value != card.value:  # a ? card changed it: the value that counts, where "LEVEL" would be
+        items.append(board.rounded(x + 4, y + h * 0.72, x + w - 4, y + h - 4, 5, fill=GOLD, outline=""))
+        items.append(board.text(x + w / 2, y + h * 0.84, f"now {value}", small, "bold", fill="#222222"))
+    else:
+        items.append(board.text(x + w / 2, y + h * 0.84, "LEVEL", small, "bold", fill="#555555"))
     return items
 
 
 def draw_question_card(board: Board, x: float, y: float, w: float, h: float, card: powerup_pb2.PowerUpCard,
                        ring: str = "") -> list[int]:  # fmt: skip
-    """A ? card with its name, when it may be played, and its printed effect."""
+    """A ? card with its name, when it may be played, and as much of its printed effect as fits."""
     colour = KIND_COLOURS.get(card.kind, "#7e57c2")
     items = []
     if ring:
         items.append(board.rounded(x - 4, y - 4, x + w + 4, y + h + 4, 12, fill=ring, outline=""))
     items.append(board.rounded(x + 2, y + 3, x + w + 2, y + h + 3, 10, fill="#111a3a", outline=""))
     items.append(board.rounded(x, y, x + w, y + h, 10, fill="#fffdf5", outline=colour, width=3))
-    items.append(board.rounded(x + 5, y + 5, x + w - 5, y + 30, 7, fill=colour, outline=""))
-    items.append(board.text(x + w / 2, y + 17, safe_text(card.name, 18), 9, "bold", fill="white"))
-    items.append(board.text(x + w / 2, y + 44, TIMING.get(card.timing, ""), 7, "bold", fill="#7e57c2"))
-    items.append(board.text(x + w / 2, y + 56, safe_text(card.effect, 140), 8, fill="#333333", anchor="n",
-                            width=w - 12, justify="center"))  # fmt: skip
-    if h >= 130:  # a ? block, for the look of the printed card
-        bx, by = x + w / 2, y + h - 26
-        items.append(board.rounded(bx - 16, by - 16, bx + 16, by + 16, 4, fill="#f8b800", outline="#8a5a00", width=2))
-        items.append(board.text(bx, by, "?", 14, "bold", fill="#8a3306"))
+    items.append(board.rounded(x + 5, y + 5, x + w - 5, y + 27, 7, fill=colour, outline=""))
+    items.append(board.text(x + w / 2, y + 16, fit(card.name, w - 14, 9), 9, "bold", fill="white"))
+    items.append(board.text(x + w / 2, y + 38, fit(TIMING.get(card.timing, ""), w - 10, 7), 7, "bold",
+                            fill="#7e57c2"))  # fmt: skip
+    icon = h >= 150
+    per_line = max(6, int((w - 14) / 5.6))
+    lines = max(1, int((h - 56 - (40 if icon else 6)) / 12))
+    items.append(board.text(x + w / 2, y + 48, safe_text(card.effect, per_line * lines), 7, fill="#333333",
+                            anchor="n", width=w - 14, justify="center"))  # fmt: skip
+    if icon:  # a ? block, for the look of the printed card
+        bx, by = x + w / 2, y + h - 20
+        items.append(board.rounded(bx - 14, by - 14, bx + 14, by + 14, 4, fill="#f8b800", outline="#8a5a00", width=2))
+        items.append(board.text(bx, by, "?", 12, "bold", fill="#8a3306"))
     return items
 
 
@@ -102,164 +111,202 @@ def _one_up(board: Board, x: float, y: float, r: float) -> None:
     c.create_arc(x - r, y - r, x + r, y + r * 0.8, start=0, extent=180, fill="#43a047", outline="#1b5e20",
                  style="chord")  # fmt: skip
     c.create_oval(x - r * 0.3, y - r * 0.75, x + r * 0.3, y - r * 0.25, fill="white", outline="")
-    c.create_oval(x - r * 0.95, y - r * 0.35, x - r * 0.55, y + r * 0.05, fill="white", outline="")
-    c.create_oval(x + r * 0.55, y - r * 0.35, x + r * 0.95, y + r * 0.05, fill="white", outline="")
     c.create_oval(x - r * 0.25, y + r * 0.25, x - r * 0.08, y + r * 0.55, fill="black", outline="")
     c.create_oval(x + r * 0.08, y + r * 0.25, x + r * 0.25, y + r * 0.55, fill="black", outline="")
 
 
-def seat_positions(board: Board, seats: list[int], you: int | None) -> dict[int, tuple[float, float]]:
-    """Centres of the seat panels round the upper table, the viewer first at the bottom left."""
-    w, h = board.width, board.height
-    others = [s for s in seats if s != you]
-    positions: dict[int, tuple[float, float]] = {}
-    cx, cy = w / 2, h * 0.46
-    rx, ry = w / 2 - 110, h * 0.34
-    count = len(others)
-    if count > 3:  # too many for an arc: two rows along the top
-        per_row = (count + 1) // 2
-        pitch = (w - 40) / per_row
-        for index, seat in enumerate(others):
-            row, column = divmod(index, per_row)
-            positions[seat] = (20 + pitch * (column + 0.5), 26 + PANEL_H / 2 + row * (PANEL_H + 24))
-        return _place_you(positions, you, h)
+def bottom_band(board: Board) -> float:
+    """The height of the viewer's row (their panel and ? cards) at the bottom."""
+    return 176.0 if board.height >= 600 else 148.0
+
+
+def seat_grid(board: Board, others: list[int], top: float, bottom: float) -> tuple[dict[int, tuple[float, float]],
+                                                                                  float, float]:  # fmt: skip
+    """The other seats' panels in even rows across the top, each row centred: (centres, width, height)."""
+    w = board.width
+    count = max(1, len(others))
+    columns = count if count <= 4 else -(-count // 2)
+    rows = -(-count // columns)
+    pw = min(220.0, (w - 40 - (columns - 1) * 10) / columns)
+    ph = max(84.0, min(PANEL_H, (bottom - top - (rows - 1) * 10) / rows))
+    centres: dict[int, tuple[float, float]] = {}
     for index, seat in enumerate(others):
-        angle = math.pi * (1 - (index + 1) / (count + 1))
-        positions[seat] = (cx + rx * math.cos(angle), cy - ry * math.sin(angle) + 40)
-    return _place_you(positions, you, h)
-
-
-def _place_you(positions: dict[int, tuple[float, float]], you: int | None, h: float) -> dict[int, tuple[float, float]]:
-    if you is not None:
-        positions[you] = (110, h - 100)
-    return positions
+        row, column = divmod(index, columns)
+        in_row = min(columns, count - row * columns)
+        left = (w - in_row * pw - (in_row - 1) * 10) / 2
+        centres[seat] = (left + column * (pw + 10) + pw / 2, top + row * (ph + 10) + ph / 2)
+    return centres, pw, ph
 
 
 def draw(board: Board, view: powerup_pb2.PowerUpView) -> None:
     w, h = board.width, board.height
     board.canvas.configure(background=FELT)
-    board.rounded(14, 14, w - 14, h - 14, 60, fill=TABLE, outline="#3f51b5", width=3)
+    board.rounded(8, 8, w - 8, h - 8, 40, fill=TABLE, outline="#3f51b5", width=3)
     you = view.you if view.HasField("you") else None
-    seats = [s.seat for s in view.seats]
-    positions = seat_positions(board, seats, you)
+    others = [s.seat for s in view.seats if s.seat != you]
+    band = bottom_band(board) if you is not None else 0.0
+    rows = 1 if len(others) <= 4 else 2
+    seats_bottom = min(20 + rows * PANEL_H + (rows - 1) * 10, h - band - 100)
+    positions, pw, ph = seat_grid(board, others, 18, seats_bottom)
+    seats_bottom = max(y for _x, y in positions.values()) + ph / 2 if positions else 18
+    if you is not None:
+        positions[you] = (16 + 95, h - band / 2 - 4)
     targets: dict[int, list[Any]] = {}
     for legal, payload in board.actions("powerup", "trade"):
         targets.setdefault(payload.target, []).append(legal)
     for legal, payload in board.actions("powerup", "play_card"):
         if payload.HasField("target"):
             targets.setdefault(payload.target, []).append(legal)
-    if view.HasField("pending") and view.pending.kind:
-        _draw_pending(board, view.pending, positions)
-    others = len(seats) - (you is not None)
-    crowded = others > 3
-    width = min(200.0, (w - 40) / ((others + 1) // 2) - 10) if crowded else 200.0
     for seat in view.seats:
         if seat.seat in positions:
-            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), width)
-    if crowded:  # the decks go to the bottom right, below the two rows of seats
-        _draw_centre(board, view, w / 2 if you is None else w - 190, max(h - 110, 2 * (PANEL_H + 24) + 96))
-    else:
-        _draw_centre(board, view, w / 2, h * 0.52)
+            mine = seat.seat == you
+            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), 190.0 if mine else pw,
+                       min(PANEL_H, band - 16) if mine else ph)  # fmt: skip
+    if view.HasField("pending") and view.pending.kind:
+        _draw_pending(board, view.pending, positions)
+    _draw_centre(board, view, seats_bottom + 8, h - band - 6)
     if you is not None:
-        _draw_hand(board, view, right=w - 270 if crowded else w - 30)
+        _draw_hand(board, view, h - band)
 
 
 def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap, positions: dict[int, Any]) -> None:
+    """A trade or Warp Pipe waiting for its answer: an arrow between the two seats (named in the centre)."""
     if pending.from_seat not in positions or pending.to_seat not in positions:
         return
     (x0, y0), (x1, y1) = positions[pending.from_seat], positions[pending.to_seat]
     board.canvas.create_line(x0, y0, x1, y1, fill=GOLD, width=5, arrow="last", arrowshape=(18, 22, 8), dash=(10, 6))
-    what = "Warp Pipe" if pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE else "Trade"
-    board.text((x0 + x1) / 2, (y0 + y1) / 2 - 14, f"{what}?", 12, "bold", fill=GOLD)
 
 
 def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.PowerUpSeat,
-               centre: tuple[float, float], offers: list[Any], pw: float = 200.0) -> None:  # fmt: skip
+               centre: tuple[float, float], offers: list[Any], pw: float, ph: float) -> None:  # fmt: skip
     cx, cy = centre
-    ph = PANEL_H
-    x0, y0 = cx - pw / 2, cy - ph / 2
+    x0, y0, x1 = cx - pw / 2, cy - ph / 2, cx + pw / 2
     turn = view.HasField("turn") and view.turn == seat.seat
     out = not seat.active
     outline = GOLD if turn else ("#5c6bc0" if not out else "#3a3f5c")
-    panel = board.rounded(x0, y0, x0 + pw, y0 + ph, 16, fill="#1a2657" if not out else "#20243a", outline=outline,
-                          width=4 if turn else 2)  # fmt: skip
-    board.canvas.create_oval(x0 + 10, y0 + 10, x0 + 26, y0 + 26, fill=board.seat_colour(seat.seat), outline="white")
+    panel = board.panel(x0, y0, x1, y0 + ph, 14, fill="#1a2657" if not out else "#20243a", outline=outline,
+                        width=4 if turn else 2)  # fmt: skip
+    board.canvas.create_oval(x0 + 8, y0 + 9, x0 + 22, y0 + 23, fill=board.seat_colour(seat.seat), outline="white")
+    dealer = seat.seat == view.dealer
+    badge = 0.0
+    if dealer:
+        badge = 44 if pw >= 150 else 16
+        board.rounded(x1 - 6 - badge, y0 + 8, x1 - 6, y0 + 24, 7, fill="#ffffff", outline="")
+        board.text(x1 - 6 - badge / 2, y0 + 16, "dealer" if pw >= 150 else "D", 7, "bold", fill="#1a2657")
     name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
-    name = safe_text(name, max(5, int((pw - 60) / 9)))
-    board.text(x0 + 32, y0 + 18, name, 11, "bold", anchor="w", fill=GOLD if turn else "white")
-    if seat.seat == view.dealer:
-        badge = 48 if pw >= 180 else 18
-        board.rounded(x0 + pw - 8 - badge, y0 + 9, x0 + pw - 8, y0 + 27, 8, fill="#ffffff", outline="")
-        board.text(x0 + pw - 8 - badge / 2, y0 + 18, "dealer" if pw >= 180 else "D", 8, "bold", fill="#1a2657")
-    card_items = draw_level_card(board, x0 + 12, y0 + 36, 56, seat)
-    # Extra Lives as green 1-Up tokens
+    board.text(x0 + 28, y0 + 16, fit(name, x1 - x0 - 40 - badge, 10), 10, "bold", anchor="w",
+               fill=GOLD if turn else "white")  # fmt: skip
+    card_h = min(78.0, ph - 36)
+    card_w = card_h / 1.4
+    card_items = draw_level_card(board, x0 + 9, y0 + 29, card_w, seat)
+    # the right-hand column: Extra Lives as 1-Up tokens, then their count, the notes and any modifier
+    lx = x0 + 9 + card_w + 10
+    room = x1 - lx - 6
     lives = seat.tokens
-    per_line = max(1, min(4, int((pw - 94) // 26)))
-    for index in range(min(lives, 2 * per_line)):
-        tx = x0 + 84 + (index % per_line) * 26
-        ty = y0 + 46 + (index // per_line) * 24
-        _one_up(board, tx, ty, 10)
-    if pw >= 180:
-        label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
-    else:
-        label = f"{lives} li{'fe' if lives == 1 else 'ves'}" if not out else "out"
-    board.text(x0 + 84, y0 + 100, label, 9, "bold", anchor="w", fill="#c5cae9")
-    narrow = pw < 180
-    notes = [f"{seat.hand_count} ?" if narrow else f"{seat.hand_count} ? card{'s' if seat.hand_count != 1 else ''}"]
+    base = y0 + ph - 12
+    label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
+    if ph >= 110:  # room for a row of 1-Up tokens, and their count below
+        per_line = max(1, int(room // 21))
+        for index in range(min(lives, 2 * per_line if ph >= 124 else per_line)):
+            _one_up(board, lx + 9 + (index % per_line) * 21, y0 + 40 + (index // per_line) * 20, 8)
+        board.text(lx, base - 30, fit(label, room, 8), 8, "bold", anchor="w", fill="#c5cae9")
+    else:  # a small panel: one token and the count beside it
+        _one_up(board, lx + 9, y0 + 40, 8)
+        board.text(lx + 22, y0 + 42, fit(f"\u00d7 {lives}" if not out else "out", room - 22, 9), 9, "bold", anchor="w",
+                   fill="#c5cae9")  # fmt: skip
+    notes = [f"{seat.hand_count} ?"]
     if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-        notes.append("✓" if narrow else "decided ✓")
+        notes.append("decided ✓")
     if seat.castle:
-        notes.append("♜" if narrow else "castle ♜")
+        notes.append("castle ♜")
     if not board.connected(seat.seat):
         notes.append("offline")
-    board.text(x0 + 84, y0 + 118, " · ".join(notes), 8, anchor="w", fill="#9fa8da")
+    board.text(lx, base - 15, fit(" · ".join(notes), room, 8), 8, anchor="w", fill="#9fa8da")
     if seat.HasField("modifier") and seat.modifier.name:
         colour = KIND_COLOURS.get(seat.modifier.kind, "#7e57c2")
-        board.rounded(x0 + 6, y0 + ph - 4, x0 + 96, y0 + ph + 16, 8, fill=colour, outline="white")
-        board.text(x0 + 51, y0 + ph + 6, safe_text(seat.modifier.name, 14), 8, "bold")
+        text = board.text(lx + 4, base, fit(seat.modifier.name, room - 8, 7), 7, "bold", anchor="w",
+                          fill=text_colour_on(colour))  # fmt: skip
+        bx0, by0, bx1, by1 = board.canvas.bbox(text)
+        back = board.rounded(bx0 - 4, by0 - 1, bx1 + 4, by1 + 1, 6, fill=colour, outline="white")
+        board.canvas.tag_raise(text, back)
     if offers:
         board.clickable([panel, *card_items], offers, f"seat {seat.seat}")
 
 
-def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, cx: float, cy: float) -> None:
+def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, top: float, bottom: float) -> None:
+    """Between the seats and the viewer's row: the decks on the left, the round and what was played."""
     w = board.width
-    for index, (title, count, fill) in enumerate(
-        (("Level deck", view.level_deck_count, "#c62828"), ("? deck", view.question_deck_count, "#7e57c2"))
-    ):
-        x = cx - 90 + index * 110
+    room = bottom - top
+    deck_h = max(30.0, min(84.0, room - 26))
+    deck_w = deck_h * 0.7
+    x = 24.0
+    cy = top + (room - 16) / 2
+    for title, count, fill, mark in (("Level", view.level_deck_count, "#c62828", "L"),
+                                     ("?", view.question_deck_count, "#7e57c2", "?")):  # fmt: skip
         for offset in (4, 2, 0):
-            board.rounded(x + offset, cy - 40 + offset, x + 60 + offset, cy + 44 + offset, 8, fill=fill,
-                          outline="white", width=2)  # fmt: skip
-        board.text(x + 30, cy + 2, "?" if index else "L", 22, "bold", fill=GOLD)
-        board.text(x + 32, cy + 62, f"{title} · {count}", 9, fill="#c5cae9")
-    board.text(cx, cy - 62, f"Round {view.round} · supply {view.supply} Extra Lives", 11, "bold", fill="#e8eaf6")
+            board.rounded(x + offset, cy - deck_h / 2 + offset, x + deck_w + offset, cy + deck_h / 2 + offset, 7,
+                          fill=fill, outline="white", width=2)  # fmt: skip
+        board.text(x + deck_w / 2 + 2, cy + 2, mark, max(10, int(deck_h * 0.26)), "bold", fill=GOLD)
+        board.text(x + deck_w / 2 + 2, cy + deck_h / 2 + 14, f"{title} · {count}", 8, fill="#c5cae9")
+        x += max(deck_w + 20, 62)
+    tx = x + 10
+    width = w - tx - 24
+    lines = [(f"Round {view.round} · supply {view.supply} Extra Lives", 10, "bold", "#e8eaf6")]
+    pending = view.pending if view.HasField("pending") and view.pending.kind else None
+    if pending is not None:
+        what = "Warp Pipe" if pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE else "Trade"
+        lines.append((f"{what}? {board.seat_name(pending.from_seat)} → {board.seat_name(pending.to_seat)}", 10,
+                      "bold", GOLD))  # fmt: skip
     if view.played:
         names = ", ".join(safe_text(card.name, 16) for card in view.played[-6:])
-        board.text(cx, cy + 84, f"Played this round: {names}", 9, fill="#c5cae9", width=w * 0.45, justify="center")
-    for index, peek in enumerate(view.peeks):
-        card = peek.card
-        seen = "Castle" if card.castle else str(card.value)
-        board.text(cx, cy + 104 + 14 * index, f"Boo showed you {board.seat_name(peek.seat)}'s card: {seen}", 9,
-                   fill=GOLD)  # fmt: skip
+        lines.append((f"Played this round: {names}", 8, "normal", "#c5cae9"))
+    for peek in view.peeks:
+        seen = "Castle" if peek.card.castle else str(peek.card.value)
+        lines.append((f"Boo showed you {board.seat_name(peek.seat)}'s card: {seen}", 8, "normal", GOLD))
+    y = top + 4
+    for text, size, weight, colour in lines:
+        if y + size * 1.7 > bottom:
+            break
+        item = board.text(tx, y, fit(text, width * 2, size), size, weight, anchor="nw", fill=colour, width=width)
+        if board.canvas.bbox(item)[3] > bottom:  # two lines do not fit here: one, cut short
+            board.canvas.delete(item)
+            item = board.text(tx, y, fit(text, width, size), size, weight, anchor="nw", fill=colour)
+        y = board.canvas.bbox(item)[3] + 4
 
 
-def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, right: float) -> None:
-    h = board.height
+def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
+    """The viewer's ? cards, right of their panel; the playable ones raised and ringed."""
+    w, h = board.width, board.height
     plays: dict[int, list[Any]] = {}
     for legal, payload in board.actions("powerup", "play_card"):
         plays.setdefault(payload.card, []).append(legal)
     cards = list(view.hand)
-    left = 230
-    board.text(left, h - 214, f"Your ? cards · {len(cards)}", 11, "bold", anchor="w", fill=GOLD)
+    left, right = 16 + 190 + 16, w - 20
+    board.text(left, top + 8, f"Your ? cards · {len(cards)}" + ("" if cards else " (none yet)"), 10, "bold",
+               anchor="w", fill=GOLD)  # fmt: skip
     if not cards:
-        board.text(left, h - 190, "none yet", 10, anchor="w", fill="#9fa8da")
         return
-    card_w, card_h = 124.0, 150.0
-    step = min(card_w + 10, (right - left - card_w) / max(len(cards) - 1, 1))
+    card_h = h - top - 44
+    card_w = min(124.0, card_h * 0.83)
+    step = min(card_w + 8, (right - left - card_w) / max(len(cards) - 1, 1))
     for index, card in enumerate(cards):
         playable = card.kind in plays
         x = left + index * step
-        y = h - 180 - (14 if playable else 0)
-        items = draw_question_card(board, x, y, card_w, card_h, card, ring="white" if playable else "")
+        y = top + 28 - (6 if playable else 0)
+        items = draw_question_card(board, x, y + 6, card_w, card_h, card, ring="white" if playable else "")
+        board.moving(f"? card {card.id}", items)
         if playable:
-            board.clickable(items, plays[card.kind], f"? card {card.id}", at=(x + min(step, card_w) / 2, y + 20))
+            board.clickable(items, plays[card.kind], f"? card {card.id}", at=(x + min(step, card_w) / 2, y + 26))
+
+
+def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str]) -> \
+        tuple[str, list[str]] | None:  # fmt: skip
+    """When a round was just scored: its result, to hold on screen a moment (the next round is dealt in the
+    same instant, so otherwise the reveal and "lowest" would exist only in the log)."""
+    if view.round == previous.round and view.stage == previous.stage:
+        return None
+    if view.round == previous.round and view.stage != powerup_pb2.POWER_UP_STAGE_GAME_OVER:
+        return None
+    start = next((i for i, text in enumerate(texts) if text.startswith(("Final Levels", "Every player"))), None)
+    shown = texts[start : start + 6] if start is not None else texts[-6:]
+    return f"Round {previous.round}: the result", shown

@@ -96,15 +96,19 @@ def draw(board: Board, view: uno_pb2.UnoView) -> None:
     w, h = board.width, board.height
     c = board.canvas
     c.configure(background=FELT)
-    board.rounded(14, 14, w - 14, h - 14, 60, fill=TABLE, outline="#2e8b57", width=3)
+    board.rounded(14, 14, w - 14, h - 14, 60 if h > 500 else 30, fill=TABLE, outline="#2e8b57", width=3)
     you = view.you if view.HasField("you") else None
     seats = [s for s in range(len(view.hand_counts)) if s != you]
     top = _draw_opponents(board, view, seats)
-    _draw_centre(board, view, top)
-    if you is not None:
-        _draw_hand(board, view, you)
-    else:
-        board.text(w / 2, h - 40, "Watching: hands are hidden", 13, "bold", fill="#c8e6c9")
+    bottom = _draw_hand(board, view, you) if you is not None else h - 40
+    if you is None:
+        board.text(w / 2, h - 30, "Watching: hands are hidden", 12, "bold", fill="#c8e6c9")
+    _draw_centre(board, view, top, bottom)
+
+
+def hand_card_width(board: Board) -> float:
+    """The viewer's cards: as wide as the window allows, and no taller than a third of the board."""
+    return max(36.0, min(86.0, (board.width - 80) / 7.5, (board.height * 0.3 - 24) / 1.5))
 
 
 def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> float:
@@ -112,55 +116,58 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
     w = board.width
     if not seats:
         return 26.0
-    per_row = min(len(seats), 5)
+    per_row = min(len(seats), 5 if w >= 700 else 4)
     rows = (len(seats) + per_row - 1) // per_row
-    plate_h = 124.0 if rows == 1 else 84.0
+    roomy = rows == 1 and board.height >= 600
+    plate_h = 124.0 if roomy else 74.0
     slot = (w - 40) / per_row
     catch = {payload.seat: legal for legal, payload in board.actions("uno", "catch")}
     for position, seat in enumerate(seats):
         row, column = divmod(position, per_row)
-        x0 = 20 + column * slot + 5
-        x1 = x0 + slot - 10
-        y0 = 26 + row * (plate_h + 8)
+        x0 = 20 + column * slot + 4
+        x1 = x0 + slot - 8
+        y0 = 22 + row * (plate_h + 6)
         current = seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER
-        board.rounded(x0, y0, x1, y0 + plate_h, 14, fill="#0f4a2a", outline=GOLD if current else "#2e8b57",
-                      width=4 if current else 2)  # fmt: skip
-        board.canvas.create_oval(x0 + 10, y0 + 10, x0 + 26, y0 + 26, fill=board.seat_colour(seat), outline="white",
+        board.panel(x0, y0, x1, y0 + plate_h, 14, fill="#0f4a2a", outline=GOLD if current else "#2e8b57",
+                    width=4 if current else 2)  # fmt: skip
+        board.place(f"seat {seat}", (x0 + x1) / 2, y0 + plate_h / 2)
+        board.canvas.create_oval(x0 + 8, y0 + 8, x0 + 22, y0 + 22, fill=board.seat_colour(seat), outline="white",
                                  width=2)  # fmt: skip
-        name = safe_text(board.seat_name(seat), max(5, int((x1 - x0 - 40) / 9)))
-        board.text(x0 + 32, y0 + 18, name, 11, "bold", anchor="w", fill=GOLD if current else "white")
+        count = view.hand_counts[seat] if seat < len(view.hand_counts) else 0
+        name = safe_text(board.seat_name(seat), max(4, int((x1 - x0 - 64) / 9)))
+        board.text(x0 + 28, y0 + 15, name, 10 if not roomy else 11, "bold", anchor="w",
+                   fill=GOLD if current else "white")  # fmt: skip
+        board.text(x1 - 10, y0 + 15, str(count), 14 if roomy else 11, "bold", anchor="e", fill="white")
         score = view.scores[seat] if seat < len(view.scores) else 0
         state = "" if board.connected(seat) else " · offline"
-        board.text(x0 + 12, y0 + plate_h - 12, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
-        count = view.hand_counts[seat] if seat < len(view.hand_counts) else 0
+        board.text(x0 + 10, y0 + plate_h - 10, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
         shown = min(count, 12)
-        card_w = 40.0 if rows == 1 else 22.0
-        room = x1 - x0 - 70 - card_w
+        card_w = 40.0 if roomy else 20.0
+        room = x1 - x0 - 24 - card_w
         step = min(card_w * 0.5, room / max(shown - 1, 1))
         for index in range(shown):
-            draw_back(board, x0 + 12 + index * step, y0 + 34, card_w)
-        board.text(x1 - 28, y0 + 34 + card_w * 0.75, str(count), 18 if rows == 1 else 14, "bold", fill="white")
-        if count == 1:
-            board.text(x1 - 12, y0 + plate_h - 12, "UNO!", 10, "bold", fill="#ff5252", anchor="e")
+            draw_back(board, x0 + 10 + index * step, y0 + 28, card_w)
+        if count == 1 and seat not in catch:
+            board.text(x1 - 8, y0 + plate_h - 10, "UNO!", 9, "bold", fill="#ff5252", anchor="e")
         if seat in catch:
-            bubble = board.rounded(x1 - 96, y0 + plate_h - 22, x1 - 6, y0 + plate_h - 2, 10, fill="#ff5252",
+            bubble = board.rounded(x1 - 86, y0 + plate_h - 20, x1 - 4, y0 + plate_h - 2, 9, fill="#ff5252",
                                    outline="white")  # fmt: skip
-            label = board.text(x1 - 51, y0 + plate_h - 12, "Catch! (+2)", 9, "bold")
+            label = board.text(x1 - 45, y0 + plate_h - 11, "Catch! (+2)", 8, "bold")
             board.clickable([bubble, label], [catch[seat]], f"catch seat {seat}")
-    return 26 + rows * (plate_h + 8)
+    return 22 + rows * (plate_h + 6)
 
 
-def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float) -> None:
-    w, h = board.width, board.height
-    bottom = h - 214
-    card_w = max(44.0, min(84.0, (bottom - top - 40) / 1.5))
+def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float) -> None:
+    """The draw pile, the discard pile and, to their right, the colour, direction and what is pending."""
+    w = board.width
+    room = bottom - top
+    card_w = max(30.0, min(84.0, (room - 34) / 1.5))
     card_h = card_w * 1.5
-    cy = (top + bottom) / 2 - 8
+    cy = top + (room - 16) / 2
     ct = cy - card_h / 2
-    label_y = cy + card_h / 2 + 14
-    cx = w / 2
+    label_y = ct + card_h + 14
     # the draw pile
-    px = cx - 190
+    px = max(30.0, w * 0.07)
     items: list[int] = []
     for offset in (6, 3, 0):
         items = draw_back(board, px + offset, ct + offset, card_w)
@@ -168,54 +175,58 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float) -> None:
         legal for legal, _ in board.actions("uno", "pass_turn")
     ]
     board.clickable(items, draws, "draw pile")
-    board.text(px + card_w / 2 + 3, label_y, f"Draw pile · {view.draw_pile_count}", 10, fill="#c8e6c9")
-    # the discard pile
-    dx = cx - 60
+    board.text(px + card_w / 2 + 3, label_y, f"Draw · {view.draw_pile_count}", 9, fill="#c8e6c9")
+    # the discard pile: the card just played slides in from the hand or seat that played it
+    dx = px + max(card_w + 34, 84.0, card_w + w * 0.06)
     if view.HasField("top_card"):
         if view.discard_count > 1:
             draw_back(board, dx + 5, ct + 5, card_w)
-        draw_card(board, dx, ct, card_w, view.top_card)
-    board.text(dx + card_w / 2, label_y, f"Discard · {view.discard_count}", 10, fill="#c8e6c9")
-    # the active colour, direction, what is pending
-    ix = cx + 110
+        played = draw_card(board, dx, ct, card_w, view.top_card)
+        actor = next((e.seat for e in board.update.events if e.HasField("seat")), None)
+        board.moving(f"card {view.top_card.id}", played, f"seat {actor}" if actor is not None else None)
+    board.text(dx + card_w / 2, label_y, f"Discard · {view.discard_count}", 9, fill="#c8e6c9")
+    # the active colour, the direction, a pending penalty, the colour to choose
+    rx = dx + max(card_w + 30, 84.0, card_w + w * 0.05)
+    right = w - 26
     colour = COLOURS.get(view.color)
+    r = max(10.0, min(22.0, card_h * 0.2))
+    line = cy - card_h / 2 + r
     if colour:
-        board.canvas.create_oval(ix - 28, cy - 56, ix + 28, cy, fill=colour, outline="white", width=3)
-        board.text(ix, cy + 14, f"Colour: {COLOUR_NAMES[view.color]}", 11, "bold")
-    else:
-        board.text(ix, cy - 30, "Colour\nto choose", 11, "bold", justify="center")
+        board.canvas.create_oval(rx, line - r, rx + 2 * r, line + r, fill=colour, outline="white", width=3)
+    text = f"Colour: {COLOUR_NAMES[view.color]}" if colour else "Colour to choose"
+    board.text(rx + 2 * r + 8, line - 8, text, 10, "bold", anchor="w")
     clockwise = view.direction != uno_pb2.UNO_DIRECTION_COUNTER_CLOCKWISE
-    board.text(ix, cy + 36, ("↻ clockwise" if clockwise else "↺ counter-clockwise"), 10, fill="#c8e6c9")
+    board.text(rx + 2 * r + 8, line + 10, "↻ clockwise" if clockwise else "↺ counter-clockwise", 9, anchor="w",
+               fill="#c8e6c9")  # fmt: skip
+    y = line + r + 10
     if view.pending_penalty:
         attacker = board.seat_name(view.attacker) if view.HasField("attacker") else "someone"
-        board.rounded(ix + 60, cy - 60, ix + 250, cy - 14, 12, fill="#b71c1c", outline="white", width=2)
-        board.text(ix + 155, cy - 37, f"+{view.pending_penalty} from {attacker}", 12, "bold")
+        board.panel(rx, y, min(right, rx + 200), y + 26, 10, fill="#b71c1c", outline="white", width=2)
+        board.text(rx + 8, y + 13, safe_text(f"+{view.pending_penalty} from {attacker}", 22), 10, "bold", anchor="w")
+        y += 34
     choices = board.actions("uno", "choose_color")
     if choices:
-        board.text(ix + 160, cy + 8, "Choose the colour:", 11, "bold", fill=GOLD)
+        size = max(18.0, min(34.0, (right - rx) / len(choices) - 8))
         for index, (legal, payload) in enumerate(choices):
             fill = COLOURS.get(payload.color, "#888888")
-            x = ix + 80 + index * 44
-            disc = board.canvas.create_oval(x, cy + 22, x + 36, cy + 58, fill=fill, outline="white", width=3)
+            x = rx + index * (size + 8)
+            disc = board.canvas.create_oval(x, y, x + size, y + size, fill=fill, outline="white", width=3)
             board.clickable([disc], [legal], f"colour {COLOUR_NAMES.get(payload.color, '?')}")
-    info = f"Hand {view.hand_number} · first to {view.target} points" + (" (lowest wins)" if view.lowest_wins else "")
-    if view.house_rule:
-        info += f" · house rule: {safe_text(view.house_rule, 60)}"
-    board.text(w - 30, h - 196 if view.HasField("you") else h - 80, info, 9, fill="#a5d6a7", anchor="e")
-    if view.HasField("reveal") and view.reveal.cards:
-        _draw_reveal(board, view.reveal, cy)
+        y += size + 8
+    if view.HasField("reveal") and view.reveal.cards and y + 40 < bottom:
+        _draw_reveal(board, view.reveal, rx, y, right)
 
 
-def _draw_reveal(board: Board, reveal: uno_pb2.UnoReveal, cy: float) -> None:
-    x = board.width - 40 - min(len(reveal.cards), 10) * 20 - 12
+def _draw_reveal(board: Board, reveal: uno_pb2.UnoReveal, x: float, y: float, right: float) -> None:
     verdict = "held" if reveal.held_prior_color else "did not hold"
-    board.text(board.width - 36, cy + 4, f"{board.seat_name(reveal.attacker)}'s hand ({verdict} the colour)", 9,
-               anchor="e")  # fmt: skip
+    board.text(x, y + 6, safe_text(f"{board.seat_name(reveal.attacker)} {verdict} the colour", 34), 8, anchor="w")
+    step = min(20.0, (right - x - 30) / max(len(reveal.cards), 1))
     for index, card in enumerate(reveal.cards[:10]):
-        draw_card(board, x + index * 20, cy + 16, 30, card)
+        draw_card(board, x + index * step, y + 16, 24, card)
 
 
-def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> None:
+def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
+    """The viewer's hand along the bottom, playable cards raised; returns the top of the hand area."""
     w, h = board.width, board.height
     cards = list(view.hand)
     plays: dict[int, list[Any]] = {}
@@ -223,20 +234,27 @@ def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> None:
         plays.setdefault(payload.card_id, []).append(legal)
     drawn = view.drawn_card.id if view.HasField("drawn_card") else None
     current = view.current == you
+    card_w = hand_card_width(board)
+    base = h - 22 - card_w * 1.5
+    label_y = base - 28
     label = f"Your hand · {len(cards)} cards · {view.scores[you] if you < len(view.scores) else 0} pts"
-    board.text(30, h - 196, label, 12, "bold", anchor="w", fill=GOLD if current else "white")
-    if not cards:
-        return
-    card_w = max(48.0, min(86.0, (w - 80) / 7.5))
-    step = min(card_w + 10, (w - 80 - card_w) / max(len(cards) - 1, 1))
-    total = step * (len(cards) - 1) + card_w
-    left = (w - total) / 2
-    base = h - 30 - card_w * 1.5
-    for index, card in enumerate(cards):
-        playable = card.id in plays
-        y = base - (18 if playable else 0)
-        ring = GOLD if card.id == drawn else ("#ffffff" if playable else "")
-        items = draw_card(board, left + index * step, y, card_w, card, ring)
-        if playable:
-            visible = min(step, card_w)
-            board.clickable(items, plays[card.id], f"card {card.id}", at=(left + index * step + visible / 2, y + 24))
+    board.text(30, label_y, label, 11, "bold", anchor="w", fill=GOLD if current else "white")
+    info = f"Hand {view.hand_number} · to {view.target}" + (" (lowest wins)" if view.lowest_wins else "")
+    if view.house_rule:
+        info += f" · {safe_text(view.house_rule, 30)}"
+    board.text(w - 30, label_y, info, 8, fill="#a5d6a7", anchor="e", width=max(80, w - 300))
+    if cards:
+        step = min(card_w + 10, (w - 80 - card_w) / max(len(cards) - 1, 1))
+        total = step * (len(cards) - 1) + card_w
+        left = (w - total) / 2
+        for index, card in enumerate(cards):
+            playable = card.id in plays
+            y = base - (14 if playable else 0)
+            ring = GOLD if card.id == drawn else ("#ffffff" if playable else "")
+            items = draw_card(board, left + index * step, y, card_w, card, ring)
+            board.moving(f"card {card.id}", items)
+            if playable:
+                visible = min(step, card_w)
+                board.clickable(items, plays[card.id], f"card {card.id}",
+                                at=(left + index * step + visible / 2, y + 24))  # fmt: skip
+    return label_y - 12

@@ -1,0 +1,172 @@
+"""What the table screen draws over every game's board: the waiting room, the latest die (rolling, then
+held a moment), the result card with its close box, and slides of pieces that moved.
+
+It is for the parts of the board that are the same in every game. It knows no rules and draws only what
+the update says; the timing comes from the screen's Motion (tk/motion.py), never from the clock.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from toadstool.api.v1 import table_pb2
+from toadstool_clients.tk.games import Board, safe_text
+from toadstool_clients.tk.motion import slide_frames
+
+if TYPE_CHECKING:
+    from toadstool_clients.tk.table import TableScreen
+
+#: Frames of a rolling die (the faces it shows before the roll), then frames it stays highlighted.
+ROLL_FRAMES, ROLL_HOLD_FRAMES = 8, 32
+SLIDE_FRAMES = 8
+#: Frames a game's recap (a Power Up round's result) stays up, unless clicked away.
+HOLD_FRAMES = 90
+#: The tags of the result card's close box and of the held recap.
+CLOSE_OUTCOME = "close-outcome"
+HELD = "held"
+
+
+def draw_waiting(screen: TableScreen, board: Board) -> None:
+    """Before the game starts: the seats as places round a table, open ones dashed."""
+    update = board.update
+    w, h = board.width, board.height
+    board.canvas.configure(background="#263046")
+    board.text(w / 2, 50, "Waiting for players", 20, "bold", fill="#ffd54a")
+    board.text(w / 2, 82, f"{safe_text(update.phase, 60)} · table {safe_text(update.table_id, 20)}", 11,
+               fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+    count = max(1, len(update.seats))
+    slot = min(150.0, (w - 40) / count)
+    radius = min(40.0, slot * 0.36)
+    left = (w - slot * count) / 2
+    for seat in update.seats:
+        x = left + seat.index * slot + slot / 2
+        y = h / 2
+        empty = seat.kind == table_pb2.SEAT_KIND_EMPTY
+        fill = "" if empty else board.seat_colour(seat.index)
+        board.canvas.create_oval(x - radius, y - radius, x + radius, y + radius, fill=fill, outline="white", width=3,
+                                 dash=(6, 4) if empty else ())  # fmt: skip
+        label = "open" if empty else safe_text(board.seat_name(seat.index), max(4, int(slot / 8)))
+        board.text(x, y + radius + 16, label, 10, "bold", fill="#90a4ae" if empty else "white")
+        if seat.index == screen.seat:
+            board.text(x, y, "you", 11 if radius > 24 else 8, "bold")
+        elif seat.kind == table_pb2.SEAT_KIND_BOT:
+            board.text(x, y, "bot", 11 if radius > 24 else 8, "bold")
+    if screen.host_token:
+        board.text(w / 2, h - 50, "You host this table: add bots below, or wait for friends to join.", 10,
+                   fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+
+
+def draw_roll(screen: TableScreen, board: Board, face: int | None = None) -> None:
+    """The latest die roll (top right, or where the game put `board.die_spot`): big and highlighted while it
+    is fresh, rolling through other faces first (`face`)."""
+    board.canvas.delete("roll")
+    if screen.roll is None:
+        return
+    roll = screen.roll
+    fresh = screen.roll_fresh
+    size = 48 if fresh else 32
+    right, y = board.die_spot or (board.width - 14, 12)
+    x = right - size
+    # on its own dark card, so that it never sits illegibly on the board's own text
+    items = [board.rounded(x - 118, y - 6, x + size + 8, y + size + 6, 12, fill="#263238",
+                           outline="#ffd54a" if fresh else "#546e7a", width=2 if fresh else 1)]  # fmt: skip
+    items += board.die(x, y, size, face if face is not None else roll.value, highlight=fresh)
+    who = safe_text(board.seat_name(roll.roller), 12)
+    items.append(board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 12)}: {roll.value}"
+                            if face is None else f"{who}\nrolling…", 9, "bold", anchor="e",
+                            justify="right"))  # fmt: skip
+    for item in items:
+        board.canvas.addtag_withtag("roll", item)
+
+
+def start_roll(screen: TableScreen) -> None:
+    """A die was just rolled: tumble through other faces, show the roll highlighted, then calm down."""
+    roll = screen.roll
+    if roll is None:
+        return
+    screen.roll_fresh = True
+
+    def show(face: int | None) -> None:
+        if screen.board is not None and not screen.left:
+            draw_roll(screen, screen.board, face)
+
+    def settle() -> None:
+        screen.roll_fresh = False
+        show(None)
+
+    tumble = [lambda k=k: show((roll.value + k) % 6 + 1) for k in range(1, ROLL_FRAMES)]
+    hold = [lambda: None] * ROLL_HOLD_FRAMES
+    screen.motion.play("roll", [*tumble, lambda: show(None), *hold, settle])
+
+
+def draw_outcome(screen: TableScreen, board: Board) -> None:
+    """The result card (until closed): who won, the summary, and a close box; Rematch is in the bar."""
+    update = board.update
+    if update.status != table_pb2.TABLE_STATUS_FINISHED or screen.outcome_closed:
+        return
+    winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
+    summary = safe_text(update.outcome.summary, 80)
+    w, h = board.width, board.height
+    half = min(260, w / 2 - 20)
+    big = half > 200
+    top, bottom = h / 2 - 70, h / 2 + 70
+    items = [board.panel(w / 2 - half, top, w / 2 + half, bottom, 22, fill="#fff8e1", outline="#f9a825", width=4)]
+    items.append(board.text(w / 2, top + 40, f"★ {winners} won! ★", 18 if big else 13, "bold", fill="#c62828",
+                            width=2 * half - 60, justify="center"))  # fmt: skip
+    items.append(board.text(w / 2, top + 84, summary or "Game over", 11 if big else 9, fill="#333333",
+                            width=2 * half - 40, justify="center"))  # fmt: skip
+    items.append(board.text(w / 2, bottom - 16, "Esc or ✕ to see the table", 8, fill="#8d6e63"))
+    cx, cy = w / 2 + half - 22, top + 20
+    box = board.canvas.create_oval(cx - 11, cy - 11, cx + 11, cy + 11, fill="#f9a825", outline="")
+    mark = board.text(cx, cy, "✕", 10, "bold", fill="white")
+    for item in (box, mark):
+        board.canvas.addtag_withtag(CLOSE_OUTCOME, item)
+    for item in items:
+        board.canvas.addtag_withtag("outcome", item)
+
+
+def start_slides(screen: TableScreen, board: Board, before: dict[str, tuple[float, float]]) -> None:
+    """Slide every piece drawn somewhere new from where it was (or from the piece it came from)."""
+    for key, (tag, origin) in board.movers.items():
+        old = before.get(key) or (before.get(origin) if origin else None)
+        new = board.positions.get(key)
+        if old is None or new is None:
+            continue
+        dx, dy = old[0] - new[0], old[1] - new[1]
+        if math.hypot(dx, dy) < 4:
+            continue
+        board.canvas.move(tag, dx, dy)
+        screen.motion.play(f"slide {key}", slide_frames(board.canvas, tag, dx, dy, SLIDE_FRAMES))
+
+
+def hold(screen: TableScreen, recap: tuple[str, list[str]]) -> None:
+    """Hold a game's recap on the board for HOLD_FRAMES frames (or until it is clicked)."""
+    screen.held = recap
+
+    def release() -> None:
+        screen.held = None
+        screen.canvas.delete(HELD)
+
+    screen.motion.play("held", [*([lambda: None] * HOLD_FRAMES), release])
+
+
+def draw_held(screen: TableScreen, board: Board) -> None:
+    """The held recap: a card across the middle of the board with its title and lines."""
+    if screen.held is None:
+        return
+    title, lines = screen.held
+    w, h = board.width, board.height
+    half = min(300.0, w / 2 - 16)
+    line_h = 15
+    height = 44 + line_h * len(lines) + 18
+    top = max(10.0, h / 2 - height / 2 - 30)
+    items = [board.panel(w / 2 - half, top, w / 2 + half, top + height, 16, fill="#fffde7", outline="#ffd54a",
+                         width=3)]  # fmt: skip
+    items.append(board.text(w / 2, top + 20, title, 12, "bold", fill="#1a237e"))
+    for index, line in enumerate(lines):
+        items.append(board.text(w / 2 - half + 14, top + 42 + index * line_h, safe_text(line, int(half / 3.4)), 8,
+                                anchor="w", fill="#333333"))  # fmt: skip
+    items.append(board.text(w / 2, top + height - 10, "click to close", 7, fill="#8d6e63"))
+    for item in items:
+        board.canvas.addtag_withtag(HELD, item)
