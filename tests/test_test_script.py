@@ -25,9 +25,21 @@ import pytest
 
 from conftest import ROOT
 
-NPM_DIRS = ("examples/node", "tools/buf")
+NPM_DIRS = ("examples/node", "tools/buf", "clients/toadstool_clients/web", "bench/peers")
 #: The programs scripts/test looks for on PATH (mosquitto also in /usr/sbin), as stubs that do nothing.
-SYSTEM_PROGRAMS = ("mosquitto", "Xvfb", "xdotool", "xwd", "systemd-analyze", "ip", "git")
+SYSTEM_PROGRAMS = (
+    "mosquitto",
+    "Xvfb",
+    "xdotool",
+    "xwd",
+    "systemd-analyze",
+    "ip",
+    "git",
+    "chromium",
+    "chromedriver",
+    "tmux",
+    "strace",
+)
 
 
 class Checkout:
@@ -114,6 +126,8 @@ INSTALL = [
     "python -m pip install -q -e .[dev]",
     "npm ci --prefix examples/node --no-audit --no-fund --silent",
     "npm ci --prefix tools/buf --no-audit --no-fund --silent",
+    "npm ci --prefix clients/toadstool_clients/web --no-audit --no-fund --silent",
+    "npm ci --prefix bench/peers --no-audit --no-fund --silent",
 ]
 CHECKS = ["gen-proto --check", "buf-check", "ruff check .", "ruff format --check .", "mypy"]
 
