@@ -9,7 +9,6 @@ built assets are what the sources build.
 
 from __future__ import annotations
 
-import re
 import subprocess
 import time
 from collections.abc import Iterator
@@ -20,33 +19,21 @@ import pytest
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from web_helpers import LAPTOP, PHONE, browser, resize, screenshot
+from web_helpers import LAPTOP, PHONE, browser, resize, screenshot, web_server
 
-from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.api import SEAT_TOKEN_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "clients" / "toadstool_clients" / "web"
-WEB_LISTENING = re.compile(r"Web client listening on (\S+:\d+)")
 #: How long one game may take in the browser before the test fails (a UNO hand to 1 point is ~30 moves).
 GAME_SECONDS = 80.0
 
 
 @pytest.fixture
 def web_url(tmp_path: Path) -> Iterator[str]:
-    """`toadstool serve` on loopback with its web side on a free port (bots quick), and the page's URL."""
-    output = tmp_path / "serve.log"
-    process, _ = start_serve(
-        "--no-db", "--no-announce", "--web-port", "0", "--bot-delay", "0.05", *TEST_LIMIT_FLAGS, output=output
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while not (found := WEB_LISTENING.search(output.read_text())):
-            assert time.monotonic() < deadline, output.read_text()
-            time.sleep(0.05)
-        yield f"http://{found.group(1)}/"
-    finally:
-        stop_process(process)
+    """`toadstool serve` on loopback with its web side on a free port, and the page's URL."""
+    with web_server(tmp_path / "serve.log", bot_delay=0.05) as url:
+        yield url
 
 
 @pytest.fixture

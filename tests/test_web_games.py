@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,12 +24,10 @@ import pytest
 from google.protobuf import json_format
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from web_helpers import LAPTOP, PHONE, WebClient, browser, resize, screenshot
+from web_helpers import LAPTOP, PHONE, WebClient, browser, resize, screenshot, web_server
 
-from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.api.v1 import powerup_pb2, service_pb2, table_pb2
 
-WEB_LISTENING = re.compile(r"Web client listening on (\S+:\d+)")
 #: How long one game may take in the browser, and how many taps, before the test fails.
 GAME_SECONDS = 240.0
 MAX_TAPS = 1500
@@ -42,18 +39,8 @@ BOARD_TAP = ".board button.playable"
 @pytest.fixture
 def web_url(tmp_path: Path) -> Iterator[str]:
     """`toadstool serve` on loopback with its web side on a free port, and the page's URL."""
-    output = tmp_path / "serve.log"
-    process, _ = start_serve(
-        "--no-db", "--no-announce", "--web-port", "0", "--bot-delay", "0.02", *TEST_LIMIT_FLAGS, output=output
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while not (found := WEB_LISTENING.search(output.read_text())):
-            assert time.monotonic() < deadline, output.read_text()
-            time.sleep(0.05)
-        yield f"http://{found.group(1)}/"
-    finally:
-        stop_process(process)
+    with web_server(tmp_path / "serve.log", bot_delay=0.02) as url:
+        yield url
 
 
 @pytest.fixture

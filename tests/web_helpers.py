@@ -6,9 +6,12 @@ it checks the server against the protocol. Also a real headless Chromium for the
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
 import struct
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -17,6 +20,7 @@ import httpx
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.api import SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2
 
@@ -138,6 +142,27 @@ CHROMIUM_FLAGS = (
 )
 PHONE = (360, 640)
 LAPTOP = (1280, 800)
+
+
+#: What `toadstool serve` prints once its web side listens, with the address it got (for --web-port 0).
+WEB_LISTENING = re.compile(r"Web client listening on (\S+:\d+)")
+
+
+@contextlib.contextmanager
+def web_server(output: Path, bot_delay: float) -> Iterator[str]:
+    """`toadstool serve` on loopback with its web side on a free port and bots `bot_delay` s apart; the
+    page's URL while it runs (its output goes to `output`)."""
+    process, _ = start_serve(
+        "--no-db", "--no-announce", "--web-port", "0", "--bot-delay", str(bot_delay), *TEST_LIMIT_FLAGS, output=output
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (found := WEB_LISTENING.search(output.read_text())):
+            assert time.monotonic() < deadline, output.read_text()
+            time.sleep(0.05)
+        yield f"http://{found.group(1)}/"
+    finally:
+        stop_process(process)
 
 
 def browser(profile: Path, size: tuple[int, int] = LAPTOP) -> Any:

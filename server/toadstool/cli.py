@@ -122,29 +122,10 @@ def _with_games_listed(parser: argparse.ArgumentParser) -> None:
 
 def _installed_games() -> list[table_pb2.GameInfo]:
     """Every game installed here (toadstool.games) as the contract describes a game: no server needed."""
-    from toadstool.api.v1 import table_pb2
     from toadstool.games import GAMES
+    from toadstool.server.messages import game_info
 
-    games = []
-    for spec in GAMES.values():
-        engine = spec.engine
-        info = table_pb2.GameInfo(
-            name=engine.name, title=engine.title, min_players=engine.min_players, max_players=engine.max_players
-        )
-        for option in engine.options:
-            message = info.options.add(
-                name=option.name,
-                kind=option.kind.value,
-                default_value=option.default,
-                help=option.help,
-                choices=option.choices,
-            )
-            if option.minimum is not None:
-                message.minimum = option.minimum
-            if option.maximum is not None:
-                message.maximum = option.maximum
-        games.append(info)
-    return games
+    return [game_info(spec.engine) for spec in GAMES.values()]
 
 
 def _play_options(parser: argparse.ArgumentParser) -> None:

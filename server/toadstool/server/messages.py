@@ -95,6 +95,26 @@ def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> 
 # -- a table, as each viewer may know it ------------------------------------------------------------------
 
 
+def game_info(engine: Engine[Any, Any]) -> table_pb2.GameInfo:
+    """A game as the contract describes it (ListGames, and `toadstool games` without a server)."""
+    info = table_pb2.GameInfo(
+        name=engine.name, title=engine.title, min_players=engine.min_players, max_players=engine.max_players
+    )
+    for option in engine.options:
+        message = info.options.add(
+            name=option.name,
+            kind=option.kind.value,
+            default_value=option.default,
+            help=option.help,
+            choices=option.choices,
+        )
+        if option.minimum is not None:
+            message.minimum = option.minimum
+        if option.maximum is not None:
+            message.maximum = option.maximum
+    return info
+
+
 def table_info(table: Table) -> table_pb2.TableInfo:
     """The table as TableInfo (CreateTable, ListTables, GetTable, ... answer with it)."""
     return table_pb2.TableInfo(

@@ -19,7 +19,7 @@ import grpc
 
 from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2, service_pb2_grpc
-from toadstool.engine import OptionKind, action_id
+from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
@@ -159,27 +159,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         self, request: service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.ListGamesResponse:
         response = service_pb2.ListGamesResponse()
-        for spec in GAMES.values():
-            engine = spec.engine
-            info = response.games.add(
-                name=engine.name,
-                title=engine.title,
-                min_players=engine.min_players,
-                max_players=engine.max_players,
-            )
-            for option in engine.options:
-                message = info.options.add(
-                    name=option.name,
-                    kind=option.kind.value,
-                    default_value=option.default,
-                    help=option.help,
-                    choices=option.choices,
-                )
-                if option.kind is OptionKind.INT:
-                    if option.minimum is not None:
-                        message.minimum = option.minimum
-                    if option.maximum is not None:
-                        message.maximum = option.maximum
+        response.games.extend(messages.game_info(spec.engine) for spec in GAMES.values())
         return response
 
     @_maps_errors
