@@ -64,10 +64,18 @@ class TableRegistry:
         self.moves = GroupCommit()
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
+        #: Each table's bot and clock tasks, owned here: a task's exception is logged (never lost, and an
+        #: ERROR fails any test), and `aclose` cancels and awaits them all. Not a TaskGroup on purpose: one
+        #: table's failure must not cancel every other table's game.
         self._tasks: set[asyncio.Task[None]] = set()
+        #: Tables created before any event loop ran (synchronous use): their tasks start on `async with`.
+        self._unstarted: list[Table] = []
 
     async def __aenter__(self) -> TableRegistry:
         self.load()
+        unstarted, self._unstarted = self._unstarted, []
+        for table in unstarted:
+            self._spawn_tasks(table)
         return self
 
     async def __aexit__(self, *exc: object) -> None:
@@ -279,8 +287,9 @@ class TableRegistry:
     def _spawn_tasks(self, table: Table) -> None:
         try:
             loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return  # no loop: used synchronously (tests of validation); bots run only on a live server
+        except RuntimeError:  # no loop yet (the registry used synchronously): start them on `async with`
+            self._unstarted.append(table)
+            return
         if table.status is Status.FINISHED:
             return
         runners = [("bots", autoplay.run_bots(table))]
