@@ -25,10 +25,12 @@ from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.connection import SEAT_TOKEN_KEY
 
 #: Codes a call racing the very moment grpcio's accept loop dies may get (it was never applied); the
-#: onlookers retry those, as every client does, and fail only when retries do not get through either. Calls
-#: wait for the channel to be ready (`wait_for_ready`), as a client riding through a reconnect does.
+#: onlookers retry those with a short backoff, as every client does, and fail only when retries do not get
+#: through either (a fuzzer sends hostile packets back to back, so one call can race two or three of those
+#: moments in a row). Calls wait for the channel to be ready (`wait_for_ready`), as a client riding through
+#: a reconnect does.
 RACED = frozenset({grpc.StatusCode.CANCELLED, grpc.StatusCode.UNAVAILABLE})
-PROBE_TRIES = 3
+PROBE_TRIES = 5
 PROBE_TIMEOUT = 5.0
 PROBE_PAUSE = 0.02
 
@@ -91,6 +93,7 @@ class Onlookers:
             except grpc.RpcError as error:
                 if error.code() not in RACED or attempt == PROBE_TRIES - 1:  # type: ignore[attr-defined]
                     raise
+                time.sleep(PROBE_PAUSE * 2**attempt)
         raise AssertionError("unreachable")
 
     def _sit_down(self) -> None:
@@ -212,6 +215,7 @@ class Onlookers:
                         break
                     with self._lock:
                         self.raced += 1
+                    self._stop.wait(PROBE_PAUSE * 2**attempt)
             with self._lock:
                 self.probes += 1
             self._stop.wait(PROBE_PAUSE)
