@@ -87,7 +87,7 @@ def _alive(pid: int) -> bool:
     """Whether `pid` is still running (a zombie counts as gone)."""
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (FileNotFoundError, IndexError):
+    except (FileNotFoundError, ProcessLookupError, IndexError):  # gone, or gone while its stat was read
         return False
     return state != "Z"
 
