@@ -10,7 +10,8 @@ outage only delays what the bridge publishes (the game never waits for it).
 Displays for "*" show one table at a time: the first table that plays, until its topics are cleared
 (it finished and lingered, or it vanished); then the playing table that started playing first, and so
 on. A display that follows whichever table changed last would flip between tables several times a
-second, and its text would be unreadable.
+second, and its text would be unreadable. Which table they show is retained on the broker, so a
+restarted bridge goes on with it (a finished table's result included) instead of jumping to another.
 
 Hardware input is off unless a table's host gave the bridge that table's device token. A press then
 sends "roll" for whoever must roll; a retained press, a repeated delivery of a press, or a payload asking
@@ -109,6 +110,9 @@ class Bridge:
         shared = config.per_table.get(ALL_TABLES)
         self.shared: formats.Devices | None = shared.devices if shared and shared.devices else None
         self.spotlight: str | None = None
+        #: Whether the bridge knows what the shared displays show: not until a listing after the broker
+        #: handed out the retained spotlight an earlier run left (it is the earlier run's until then).
+        self.spotlight_known = False
         #: The order in which the bridge saw tables start playing (who is next on the shared displays).
         self.started: dict[str, int] = {}
         self._start_order = itertools.count()
@@ -117,6 +121,8 @@ class Bridge:
         self._broker_since: float | None = None
         self._old_commands_cleared = False
         subscriptions = [self.topics.press_wildcard, self.topics.clears_at_wildcard, *self.press_topics]
+        if self.shared is not None:
+            subscriptions.append(self.topics.spotlight)
         if config.homeassistant:
             subscriptions.append(self.topics.ha_status)
         self.link = BrokerLink(
@@ -238,6 +244,17 @@ class Bridge:
         self.done &= keep
         for table_id in self.started.keys() - listed.keys() - self.mirrors.keys():
             del self.started[table_id]
+        if self.shared is not None and not self.spotlight_known and self.broker_settled():
+            # Every listed table is decided now (followed, or cleared): go on with what an earlier run showed
+            # if we follow it, else clear what it left on the displays.
+            self.spotlight_known = True
+            earlier = self.spotlight
+            if earlier is not None and earlier not in self.mirrors and earlier not in self.watchers:
+                log.info("the displays for every table showed table %s, which is not followed; clearing them", earlier)
+                self.spotlight = None
+                self.clear_shared_displays(earlier)
+        if self.spotlight is None or self.spotlight not in self.mirrors:
+            self.follow_spotlight(None)
 
     async def watch_table(self, table_id: str) -> None:
         """Mirror one table from its spectator stream until it finishes (then linger and clear) or vanishes."""
@@ -321,29 +338,52 @@ class Bridge:
 
     def follow_spotlight(self, changed: TableMirror | None) -> None:
         """Show the spotlit table on the displays for every table, picking the next one when there is none."""
-        if self.shared is None:
+        if self.shared is None or not self.spotlight_known:
             return
-        if self.spotlight is None or self.spotlight not in self.mirrors:
-            playing = [
-                m
-                for m in self.mirrors.values()
-                if m.update is not None and m.update.status == table_pb2.TABLE_STATUS_PLAYING
-            ]
-            if not playing:
-                self.spotlight = None
-                return
-            changed = min(playing, key=lambda m: self.started.get(m.table_id, len(self.started)))
-            self.spotlight = changed.table_id
-            log.info("the displays for every table now show table %s", changed.table_id)
-        elif changed is None or changed.table_id != self.spotlight:
+        if self.spotlight is None:
+            chosen = self.next_spotlight()
+            if chosen is not None:
+                self.spotlight = chosen.table_id
+                log.info("the displays for every table now show table %s", chosen.table_id)
+            changed = chosen
+        elif changed is None:
+            changed = self.mirrors.get(self.spotlight)  # an earlier run's, once its first update is here
+        elif changed.table_id != self.spotlight:
             return
-        assert changed.update is not None
+        self.outbox.put(self.topics.spotlight, (self.spotlight or formats.NOBODY).encode())
+        if changed is None or changed.update is None:
+            return
         messages = formats.device_messages(changed.update, self.shared)
         for topic, payload in messages.items():
             self.outbox.put(topic, payload)
         changed.topics |= messages.keys()
         for topic, payload in formats.device_commands(changed.update, changed.roll, self.shared).items():
             self.outbox.put(topic, payload, retain=False)
+
+    def next_spotlight(self) -> TableMirror | None:
+        """The playing table that started first, or None: none plays, or the first to start has yet to
+        deliver its first update (then it is picked when that arrives, not a table whose stream was quicker)."""
+        order = sorted((n, t) for t, n in self.started.items() if t in self.mirrors or t in self.watchers)
+        for _, table_id in order:
+            mirror = self.mirrors.get(table_id)
+            if mirror is None or mirror.update is None:
+                if table_id in self.watchers:
+                    return None
+                continue
+            if mirror.update.status == table_pb2.TABLE_STATUS_PLAYING:
+                return mirror
+        return None
+
+    def clear_shared_displays(self, table_id: str) -> None:
+        """Clear what the displays for every table show of `table_id`: WLED's text, TM1637 numbers (DisplayClear)
+        and the table's AWTRIX app."""
+        assert self.shared is not None
+        topics = set(formats.device_topics(table_id, self.shared))
+        for topic in sorted(topics):
+            self.outbox.clear(topic)
+        for device, _ in self.shared.tasmota:
+            self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
+            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
 
     def clear_table(self, table_id: str, seats: int = 0) -> None:
         """Delete every retained topic of a table (finished, deleted, or left over from an earlier run)."""
@@ -359,19 +399,17 @@ class Bridge:
             topics |= set(self.topics.ha_topics(table_id, seats))
         own = self.config.settings(table_id).devices
         topics |= set(formats.device_topics(table_id, own))
-        tasmota = list(own.tasmota)
         spotlit = self.spotlight == table_id
         if self.shared is not None:
             # An AWTRIX app is the table's own (one per table): delete it, even one an earlier run left.
             topics |= {formats.awtrix_topic(prefix, table_id) for prefix in self.shared.awtrix}
-            if spotlit or self.spotlight is None:  # otherwise the shared displays show another table
-                topics |= set(formats.device_topics(table_id, self.shared))
-                tasmota += self.shared.tasmota
         for topic in sorted(topics):
             self.outbox.clear(topic)
-        for device, _ in tasmota:
+        for device, _ in own.tasmota:
             self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
             self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
+        if self.shared is not None and (spotlit or self.spotlight is None):
+            self.clear_shared_displays(table_id)  # otherwise the shared displays show another table
         if spotlit:
             self.spotlight = None
             self.follow_spotlight(None)
@@ -412,6 +450,11 @@ class Bridge:
         if self.config.homeassistant and topic == self.topics.ha_status:
             if payload.strip() == b"online":
                 self.announce_discovery()
+            return
+        if topic == self.topics.spotlight:
+            if not self.spotlight_known:  # what an earlier run showed (later: our own, echoed back)
+                shown = payload.decode("utf-8", "replace").strip()
+                self.spotlight = shown if shown and shown != formats.NOBODY else None
             return
         lingering = self.topics.table_of_clears_at(topic)
         if lingering is not None:

@@ -37,6 +37,12 @@ class Topics:
         return f"{self.prefix}/bridge/server"
 
     @property
+    def spotlight(self) -> str:
+        """Which table the displays for every table ("*") show: retained, its id or "-" (none), so that a
+        restarted bridge goes on with the table its predecessor showed."""
+        return f"{self.prefix}/bridge/spotlight"
+
+    @property
     def press_wildcard(self) -> str:
         return f"{self.prefix}/tables/+/press"
 
