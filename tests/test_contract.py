@@ -86,6 +86,23 @@ async def test_a_huge_game_name_is_refused_with_a_short_message_that_quotes_only
 
 
 @pytest.mark.parametrize("length", LONG)
+def test_a_generic_actions_huge_field_value_is_quoted_only_by_its_start(length: int) -> None:
+    """A plug-in game's typed action (`Action.generic`) with a number or enum field given a huge value:
+    the refusal (Act's "malformed action: ...") quotes only its start."""
+    import enum
+
+    from toadstool.server import wire
+
+    class Colour(enum.Enum):
+        RED = 1
+
+    for hint in (int, Colour):
+        with pytest.raises(ValueError, match="…") as refused:
+            wire.from_plain(_long(length), hint)
+        assert len(str(refused.value)) < 120
+
+
+@pytest.mark.parametrize("length", LONG)
 async def test_huge_option_names_and_values_are_refused_with_short_messages_quoting_their_start(
     client: Client, length: int
 ) -> None:

@@ -27,7 +27,7 @@ from typing import Any
 
 from google.protobuf.message import Message
 
-from toadstool.engine import _snake
+from toadstool.engine import _snake, preview
 
 
 @cache
@@ -241,12 +241,12 @@ def from_plain(raw: Any, hint: Any) -> Any:
             try:
                 return hint[str(raw)]
             except KeyError:
-                raise ValueError(f"{raw!r} is not a {hint.__name__}") from None
+                raise ValueError(f"{preview(str(raw))} is not a {hint.__name__}") from None
         if hint is bool:
             return bool(raw)
         if hint is int:
             if not isinstance(raw, int | float) or raw != int(raw):
-                raise ValueError(f"expected a whole number, not {raw!r}")
+                raise ValueError(f"expected a whole number, not {preview(str(raw))}")
             return int(raw)
         if hint is float:
             return float(raw)
