@@ -23,6 +23,7 @@ from toadstool.api.v1 import table_pb2
 from toadstool.engine import creation_record, parse_options
 from toadstool.games import GAMES
 from toadstool.games.kart.tracks import BUILTIN_DIR, load_track, parse_track, track_content
+from toadstool.server.store import SCHEMA_VERSION
 from toadstool_clients.connection import Client
 
 TRACK = "ring-road"
@@ -252,7 +253,7 @@ async def test_a_table_stored_before_creation_records_resolves_its_track_once_at
     assert await _seen(served.address, race) == before, "the old table read its track file again"
     served.stop()
     with sqlite3.connect(served.db) as db:
-        assert db.execute("PRAGMA user_version").fetchone()[0] == 3
+        assert db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         (record,) = db.execute("SELECT record FROM tables WHERE table_id = ?", (race.table_id,)).fetchone()
     assert json.loads(record)["track_content"]["title"] == "Ring Road", "the record was made from the edit"
 

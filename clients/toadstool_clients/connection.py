@@ -27,6 +27,10 @@ CHANNEL_OPTIONS = (
     ("grpc.max_reconnect_backoff_ms", 10_000),
 )
 
+#: How long a disconnected person's seat waits before a bot plays it, for tables the clients create: a
+#: LAN evening's default (a closed laptop, a phone that locked), short enough that nobody waits long.
+DEFAULT_TAKEOVER_SECONDS = 60
+
 
 def server_address(given: str | None) -> str:
     """The server to use: the given HOST[:PORT], else $TOADSTOOL_SERVER, else localhost."""
@@ -110,8 +114,11 @@ class Client:
         manual_start: bool = False,
         bot_delay_ms: int | None = None,
         turn_seconds: int = 0,
-        takeover_seconds: int = 0,
+        takeover_seconds: int = DEFAULT_TAKEOVER_SECONDS,
     ) -> service_pb2.CreateTableResponse:
+        """Create a table. Unlike a bare CreateTable (no takeover), a person whose connection is gone for
+        `DEFAULT_TAKEOVER_SECONDS` has a bot play their seat until they return, so one closed laptop never
+        holds a LAN evening up; 0 turns it off."""
         request = service_pb2.CreateTableRequest(
             game=game,
             players=players,
@@ -185,6 +192,22 @@ class Client:
     async def kick(self, table_id: str, host_token: str, seat: int) -> None:
         await self.stub.KickSeat(
             service_pb2.KickSeatRequest(table_id=table_id, seat=seat),
+            metadata=((HOST_TOKEN_KEY, host_token),),
+            timeout=self.timeout,
+        )
+
+    async def hand_to_bot(self, table_id: str, host_token: str, seat: int) -> None:
+        """A bot plays the person's seat now, until they act or connect again (host only)."""
+        await self.stub.HandSeatToBot(
+            service_pb2.HandSeatToBotRequest(table_id=table_id, seat=seat),
+            metadata=((HOST_TOKEN_KEY, host_token),),
+            timeout=self.timeout,
+        )
+
+    async def end_table(self, table_id: str, host_token: str) -> None:
+        """End the table now, in the lobby or in play (host only); its outcome says the host ended it."""
+        await self.stub.EndTable(
+            service_pb2.EndTableRequest(table_id=table_id),
             metadata=((HOST_TOKEN_KEY, host_token),),
             timeout=self.timeout,
         )

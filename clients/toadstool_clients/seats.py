@@ -124,3 +124,9 @@ def remember_host_token(address: str, table_id: str, token: str) -> None:
     data = _read(path)
     data[_key(address, table_id)] = token
     _write(path, data)
+
+
+def remembered_host_token(address: str, table_id: str) -> str | None:
+    """The host token of a table this machine created on this server (`remember_host_token`), or None."""
+    token = _read(hosted_file()).get(_key(address, table_id))
+    return token if isinstance(token, str) else None

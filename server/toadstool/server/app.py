@@ -30,6 +30,7 @@ from toadstool.server.reflection import enable_reflection
 from toadstool.server.service import SerialisedWatch, ToadstoolService
 from toadstool.server.store import Store
 from toadstool.server.tables import TableRegistry
+from toadstool.server.tables.hosting import DEFAULT_ABANDON_SECONDS
 from toadstool.server.web import DEFAULT_WEB_PORT, WebListener, web_listener, web_urls
 
 log = logging.getLogger(__name__)
@@ -71,6 +72,8 @@ class ServerConfig:
     web_port_strict: bool = False
     #: The built web client's folder; None: the one installed with the client package.
     web_assets: Path | None = None
+    #: Seconds an unfinished table waits once every person has gone before it is ended as abandoned (0: never).
+    abandon_seconds: float = DEFAULT_ABANDON_SECONDS
 
 
 @dataclass
@@ -138,7 +141,12 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     quiet_client_garbage()
     store = Store(config.db, config.db_sync) if config.db else None
     try:
-        registry = TableRegistry(bot_delay=config.bot_delay, max_tables=config.limits.max_tables, store=store)
+        registry = TableRegistry(
+            bot_delay=config.bot_delay,
+            max_tables=config.limits.max_tables,
+            store=store,
+            abandon_seconds=config.abandon_seconds,
+        )
         async with registry:
             service = ToadstoolService(registry, config.limits)
             health_servicer = health.aio.HealthServicer()
@@ -196,6 +204,18 @@ async def announced(config: ServerConfig, running: RunningServer) -> AsyncIterat
         yield
 
 
+def join_lines(running: RunningServer, addresses: list[str], table_id: str = "") -> list[str]:
+    """How friends on the LAN reach this server (or one of its tables): the exact commands, one per address
+    it is reachable at, and the browser's page."""
+    hosts = [f"[{a}]" if ":" in a else a for a in addresses] or [running.host]
+    what = f"join {table_id}" if table_id else "tables"
+    lines = [f"Friends join with: toadstool {what} --server {host}:{running.port}" for host in hosts]
+    if running.web is not None:
+        page = f"#/t/{table_id}" if table_id else ""
+        lines += [f"or in a browser: {url}{page}" for url in web_urls(running.web, addresses)]
+    return lines
+
+
 async def serve(config: ServerConfig) -> None:
     """Run until SIGINT or SIGTERM, then shut down gracefully."""
     stop = asyncio.Event()
@@ -208,11 +228,15 @@ async def serve(config: ServerConfig) -> None:
         log.info("Toadstool serving on %s", running.address)
         secure = "TLS" if config.tls_cert else "plaintext"
         print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)
+        from toadstool.server.discovery import announced_addresses
+
+        addresses = announced_addresses(config.host)
+        for line in join_lines(running, addresses):
+            print(line, flush=True)
         if running.web is not None:
-            from toadstool.server.discovery import announced_addresses
             from toadstool.server.web import url_banner
 
-            urls = web_urls(running.web, announced_addresses(config.host))
+            urls = web_urls(running.web, addresses)
             taken = f" (port {running.web.instead_of} was taken)" if running.web.instead_of else ""
             print(f"Web client listening on {running.web_address}{taken}", flush=True)
             print(url_banner(urls[0]), flush=True)

@@ -208,7 +208,9 @@ def _table_part(table: Table) -> table_pb2.Update:
     if deadline is not None:
         part.turn_deadline_unix_ms = int((time.time() + deadline - table.now()) * 1000)
     outcome = table.engine.outcome(table.state) if table.state is not None else None
-    if outcome is not None:
+    if table.ended is not None:  # ended before its game was (its host, or abandoned): nobody won
+        part.outcome.CopyFrom(table_pb2.Outcome(ended=table.ended, summary=table.ended))
+    elif outcome is not None:
         part.outcome.CopyFrom(
             table_pb2.Outcome(
                 winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, table.names())
@@ -224,6 +226,9 @@ def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
     view = engine.view(table.state, viewer)
     part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
     game_view_message(engine, view, names, into=part.view)
+    if table.ended is not None:  # a game ended early waits for nobody and offers nothing
+        part.phase = table.ended
+        return part
     part.to_act.extend(engine.to_act(table.state))
     if viewer is not None:
         for action in engine.legal_actions(table.state, viewer):
@@ -287,7 +292,7 @@ def _build_update(
     update.events.extend(event_message(v, e, viewer, names) for v, e in recent)
     if table.state is None:
         open_count = len(table.open_seats())
-        update.phase = f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
+        update.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
         return update
     update.MergeFrom(table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer)))
     return update

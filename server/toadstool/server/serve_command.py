@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import sys
 
 from toadstool.server.app import ServerConfig, serve
 from toadstool.server.limits import Limits
 from toadstool.server.store import StoreError, default_db_path
+from toadstool.server.tables.host_log import HOST_LOG
+from toadstool.server.tables.hosting import DEFAULT_ABANDON_SECONDS
 from toadstool.server.web import DEFAULT_WEB_PORT
 
 
@@ -74,6 +77,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
     parser.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
     parser.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+    parser.add_argument(
+        "--abandon-hours",
+        type=float,
+        default=DEFAULT_ABANDON_SECONDS / 3600,
+        help="end an unfinished table once every person has been gone this long (default %(default)s; 0: never)",
+    )
+    parser.add_argument(
+        "--quiet", action="store_true", help="do not print a line when someone joins, leaves, drops or comes back"
+    )
+
+
+def show_host_lines(stream: object = None) -> logging.Handler:
+    """Print the host's lines (`toadstool.host`) on the terminal, one per event, with the time of day; only
+    there (not also through the root logger's handlers)."""
+    handler = logging.StreamHandler(stream or sys.stdout)  # type: ignore[arg-type]
+    handler.setFormatter(logging.Formatter("%(asctime)s  %(message)s", datefmt="%H:%M:%S"))
+    HOST_LOG.addHandler(handler)
+    HOST_LOG.setLevel(logging.INFO)
+    HOST_LOG.propagate = False
+    return handler
 
 
 def run(args: argparse.Namespace) -> int:
@@ -100,7 +123,10 @@ def run(args: argparse.Namespace) -> int:
         name=args.name,
         web_port=None if args.no_web else (DEFAULT_WEB_PORT if args.web_port is None else args.web_port),
         web_port_strict=args.web_port is not None,
+        abandon_seconds=max(0.0, args.abandon_hours) * 3600,
     )
+    if not args.quiet:
+        show_host_lines()
     try:
         asyncio.run(serve(config))
     except StoreError as error:

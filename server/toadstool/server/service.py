@@ -24,7 +24,7 @@ from toadstool.games import GAMES
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.store import DiskUnavailable
-from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry
+from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry, hosting
 from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID
 
 log = logging.getLogger(__name__)
@@ -236,8 +236,24 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         self, request: service_pb2.KickSeatRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.KickSeatResponse:
         table = self._hosted_table(request.table_id, context)
-        table.kick(request.seat)
+        hosting.kick(table, request.seat)
         return service_pb2.KickSeatResponse(table=messages.table_info(table))
+
+    @_maps_errors
+    async def HandSeatToBot(
+        self, request: service_pb2.HandSeatToBotRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.HandSeatToBotResponse:
+        table = self._hosted_table(request.table_id, context)
+        hosting.hand_to_bot(table, request.seat)
+        return service_pb2.HandSeatToBotResponse(table=messages.table_info(table))
+
+    @_maps_errors
+    async def EndTable(
+        self, request: service_pb2.EndTableRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.EndTableResponse:
+        table = self._hosted_table(request.table_id, context)
+        hosting.end(table, hosting.ENDED_BY_HOST)
+        return service_pb2.EndTableResponse(table=messages.table_info(table))
 
     @_maps_errors
     async def LeaveTable(
@@ -256,7 +272,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         table = self._table(request.table_id)
         device_token = _metadata(context, DEVICE_TOKEN_KEY)
         if device_token and not _metadata(context, SEAT_TOKEN_KEY):
-            seat, wanted = table.device_move(device_token)
+            seat, wanted = hosting.device_move(table, device_token)
             if request.action_id != DEVICE_ACTION and self._wanted_action_id(table, request) != wanted:
                 raise TableError(ErrorKind.NOT_YOUR_SEAT, f"a device token may only {DEVICE_ACTION!r}")
         else:
@@ -271,7 +287,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         self, request: service_pb2.IssueDeviceTokenRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.IssueDeviceTokenResponse:
         table = self._hosted_table(request.table_id, context)
-        return service_pb2.IssueDeviceTokenResponse(device_token=table.issue_device_token())
+        return service_pb2.IssueDeviceTokenResponse(device_token=hosting.issue_device_token(table))
 
     def _wanted_action_id(self, table: Table, request: service_pb2.ActRequest) -> str:
         """The stable id of the action a request names, given by id or in its typed form."""

@@ -30,7 +30,7 @@ from typing import Any
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 #: A second copy of one table's row and seats (`table_copies`), written in the same transaction as every
 #: change to them: it lives in another b-tree, so one damaged page never loses both (toadstool.server.repair
@@ -46,17 +46,20 @@ FROM tables"""
 _COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WHERE table_id = ?"
 
 _ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
+_ADD_ENDED = "ALTER TABLE tables ADD COLUMN ended TEXT;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
 #: when they are next restored). 2 -> 3: every table gets its second copy (`table_copies`), and a finished
 #: table its last version (NULL for those finished before: they are replayed once more, and store it then).
+#: 3 -> 4: a table ended before its game did (by its host, or abandoned) says why (`ended`; NULL otherwise).
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE tables ADD COLUMN record TEXT;",
     2: f"""{_ADD_FINISHED} CREATE TABLE IF NOT EXISTS table_copies (
         table_id TEXT PRIMARY KEY REFERENCES tables(table_id) ON DELETE CASCADE,
         data TEXT NOT NULL
     ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
+    3: _ADD_ENDED,
 }
 
 SCHEMA = """
@@ -75,7 +78,8 @@ CREATE TABLE tables (
     device_token_hash BLOB,
     started INTEGER NOT NULL DEFAULT 0,
     record TEXT,
-    finished_version INTEGER
+    finished_version INTEGER,
+    ended TEXT
 );
 CREATE TABLE seats (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
@@ -155,6 +159,8 @@ class StoredTable:
     record: dict[str, Any] | None = None
     #: The version its game ended at, once it has (a restart need not replay it to know); None before.
     finished_version: int | None = None
+    #: Why the table ended before its game did (its host ended it, nobody was there); None otherwise.
+    ended: str | None = None
 
 
 @dataclass(frozen=True)
@@ -223,8 +229,10 @@ class Store:
             )
         elif version in MIGRATIONS:
             steps = " ".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
-            if "finished_version" in {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}:
-                steps = steps.replace(_ADD_FINISHED, "")  # a file taken back to an older version by hand
+            columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
+            for column, step in (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED)):
+                if column in columns:
+                    steps = steps.replace(step, "")  # a file taken back to an older version by hand
             self.db.executescript(f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {version}; this Toadstool reads {SCHEMA_VERSION}")
@@ -346,6 +354,13 @@ class Store:
         with self._transaction():
             self._write("UPDATE tables SET finished_version = ? WHERE table_id = ?", (version, table_id))
 
+    def set_ended(self, table_id: str, version: int, reason: str) -> None:
+        """The table was ended at `version` before its game was over (by its host, or abandoned), for `reason`."""
+        with self._transaction():
+            self._write(
+                "UPDATE tables SET finished_version = ?, ended = ? WHERE table_id = ?", (version, reason, table_id)
+            )
+
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
         """The creation record of a table stored before records were kept, made when it was restored."""
         with self._transaction():
@@ -415,9 +430,9 @@ class Store:
     ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
         """Every stored table with its seats, actions and notes (by version), oldest table first. A finished
         table comes without its actions and notes (empty): it is restored without replaying them."""
-        rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version FROM tables ORDER BY rowid").fetchall()
+        rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version, ended FROM tables ORDER BY rowid").fetchall()
         for row in rows:
-            table = dataclasses.replace(stored_table(row[:-1]), finished_version=row[-1])
+            table = dataclasses.replace(stored_table(row[:-2]), finished_version=row[-2], ended=row[-1])
             if table.finished_version is not None:
                 seats = [
                     StoredSeat(*r)

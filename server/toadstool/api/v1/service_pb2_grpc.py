@@ -30,7 +30,7 @@ class ToadstoolServiceStub:
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
     without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-    IssueDeviceToken;
+    IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -94,6 +94,16 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.KickSeatRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.KickSeatResponse.FromString,
                 _registered_method=True)
+        self.HandSeatToBot = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/HandSeatToBot',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.HandSeatToBotRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.HandSeatToBotResponse.FromString,
+                _registered_method=True)
+        self.EndTable = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/EndTable',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.EndTableRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.EndTableResponse.FromString,
+                _registered_method=True)
         self.LeaveTable = channel.unary_unary(
                 '/toadstool.v1.ToadstoolService/LeaveTable',
                 request_serializer=toadstool_dot_v1_dot_service__pb2.LeaveTableRequest.SerializeToString,
@@ -126,7 +136,7 @@ class ToadstoolServiceServicer:
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
     without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-    IssueDeviceToken;
+    IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -194,6 +204,23 @@ class ToadstoolServiceServicer:
     def KickSeat(self, request, context):
         """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
         Their token stops working either way.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HandSeatToBot(self, request, context):
+        """Let a bot play a person's seat now, until they come back (host only): for a friend who stepped away
+        without closing their client. Their token keeps working; their next action or their next connection
+        takes the seat back, as after a takeover. Refused in the lobby and for seats that hold no person.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def EndTable(self, request, context):
+        """End a table now, in the lobby or in play (host only): it is finished with `Outcome.ended` saying the
+        host ended it, no winners, and it leaves the live tables; its history stays.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -283,6 +310,16 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.KickSeatRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.KickSeatResponse.SerializeToString,
             ),
+            'HandSeatToBot': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandSeatToBot,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.HandSeatToBotRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.HandSeatToBotResponse.SerializeToString,
+            ),
+            'EndTable': grpc.unary_unary_rpc_method_handler(
+                    servicer.EndTable,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.EndTableRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.EndTableResponse.SerializeToString,
+            ),
             'LeaveTable': grpc.unary_unary_rpc_method_handler(
                     servicer.LeaveTable,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.LeaveTableRequest.FromString,
@@ -321,7 +358,7 @@ class ToadstoolService:
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
     without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-    IssueDeviceToken;
+    IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -545,6 +582,60 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/KickSeat',
             toadstool_dot_v1_dot_service__pb2.KickSeatRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.KickSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandSeatToBot(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/HandSeatToBot',
+            toadstool_dot_v1_dot_service__pb2.HandSeatToBotRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.HandSeatToBotResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def EndTable(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/EndTable',
+            toadstool_dot_v1_dot_service__pb2.EndTableRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.EndTableResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -31,7 +31,7 @@ class ToadstoolServiceStub:
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
       without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-      IssueDeviceToken;
+      IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -69,6 +69,15 @@ class ToadstoolServiceStub:
     """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
     Their token stops working either way.
     """
+    HandSeatToBot: _grpc.UnaryUnaryMultiCallable[_service_pb2.HandSeatToBotRequest, _service_pb2.HandSeatToBotResponse]
+    """Let a bot play a person's seat now, until they come back (host only): for a friend who stepped away
+    without closing their client. Their token keeps working; their next action or their next connection
+    takes the seat back, as after a takeover. Refused in the lobby and for seats that hold no person.
+    """
+    EndTable: _grpc.UnaryUnaryMultiCallable[_service_pb2.EndTableRequest, _service_pb2.EndTableResponse]
+    """End a table now, in the lobby or in play (host only): it is finished with `Outcome.ended` saying the
+    host ended it, no winners, and it leaves the live tables; its history stays.
+    """
     LeaveTable: _grpc.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _grpc.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]
@@ -96,7 +105,7 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
       without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-      IssueDeviceToken;
+      IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -131,6 +140,15 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
     Their token stops working either way.
     """
+    HandSeatToBot: _aio.UnaryUnaryMultiCallable[_service_pb2.HandSeatToBotRequest, _service_pb2.HandSeatToBotResponse]  # type: ignore[assignment]
+    """Let a bot play a person's seat now, until they come back (host only): for a friend who stepped away
+    without closing their client. Their token keeps working; their next action or their next connection
+    takes the seat back, as after a takeover. Refused in the lobby and for seats that hold no person.
+    """
+    EndTable: _aio.UnaryUnaryMultiCallable[_service_pb2.EndTableRequest, _service_pb2.EndTableResponse]  # type: ignore[assignment]
+    """End a table now, in the lobby or in play (host only): it is finished with `Outcome.ended` saying the
+    host ended it, no winners, and it leaves the live tables; its history stays.
+    """
     LeaveTable: _aio.UnaryUnaryMultiCallable[_service_pb2.LeaveTableRequest, _service_pb2.LeaveTableResponse]  # type: ignore[assignment]
     """Give up a seat (in the lobby it becomes empty; in play a bot takes it over)."""
     Watch: _aio.UnaryStreamMultiCallable[_service_pb2.WatchRequest, _service_pb2.WatchResponse]  # type: ignore[assignment]
@@ -157,7 +175,7 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
     - the seat token (from JoinTable) in "x-seat-token": needed by Act and LeaveTable; Watch and GetHistory
       without one answer as a spectator;
     - the host token (from CreateTable) in "x-host-token": needed by AddBot, StartTable, KickSeat and
-      IssueDeviceToken;
+      IssueDeviceToken, HandSeatToBot and EndTable;
     - a device token (from IssueDeviceToken, for a physical roll button) in "x-device-token": Act "roll" only.
 
     Limits (refused with the code named; a refused call changes nothing): a request is at most 64 KiB
@@ -237,6 +255,27 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_service_pb2.KickSeatResponse, _abc.Awaitable[_service_pb2.KickSeatResponse]]:
         """Remove a seat's holder (host only): in the lobby the seat becomes empty; in play a bot takes it over.
         Their token stops working either way.
+        """
+
+    @_abc_1.abstractmethod
+    def HandSeatToBot(
+        self,
+        request: _service_pb2.HandSeatToBotRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.HandSeatToBotResponse, _abc.Awaitable[_service_pb2.HandSeatToBotResponse]]:
+        """Let a bot play a person's seat now, until they come back (host only): for a friend who stepped away
+        without closing their client. Their token keeps working; their next action or their next connection
+        takes the seat back, as after a takeover. Refused in the lobby and for seats that hold no person.
+        """
+
+    @_abc_1.abstractmethod
+    def EndTable(
+        self,
+        request: _service_pb2.EndTableRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.EndTableResponse, _abc.Awaitable[_service_pb2.EndTableResponse]]:
+        """End a table now, in the lobby or in play (host only): it is finished with `Outcome.ended` saying the
+        host ended it, no winners, and it leaves the live tables; its history stays.
         """
 
     @_abc_1.abstractmethod

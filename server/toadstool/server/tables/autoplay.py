@@ -12,6 +12,8 @@ import logging
 from typing import TYPE_CHECKING, Any
 
 from toadstool.server.store import DiskUnavailable
+from toadstool.server.tables import hosting
+from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status
 
@@ -116,14 +118,20 @@ def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
 
 
 def check_clocks(table: Table, now: float) -> None:
-    """Make the default move for a timed-out decision, and hand away seats to bots."""
+    """Make the default move for a timed-out decision, hand away seats to bots, and end a table nobody is
+    at any more (`hosting.abandon_deadline`)."""
     for deadline, index in _takeover_deadlines(table):
         if now >= deadline:
             away = table.seats[index]
             away.bot_controlled = True
             away.bot = table.spec.smart_bot()
             table._note(f"{{p{index}}} is away; a bot plays for them until they return")
+            tell_host(table, f"{away.name} is away: a bot plays for them until they return")
             table._touch()
+    abandon = hosting.abandon_deadline(table)
+    if abandon is not None and now >= abandon:
+        hosting.end(table, hosting.abandoned_reason(table.abandon_seconds))
+        return
     turn = turn_deadline(table)
     if turn is not None and now >= turn:
         seat = _waiting_people(table)[0]
@@ -139,9 +147,9 @@ async def run_clocks(table: Table) -> None:
     while table.status is not Status.FINISHED:
         revision = table.revision
         deadlines = [d for d, _ in _takeover_deadlines(table)]
-        turn = turn_deadline(table)
-        if turn is not None:
-            deadlines.append(turn)
+        for deadline in (turn_deadline(table), hosting.abandon_deadline(table)):
+            if deadline is not None:
+                deadlines.append(deadline)
         if not deadlines:
             await table.wait_change(revision)
             continue

@@ -52,9 +52,16 @@ class TableRegistry:
     """
 
     def __init__(
-        self, bot_delay: float = 0.6, max_tables: int = 1000, store: Store | None = None, clock: Clock | None = None
+        self,
+        bot_delay: float = 0.6,
+        max_tables: int = 1000,
+        store: Store | None = None,
+        clock: Clock | None = None,
+        abandon_seconds: float = 0.0,
     ) -> None:
         self.tables: dict[str, Table] = {}
+        #: Seconds an unfinished table waits once every person has gone before it is ended (0: never).
+        self.abandon_seconds = abandon_seconds
         self.bot_delay = bot_delay
         self.max_tables = max_tables
         self.store = store
@@ -150,6 +157,8 @@ class TableRegistry:
             device_token_hash=stored.device_token_hash,
             turn_seconds=stored.turn_seconds,
             takeover_seconds=stored.takeover_seconds,
+            abandon_seconds=self.abandon_seconds,
+            ended=stored.ended,
             seats=[Seat(index=i) for i in range(stored.players)],
             beat=self.beat,
             moves=self.moves,
@@ -169,13 +178,16 @@ class TableRegistry:
         table.store = self.store  # before the replay: a long game's replay keeps only its recent past in memory
         if stored.started and stored.finished_version is not None:
             table.restored_finished(stored.finished_version)
+        elif stored.finished_version is not None:  # ended in the lobby: nothing to replay
+            table.status = Status.FINISHED
+            table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
         elif stored.started:
             table.replay(actions, notes)
         else:
             table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
         if stored.record is None and self.store is not None:
             self.store.set_record(table.table_id, table.options)
-        if not stored.started:
+        if not stored.started and table.status is Status.LOBBY:
             # A full table that should have started by itself (stored by a server before joins and starts
             # were one transaction, and killed between the two) starts now, as it would have then.
             try:
@@ -249,6 +261,7 @@ class TableRegistry:
             host_token_hash=host_hash,
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
+            abandon_seconds=self.abandon_seconds,
             seats=[Seat(index=i) for i in range(players)],
             beat=self.beat,
             moves=self.moves,
@@ -293,7 +306,7 @@ class TableRegistry:
         if table.status is Status.FINISHED:
             return
         runners = [("bots", autoplay.run_bots(table))]
-        if table.turn_seconds or table.takeover_seconds:
+        if table.turn_seconds or table.takeover_seconds or table.abandon_seconds:
             runners.append(("clocks", autoplay.run_clocks(table)))
         for name, runner in runners:
             task = loop.create_task(runner, name=f"{name}-{table.table_id}")

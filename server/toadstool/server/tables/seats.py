@@ -111,6 +111,8 @@ class Seat:
     bot_controlled: bool = False
     #: Monotonic time the last stream for this seat closed (None while connected or never connected).
     away_since: float | None = None
+    #: Whether a stream for this seat has ever opened (since the server started): a return is a reconnection.
+    ever_connected: bool = False
 
     def stored(self) -> StoredSeat:
         return StoredSeat(seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash)

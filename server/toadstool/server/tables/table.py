@@ -24,7 +24,6 @@ from toadstool.engine import (
     Event,
     action_id,
     current_action_id,
-    device_action_types,
     listing,
     name_seats,
     preview,
@@ -36,6 +35,7 @@ from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
 from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Window, whole_log
+from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
     AppliedRequest,
@@ -119,6 +119,10 @@ class Table:
     turn_seconds: float = 0.0
     #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
     takeover_seconds: float = 0.0
+    #: Seconds a table waits once every person has gone before it ends as abandoned (0: never; the server's).
+    abandon_seconds: float = 0.0
+    #: Why the table was ended before its game was over (`hosting.end`); None otherwise.
+    ended: str | None = None
     store: Store | None = None
     #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
     #: table has its own in tests.
@@ -130,6 +134,9 @@ class Table:
     clock: Clock | None = None
     #: The table's time (`now`) of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
+    #: The table's time a person last joined, left, connected or disconnected (or it was made): abandonment
+    #: runs from here.
+    people_seen: float = field(default=-1.0)
     status: Status = Status.LOBBY
     #: The game's state (None in the lobby). A finished table restored without replaying its game
     #: (`restored_finished`) rebuilds it (and its recent events and actions) the first time it is read.
@@ -153,10 +160,13 @@ class Table:
     #: The seats' messages for what `_seats_shown` showed (built by toadstool.messages.seat_messages).
     _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
     _rng: random.Random = field(default_factory=random.Random)
+    _replaying: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if self.__dict__.get("_events") is None or self.__dict__.get("_actions") is None:
             self._new_windows()
+        if self.people_seen < 0:
+            self.people_seen = self.now()
 
     def _new_windows(self) -> None:
         def stored() -> bool:
@@ -177,6 +187,7 @@ class Table:
         self.version = 0
         self._new_windows()
         self.replay(actions, notes)
+        self.status = Status.FINISHED  # also when it was ended before its game was (`ended`)
 
     @property
     def engine(self) -> Engine[Any, Any]:
@@ -227,34 +238,6 @@ class Table:
                 f"only the host of table {self.table_id} may do that (send its host token)",
             )
 
-    def issue_device_token(self) -> str:
-        """A new device token for this table (replacing any earlier one): it may only roll dice."""
-        token, digest = new_token()
-        if self.store is not None:
-            self.store.set_device_token(self.table_id, digest)
-        self.device_token_hash = digest
-        self._touch()
-        return token
-
-    def device_move(self, token: str) -> tuple[int, str]:
-        """The seat a hardware button acts for and the id of the roll it makes: the seat the game waits
-        for, if it may roll now (an action of one of the engine's `device_action_types`).
-
-        Devices get exactly one power, rolling for whoever must roll; anything else is refused.
-        """
-        if not token_matches(token, self.device_token_hash):
-            raise TableError(
-                ErrorKind.UNAUTHENTICATED, f"that device token is not valid at table {self.table_id}; ask its host"
-            )
-        if self.status is not Status.PLAYING:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} is not being played")
-        kinds = device_action_types(self.engine)
-        for seat in self.engine.to_act(self.state):
-            for action in self.engine.legal_actions(self.state, seat):
-                if isinstance(action, kinds):
-                    return seat, action_id(action)
-        raise TableError(ErrorKind.NOT_LEGAL, "nobody can roll right now; press the button when it is a roll")
-
     def open_seats(self) -> list[int]:
         return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
 
@@ -283,7 +266,9 @@ class Table:
             token, digest = new_token()
         with self.one_write():
             self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
+            tell_host(self, f"{clean} joined (seat {index})")  # before the start it may trigger
             self._maybe_autostart()
+        self.people_seen = self.now()
         self._touch()
         return index, token
 
@@ -334,32 +319,22 @@ class Table:
             raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} is taken; open seats: {self.open_seats()}")
         return seat
 
-    def leave(self, seat: int) -> None:
-        """A person gives up their seat: empty in the lobby, played by a bot once the game runs."""
+    def leave(self, seat: int, quietly: bool = False) -> None:
+        """A person gives up their seat: empty in the lobby, played by a bot once the game runs (`quietly`:
+        the caller, `hosting.kick`, says why itself)."""
+        name = self.seats[seat].name
         with self.one_write():
             if self.status is Status.LOBBY:
                 self._set_seat(Seat(index=seat))
             elif self.status is Status.PLAYING:
                 old = self.seats[seat]
                 self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
-                self._note(f"{{p{seat}}} left the table; a bot plays their seat")
+                if not quietly:
+                    self._note(f"{{p{seat}}} left the table; a bot plays their seat")
+        self.people_seen = self.now()
+        if not quietly:
+            tell_host(self, f"{name} left (seat {seat})")
         self._touch()
-
-    def kick(self, seat: int) -> None:
-        """The host removes a seat's holder: their token stops working; a bot plays on in a running game."""
-        if not 0 <= seat < self.players:
-            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
-        if self.seats[seat].kind is not SeatKind.HUMAN:
-            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
-        if self.status is Status.FINISHED:
-            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
-        name = self.seats[seat].name
-        with self.one_write():
-            self.leave(seat)
-            if self.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
-                self._note(f"The host removed {{p{seat}}} from the table")
-            else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
-                self._note(f"The host removed {name.replace('{', '(')} from the table")
 
     def set_connected(self, state: Seat, delta: int) -> None:
         """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
@@ -369,17 +344,26 @@ class Table:
         """
         if self.seats[state.index] is not state:
             return
-        seat = state.index
+        before = state.connections
         state.connections = max(0, state.connections + delta)
+        if state.kind is SeatKind.HUMAN and (before == 0) != (state.connections == 0):
+            self.people_seen = self.now()
+            again = "reconnected" if state.ever_connected else "connected"
+            tell_host(self, f"{state.name} {again if before == 0 else 'lost their connection'}")
+            state.ever_connected = True
         if state.connections > 0:
             state.away_since = None
-            if state.bot_controlled:
-                state.bot_controlled = False
-                state.bot = None
-                self._note(f"{{p{seat}}} is back and plays again")
+            self.reclaim(state)
         elif state.kind is SeatKind.HUMAN:
             state.away_since = self.now()
         self._touch()
+
+    def reclaim(self, state: Seat) -> None:
+        """A person whose seat a bot plays (taken over, or handed to it by the host) is back: they play it."""
+        if state.bot_controlled:
+            state.bot_controlled, state.bot = False, None
+            self._note(f"{{p{state.index}}} is back and plays again")
+            tell_host(self, f"{state.name} is back and plays again")
 
     def _note(self, text: str, durable: bool = True) -> None:
         """A table-level event (not from the engine): public, at the current version, and kept in the store
@@ -416,6 +400,7 @@ class Table:
                 raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
             if self.store is not None:
                 self.store.set_started(self.table_id)
+        tell_host(self, "the game started")
         self._touch()
 
     def _begin(self) -> None:
@@ -450,6 +435,9 @@ class Table:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has not started yet")
         if self.status is Status.FINISHED:
             raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
+        if self.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
+            self.reclaim(self.seats[seat])
+            self._touch()
         legal = self.engine.legal_actions(self.state, seat)
         action = next((a for a in legal if action_id(a) == wanted), None)
         if action is None:
@@ -501,6 +489,13 @@ class Table:
 
     def replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
         """Rebuild state, events and request ids from the durable log (after a restart)."""
+        self._replaying = True
+        try:
+            self._replay(stored, notes)
+        finally:
+            self._replaying = False
+
+    def _replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
         self._begin()
         self.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
         for entry in stored:
@@ -520,8 +515,11 @@ class Table:
         self.events.extend((self.version, e) for e in events)
 
     def _check_finished(self) -> None:
-        if self.status is not Status.FINISHED and self.engine.outcome(self.state) is not None:
+        outcome = self.engine.outcome(self.state) if self.status is not Status.FINISHED else None
+        if outcome is not None:
             self.status = Status.FINISHED
+            if not self._replaying:
+                tell_host(self, f"game over: {name_seats(outcome.summary, self.names())}")
             if self.store is not None:  # so a restart need not replay it; without it, it is replayed
                 with contextlib.suppress(DiskUnavailable) if not self.store.in_batch else contextlib.nullcontext():
                     self.store.set_finished(self.table_id, self.version)

@@ -1,0 +1,29 @@
+"""What the person hosting an evening is told about its tables: one line per join, leave, lost connection,
+return, takeover, kick and game end, with the seat's name, as INFO records of the `toadstool.host` logger.
+
+A logger rather than prints, so the domain never decides where the lines go: `toadstool serve` prints
+them on its terminal (`--quiet` drops them), `toadstool play --lan` hands them to its full-screen client,
+and an embedded server that configures nothing shows nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from toadstool.server.tables.table import Table
+
+#: The logger the host's lines are records of.
+HOST_LOG = logging.getLogger("toadstool.host")
+
+
+def table_label(table: Table) -> str:
+    """How a line names its table: its name, with its id when the name does not already carry it."""
+    return table.name if table.table_id in table.name else f"{table.name} ({table.table_id})"
+
+
+def tell_host(table: Table, text: str) -> None:
+    """One line for the host about `table` (cheap when nobody listens: the text is built only then)."""
+    if HOST_LOG.isEnabledFor(logging.INFO):
+        HOST_LOG.info("%s: %s", table_label(table), text)

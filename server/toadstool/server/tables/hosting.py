@@ -1,0 +1,134 @@
+"""What a table's host may do beyond filling its lobby (remove someone, let a bot play for someone now, end
+the table, issue the token a hardware die rolls with), and how a table nobody is at any more ends by itself
+(abandoned).
+
+Kept beside `Table` rather than in it: these are the host's powers and the evening's housekeeping, not the
+lifecycle every table goes through. Each checks, then changes the table in one transaction, tells the
+table's watchers (a public note) and the host's log.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from toadstool.engine import action_id, device_action_types
+from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.host_log import tell_host
+from toadstool.server.tables.seats import SeatKind, Status, new_token, token_matches
+
+if TYPE_CHECKING:
+    from toadstool.server.tables.table import Table
+
+#: Why a table its host ended is over (its outcome and its last event).
+ENDED_BY_HOST = "The host ended the game"
+
+#: How long a table waits, by default, once every person has gone, before it is ended as abandoned.
+DEFAULT_ABANDON_SECONDS = 4 * 3600.0
+
+
+def _person(table: Table, seat: int) -> str:
+    """The name of the person at `seat`; refused when there is no such seat or no person in it."""
+    if not 0 <= seat < table.players:
+        raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{table.players - 1}")
+    if table.seats[seat].kind is not SeatKind.HUMAN:
+        raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
+    if table.status is Status.FINISHED:
+        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over")
+    return table.seats[seat].name
+
+
+def kick(table: Table, seat: int) -> None:
+    """The host removes a seat's holder: their token stops working; a bot plays on in a running game."""
+    name = _person(table, seat)
+    with table.one_write():
+        table.leave(seat, quietly=True)
+        if table.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
+            table._note(f"The host removed {{p{seat}}} from the table; a bot plays their seat")
+        else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
+            table._note(f"The host removed {name.replace('{', '(')} from the table")
+    tell_host(table, f"the host removed {name} (seat {seat})")
+
+
+def hand_to_bot(table: Table, seat: int) -> None:
+    """A bot plays the person's seat now, until they come back (their next action or connection), as if
+    they had been away for the takeover grace: for a friend who stepped away with their client open."""
+    name = _person(table, seat)
+    if table.status is not Status.PLAYING:
+        raise TableError(
+            ErrorKind.NOT_PLAYING,
+            f"table {table.table_id} has not started: a bot can play a seat once the game runs "
+            "(in the lobby, remove the person or add a bot to an open seat)",
+        )
+    held = table.seats[seat]
+    if held.bot_controlled:
+        raise TableError(ErrorKind.BAD_REQUEST, f"a bot already plays {name}'s seat until they are back")
+    table._note(f"The host let a bot play for {{p{seat}}} until they are back")
+    held.bot_controlled, held.bot = True, table.spec.smart_bot()
+    tell_host(table, f"a bot plays for {name} (seat {seat}) until they are back")
+    table._touch()
+
+
+def end(table: Table, reason: str) -> None:
+    """End the table now, in the lobby or in play, for `reason` (its outcome says it; nobody wins): it leaves
+    the live tables, its history stays, and every stream gets its last update."""
+    if table.status is Status.FINISHED:
+        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over already")
+    with table.one_write():
+        if table.store is not None:
+            table.store.set_ended(table.table_id, table.version, reason)
+        table.status = Status.FINISHED
+        table._note(reason)
+    table.ended = reason
+    tell_host(table, f"ended: {reason}")
+    table._touch()
+
+
+def abandoned_reason(seconds: float) -> str:
+    """What an abandoned table's outcome says, with the wait in words a person reads at a glance."""
+    hours, minutes = divmod(round(seconds / 60), 60)
+    wait = f"{hours} hour{'s' * (hours != 1)}" if hours and not minutes else f"{round(seconds / 60)} minutes"
+    if seconds < 60:
+        wait = f"{round(seconds)} seconds"
+    return f"Abandoned: nobody was at the table for {wait}"
+
+
+def abandon_deadline(table: Table) -> float | None:
+    """The table's time (`now`) it is ended as abandoned, if it would be: when no person is connected to it,
+    `abandon_seconds` after the last one was (or after it was made). A game of bots alone is never
+    abandoned: it ends by itself."""
+    if not table.abandon_seconds or table.status is Status.FINISHED:
+        return None
+    people = [seat for seat in table.seats if seat.kind is SeatKind.HUMAN]
+    if any(seat.connections for seat in people) or (not people and table.status is Status.PLAYING):
+        return None
+    return table.people_seen + table.abandon_seconds
+
+
+def issue_device_token(table: Table) -> str:
+    """A new device token for this table (replacing any earlier one): it may only roll dice."""
+    token, digest = new_token()
+    if table.store is not None:
+        table.store.set_device_token(table.table_id, digest)
+    table.device_token_hash = digest
+    table._touch()
+    return token
+
+
+def device_move(table: Table, token: str) -> tuple[int, str]:
+    """The seat a hardware button acts for and the id of the roll it makes: the seat the game waits for, if
+    it may roll now (an action of one of the engine's `device_action_types`).
+
+    Devices get exactly one power, rolling for whoever must roll; anything else is refused.
+    """
+    if not token_matches(token, table.device_token_hash):
+        raise TableError(
+            ErrorKind.UNAUTHENTICATED, f"that device token is not valid at table {table.table_id}; ask its host"
+        )
+    if table.status is not Status.PLAYING:
+        raise TableError(ErrorKind.NOT_PLAYING, f"table {table.table_id} is not being played")
+    kinds = device_action_types(table.engine)
+    for seat in table.engine.to_act(table.state):
+        for action in table.engine.legal_actions(table.state, seat):
+            if isinstance(action, kinds):
+                return seat, action_id(action)
+    raise TableError(ErrorKind.NOT_LEGAL, "nobody can roll right now; press the button when it is a roll")
