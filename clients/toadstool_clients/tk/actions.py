@@ -29,8 +29,12 @@ class ActionBar:
     """One row of buttons for the current level of the choice tree; `act` is called with the action (and
     the id to send, which a toggle may change)."""
 
-    def __init__(self, parent: tk.Misc, act: Callable[[table_pb2.LegalAction, str], None]) -> None:
+    def __init__(self, parent: tk.Misc, act: Callable[[table_pb2.LegalAction, str], None],
+                 opened: Callable[[], None] = lambda: None) -> None:  # fmt: skip
         self.act = act
+        #: Called when the level shown changes (an entry opened, Back), so the board can show the same
+        #: choice on itself (a wild's colour swatches at the card).
+        self.opened = opened
         self.frame = tk.Frame(parent, background=BAR_BG, height=40)
         self.frame.pack_propagate(False)
         self.row = tk.Frame(self.frame, background=BAR_BG)
@@ -71,12 +75,32 @@ class ActionBar:
             return False
         self.path = found
         self._build()
+        self.opened()
         return True
 
     def back(self) -> None:
         if self.path:
             self.path.pop()
             self._build()
+            self.opened()
+
+    def picking(self) -> frozenset[str]:
+        """The ids (toggled twins included) of the entry open now, for the board to offer the same choice
+        on itself; empty at the top of the tree."""
+        node = self.node if self.path else None
+        if node is None:
+            return frozenset()
+        return frozenset(_ids(node))
+
+    def pick(self, action_ids: set[str]) -> bool:
+        """Take the entry shown now whose actions are exactly `action_ids` (a colour swatch on the board is
+        that colour's entry, with the bar's toggles applied); False when none is (the piece that opened the
+        choice, clicked again, leaves it open)."""
+        for entry in self.entries:
+            if _ids(entry) == action_ids:
+                self._pick(entry)
+                return True
+        return False
 
     def choose(self, number: int) -> bool:
         """The entry with this number (1 is the first); False when there is none."""
@@ -174,6 +198,7 @@ class ActionBar:
             return
         self.path.append(entry)
         self._build()
+        self.opened()
 
     def shown_labels(self) -> list[str]:
         """The labels of the entries offered now, in order (including any behind "More")."""
@@ -188,14 +213,18 @@ class ActionBar:
         self._build()
 
 
+def _ids(entry: Choice) -> set[str]:
+    """The ids of every action at or below an entry, toggled twins included."""
+    leaves = entry.leaves()
+    ids = {leaf.action.id for leaf in leaves if leaf.action is not None}
+    return ids | {toggled for leaf in leaves for toggled in leaf.toggles.values()}
+
+
 def _find(node: Choice, wanted: set[str], path: list[Choice]) -> list[Choice] | None:
     """The path to the deepest inner entry whose actions (toggled twins included) hold all of `wanted`."""
     for child in node.children:
         if child.is_leaf:
             continue
-        leaves = child.leaves()
-        ids = {leaf.action.id for leaf in leaves if leaf.action is not None}
-        ids |= {toggled for leaf in leaves for toggled in leaf.toggles.values()}
-        if wanted <= ids:
+        if wanted <= _ids(child):
             return _find(child, wanted, [*path, child]) or [*path, child]
     return None

@@ -1,5 +1,6 @@
 """Keyboard shortcuts at the table: number keys for the action bar's entries, Return for the focused (or
-only) one, Escape to go back or put the result card away, and d / u / r to draw, call UNO and roll.
+only) one, Escape to go back, put the result card away or say no to the host's question, and d / u / r to
+draw, call UNO and roll.
 
 It is for playing without the mouse. It knows no rules: "d" takes whichever offered action is of a draw
 kind, by its typed payload, in any game.
@@ -33,6 +34,7 @@ def table_key(screen: TableScreen, event: tk.Event[Any]) -> str | None:
             screen.release_held()
         if screen.latest is not None and screen.latest.status == table_pb2.TABLE_STATUS_FINISHED:
             screen.close_outcome()
+        screen.host.cancel()  # a host's question not answered is a no
         screen.bar.back()
         return "break"
     if key in ("Return", "KP_Enter"):

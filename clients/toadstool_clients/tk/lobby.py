@@ -13,7 +13,7 @@ from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.seats import remember_seat, remembered_seat
+from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token, remembered_seat
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
@@ -52,13 +52,20 @@ async def create_and_sit(
 
 
 def go_to_table(app: App, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
-    """Open the table screen for a seat just taken (remembered for coming back) or for watching."""
+    """Open the table screen for a seat just taken (remembered for coming back) or for watching; the host
+    token of a table this machine created is remembered too, so its host controls are back after a
+    restart of the window."""
     table, seat, token = result
     if token is not None and seat is not None:
         remember_seat(app.address, table.table_id, seat, token)
+    host_token = app.host_tokens.get(table.table_id)
+    if host_token is not None:
+        remember_host_token(app.address, table.table_id, host_token)
+    else:
+        host_token = remembered_host_token(app.address, table.table_id)
     from toadstool_clients.tk.table import TableScreen
 
-    app.show(TableScreen(app, table, seat, token, app.host_tokens.get(table.table_id)))
+    app.show(TableScreen(app, table, seat, token, host_token))
 
 
 def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[table_pb2.TableInfo]:

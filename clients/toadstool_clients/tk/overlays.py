@@ -52,9 +52,13 @@ def draw_waiting(screen: TableScreen, board: Board) -> None:
             board.text(x, y, "you", 11 if radius > 24 else 8, "bold")
         elif seat.kind == table_pb2.SEAT_KIND_BOT:
             board.text(x, y, "bot", 11 if radius > 24 else 8, "bold")
+    takeover = screen.table_info.takeover_seconds
+    away = f" A player who drops out is played by a bot after {takeover} s, until they are back." if takeover else ""
     if screen.host_token:
-        board.text(w / 2, h - 50, "You host this table: add bots below, or wait for friends to join.", 10,
-                   fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+        board.text(w / 2, h - 56, "You host this table: add bots or start now (below, or the Host menu), or wait "
+                   f"for friends to join.{away}", 10, fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+    elif away:
+        board.text(w / 2, h - 50, away.strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
 
 
 def draw_roll(screen: TableScreen, board: Board, face: int | None = None) -> None:
@@ -101,18 +105,22 @@ def start_roll(screen: TableScreen) -> None:
 
 
 def draw_outcome(screen: TableScreen, board: Board) -> None:
-    """The result card (until closed): who won, the summary, and a close box; Rematch is in the bar."""
+    """The result card (until closed): who won and the summary, or, for a game that did not end by its
+    rules (the host ended it, it was abandoned), why it ended and no winner; a close box; Rematch is in
+    the bar."""
     update = board.update
     if update.status != table_pb2.TABLE_STATUS_FINISHED or screen.outcome_closed:
         return
+    ended = safe_text(update.outcome.ended, 80)
     winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
-    summary = safe_text(update.outcome.summary, 80)
+    headline = "The game was ended" if ended else f"★ {winners} won! ★"
+    summary = ended or safe_text(update.outcome.summary, 80)
     w, h = board.width, board.height
     half = min(260, w / 2 - 20)
     big = half > 200
     top, bottom = h / 2 - 70, h / 2 + 70
     items = [board.panel(w / 2 - half, top, w / 2 + half, bottom, 22, fill="#fff8e1", outline="#f9a825", width=4)]
-    items.append(board.text(w / 2, top + 40, f"★ {winners} won! ★", 18 if big else 13, "bold", fill="#c62828",
+    items.append(board.text(w / 2, top + 40, headline, 18 if big else 13, "bold", fill="#c62828",
                             width=2 * half - 60, justify="center"))  # fmt: skip
     items.append(board.text(w / 2, top + 84, summary or "Game over", 11 if big else 9, fill="#333333",
                             width=2 * half - 40, justify="center"))  # fmt: skip

@@ -21,6 +21,7 @@ from toadstool_clients.connection import StreamState
 from toadstool_clients.tk.actions import ActionBar
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, recap_of, safe_text
+from toadstool_clients.tk.host import HostControls
 from toadstool_clients.tk.keys import table_key
 from toadstool_clients.tk.lobby import STATUS_NAMES
 from toadstool_clients.tk.motion import Motion
@@ -89,15 +90,20 @@ class TableScreen:
         self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
                               fg="#ffd54a", bg="#1d2230")  # fmt: skip
         self.title.pack(side="left")
-        self.phase = tk.Label(header, text="", font=(FONT, 13, "bold"), fg="white", bg="#1d2230", anchor="w")
+        # As wide as the header leaves it (width=1: it asks for nothing), its text shortened to fit.
+        self.phase = tk.Label(header, text="", font=(FONT, 13, "bold"), fg="white", bg="#1d2230", anchor="w",
+                              width=1)  # fmt: skip
         self.phase.pack(side="left", padx=18, fill="x", expand=True)
+        self.phase_text = ""
+        self.phase.bind("<Configure>", lambda _e: self._fit_phase())
 
         bottom = tk.Frame(self.frame, background="#1d2230")
         bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 6))
         self.status = tk.Label(bottom, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="w")
         self.status.pack(side="bottom", fill="x")
-        self.bar = ActionBar(bottom, self.act)
+        self.bar = ActionBar(bottom, self.act, lambda: self.schedule_redraw(0))
         self.bar.frame.pack(side="top", fill="x")
+        self.host = HostControls(self, header, bottom)
 
         middle = tk.Frame(self.frame, background="#1d2230")
         middle.pack(fill="both", expand=True, padx=10, pady=4)
@@ -129,6 +135,7 @@ class TableScreen:
         self.seats.tag_configure("turn", background="#fff3c4")
         self.seats.tag_configure("you", foreground="#0d47a1")
         self.seats.pack(fill="x", pady=(2, 8))
+        self.seats.bind("<Button-3>", self.host.seat_menu_at)
         ttk.Label(side, text="Events", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.log = tk.Text(side, width=24, height=8, wrap="word", background="#fbfaf6", borderwidth=0,
                            font=(FONT, 9), state="disabled")  # fmt: skip
@@ -264,7 +271,8 @@ class TableScreen:
             del self.motion.sequences[name]  # the pieces are drawn anew, where they now are
         self.canvas.delete("all")
         self.canvas.configure(cursor="")
-        board = Board(self.canvas, width, height, update, self.choose)
+        self._show_actions(update)  # first: a new update closes an open choice the board would show
+        board = Board(self.canvas, width, height, update, self.choose, picking=self.bar.picking())
         self.board = board
         if update.status == table_pb2.TABLE_STATUS_LOBBY and update.view.WhichOneof("game") is None:
             draw_waiting(self, board)
@@ -281,7 +289,6 @@ class TableScreen:
         draw_outcome(self, board)
         self._show_header(update)
         self._show_seats(update)
-        self._show_actions(update)
 
     def release_held(self) -> None:
         """Put a held recap away before its time."""
@@ -294,22 +301,6 @@ class TableScreen:
         if not self.outcome_closed:
             self.outcome_closed = True
             self.canvas.delete("outcome", CLOSE_OUTCOME)
-
-    def add_bot(self) -> None:
-        """The host fills one open seat with a bot."""
-        client = self.app.client
-        if client is None or self.host_token is None:
-            return
-        self.set_status("Adding a bot…")
-        self.app.network.submit(
-            client.add_bot(self.table_id, self.host_token),
-            self._bot_added,
-            lambda error: self.set_status(f"No bot added: {explain(error)}"),
-        )
-
-    def _bot_added(self, seat: int) -> None:
-        waiting = self.latest is None or self.latest.status == table_pb2.TABLE_STATUS_LOBBY
-        self.set_status(f"A bot sits in seat {seat + 1}." if waiting else "")  # once the game is on, old news
 
     def rematch(self) -> None:
         """A new table of the same game, options and seats (bots where bots sat), and a seat at it."""
@@ -329,21 +320,10 @@ class TableScreen:
             self.rematching = None
             self.set_status(f"No rematch: {explain(error)}")
 
-        self.rematching = self.app.network.submit(
-            create_and_sit(
-                client,
-                self.app.host_tokens,
-                self.table_info.game,
-                players,
-                min(bots, players - 1),
-                options,
-                None,
-                name,
-                self.app.player_name,
-            ),
-            self._go_to_rematch,
-            failed,
-        )
+        game, seated = self.table_info.game, min(bots, players - 1)
+        call = create_and_sit(client, self.app.host_tokens, game, players, seated, options, None, name,
+                              self.app.player_name)  # fmt: skip
+        self.rematching = self.app.network.submit(call, self._go_to_rematch, failed)
 
     def _go_to_rematch(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.rematching = None
@@ -354,7 +334,21 @@ class TableScreen:
     def _show_header(self, update: table_pb2.Update) -> None:
         phase = safe_text(update.phase or STATUS_NAMES.get(update.status, ""), 90)
         mine = self.seat is not None and self.seat in update.to_act
-        self.phase.configure(text=("▶ " if mine else "") + phase, fg="#ffeb3b" if mine else "white")
+        self.phase_text = ("▶ " if mine else "") + phase
+        self.phase.configure(fg="#ffeb3b" if mine else "white")
+        self._fit_phase()
+
+    def _fit_phase(self) -> None:
+        """The phase in the room the header has for it, cut with "…" rather than at the label's edge."""
+        text, room = self.phase_text, self.phase.winfo_width() - 6
+        font = self._phase_font = getattr(self, "_phase_font", None) or tkfont.Font(family=FONT, size=13,
+                                                                                        weight="bold")  # fmt: skip
+        if room > 0 and font.measure(text) > room:
+            while len(text) > 1 and font.measure(text + "…") > room:
+                text = text[:-1]
+            text = text.rstrip() + "…"
+        if self.phase.cget("text") != text:
+            self.phase.configure(text=text)
 
     def _show_seats(self, update: table_pb2.Update) -> None:
         heading = safe_text(update.score_label, 14).capitalize() or "Score"
@@ -378,11 +372,13 @@ class TableScreen:
                 state = "bot"
             elif seat.kind == table_pb2.SEAT_KIND_EMPTY:
                 state = "open"
+            elif seat.bot_controlled:
+                state = "by bot"
             else:
                 state = "online" if seat.connected else "offline"
             score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
-            self.seats.insert("", "end", values=("▶" if seat.index in to_act else "", name, score, state),
-                              tags=tags)  # fmt: skip
+            turn = "▶" if seat.index in to_act else ""
+            self.seats.insert("", "end", iid=f"seat{seat.index}", values=(turn, name, score, state), tags=tags)
 
     def _show_actions(self, update: table_pb2.Update) -> None:
         """The action bar: the legal actions, or the host's "Add a bot", or "Rematch" when it is over."""
@@ -391,15 +387,15 @@ class TableScreen:
         hosting = bool(self.host_token) and update.status == table_pb2.TABLE_STATUS_LOBBY
         finished = update.status == table_pb2.TABLE_STATUS_FINISHED
         actions = self.offered_actions() if not hosting else []
-        key = (update.version, hosting, finished, tuple(a.id for a in actions))
-        if key[1:] == getattr(self, "_shown", (None,))[1:]:
-            return
-        self._shown = key
         extra: list[tuple[str, Any]] = []
-        if hosting:
-            extra.append(("Add a bot", self.add_bot))
+        if hosting:  # the host's controls that fill the waiting room (the rest are in the Host menu)
+            extra += [c for c in self.host.table_controls() if c[0] == "Add a bot" or c[0].startswith("Start now")]
         if finished:
             extra.append(("Rematch", self.rematch))
+        key = (hosting, finished, tuple(a.id for a in actions), tuple(label for label, _ in extra))
+        if key == getattr(self, "_shown", None):
+            return
+        self._shown = key
         note = "Watching." if self.token is None else "Waiting for the other players…"
         if finished:
             note = "The game is over."
@@ -433,6 +429,8 @@ class TableScreen:
         wild card: its colours), or else a menu of their labels."""
         if not self.token:
             return
+        if self.bar.path and self.bar.pick({a.id for a in actions}):
+            return  # an entry of the open choice, drawn on the board (a colour swatch, a lit level)
         if len(actions) == 1:
             self.act(actions[0])
             return
@@ -490,6 +488,7 @@ class TableScreen:
         if self.key_binding:
             self.app.root.unbind("<KeyPress>", self.key_binding)
             self.key_binding = ""
+        self.host.leave()
         for call in (self.following, self.acting, self.rematching):
             if call is not None:
                 call.cancel()

@@ -136,8 +136,10 @@ def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None
         canvas.delete(HOVER)
         canvas.configure(cursor="")
 
+    # A click only on clickable items: a piece that is both clickable and named would otherwise take the
+    # click twice (a character opened its levels, then took the first of them).
+    canvas.tag_bind(CLICKABLE, "<Button-1>", clicked)
     for tag in (CLICKABLE, TIPPED):
-        canvas.tag_bind(tag, "<Button-1>", clicked)
         canvas.tag_bind(tag, "<Enter>", entered)
         canvas.tag_bind(tag, "<Leave>", left)
 
@@ -172,6 +174,9 @@ class Board:
     movers: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     #: Where the latest die roll is shown (its top right corner); a game moves it off its own panels.
     die_spot: tuple[float, float] | None = None
+    #: The actions of the choice open in the action bar (a wild card's colours, a character's levels): a
+    #: game draws them on the board too, at the piece they belong to; empty when nothing is open.
+    picking: frozenset[str] = frozenset()
     _next_tag: int = 0
 
     # --- who is who -------------------------------------------------------------------------------
@@ -255,6 +260,11 @@ class Board:
     def place(self, key: str, x: float, y: float) -> None:
         """Where a piece that others may come from is (a seat's plate)."""
         self.positions[key] = (x, y)
+
+    def picked(self, actions: Iterable[table_pb2.LegalAction]) -> bool:
+        """Whether the choice open now is among these actions (they are the piece being chosen for)."""
+        ids = {a.id for a in actions}
+        return bool(self.picking) and bool(ids) and self.picking <= ids
 
     # --- drawing helpers --------------------------------------------------------------------------
     def panel(self, x0: float, y0: float, x1: float, y1: float, radius: float, **options: Any) -> int:

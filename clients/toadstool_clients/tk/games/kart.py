@@ -260,6 +260,15 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
                    fill=GOLD, width=room, justify="center")  # fmt: skip
 
 
+def laps_done(board: Board, racer: kart_pb2.KartRacer, view: kart_pb2.KartView) -> int:
+    """The laps a kart has completed: the number the seats' "Laps" column shows (the update's score), so
+    that the standings and the seats never read as two different things ("Laps 0" beside "lap 1/3")."""
+    scores = board.update.scores
+    if racer.seat < len(scores):
+        return int(scores[racer.seat])
+    return max(0, min(racer.lap, view.laps) - 1)
+
+
 def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float, x1: float, y1: float) -> None:
     """Right of the track: the standings, the latest rolls, the die to roll, and the legend of fields."""
     c = board.canvas
@@ -279,7 +288,7 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         turn = view.HasField("turn") and view.turn == racer.seat
         colour = KART_COLOURS.get(racer.color, "#9e9e9e")
         fill = GOLD if turn else "white"
-        details = [f"{min(racer.lap, view.laps)}/{view.laps}", f"● {racer.coins}"]
+        details = [f"{laps_done(board, racer, view)}/{view.laps} laps", f"● {racer.coins}"]
         extras = []
         if racer.HasField("item"):
             extras.append(KART_ITEM_NAMES.get(racer.item, "item"))

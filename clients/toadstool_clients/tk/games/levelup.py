@@ -91,11 +91,17 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
     mega = {payload.level: legal for legal, payload in board.actions("levelup", "play_mega_pow")}
     reveals = [legal for legal, _payload in board.actions("levelup", "reveal_block")]
     reveal_slots = {payload.slot: legal for legal, payload in board.actions("levelup", "reveal_block")}
+    # a character chosen (on the board or in the bar) lights the levels it may be placed on
+    lit = {payload.level: legal for legal, payload in board.actions("levelup", "place") if legal.id in board.picking}
     for row, level in enumerate(levels):
         y = bottom - row * pitch
         top_level = row == len(levels) - 1
         revealing = view.HasField("reveal_level") and view.reveal_level == level.level
         x0, x1 = 60.0, board_w - 16
+        glow: list[int] = []
+        if level.level in lit:  # a bright rim round the shelf and its number, drawn under them
+            glow = [board.rounded(x0 - 5, y - 15, x1 + 5, y + 11, 8, fill="#fff59d", outline="#ffffff", width=2),
+                    c.create_oval(9, y - 31, 55, y + 15, fill="#fff59d", outline="#ffffff", width=2)]  # fmt: skip
         shelf = board.rounded(x0, y - 10, x1, y + 6, 5, fill=GOLD if top_level else BRICK,
                               outline="#ffffff" if revealing else "#5d2906", width=3 if revealing else 2)  # fmt: skip
         for joint in range(int(x0) + 24, int(x1), 24):
@@ -103,7 +109,9 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
         badge = c.create_oval(14, y - 26, 50, y + 10, fill="#fff" if not top_level else GOLD, outline="#5d2906",
                               width=2)  # fmt: skip
         board.text(32, y - 8, str(level.level), 12, "bold", fill="#5d2906")
-        if level.level in mega:
+        if level.level in lit:
+            board.clickable([*glow, shelf, badge], [lit[level.level]], f"place on level {level.level}")
+        elif level.level in mega:
             board.clickable([shelf, badge], [mega[level.level]], f"level {level.level}")
         # ? blocks at the right end of the shelf
         for slot in range(level.face_down_blocks):
@@ -144,6 +152,9 @@ def _draw_waiting_row(
         for character in characters:
             name = character_name(view, character)
             colour = "#9e9e9e" if faded else character_colour(name, character)
+            chosen = not faded and board.picked(offers.get(character, []))
+            if chosen:  # the character whose levels are lit
+                board.canvas.create_oval(x - 3, y - 17, x + 31, y + 17, fill="#fff59d", outline="white", width=2)
             items = board.token(x + 14, y, 13, colour, short_label(name))
             board.tip(items, name)
             board.moving(f"character {character}", items)

@@ -34,6 +34,8 @@ SYMBOLS = {
     uno_pb2.UNO_KIND_SUPER_STAR: "★",
 }
 FELT = "#1f6f43"
+#: The tag of the captions above the hand (hidden where a wild's colour tab covers them).
+HAND_NOTE = "hand-note"
 TABLE = "#185c37"
 GOLD = "#ffd54a"
 
@@ -238,15 +240,16 @@ def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
     base = h - 22 - card_w * 1.5
     label_y = base - 28
     label = f"Your hand · {len(cards)} cards · {view.scores[you] if you < len(view.scores) else 0} pts"
-    board.text(30, label_y, label, 11, "bold", anchor="w", fill=GOLD if current else "white")
+    board.text(30, label_y, label, 11, "bold", anchor="w", fill=GOLD if current else "white", tags=(HAND_NOTE,))
     info = f"Hand {view.hand_number} · to {view.target}" + (" (lowest wins)" if view.lowest_wins else "")
     if view.house_rule:
         info += f" · {safe_text(view.house_rule, 30)}"
-    board.text(w - 30, label_y, info, 8, fill="#a5d6a7", anchor="e", width=max(80, w - 300))
+    board.text(w - 30, label_y, info, 8, fill="#a5d6a7", anchor="e", width=max(80, w - 300), tags=(HAND_NOTE,))
     if cards:
         step = min(card_w + 10, (w - 80 - card_w) / max(len(cards) - 1, 1))
         total = step * (len(cards) - 1) + card_w
         left = (w - total) / 2
+        picked: tuple[float, float, list[Any]] | None = None
         for index, card in enumerate(cards):
             playable = card.id in plays
             y = base - (14 if playable else 0)
@@ -257,4 +260,38 @@ def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
                 visible = min(step, card_w)
                 board.clickable(items, plays[card.id], f"card {card.id}",
                                 at=(left + index * step + visible / 2, y + 24))  # fmt: skip
+                if picked is None and board.picked(plays[card.id]):
+                    picked = (left + index * step + visible / 2, y, plays[card.id])
+        if picked is not None:  # over every card, so that the next cards never cover it
+            _draw_swatches(board, *picked)
     return label_y - 12
+
+
+def _draw_swatches(board: Board, cx: float, card_top: float, plays: list[Any]) -> None:
+    """The colours of the wild card being played, as swatches on a dark tab just above it: a click on one
+    takes that colour, as its entry in the action bar would (with the bar's "and call UNO")."""
+    by_colour: dict[int, list[Any]] = {}
+    for legal in plays:
+        payload = legal.action.uno.play_card
+        by_colour.setdefault(payload.color, []).append(legal)
+    colours = [c for c in COLOURS if c in by_colour]
+    if not colours:
+        return
+    size = 28.0 if board.width >= 700 else 22.0
+    gap = 6.0
+    width = len(colours) * (size + gap) + gap
+    x0 = min(max(16.0, cx - width / 2), board.width - 16 - width)
+    y1 = card_top - 8
+    y0 = y1 - size - 2 * gap
+    tab = board.rounded(x0, y0, x0 + width, y1, 10, fill="#102a1a", outline=GOLD, width=2)
+    box = board.canvas.bbox(tab)
+    for note in board.canvas.find_overlapping(*box):  # the hand's caption makes way while the tab is up
+        if HAND_NOTE in board.canvas.gettags(note):
+            board.canvas.itemconfigure(note, state="hidden")
+    tip = min(max(cx, x0 + 14), x0 + width - 14)
+    board.canvas.create_polygon(tip - 7, y1 - 1, tip + 7, y1 - 1, tip, y1 + 7, fill=GOLD, outline="")
+    for index, colour in enumerate(colours):
+        x = x0 + gap + index * (size + gap)
+        disc = board.canvas.create_oval(x, y0 + gap, x + size, y0 + gap + size, fill=COLOURS[colour], outline="white",
+                                        width=2)  # fmt: skip
+        board.clickable([disc], by_colour[colour], f"swatch {COLOUR_NAMES.get(colour, '?')}")

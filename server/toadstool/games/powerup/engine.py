@@ -710,7 +710,8 @@ def _phase(state: PowerUpState) -> str:
         names = " and ".join(f"{{p{s}}}" for s in state.winners)
         return f"{names} {'wins' if len(state.winners) == 1 else 'share the win'}"
     if state.stage is Stage.ANSWER and state.pending is not None:
-        return f"{{p{state.pending.target}}} to answer {{p{state.pending.actor}}}'s swap"
+        what = "Warp Pipe" if state.pending.kind is SwapKind.WARP_PIPE else "trade"  # as its buttons say
+        return f"{{p{state.pending.target}}} to answer {{p{state.pending.actor}}}'s {what}"
     if state.stage is Stage.KEEP_OR_TRADE:
         if state.turn == state.dealer:
             return f"{{p{state.turn}}} (dealer) to keep or draw"

@@ -1,0 +1,217 @@
+"""The host's controls at a table: start now, add a bot, remove a seat, let a bot play a seat, end the table.
+
+It is for the person who created the table (the window holds its host token): the controls are a "Host"
+menu in the table's header and a right-click menu on a seat's row, built afresh from the latest update
+each time they open, so they offer only what can be done now. Removing a seat and ending the table are
+asked about first, in a strip above the action bar (never a modal dialog: the window must keep drawing
+the table while the host thinks). Every call runs on the network thread; a refusal is shown in the
+status line as the server's own message. It knows no rules and no game: the server decides and says no.
+Not for a person who is not the host: without a host token nothing here is shown at all.
+"""
+
+from __future__ import annotations
+
+import tkinter as tk
+from collections.abc import Callable, Coroutine
+from tkinter import ttk
+from typing import TYPE_CHECKING, Any
+
+from toadstool.api.v1 import table_pb2
+from toadstool_clients.names import counted
+from toadstool_clients.tk.connect import explain
+from toadstool_clients.tk.games import FONT, safe_text
+
+if TYPE_CHECKING:
+    from toadstool_clients.tk.table import TableScreen
+
+CONFIRM_BG = "#4e342e"
+#: One control: its label and what it does.
+Control = tuple[str, Callable[[], None]]
+
+
+class HostControls:
+    """The Host menu, the seats' right-click menu and the confirmation strip of one table screen."""
+
+    def __init__(self, screen: TableScreen, header: tk.Misc, bottom: tk.Misc) -> None:
+        self.screen = screen
+        self.menu = tk.Menu(header, tearoff=False, font=(FONT, 10), postcommand=self._fill_host_menu)
+        self.button = ttk.Menubutton(header, text="Host", menu=self.menu, width=6)
+        if screen.host_token:
+            self.show_button()
+        self.seat_menu = tk.Menu(header, tearoff=False, font=(FONT, 10))
+        #: The question being asked before a destructive control, above the action bar (unpacked: none).
+        self.confirm_row = tk.Frame(bottom, background=CONFIRM_BG)
+        self.question = tk.Label(self.confirm_row, text="", background=CONFIRM_BG, foreground="white",
+                                 font=(FONT, 10, "bold"), anchor="w")  # fmt: skip
+        self.yes = ttk.Button(self.confirm_row, text="", style="Action.TButton")
+        self.no = ttk.Button(self.confirm_row, text="Cancel", style="Action.TButton", command=self.cancel)
+        self.no.pack(side="right", padx=4, pady=3)
+        self.yes.pack(side="right", padx=4, pady=3)
+        self.question.pack(side="left", fill="x", expand=True, padx=6)
+        #: The host call in flight (one at a time).
+        self.calling: Any = None
+
+    def show_button(self) -> None:
+        """The Host menu button, in the header's packing order before the table's name and phase, so that
+        a long phase in a small window squeezes itself and never the button."""
+        self.button.pack(side="right", padx=(0, 8), before=self.screen.role)
+
+    @property
+    def hosting(self) -> bool:
+        return bool(self.screen.host_token)
+
+    # --- what is offered now ------------------------------------------------------------------------
+    def table_controls(self) -> list[Control]:
+        """The Host menu: the table's controls, then every seat's."""
+        update = self.screen.latest
+        if not self.hosting or update is None or update.status == table_pb2.TABLE_STATUS_FINISHED:
+            return []
+        controls: list[Control] = []
+        if update.status == table_pb2.TABLE_STATUS_LOBBY:
+            open_seats = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_EMPTY)
+            start = "Start now" if not open_seats else f"Start now (bots take the {counted(open_seats, 'open seat')})"
+            controls.append((start, self.start_now))
+            if open_seats:
+                controls.append(("Add a bot", self.add_bot))
+        for seat in update.seats:
+            controls += self.seat_controls(seat.index)
+        controls.append(("End the table", self.ask_end))
+        return controls
+
+    def seat_controls(self, index: int) -> list[Control]:
+        """What the host may do to one seat now (nothing to their own seat, an open one or a bot in play)."""
+        update = self.screen.latest
+        if not self.hosting or update is None or update.status == table_pb2.TABLE_STATUS_FINISHED:
+            return []
+        seat = next((s for s in update.seats if s.index == index), None)
+        if seat is None or seat.kind == table_pb2.SEAT_KIND_EMPTY or index == self.screen.seat:
+            return []
+        name = safe_text(seat.name or f"seat {index + 1}", 24)
+        if update.status == table_pb2.TABLE_STATUS_LOBBY:
+            return [(f"Remove {name}", lambda: self.ask_kick(index, name, lobby=True))]
+        if seat.kind != table_pb2.SEAT_KIND_HUMAN:
+            return []
+        controls: list[Control] = [(f"Remove {name} (a bot plays on)", lambda: self.ask_kick(index, name))]
+        if not seat.bot_controlled:
+            controls.append((f"Let a bot play {name}'s seat", lambda: self.hand_to_bot(index, name)))
+        return controls
+
+    def _fill_host_menu(self) -> None:
+        fill_menu(self.menu, self.table_controls())
+
+    def seat_menu_at(self, event: tk.Event[Any]) -> None:
+        """A right-click on a seat's row: that seat's controls, where the pointer is."""
+        if not self.hosting:
+            return
+        row = self.screen.seats.identify_row(event.y)
+        if not row.startswith("seat"):
+            return
+        if not fill_menu(self.seat_menu, self.seat_controls(int(row.removeprefix("seat")))):
+            return
+        self.seat_menu.tk_popup(event.x_root, event.y_root)
+
+    # --- asking first ---------------------------------------------------------------------------------
+    def confirm(self, question: str, yes: str, then: Callable[[], None]) -> None:
+        """Ask before a control that cannot be undone; nothing is sent until `yes` is pressed."""
+
+        def go() -> None:
+            self.cancel()
+            then()
+
+        self.question.configure(text=question)
+        self.yes.configure(text=yes, command=go)
+        if not self.confirm_row.winfo_manager():
+            self.confirm_row.pack(side="top", fill="x", pady=(0, 4), before=self.screen.bar.frame)
+
+    def cancel(self) -> None:
+        if self.confirm_row.winfo_manager():
+            self.confirm_row.pack_forget()
+
+    @property
+    def asking(self) -> str:
+        """The question being asked ("" when none)."""
+        return str(self.question.cget("text")) if self.confirm_row.winfo_manager() else ""
+
+    def ask_kick(self, index: int, name: str, lobby: bool = False) -> None:
+        if lobby:
+            self.confirm(f"Remove {name} from the table? The seat becomes open.", f"Remove {name}",
+                         lambda: self.kick(index, name, lobby))  # fmt: skip
+        else:
+            self.confirm(f"Remove {name}? A bot plays their seat for the rest of the game.", f"Remove {name}",
+                         lambda: self.kick(index, name, lobby))  # fmt: skip
+
+    def ask_end(self) -> None:
+        self.confirm("End the table for everyone? The game stops here.", "End the table", self.end_table)
+
+    # --- the calls ------------------------------------------------------------------------------------
+    def _call(self, doing: str, call: Callable[[Any, str], Coroutine[Any, Any, Any]], done: str,
+              refused: str) -> None:  # fmt: skip
+        screen = self.screen
+        client = screen.app.client
+        token = screen.host_token
+        if client is None or not token or screen.left:
+            return
+        if self.calling is not None:
+            screen.set_status("Still doing the last host action…")
+            return
+        screen.set_status(doing)
+
+        def finished(_result: Any) -> None:
+            self.calling = None
+            if not screen.left:
+                screen.set_status(done)
+
+        def failed(error: BaseException) -> None:
+            self.calling = None
+            if not screen.left:
+                screen.set_status(f"{refused}: {explain(error)}")
+
+        self.calling = screen.app.network.submit(call(client, token), finished, failed)
+
+    def start_now(self) -> None:
+        """Bots take the open seats (which starts a table that starts when full), then the game starts."""
+        table_id = self.screen.table_id
+
+        async def start(client: Any, token: str) -> None:
+            info = await client.get_table(table_id)
+            for seat in info.seats:
+                if seat.kind == table_pb2.SEAT_KIND_EMPTY:
+                    await client.add_bot(table_id, token, seat.index)
+            if (await client.get_table(table_id)).status == table_pb2.TABLE_STATUS_LOBBY:
+                await client.start(table_id, token)
+
+        self._call("Starting the game…", start, "", "Not started")
+
+    def add_bot(self) -> None:
+        table_id = self.screen.table_id
+        self._call("Adding a bot…", lambda client, token: client.add_bot(table_id, token), "", "No bot added")
+
+    def kick(self, index: int, name: str, lobby: bool) -> None:
+        table_id = self.screen.table_id
+        done = f"{name} was removed; the seat is open." if lobby else f"{name} was removed; a bot plays on."
+        self._call(f"Removing {name}…", lambda client, token: client.kick(table_id, token, index), done,
+                   f"{name} not removed")  # fmt: skip
+
+    def hand_to_bot(self, index: int, name: str) -> None:
+        table_id = self.screen.table_id
+        self._call(f"Handing {name}'s seat to a bot…", lambda client, token: client.hand_to_bot(table_id, token, index),
+                   f"A bot plays {name}'s seat until they are back.", "Not handed to a bot")  # fmt: skip
+
+    def end_table(self) -> None:
+        table_id = self.screen.table_id
+        self._call("Ending the table…", lambda client, token: client.end_table(table_id, token), "",
+                   "The table goes on")  # fmt: skip
+
+    def leave(self) -> None:
+        if self.calling is not None:
+            self.calling.cancel()
+
+
+def fill_menu(menu: tk.Menu, controls: list[Control]) -> bool:
+    """Replace the menu's entries with `controls`; False when there are none."""
+    menu.delete(0, "end")
+    for label, command in controls:
+        menu.add_command(label=label, command=command)
+    if not controls:
+        menu.add_command(label="Nothing to do now", state="disabled")
+    return bool(controls)
