@@ -21,7 +21,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 from web_helpers import LAPTOP, PHONE, browser, resize, screenshot, web_server
 
-from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.api import HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 
 ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "clients" / "toadstool_clients" / "web"
@@ -157,6 +157,7 @@ def test_the_committed_web_client_is_what_its_sources_build() -> None:
 def test_the_built_client_sends_tokens_in_the_contracts_header_keys() -> None:
     bundle = (WEB / "dist" / "app.js").read_text()
     assert SEAT_TOKEN_KEY in bundle
+    assert HOST_TOKEN_KEY in bundle
     assert "innerHTML" not in bundle.replace("innerHTML:", ""), "names and texts are set as text, never as HTML"
 
 

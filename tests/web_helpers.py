@@ -201,3 +201,74 @@ def screenshot(driver: Any, name: str) -> Path:
     path = folder / f"{name}.png"
     driver.save_screenshot(str(path))
     return path
+
+
+# --- Reading and clicking the page, as a person would (bounded waits) ------------------------------------
+
+
+def page_text(driver: Any) -> str:
+    """Everything the page shows as text ("" while it is between pages)."""
+    from selenium.common.exceptions import WebDriverException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return str(driver.find_element(By.TAG_NAME, "body").text)
+    except WebDriverException:
+        return ""
+
+
+def find(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def wait_for(driver: Any, selector: str, seconds: float = 10.0) -> Any:
+    """The first element matching `selector`, waiting at most `seconds` for it (then the page's text fails it)."""
+    deadline = time.monotonic() + seconds
+    while not (found := find(driver, selector)):
+        assert time.monotonic() < deadline, f"{selector!r} never appeared; the page says:\n{page_text(driver)}"
+        time.sleep(0.05)
+    return found[0]
+
+
+def wait_gone(driver: Any, selector: str, seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while find(driver, selector):
+        assert time.monotonic() < deadline, f"{selector!r} never went away; the page says:\n{page_text(driver)}"
+        time.sleep(0.05)
+
+
+def click(driver: Any, selector: str, seconds: float = 10.0) -> None:
+    """Click the first element matching `selector`, again if the page re-rendered it under the click."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            wait_for(driver, selector, seconds).click()
+            return
+        except StaleElementReferenceException:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
+
+
+def type_into(driver: Any, selector: str, text: str) -> None:
+    element = wait_for(driver, selector)
+    element.clear()
+    element.send_keys(text)
+
+
+def text_of(driver: Any, selector: str, seconds: float = 10.0) -> str:
+    """The text of the first element matching `selector`, read in one script (the page redraws on every
+    update, so an element found a moment earlier may be gone); waits at most `seconds` for it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        text = driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.innerText : null", selector
+        )
+        if text is not None:
+            return str(text)
+        assert time.monotonic() < deadline, f"{selector!r} never appeared; the page says:\n{page_text(driver)}"
+        time.sleep(0.05)

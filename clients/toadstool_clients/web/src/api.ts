@@ -1,6 +1,7 @@
 // The connection to the server that served this page: the contract's ToadstoolService over the Connect
 // protocol (binary protobuf), with message code generated from proto/. Tokens ride in headers whose names
-// are the contract's gRPC metadata keys (toadstool.api SEAT_TOKEN_KEY; tests/test_web_client.py checks it).
+// are the contract's gRPC metadata keys (toadstool.api SEAT_TOKEN_KEY and HOST_TOKEN_KEY; tests/test_web_client.py
+// checks them).
 
 import { createClient } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
@@ -8,6 +9,9 @@ import { createConnectTransport } from "@connectrpc/connect-web";
 import { ToadstoolService } from "./gen/toadstool/v1/service_pb";
 
 export const SEAT_TOKEN_KEY = "x-seat-token";
+export const HOST_TOKEN_KEY = "x-host-token";
+/** The takeover wait the contract asks clients to create tables with (toadstool_clients DEFAULT_TAKEOVER_SECONDS). */
+export const DEFAULT_TAKEOVER_SECONDS = 60;
 
 export type Api = Client<typeof ToadstoolService>;
 
@@ -18,6 +22,10 @@ export const api: Api = createClient(
 
 export function seatHeaders(token: string | null | undefined): Record<string, string> {
   return token ? { [SEAT_TOKEN_KEY]: token } : {};
+}
+
+export function hostHeaders(token: string): Record<string, string> {
+  return { [HOST_TOKEN_KEY]: token };
 }
 
 /** A fresh request id (crypto.randomUUID needs https; getRandomValues works on a LAN's plain http too). */

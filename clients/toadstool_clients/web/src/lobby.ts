@@ -1,10 +1,12 @@
 // The lobby: the person's name, the tables (listed live: refreshed every few seconds), a seat to take or a
-// table to watch, and a form that creates a table of any game with its options and bots.
+// table to watch, and a form that creates a table of any game with its options and bots, with the contract's
+// LAN defaults shown (a bot plays a disconnected person's seat after DEFAULT_TAKEOVER_SECONDS). The browser
+// that creates a table keeps its host token (storage.ts): the table screen then offers the host's controls.
 
 import { ConnectError } from "@connectrpc/connect";
 import type { GameInfo, TableInfo } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
-import { api, requestId } from "./api";
+import { api, DEFAULT_TAKEOVER_SECONDS, requestId } from "./api";
 import { h, replace } from "./dom";
 import { chooseSeat, heldSeats, holdSeat, savedName, saveHostToken, saveName } from "./storage";
 
@@ -133,6 +135,9 @@ export class LobbyScreen {
     const fields: HTMLElement[] = [];
     const players = h("input", { type: "number", name: "players", min: game.minPlayers, max: game.maxPlayers, value: game.minPlayers });
     const bots = h("input", { type: "number", name: "bots", min: 0, max: game.maxPlayers, value: game.minPlayers - 1 });
+    const takeover = h("input", { type: "number", name: "takeover_seconds", min: 0, max: 3600, value: DEFAULT_TAKEOVER_SECONDS });
+    const turnClock = h("input", { type: "number", name: "turn_seconds", min: 0, max: 3600, value: 0 });
+    const manualStart = h("input", { type: "checkbox", name: "manual_start" });
     const options = new Map<string, () => string>();
     for (const option of game.options) {
       let input: HTMLInputElement | HTMLSelectElement;
@@ -178,6 +183,9 @@ export class LobbyScreen {
           players: Number(players.value),
           bots: Number(bots.value),
           options: chosen,
+          takeoverSeconds: seconds(takeover.value),
+          turnSeconds: seconds(turnClock.value),
+          manualStart: manualStart.checked,
         });
         const tableId = created.table!.tableId;
         saveHostToken(tableId, created.hostToken);
@@ -197,9 +205,23 @@ export class LobbyScreen {
         h("label", { class: "option" }, h("span", {}, "players"), players, h("small", {}, `${game.minPlayers}-${game.maxPlayers} in all`)),
         h("label", { class: "option" }, h("span", {}, "bots"), bots, h("small", {}, "of those, played by the computer")),
         ...fields,
+        h(
+          "label",
+          { class: "option" },
+          h("span", {}, "takeover seconds"),
+          takeover,
+          h("small", {}, "a bot plays a disconnected person's seat after this wait, until they come back (0: never)"),
+        ),
+        h("label", { class: "option" }, h("span", {}, "turn seconds"), turnClock, h("small", {}, "a default move is made when a turn runs out (0: no clock)")),
+        h("label", { class: "option" }, h("span", {}, "start by hand"), manualStart, h("small", {}, "wait for you to press Start now, even when every seat is taken")),
         this.problem ? h("p", { class: "problem", role: "alert" }, this.problem) : null,
         h("button", { class: "primary", type: "submit" }, "Create and sit down"),
       ),
     );
   }
+}
+
+/** A form's seconds as the contract's unsigned count (an empty or negative entry is 0: off). */
+function seconds(text: string): number {
+  return Math.max(0, Math.trunc(Number(text) || 0));
 }

@@ -5,6 +5,8 @@
 // on one device can each hold a seat in their own tab, and a reload resumes exactly the tab's seat.
 // Tokens never go into a URL.
 
+import type { LoggedEvent } from "./display";
+
 export interface HeldSeat {
   seat: number;
   name: string;
@@ -73,7 +75,7 @@ export function hostToken(tableId: string): string | null {
 /** Where this tab left the table: the last version seen and the event log, to resume from. */
 export interface Resume {
   version: string;
-  events: { text: string; seat?: number }[];
+  events: LoggedEvent[];
 }
 
 export function savedResume(tableId: string, viewer: string): Resume | null {

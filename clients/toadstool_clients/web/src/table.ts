@@ -1,7 +1,13 @@
 // The table screen: whose turn at a glance, the seats and scores, the game's drawing (games/), the legal
 // actions as the shared choice tree (tap a card or an entry; a two-step choice opens its next step), and
-// the event log. It follows the table's Watch stream, reconnecting with backoff and resuming from the last
-// version it saw; it never decides what is legal (the update lists it).
+// the event log; the host's controls in the browser that created the table (host.ts); the table display's
+// big die and sliding events (display.ts). It follows the table's Watch stream, reconnecting with backoff
+// and resuming from the last version it saw; it never decides what is legal (the update lists it).
+//
+// A hidden tab closes its stream and resumes from its version when shown again: a browser opens at most 6
+// HTTP/1.1 connections to one server and each open Watch holds one, so without this a seventh tab of the
+// same browser (or its lobby) would stall until another closed. A seat whose tab stays hidden is away, as
+// a locked phone is: after the table's takeover wait a bot plays it until the tab is shown again.
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Update } from "./gen/toadstool/v1/table_pb";
@@ -13,17 +19,15 @@ import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
 import { seatName, stepLabel } from "./names";
-import { forgetSeat, holdSeat, savedName, savedResume, saveResume, tabSeat } from "./storage";
+import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
+import { HostControls } from "./host";
+import { freshCount, rollPanel } from "./display";
+import type { LoggedEvent } from "./display";
 
 const LOG_LENGTH = 60;
 /** Refusals after which reconnecting cannot help. */
 const FINAL = new Set([Code.NotFound, Code.Unauthenticated, Code.PermissionDenied, Code.InvalidArgument]);
-
-interface LoggedEvent {
-  text: string;
-  seat?: number;
-}
 
 export type Mode = "play" | "watch" | "display";
 
@@ -36,8 +40,21 @@ export class TableScreen {
   private problem = "";
   private sending = false;
   private stopped = false;
-  private abort = new AbortController();
+  /** The open stream's abort: stopping the screen, or hiding the tab, closes it. */
+  private connection: AbortController | null = null;
+  /** Resolves the wait of a hidden tab's stream when the tab is shown again. */
+  private shown: (() => void) | null = null;
   private held: HeldSeat | null;
+  private readonly host: HostControls | null;
+  /** How many of the log's newest events came with the update just received, and whether it rolled a die:
+   * the table display animates those once (the next render of the same update does not). */
+  private fresh = 0;
+  private rolled = false;
+  private animate = false;
+  private readonly onVisibility = (): void => {
+    if (document.hidden) this.connection?.abort();
+    else this.shown?.();
+  };
 
   constructor(
     private readonly root: HTMLElement,
@@ -45,6 +62,12 @@ export class TableScreen {
     private readonly mode: Mode,
   ) {
     this.held = mode === "play" ? tabSeat(tableId) : null;
+    const token = mode === "display" ? null : hostToken(tableId);
+    this.host = token
+      ? new HostControls(tableId, token, () => this.render(), (problem) => {
+          this.problem = problem;
+        })
+      : null;
   }
 
   private get viewerKey(): string {
@@ -52,13 +75,16 @@ export class TableScreen {
   }
 
   start(): void {
+    document.addEventListener("visibilitychange", this.onVisibility);
     void this.follow();
     this.render();
   }
 
   stop(): void {
     this.stopped = true;
-    this.abort.abort();
+    document.removeEventListener("visibilitychange", this.onVisibility);
+    this.connection?.abort();
+    this.shown?.();
   }
 
   private async follow(): Promise<void> {
@@ -67,10 +93,19 @@ export class TableScreen {
     let since: bigint | undefined = resume ? BigInt(resume.version) : undefined;
     if (resume) this.log = resume.events;
     while (!this.stopped) {
+      if (document.hidden) {
+        this.status = "paused while hidden";
+        this.render();
+        await new Promise<void>((done) => (this.shown = done));
+        this.shown = null;
+        continue;
+      }
+      const connection = new AbortController();
+      this.connection = connection;
       try {
         const stream = api.watch(
           { tableId: this.tableId, sinceVersion: since },
-          { headers: seatHeaders(this.held?.token), signal: this.abort.signal },
+          { headers: seatHeaders(this.held?.token), signal: connection.signal },
         );
         for await (const response of stream) {
           if (!response.update) continue;
@@ -82,6 +117,7 @@ export class TableScreen {
         this.status = "reconnecting…";
       } catch (error) {
         if (this.stopped) return;
+        if (connection.signal.aborted) continue; // the tab was hidden: resume from `since` once it is shown
         const failure = ConnectError.from(error);
         if (failure.code === Code.Unauthenticated && this.held) {
           // The seat was given up or taken away: forget it, and watch instead.
@@ -113,8 +149,15 @@ export class TableScreen {
   }
 
   private receive(update: Update, first: boolean): void {
-    const events = update.events.map((e) => ({ text: e.text, seat: e.seat }));
+    const events: LoggedEvent[] = update.events.map((e) => ({
+      text: e.text,
+      seat: e.seat,
+      roll: e.roll ? { roller: e.roll.roller, value: e.roll.value } : undefined,
+    }));
     this.log = (first ? events : [...this.log, ...events]).slice(-LOG_LENGTH);
+    this.fresh = Math.min(freshCount(update, first), this.log.length);
+    this.rolled = !first && update.events.some((e) => e.roll !== undefined);
+    this.animate = true;
     const changed = this.update === null || this.update.version !== update.version;
     this.update = update;
     if (changed) {
@@ -196,15 +239,20 @@ export class TableScreen {
     };
     const member = update.view?.game.case;
     const board = rendererFor(member)(context);
+    const display = this.mode === "display";
+    const animate = display && this.animate;
+    this.animate = false;
     replace(
       this.root,
       this.header(update),
       this.seats(update),
       update.outcome && update.status === TableStatus.FINISHED ? this.outcome(update) : null,
+      display ? rollPanel(update, this.log, animate && this.rolled) : null,
       h("div", { class: "board" }, board),
-      this.mode === "display" ? null : this.actions(update, tree, claimed),
+      display ? null : this.actions(update, tree, claimed),
+      this.host?.render(update) ?? null,
       this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
-      this.events(),
+      this.events(animate ? this.fresh : 0),
     );
   }
 
@@ -214,7 +262,9 @@ export class TableScreen {
     const waiting = update.toAct.map((s) => seatName(update, s)).join(", ");
     const turn =
       update.status === TableStatus.FINISHED
-        ? "Game over"
+        ? update.outcome?.ended
+          ? "The table has ended"
+          : "Game over"
         : update.status === TableStatus.LOBBY
           ? "Waiting for players"
           : yourTurn
@@ -245,6 +295,7 @@ export class TableScreen {
           { class: `seat${turn ? " to-act" : ""}${you ? " you" : ""}`, "data-seat": seat.index },
           h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
           h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", seat.kind === SeatKind.BOT ? " (bot)" : ""),
+          seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
           update.scores.length ? h("span", { class: "score" }, `${update.scores[seat.index] ?? 0} ${update.scoreLabel}`) : null,
           empty && this.mode === "play" && !this.held
             ? h("button", { class: "join", onclick: () => void this.join(seat.index) }, "Sit here")
@@ -256,6 +307,11 @@ export class TableScreen {
 
   private outcome(update: Update): HTMLElement {
     const outcome = update.outcome!;
+    if (outcome.ended) {
+      // Not ended by the game's rules (the host ended it, or nobody was left): nobody won.
+      const more = outcome.summary && outcome.summary !== outcome.ended ? outcome.summary : null;
+      return h("div", { class: "outcome ended", role: "status" }, h("strong", {}, outcome.ended), more ? h("div", {}, more) : null);
+    }
     const winners = outcome.winners.map((w) => seatName(update, w)).join(" and ");
     return h("div", { class: "outcome", role: "status" }, h("strong", {}, winners ? `${winners} won!` : "Game over"), h("div", {}, outcome.summary));
   }
@@ -302,12 +358,13 @@ export class TableScreen {
     this.render();
   }
 
-  private events(): HTMLElement {
+  /** The event log, newest first; the newest `fresh` entries slide in (the table display). */
+  private events(fresh: number): HTMLElement {
     return h(
       "section",
       { class: "log", "aria-label": "what happened" },
       h("h2", {}, "What happened"),
-      h("ol", {}, ...[...this.log].reverse().map((e) => h("li", {}, e.text))),
+      h("ol", {}, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
     );
   }
 }

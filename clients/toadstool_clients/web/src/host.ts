@@ -1,0 +1,141 @@
+// The host's controls at a table (issue #25): start now, add a bot, remove a seat, let a bot play a seat,
+// end the table. Offered only in a browser that holds the table's host token (kept by the lobby when it
+// created the table, storage.ts); the server decides: every refusal is shown as the server's own message.
+// Removing a seat and ending the table are confirmed first. Not for the table display (a shared screen
+// holds no controls) and never for deciding what is legal in the game itself.
+
+import { ConnectError } from "@connectrpc/connect";
+import type { Seat, Update } from "./gen/toadstool/v1/table_pb";
+import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
+import { api, hostHeaders } from "./api";
+import { h } from "./dom";
+
+/** One control: its label, whether it must be confirmed (and the question then asked), and its call. */
+interface Control {
+  key: string;
+  label: string;
+  confirm?: { question: string; yes: string };
+  call(): Promise<unknown>;
+}
+
+export class HostControls {
+  /** The control waiting for its confirmation, by key. */
+  private confirming: string | null = null;
+  private busy = false;
+
+  constructor(
+    private readonly tableId: string,
+    private readonly token: string,
+    /** Draw the screen again (after a confirmation opened or closed). */
+    private readonly redraw: () => void,
+    /** Show (or, with "", clear) a problem: the server's refusal. */
+    private readonly report: (problem: string) => void,
+  ) {}
+
+  /** The controls for this update, or nothing once the table is over. */
+  render(update: Update): HTMLElement | null {
+    if (update.status === TableStatus.FINISHED) return null;
+    const controls = this.controls(update);
+    const pending = controls.find((c) => c.key === this.confirming && c.confirm);
+    return h(
+      "section",
+      { class: "host", "aria-label": "host controls" },
+      h("h2", {}, "You host this table"),
+      pending
+        ? h(
+            "div",
+            { class: "host-confirm", role: "alertdialog", "aria-label": pending.confirm!.question },
+            h("p", {}, pending.confirm!.question),
+            h("button", { class: "primary confirm-yes", disabled: this.busy, onclick: () => void this.run(pending) }, pending.confirm!.yes),
+            h("button", { class: "confirm-no", onclick: () => this.cancel() }, "Cancel"),
+          )
+        : h(
+            "div",
+            { class: "host-buttons" },
+            ...controls.map((control) =>
+              h(
+                "button",
+                {
+                  class: `host-control${control.confirm ? " destructive" : ""}`,
+                  "data-control": control.key,
+                  disabled: this.busy,
+                  onclick: () => (control.confirm ? this.ask(control) : void this.run(control)),
+                },
+                control.label,
+              ),
+            ),
+          ),
+    );
+  }
+
+  private controls(update: Update): Control[] {
+    const tableId = this.tableId;
+    const headers = hostHeaders(this.token);
+    const lobby = update.status === TableStatus.LOBBY;
+    const others = update.seats.filter((s) => s.kind === SeatKind.HUMAN && s.index !== update.viewerSeat);
+    const found: Control[] = [];
+    if (lobby && update.seats.some((s) => s.kind === SeatKind.EMPTY)) {
+      found.push({ key: "add-bot", label: "Add a bot", call: () => api.addBot({ tableId }, { headers }) });
+    }
+    if (lobby && !update.seats.some((s) => s.kind === SeatKind.EMPTY)) {
+      found.push({ key: "start", label: "Start now", call: () => api.startTable({ tableId }, { headers }) });
+    }
+    for (const seat of others) {
+      if (!lobby && !seat.botControlled) {
+        found.push({
+          key: `hand-${seat.index}`,
+          label: `Let a bot play ${seat.name}'s seat`,
+          call: () => api.handSeatToBot({ tableId, seat: seat.index }, { headers }),
+        });
+      }
+    }
+    for (const seat of others) found.push(this.removal(seat, lobby));
+    found.push({
+      key: "end",
+      label: "End the table",
+      confirm: { question: "End the table for everyone now? Nobody wins; its history stays.", yes: "Yes, end the table" },
+      call: () => api.endTable({ tableId }, { headers }),
+    });
+    return found;
+  }
+
+  private removal(seat: Seat, lobby: boolean): Control {
+    const headers = hostHeaders(this.token);
+    return {
+      key: `kick-${seat.index}`,
+      label: lobby ? `Remove ${seat.name}` : `Remove ${seat.name} (a bot plays on)`,
+      confirm: {
+        question: lobby
+          ? `Remove ${seat.name} from the table? Their seat becomes empty.`
+          : `Remove ${seat.name} from the table? A bot plays their seat for the rest of the game.`,
+        yes: `Yes, remove ${seat.name}`,
+      },
+      call: () => api.kickSeat({ tableId: this.tableId, seat: seat.index }, { headers }),
+    };
+  }
+
+  private ask(control: Control): void {
+    this.confirming = control.key;
+    this.redraw();
+  }
+
+  private cancel(): void {
+    this.confirming = null;
+    this.redraw();
+  }
+
+  private async run(control: Control): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    this.confirming = null;
+    this.report("");
+    try {
+      await control.call();
+    } catch (error) {
+      this.report(ConnectError.from(error).rawMessage);
+    } finally {
+      this.busy = false;
+      this.redraw();
+    }
+  }
+}
