@@ -1,7 +1,8 @@
 """Server load: a real `toadstool serve` process, load-generating client processes on loopback, and raw
 grpc.aio fan-out baselines measured in the same run.
 
-Usage: ``python bench/load.py [--quick | --smoke] [--plot] [--tables 10,100,250,500] [--workers N]``
+Usage: ``python bench/load.py [--quick | --smoke] [--plot] [--tables 10,100,250,500] [--workers N]``,
+and ``python bench/load.py --connect [--quick]``: the browser's transport against gRPC (bench/connect_load.py).
 
 For each table count, five runs, each with a fresh server process and worker processes, and the same
 layout: 4 streams per table, one channel (one TCP connection) each.
@@ -52,6 +53,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from children import die_with_parent, start_load_process
 from common import (
     RESULTS,
     cpu_seconds,
@@ -71,8 +73,10 @@ SERVICE = "/toadstool.v1.ToadstoolService/"
 RAW_SERVICE = "bench.RawFanout"
 SEATS = 4
 #: The runs whose clients act (a unary Act per move); in the others the server changes its tables itself
-#: (bots, tick) or only sends (push), and the clients only count.
-CLIENTS_ACT = ("toadstool", "raw")
+#: (bots, tick) or only sends (push), and the clients only count. connect: people acting as `toadstool`,
+#: with every seat's Watch and Act over the browser's transport (Connect over HTTP/1.1, bench/connect_load.py;
+#: connect-raw: the same with a hand-written HTTP client instead of httpx).
+CLIENTS_ACT = ("toadstool", "raw", "connect", "connect-raw")
 #: The runs served by the minimal grpc.aio server (`--role raw-server`).
 RAW_TARGETS = ("raw", "tick", "push")
 #: Per-channel arg that stops gRPC sharing one connection between channels to the same address.
@@ -283,6 +287,8 @@ class Worker:
         self.raw = target in RAW_TARGETS
         #: Our server playing every seat itself (bots with no delay): the clients only watch.
         self.bots = target == "bots"
+        #: Count the server's own moves from the versions seen (the clients do not act).
+        self.server_moves = target not in CLIENTS_ACT
         self.control: Any = None
 
     # -- the two targets differ only in these few calls
@@ -293,6 +299,10 @@ class Worker:
         channel = grpc.aio.insecure_channel(self.address, options=CHANNEL_OPTIONS)
         self.channels.append(channel)
         return channel
+
+    def _seat_channel(self) -> Any:
+        """What one seat's stream and acts travel on: its own gRPC channel (one TCP connection)."""
+        return self._channel()
 
     async def setup(self) -> None:
         from toadstool.api.v1 import service_pb2
@@ -361,7 +371,7 @@ class Worker:
         for table in self.tables:
             for seat in range(SEATS):
                 await connecting.acquire()
-                channel = self._channel()
+                channel = self._seat_channel()
                 table.acts.append(self._act_callable(channel))
                 self.calls.append(asyncio.create_task(self._read(table, seat, channel, first_view)))
         if expected:
@@ -395,45 +405,47 @@ class Worker:
             )
             metadata = (("x-seat-token", table.tokens[seat]),) if table.tokens[seat] else None
             call = stream(service_pb2.WatchRequest(table_id=table.table_id), metadata=metadata)
-        view = table.views[seat]
-        raw = self.raw
-        server_moves = self.target not in CLIENTS_ACT  # count the server's own moves from the versions seen
-        clock = time.perf_counter
+        received = self._received
         try:
             async for data in call:
-                now = clock()
-                update = parse(data).update
-                view.version = update.version
-                if raw:
-                    view.to_act = (update.version % SEATS,)
-                    view.legal = ("go",)
-                else:
-                    view.to_act = tuple(update.to_act)
-                    view.legal = tuple(a.id for a in update.legal_actions)
-                    view.finished = update.status == 3
-                window = self._window(now)
-                if window is not None:
-                    window.messages += 1
-                    window.bytes += len(data)
-                if update.version > table.newest:
-                    if window is not None and server_moves and table.newest >= 0:
-                        window.accepted += update.version - table.newest
-                    table.newest = update.version
-                pending = table.pending
-                if pending is not None and update.version >= pending[1] and seat in pending[2]:
-                    pending[2].discard(seat)
-                    window = self._window(pending[0])
-                    if window is not None:
-                        window.latencies.append(now - pending[0])
-                    if not pending[2]:
-                        table.pending = None
+                received(table, seat, parse(data).update, len(data))
                 if first_view is not None:
                     first_view()
                     first_view = None
-                table.changed.set()
         except grpc.aio.AioRpcError as error:
             if not self.stopping and error.code() != grpc.StatusCode.CANCELLED:
                 print(f"stream ended: {error.code()}", file=sys.stderr, flush=True)
+
+    def _received(self, table: LoadTable, seat: int, update: Any, size: int) -> None:
+        """One message of a seat's stream (a parsed TableUpdate of `size` bytes on the wire), whichever
+        transport brought it: the seat's view, the window's counts, the act-to-view latency it completes."""
+        now = time.perf_counter()
+        view = table.views[seat]
+        view.version = update.version
+        if self.raw:
+            view.to_act = (update.version % SEATS,)
+            view.legal = ("go",)
+        else:
+            view.to_act = tuple(update.to_act)
+            view.legal = tuple(a.id for a in update.legal_actions)
+            view.finished = update.status == 3
+        window = self._window(now)
+        if window is not None:
+            window.messages += 1
+            window.bytes += size
+        if update.version > table.newest:
+            if window is not None and self.server_moves and table.newest >= 0:
+                window.accepted += update.version - table.newest
+            table.newest = update.version
+        pending = table.pending
+        if pending is not None and update.version >= pending[1] and seat in pending[2]:
+            pending[2].discard(seat)
+            window = self._window(pending[0])
+            if window is not None:
+                window.latencies.append(now - pending[0])
+            if not pending[2]:
+                table.pending = None
+        table.changed.set()
 
     def _window(self, when: float) -> Window | None:
         s = self.schedule
@@ -458,14 +470,26 @@ class Worker:
         return None
 
     async def _act(self, table: LoadTable, seat: int, choice: str) -> None:
-        import grpc
-
-        from toadstool.api.v1 import service_pb2
-
         version = table.views[seat].version
         sent = time.perf_counter()
         table.pending = (sent, version + 1, set(range(SEATS)))
         table.acted += 1
+        if not await self._send_act(table, seat, version, choice):
+            table.pending = None
+            window = self._window(sent)
+            if window is not None:
+                window.refused += 1
+            return
+        window = self._window(sent)
+        if window is not None:
+            window.accepted += 1
+
+    async def _send_act(self, table: LoadTable, seat: int, version: int, choice: str) -> bool:
+        """The seat's unary Act over its channel: whether the server accepted it."""
+        import grpc
+
+        from toadstool.api.v1 import service_pb2
+
         try:
             if self.raw:
                 await table.acts[seat](table.table_id.encode(), timeout=10)
@@ -481,14 +505,8 @@ class Worker:
                     timeout=10,
                 )
         except grpc.aio.AioRpcError:
-            table.pending = None
-            window = self._window(sent)
-            if window is not None:
-                window.refused += 1
-            return
-        window = self._window(sent)
-        if window is not None:
-            window.accepted += 1
+            return False
+        return True
 
     async def _play(self, table: LoadTable, offset: float) -> None:
         s = self.schedule
@@ -567,15 +585,21 @@ class Worker:
         await asyncio.gather(*(c.close() for c in self.channels), return_exceptions=True)
 
 
-def worker_main(target: str, address: str, tables: int, seed: int) -> int:
+def worker_main(target: str, address: str, tables: int, seed: int, web_address: str = "") -> int:
     """Set up, say READY, wait for GO (a JSON line on stdin), run the phases, print one JSON result line.
 
     Workers always run on the default asyncio loop, so that the load side stays the same whichever loop
-    the server runs on (--server-loop).
+    the server runs on (--server-loop). The connect target's seats watch and act over HTTP at `web_address`.
     """
 
     async def go() -> None:
-        worker = Worker(target, address, tables, seed)
+        worker: Worker
+        if target in ("connect", "connect-raw"):
+            from connect_load import ConnectWorker
+
+            worker = ConnectWorker(address, web_address, tables, seed, raw=target == "connect-raw")
+        else:
+            worker = Worker(target, address, tables, seed)
         try:
             await worker.setup()
             print("READY", flush=True)
@@ -595,15 +619,6 @@ def worker_main(target: str, address: str, tables: int, seed: int) -> int:
 
 # ----------------------------------------------------------------------------------------------------------
 # The conductor
-
-
-def _die_with_parent() -> None:
-    """In a child, before exec: be sent SIGTERM when the conductor dies, however it dies (Linux prctl), so
-    that no server or worker outlives an interrupted benchmark."""
-    import ctypes
-
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
 def free_port() -> int:
@@ -670,9 +685,11 @@ def start_server(
     store: str,
     profile: Path | None,
     server_loop: str = "asyncio",
+    web_port: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
-    or none with store="none"), optionally under cProfile (written when it stops) or on uvloop."""
+    or none with store="none"), optionally under cProfile (written when it stops) or on uvloop; its
+    browser side on `web_port` when given (else serve's default: 8080, or any free port if taken)."""
     if target in RAW_TARGETS:
         command = [sys.executable, __file__, "--role", "raw-server", "--target", target, "--port", str(port)]
         command += ["--size", str(size), "--server-loop", server_loop]
@@ -686,11 +703,13 @@ def start_server(
             command += ["-m", "toadstool.cli", "serve", "--host", HOST, "--port", str(port)]
         command += ["--max-tables", str(tables + 10), *_unlimited(tables)]
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
+        if web_port is not None:
+            command += ["--web-port", str(web_port)]
     # XDG_STATE_HOME too, so nothing of a benchmark ever lands in the user's own state directory.
     env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
     # stderr to a file, never a pipe nobody reads while the server runs (a full pipe would block it).
     with (Path(state_dir) / "server.log").open("ab") as log:
-        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=_die_with_parent)
+        return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=die_with_parent)
 
 
 def run_point(
@@ -718,26 +737,24 @@ def _run_point(
     server_loop: str,
 ) -> dict[str, Any]:
     port = free_port()
-    server = start_server(target, port, tables, size, state_dir, store, profile, server_loop)
+    # Our server's browser side on a port of its own: the connect target's seats use it, and the gRPC runs
+    # compared with them serve it too, so both sides run the very same server.
+    web_port = free_port() if target in ("toadstool", "connect", "connect-raw") else None
+    server = start_server(target, port, tables, size, state_dir, store, profile, server_loop, web_port)
     workers: list[subprocess.Popen[str]] = []
     try:
         wait_for_port(port, server)
+        if web_port is not None:
+            wait_for_port(web_port, server)
         time.sleep(0.5)
         rss_idle = rss_bytes(server.pid)
         shares = [tables // budget.workers + (1 if i < tables % budget.workers else 0) for i in range(budget.workers)]
         for index, share in enumerate(s for s in shares if s):
             command = [sys.executable, __file__, "--role", "worker", "--target", target]
             command += ["--address", f"{HOST}:{port}", "--worker-tables", str(share), "--seed", str(index + 1)]
-            workers.append(
-                subprocess.Popen(
-                    command,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=sys.stderr,
-                    text=True,
-                    preexec_fn=_die_with_parent,
-                )
-            )
+            if target in ("connect", "connect-raw"):
+                command += ["--web-address", f"{HOST}:{web_port}"]
+            workers.append(start_load_process(command))
         setup_started = time.monotonic()
         for worker in workers:
             assert worker.stdout is not None
@@ -762,9 +779,11 @@ def _run_point(
         saturated_at = marks[-1] + GAP
         marks += [saturated_at + i * budget.window for i in range(budget.windows + 1)]
         cpu: list[float] = []
+        client_cpu: list[float] = []
         for mark in marks:
             time.sleep(max(0.0, mark - time.time()))
             cpu.append(cpu_seconds(server.pid))
+            client_cpu.append(sum(cpu_seconds(w.pid) for w in workers))
         results = []
         for worker in workers:
             line = _read_line(worker, 30.0 + GAP * 2)
@@ -783,8 +802,13 @@ def _run_point(
     n, m = paced_windows, budget.windows
     cpu_paced = [cpu[i + 1] - cpu[i] for i in range(n)]
     cpu_saturated = [cpu[n + 2 + i] - cpu[n + 1 + i] for i in range(m)]
+    clients_paced = [client_cpu[i + 1] - client_cpu[i] for i in range(n)]
+    clients_saturated = [client_cpu[n + 2 + i] - client_cpu[n + 1 + i] for i in range(m)]
     phases: dict[str, Any] = {}
-    for phase, cpu_windows in (("paced", cpu_paced), ("saturated", cpu_saturated)):
+    for phase, cpu_windows, client_windows in (
+        ("paced", cpu_paced, clients_paced),
+        ("saturated", cpu_saturated, clients_saturated),
+    ):
         merged = []
         for i in range(len(cpu_windows)):
             windows = [r[phase][i] for r in results]
@@ -804,6 +828,8 @@ def _run_point(
                     "server_cpu": cpu_windows[i],
                     "cpu_per_action": cpu_windows[i] / accepted if accepted else float("nan"),
                     "cpu_per_view": cpu_windows[i] / messages if messages else float("nan"),
+                    # The load processes' CPU: what the clients' side of a transport costs them.
+                    "client_cpu": client_windows[i],
                 }
             )
         phases[phase] = merged
@@ -861,6 +887,10 @@ def summarise(point: dict[str, Any]) -> dict[str, Any]:
             "cpu_ms_per_action": spread([w["cpu_per_action"] * 1000 for w in windows]),
             "cpu_us_per_view": spread([w["cpu_per_view"] * 1e6 for w in windows]),
             "server_cpu_share": spread([w["server_cpu"] / window for w in windows]),
+            # Absent from runs whose load processes this script does not start (bench/peers.py's Node side).
+            "client_cpu_us_per_view": spread(
+                [w["client_cpu"] / w["messages"] * 1e6 for w in windows if "client_cpu" in w and w["messages"]]
+            ),
             "mean_message_bytes": sum(w["bytes"] for w in windows) / max(1, sum(w["messages"] for w in windows)),
             "refused": sum(w["refused"] for w in windows),
         }
@@ -1149,8 +1179,25 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--role", choices=("conductor", "worker", "raw-server"), default="conductor", help=argparse.SUPPRESS
     )
-    parser.add_argument("--target", choices=("toadstool", "bots", "raw", "tick", "push"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--connect",
+        action="store_true",
+        help="browser viewers: people acting over Connect/HTTP against gRPC, A B A B (bench/connect_load.py)",
+    )
+    parser.add_argument("--pairs", type=int, help="with --connect: A B pairs per table count (default by mode)")
+    parser.add_argument(
+        "--http-client",
+        choices=("httpx", "raw", "both"),
+        default="httpx",
+        help="with --connect: the browser side's client: httpx, a hand-written one (bench/raw_http.py), or both",
+    )
+    parser.add_argument(
+        "--target",
+        choices=("toadstool", "bots", "raw", "tick", "push", "connect", "connect-raw"),
+        help=argparse.SUPPRESS,
+    )
     parser.add_argument("--address", help=argparse.SUPPRESS)
+    parser.add_argument("--web-address", default="", help=argparse.SUPPRESS)
     parser.add_argument("--worker-tables", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, default=0, help=argparse.SUPPRESS)
@@ -1161,7 +1208,11 @@ def main(argv: list[str] | None = None) -> int:
             use_uvloop()
         return raw_server_main(args.port, args.size, args.target)
     if args.role == "worker":
-        return worker_main(args.target, args.address, args.worker_tables, args.seed)
+        return worker_main(args.target, args.address, args.worker_tables, args.seed, args.web_address)
+    if args.connect:
+        from connect_load import conduct_pairs
+
+        return conduct_pairs(args)
     return conduct(args)
 
 

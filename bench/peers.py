@@ -40,6 +40,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
+from children import die_with_parent, start_load_process
 from common import CLOCK_TICKS, RESULTS, cpu_seconds, final_json, fmt, machine, percentile, rss_bytes, write_csv
 
 PEERS = Path(__file__).resolve().parent / "peers"
@@ -119,7 +120,7 @@ def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
         stderr=sys.stderr,
         text=True,
         cwd=PEERS,
-        preexec_fn=load._die_with_parent,
+        preexec_fn=die_with_parent,
     )
     workers: list[subprocess.Popen[str]] = []
     try:
@@ -131,17 +132,7 @@ def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
         for index, share in enumerate(s for s in shares if s):
             command = [node(), str(PEERS / "load.js"), "--server", f"http://{HOST}:{port}"]
             command += ["--tables", str(share), "--seed", str(index + 1)]
-            workers.append(
-                subprocess.Popen(
-                    command,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    stderr=sys.stderr,
-                    text=True,
-                    cwd=PEERS,
-                    preexec_fn=load._die_with_parent,
-                )
-            )
+            workers.append(start_load_process(command, cwd=PEERS))
         setup_started = time.monotonic()
         for worker in workers:
             line = load._read_line(worker, budget.setup_timeout - (time.monotonic() - setup_started))
