@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from tmux_terminal import Terminal
+from terminal_helpers import Terminal
 
 from conftest import toadstool_command
 from toadstool.api.v1 import table_pb2

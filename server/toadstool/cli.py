@@ -17,6 +17,7 @@ import importlib
 import logging
 import os
 import sys
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
 
     from toadstool.api.v1 import table_pb2
     from toadstool_clients.connection import Client
+    from toadstool_clients.host_feed import HostFeed
 
 
 @dataclass(frozen=True)
@@ -140,9 +142,39 @@ def _play_options(parser: argparse.ArgumentParser) -> None:
         "--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends"
     )
     parser.add_argument(
-        "--lan", action="store_true", help="let friends join: bind 0.0.0.0:50051 and announce it on the LAN"
+        "--lan",
+        action="store_true",
+        help="let friends join: bind 0.0.0.0:50051, serve the web client and announce it on the LAN",
     )
+    parser.add_argument("--quiet", action="store_true", help="with --lan: do not show who joins, leaves or drops")
+    parser.add_argument(
+        "--bind", default="0.0.0.0", help="with --lan: the address to listen on (default %(default)s: every interface)"
+    )
+    parser.add_argument("--port", type=int, default=50051, help="with --lan: the port (default %(default)s; 0: any)")
+    _clock_options(parser)
+    _auto_option(parser)
     _server_options(parser)
+
+
+def _clock_options(parser: argparse.ArgumentParser) -> None:
+    from toadstool_clients.connection import DEFAULT_TAKEOVER_SECONDS
+
+    parser.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
+    parser.add_argument(
+        "--takeover-seconds",
+        type=int,
+        default=DEFAULT_TAKEOVER_SECONDS,
+        help="a bot plays a disconnected person's seat after this many seconds, until they return "
+        "(default %(default)s; 0: never)",
+    )
+
+
+def _auto_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--auto",
+        action="store_true",
+        help="play single forced choices (a roll, a forced draw) by yourself after a short pause",
+    )
 
 
 def _join_options(parser: argparse.ArgumentParser) -> None:
@@ -153,6 +185,7 @@ def _join_options(parser: argparse.ArgumentParser) -> None:
         help="your name at the table, under which this computer keeps your seat (default %(default)s)",
     )
     parser.add_argument("--seat", type=int, help="the seat to take (default: the first open one)")
+    _auto_option(parser)
     _server_options(parser)
 
 
@@ -167,10 +200,7 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots play (default %(default)s)")
     parser.add_argument("--name", default="", help="name of the table (default: the game's title and the table id)")
     parser.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
-    parser.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
-    parser.add_argument(
-        "--takeover-seconds", type=int, default=0, help="a bot plays a disconnected seat after this many seconds"
-    )
+    _clock_options(parser)
     _server_options(parser)
 
 
@@ -270,10 +300,21 @@ async def cmd_tables(client: Client, args: argparse.Namespace) -> int:
     return 0
 
 
-async def play_at_table(client: Client, table_id: str, token: str | None) -> int:
+async def play_at_table(
+    client: Client,
+    table_id: str,
+    token: str | None,
+    host_token: str | None = None,
+    host_feed: HostFeed | None = None,
+    auto: bool = False,
+) -> int:
+    """The terminal table: with the host token (given, or kept when this machine created the table), its
+    host controls too; with a feed, the host's lines."""
+    from toadstool_clients.seats import remembered_host_token
     from toadstool_clients.terminal.app import TerminalClient
 
-    return await TerminalClient(client, table_id, token).run()
+    host_token = host_token or remembered_host_token(client.address, table_id)
+    return await TerminalClient(client, table_id, token, auto=auto, host_token=host_token, host_feed=host_feed).run()
 
 
 async def cmd_join(client: Client, args: argparse.Namespace) -> int:
@@ -286,10 +327,10 @@ async def cmd_join(client: Client, args: argparse.Namespace) -> int:
     if mine is not None:
         print(f"Back in your seat at table {args.table}, as {mine.name}")
         remember_seat(client.address, args.table, mine.seat, mine.token, mine.name)
-        return await play_at_table(client, args.table, mine.token)
+        return await play_at_table(client, args.table, mine.token, auto=args.auto)
     joined = await client.join(args.table, name, args.seat)
     remember_seat(client.address, args.table, joined.seat, joined.seat_token, name)
-    return await play_at_table(client, args.table, joined.seat_token)
+    return await play_at_table(client, args.table, joined.seat_token, auto=args.auto)
 
 
 async def cmd_watch(client: Client, args: argparse.Namespace) -> int:
@@ -333,24 +374,53 @@ async def _play(args: argparse.Namespace) -> int:
 
     if args.server:
         return await _play_remote(server_address(args.server), args, saved_under=None)
-    from toadstool.server.app import ServerConfig, announced, running_server
+    from toadstool.server.app import ServerConfig, announced, join_lines, running_server
+    from toadstool.server.discovery import announced_addresses
     from toadstool.server.store import StoreError
+    from toadstool.server.web import DEFAULT_WEB_PORT
 
     with _play_store() as db:
         config = ServerConfig(
-            host="0.0.0.0" if args.lan else "127.0.0.1",
-            port=50051 if args.lan else 0,
+            host=args.bind if args.lan else "127.0.0.1",
+            port=args.port if args.lan else 0,
             bot_delay=args.bot_delay,
             announce=args.lan,
             db=db,
+            web_port=DEFAULT_WEB_PORT if args.lan else None,  # phones join a LAN game; a game alone needs none
         )
         logging.getLogger("grpc").setLevel(logging.CRITICAL)
+        feed = _host_feed() if args.lan and not args.quiet else None
         try:
             async with running_server(config) as running, announced(config, running):
-                return await _play_remote(f"127.0.0.1:{running.port}", args, saved_under=LOCAL_PLAY if db else None)
+                addresses = announced_addresses(config.host)
+
+                def how_to_join(table_id: str) -> list[str]:
+                    return join_lines(running, addresses, table_id) if args.lan else []
+
+                return await _play_remote(
+                    f"127.0.0.1:{running.port}", args, LOCAL_PLAY if db else None, how_to_join, feed
+                )
         except StoreError as error:
             print(f"toadstool: {error}", file=sys.stderr)
             return 2
+
+
+def _host_feed() -> HostFeed:
+    """A feed the embedded server's host lines (`toadstool.host`) go to, for the full-screen client to show
+    (printed, they would be drawn over)."""
+    from toadstool.server.tables.host_log import HOST_LOG
+    from toadstool_clients.host_feed import HostFeed
+
+    feed = HostFeed()
+
+    class ToFeed(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            feed.add(time.strftime("%H:%M ") + record.getMessage())
+
+    HOST_LOG.addHandler(ToFeed())
+    HOST_LOG.setLevel(logging.INFO)
+    HOST_LOG.propagate = False
+    return feed
 
 
 @contextlib.contextmanager
@@ -381,12 +451,20 @@ def _play_store() -> Iterator[str | None]:
         yield str(path)
 
 
-async def _play_remote(address: str, args: argparse.Namespace, saved_under: str | None) -> int:
+async def _play_remote(
+    address: str,
+    args: argparse.Namespace,
+    saved_under: str | None,
+    how_to_join: Callable[[str], list[str]] | None = None,
+    feed: HostFeed | None = None,
+) -> int:
     """Play at the server: a new table with the bots and you in seat 0, or the unfinished game saved under
-    `saved_under` (`toadstool play`'s own server) if the person wants to go back to it."""
+    `saved_under` (`toadstool play`'s own server) if the person wants to go back to it. With `how_to_join`
+    (`play --lan`), the commands friends join with are printed and put first in the host's feed."""
     import grpc
 
     from toadstool_clients.connection import Client
+    from toadstool_clients.seats import remembered_host_token
 
     async with Client(address, tls_ca=args.tls_ca) as client:
         try:
@@ -394,14 +472,19 @@ async def _play_remote(address: str, args: argparse.Namespace, saved_under: str 
         except grpc.aio.AioRpcError as error:
             print(f"toadstool: {await _explain(error, address, args.tls_ca)}", file=sys.stderr)
             return 2
-        return await play_at_table(client, table_id, token)
+        for line in how_to_join(table_id) if how_to_join else []:
+            print(line, flush=True)
+            if feed is not None:
+                feed.add(line)
+        host_token = remembered_host_token(saved_under or address, table_id)
+        return await play_at_table(client, table_id, token, host_token=host_token, host_feed=feed, auto=args.auto)
 
 
 async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: str | None) -> tuple[str, str]:
     """(table id, seat token) of the game `toadstool play` is asked for: the unfinished one kept under
     `saved_under` when the person goes back to it, else a new table, whose seat is kept there."""
     from toadstool_clients.seat_choice import unfinished_game
-    from toadstool_clients.seats import remember_seat
+    from toadstool_clients.seats import remember_host_token, remember_seat
 
     name = args.name.strip() or _default_name()
     game = _matching_game(args.game, [g.name for g in await client.list_games()])
@@ -410,7 +493,16 @@ async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: s
         if back is not None:
             return back
     players = args.players or args.bots + 1
-    created = await client.create_table(game, players, args.bots, _options(args.option), seed=args.seed)
+    created = await client.create_table(
+        game,
+        players,
+        args.bots,
+        _options(args.option),
+        seed=args.seed,
+        turn_seconds=args.turn_seconds,
+        takeover_seconds=args.takeover_seconds,
+    )
+    remember_host_token(saved_under or client.address, created.table.table_id, created.host_token)
     joined = await client.join(created.table.table_id, name, 0)
     if saved_under is not None:
         remember_seat(saved_under, created.table.table_id, joined.seat, joined.seat_token, name)

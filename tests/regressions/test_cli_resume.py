@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from tmux_terminal import Terminal
+from terminal_helpers import Terminal
 
 from conftest import toadstool_command
 from toadstool.server.app import RunningServer

@@ -6,8 +6,10 @@ resize by itself, and rich (which already draws each game) renders into it as AN
 pure function of the latest update, the event log and the menu (screen.py), redrawn in place whenever one
 changes. Keys: arrows and Enter (or space), numbers then Enter, one-key shortcuts (d draw, r roll, u UNO),
 Esc or Backspace to go back a level, a to switch "auto" (it plays a single forced choice after a short
-visible pause, never one whose speed would tell a secret), q to leave (it asks), Ctrl+C to leave at once.
-It renders views and sends action ids; it knows no rules.
+visible pause, never one whose speed would tell a secret), q to leave (it asks), Ctrl+C to leave at once,
+and for the table's host, h for the host's controls (host.py). The lines a server in this process tells
+its host (a `HostFeed`: who joins, drops, comes back) join the event log, marked as the host's. It renders
+views and sends action ids; it knows no rules.
 """
 
 from __future__ import annotations
@@ -34,8 +36,19 @@ from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
+from toadstool_clients.host_feed import HostFeed
+from toadstool_clients.terminal.events import in_your_words
+from toadstool_clients.terminal.host import HostCall, HostMenu, controls, perform
 from toadstool_clients.terminal.menu import Menu
-from toadstool_clients.terminal.screen import ROOMY_HEIGHT, STATUS_NAMES, render_update, screen_lines, scrubbed
+from toadstool_clients.terminal.screen import (
+    ROOMY_HEIGHT,
+    STATUS_NAMES,
+    printable,
+    render_update,
+    screen_lines,
+    scrubbed,
+)
+from toadstool_clients.terminal.track_pick import TrackPick
 
 __all__ = ["STATUS_NAMES", "TerminalClient", "render_update"]
 
@@ -56,6 +69,8 @@ class TerminalClient:
         auto: bool = False,
         auto_delay: float = AUTO_DELAY,
         clock: Callable[[], float] = time.time,
+        host_token: str | None = None,
+        host_feed: HostFeed | None = None,
     ) -> None:
         self.client = client
         self.give_up_after = give_up_after
@@ -71,7 +86,12 @@ class TerminalClient:
         self.auto_delay = auto_delay
         self.clock = clock
         self.sent_version: int | None = None
-        self.log_lines: deque[str] = deque(maxlen=60)
+        self.log_lines: deque[str | Text] = deque(maxlen=60)
+        self.host_token = host_token
+        self.host_menu: HostMenu | None = None
+        self.host_feed = host_feed
+        for line in host_feed.lines if host_feed is not None else ():
+            self.log_lines.append(_host_line(line))
         self.exit_code = 0
         self.stopped = ""
         self.app: Application[int] = self._application()
@@ -86,11 +106,12 @@ class TerminalClient:
     def _footer(self) -> Text:
         if self.asking_to_leave:
             return Text("Leave the table? y: leave   n: stay", style="bold white on red")
+        host = "h: host   " if self._host_offered() else ""
         if self.seat_token is None:  # a spectator chooses nothing
-            keys = "q: leave   Ctrl+C: leave at once"
+            keys = f"{host}q: leave   Ctrl+C: leave at once"
         else:
             auto = "on" if self.auto else "off"
-            keys = f"↑↓ Enter: choose   1-9: pick   Esc: back   a: auto {auto}   q: leave"
+            keys = f"↑↓ Enter: choose   1-9: pick   Esc: back   a: auto {auto}   {host}q: leave"
         footer = Text(keys, style="dim")
         if self.note:
             footer = Text(self.note, style="bold red")
@@ -100,6 +121,8 @@ class TerminalClient:
         update = self.latest
         if update is None or update.status == table_pb2.TABLE_STATUS_FINISHED:
             return []
+        if self.host_menu is not None:
+            return self.host_menu.lines(width)
         if self.menu is not None and update.legal_actions:
             if self.sent_version == update.version:
                 return [Text("Sent. Waiting for the table…", style="dim")]
@@ -129,7 +152,16 @@ class TerminalClient:
             height,
             self.banner,
             now_ms=self.clock() * 1000,
+            pick=self._track_pick(),
         )
+
+    def _track_pick(self) -> TrackPick | None:
+        """The Kart fields the menu's level stands for, to mark on the track (none while the host menu is
+        open or a choice was sent)."""
+        update = self.latest
+        if self.menu is None or update is None or self.host_menu is not None or self.sent_version == update.version:
+            return None
+        return self.menu.track_pick()
 
     def _formatted(self) -> ANSI:
         return ANSI("\n".join(self.screen()))
@@ -166,6 +198,9 @@ class TerminalClient:
             if key in ("y", "Y"):
                 self._leave(0)
             return
+        if self.host_menu is not None or (key == "h" and self._host_offered()):
+            self._on_host_key(key)
+            return
         menu, update = self.menu, self.latest
         if menu is None or update is None or not update.legal_actions or self.sent_version == update.version:
             if key == "a":
@@ -190,6 +225,61 @@ class TerminalClient:
             chosen = menu.shortcut(key)
             if chosen is not None:
                 self._send(update, chosen)
+
+    # ---- the host's controls -----------------------------------------------------------------------------
+
+    def _host_offered(self) -> bool:
+        """The host's controls are offered: this client holds the host token and the table is not over."""
+        return self.host_token is not None and self.latest is not None and bool(controls(self.latest))
+
+    def _on_host_key(self, key: str) -> None:
+        """A key while the host menu is open (h opens and closes it)."""
+        if self.host_menu is None:
+            assert self.latest is not None
+            self.host_menu = HostMenu(self.latest)
+            return
+        menu = self.host_menu
+        if menu.asking is not None:
+            call = menu.answer(key in ("y", "Y"))
+            if call is not None:
+                self._host_call(call)
+            return
+        if key == "h":
+            self.host_menu = None
+        elif key in ("up", "left"):
+            menu.move(-1)
+        elif key in ("down", "right", "tab"):
+            menu.move(1)
+        elif key.isdigit():
+            menu.type_digit(key)
+        elif key in ("escape", "c-h", "backspace"):
+            if not menu.back():
+                self.host_menu = None
+        elif key in ("c-m", "enter", " ", "c-j"):
+            call = menu.choose()
+            if call is not None:
+                self._host_call(call)
+
+    def _host_call(self, call: HostCall) -> None:
+        self.host_menu = None
+        self.note = f"Host: {call.control.value}…"
+        self._spawn(self._perform(call), "host")
+
+    async def _perform(self, call: HostCall) -> None:
+        try:
+            assert self.host_token is not None
+            await perform(self.client, self.table_id, self.host_token, call)
+            self.note = ""
+        except grpc.aio.AioRpcError as error:
+            self.note = f"Not done: {describe_rpc_error(error)}"
+        except (ConnectionError, OSError) as error:
+            self.note = f"Not sent: {error}"
+        self.app.invalidate()
+
+    def _on_host_line(self, line: str) -> None:
+        """A new line of the host's feed (said on this loop's thread, by the server in this process)."""
+        self.log_lines.append(_host_line(line))
+        self.app.invalidate()
 
     def _leave(self, code: int) -> None:
         self.exit_code = code
@@ -254,9 +344,11 @@ class TerminalClient:
 
     def _on_update(self, update: table_pb2.Update) -> None:
         for event in update.events:
-            self.log_lines.append(event.text)
+            self.log_lines.append(in_your_words(update, event))
         previous = self.menu
         self.latest = update
+        if self.host_menu is not None:
+            self.host_menu = self.host_menu.refreshed(update) if controls(update) else None
         self.menu = Menu.for_update(update, previous) if update.legal_actions else None
         if self.sent_version is not None and update.version != self.sent_version:
             self.sent_version = None
@@ -272,6 +364,7 @@ class TerminalClient:
             nonlocal reader
             reader = asyncio.get_running_loop().create_task(self._read_stream(), name="stream")
 
+        stop_listening = self.host_feed.listen(self._on_host_line) if self.host_feed is not None else None
         with _log_held_back() as held:
             try:
                 code = await self.app.run_async(pre_run=start_reading)
@@ -283,6 +376,8 @@ class TerminalClient:
                         task.cancel()
                         with contextlib.suppress(asyncio.CancelledError, Exception):
                             await task
+                if stop_listening is not None:
+                    stop_listening()
         self._print_last_screen()
         if held.getvalue():
             sys.stderr.write(held.getvalue())
@@ -305,13 +400,20 @@ class TerminalClient:
             async for item in self.client.follow(self.table_id, self.seat_token, give_up_after=self.give_up_after):
                 if isinstance(item, table_pb2.Update):
                     for event in item.events:
-                        print(scrubbed(event).text)  # type: ignore[attr-defined]
+                        print(in_your_words(item, scrubbed(event)))  # type: ignore[arg-type]
                     if item.status == table_pb2.TABLE_STATUS_FINISHED:
                         return 0
         except (grpc.aio.AioRpcError, ConnectionError) as error:
             print(f"Stopped: {error}", file=sys.stderr)
             return 1
         return 0
+
+
+def _host_line(line: str) -> Text:
+    """A line of the host's feed as the event log shows it: marked as the host's, apart from the game's."""
+    text = Text("host: ", style="bold cyan")
+    text.append(printable(line), style="cyan")
+    return text
 
 
 @contextlib.contextmanager

@@ -3,6 +3,8 @@
 It walks `toadstool_clients.choices` (the tree every client shares): a level's entries, the highlighted
 one, the toggles switched on ("call UNO") and the one-key shortcuts. It decides nothing about the game;
 choosing a leaf only yields the action id to send. Drawing the menu is here too (short lines of rich Text).
+A Kart level of fields is chosen on the drawn track (track_pick.py): the menu is then one line, the
+highlighted field, and a typed number is the field's number.
 """
 
 from __future__ import annotations
@@ -12,8 +14,23 @@ from dataclasses import dataclass, field
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.choices import Choice, choice_tree, entry_label, forced_choice, may_play_for_you
+from toadstool_clients.choices import (
+    Choice,
+    choice_tree,
+    entry_label,
+    forced_choice,
+    may_play_for_you,
+    steps_label,
+)
 from toadstool_clients.names import step_label
+from toadstool_clients.terminal.track_pick import (
+    TrackGroups,
+    TrackPick,
+    entry_place,
+    fields_only,
+    merge_field_runs,
+    pick_for,
+)
 
 #: One-key shortcuts: key -> the kind of the leaf it chooses (presentation data; a key whose kind is not
 #: offered now does nothing). "u" also switches the "uno" toggle when a play offers one.
@@ -21,6 +38,8 @@ SHORTCUTS: dict[str, str] = {"d": "draw", "r": "roll", "u": "call_uno", "k": "ke
 #: Toggles in words, by their field name.
 TOGGLE_LABELS: dict[str, str] = {"uno": "call UNO with this play"}
 TOGGLE_KEYS: dict[str, str] = {"uno": "u"}
+#: A level of more fields than this, all on the track, is shown as one line (the track shows them all).
+TRACK_LINE_FROM = 6
 
 
 @dataclass
@@ -33,13 +52,15 @@ class Menu:
     highlighted: int = 0
     typed: str = ""
     toggles_on: set[str] = field(default_factory=set)
+    track_groups: TrackGroups = field(default_factory=TrackGroups)
 
     @classmethod
     def for_update(cls, update: table_pb2.Update, previous: Menu | None = None) -> Menu:
         """A menu for `update`; the place in the previous menu is kept while the same actions are offered."""
-        menu = cls(update, choice_tree(update.legal_actions))
+        root = choice_tree(update.legal_actions)
+        menu = cls(update, root, track_groups=merge_field_runs(update, root))
         if previous is not None and _ids(previous.update) == _ids(update):
-            menu.root, menu.path = previous.root, previous.path
+            menu.root, menu.path, menu.track_groups = previous.root, previous.path, previous.track_groups
             menu.highlighted, menu.toggles_on = previous.highlighted, previous.toggles_on
         return menu
 
@@ -52,7 +73,21 @@ class Menu:
         return self.level.children
 
     def label(self, entry: Choice) -> str:
+        if self.track_groups.is_merged(entry):
+            return self._track_group_label(entry)
         return entry_label(entry, not self.path, lambda kind, name, value: step_label(self.update, kind, name, value))
+
+    def _track_group_label(self, entry: Choice) -> str:
+        words = steps_label(entry.steps, lambda kind, name, value: step_label(self.update, kind, name, value))
+        return f"{words} a field of the track" if words else "A field of the track"
+
+    def track_pick(self) -> TrackPick | None:
+        """What the drawn track marks for this level: its entries' fields, the highlighted one apart."""
+        return pick_for(self.update, self.entries, self.highlighted)
+
+    def on_track(self) -> bool:
+        """This level is many fields of the track, chosen on it (one menu line; typed numbers are fields)."""
+        return len(self.entries) >= TRACK_LINE_FROM and fields_only(self.update, self.entries)
 
     def forced(self) -> Choice | None:
         """The single forced choice of this update (one key: Enter or space), if it is one: the table waits
@@ -74,12 +109,25 @@ class Menu:
         self.typed = ""
 
     def type_digit(self, digit: str) -> None:
-        """Digits pick an entry by its number (Enter confirms); a number too big starts again."""
+        """Digits pick an entry by its number (Enter confirms); a number too big starts again. On the track,
+        the number is a field's: the highlight goes to the field typed so far."""
+        if fields_only(self.update, self.entries):
+            self._type_field(digit)
+            return
         typed = self.typed + digit
         if not typed.lstrip("0") or int(typed) > len(self.entries):
             typed = digit
         if typed.lstrip("0") and 1 <= int(typed) <= len(self.entries):
             self.highlighted = int(typed) - 1
+        self.typed = typed
+
+    def _type_field(self, digit: str) -> None:
+        fields = [place.field for place in (entry_place(self.update, e) for e in self.entries) if place is not None]
+        typed = self.typed + digit
+        if int(typed) not in fields and not any(str(f).startswith(typed) for f in fields):
+            typed = digit
+        if int(typed) in fields:
+            self.highlighted = fields.index(int(typed))
         self.typed = typed
 
     def back(self) -> bool:
@@ -128,6 +176,8 @@ class Menu:
         """The menu as lines no wider than `width`: one entry per line, or entries in columns. With `most`
         lines at most, entries at the top read by their typed steps ("Move Mario") rather than the
         server's whole sentence ("Move Mario up to level 4") when the sentences would not fit."""
+        if self.on_track():
+            return self._track_lines(width)
         lines = self._lines(width, one_per_line, short=False)
         if most is not None and len(lines) > most:
             lines = self._lines(width, one_per_line, short=True)
@@ -167,7 +217,24 @@ class Menu:
             return [heading, *cells]
         return [heading, *_laid_out(cells, width)]
 
+    def _track_lines(self, width: int) -> list[Text]:
+        """A level of fields chosen on the track: where it is, the highlighted field and the keys."""
+        heading = Text("Your choice", style="bold cyan")
+        if self.path:
+            heading = Text(f"Your choice: {' ▸ '.join(self.label(p) for p in self.path)}", style="bold magenta")
+        heading.append("  (Esc: back)", style="dim")
+        entry = self.entries[min(self.highlighted, len(self.entries) - 1)]
+        line = Text("›", style="bold cyan")  # noqa: RUF001 (a pointer, seen in text captures)
+        line.append(f" {self.label(entry)} ", style="reverse")
+        line.append(f"  ▲ on the track ({self.highlighted + 1} of {len(self.entries)})", style="yellow")
+        keys = Text("←→: along the track   or type the field's number   Enter: choose", style="dim")
+        for text in (heading, line, keys):
+            text.truncate(width, overflow="ellipsis")
+        return [heading, line, keys]
+
     def _root_label(self, entry: Choice) -> str:
+        if self.track_groups.is_merged(entry):
+            return self._track_group_label(entry)
         return entry_label(entry, False, lambda kind, name, value: step_label(self.update, kind, name, value))
 
 

@@ -22,6 +22,7 @@ from rich.text import Text
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.names import counted, seat_name, you_or_name
 from toadstool_clients.terminal.games import render_game
+from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Below this height the menu flows along lines and the game is drawn compact.
 ROOMY_HEIGHT = 40
@@ -35,7 +36,8 @@ STATUS_NAMES = {
 }
 
 
-def _printable(text: str) -> str:
+def printable(text: str) -> str:
+    """`text` without control, escape and bidi characters (newlines stay)."""
     return "".join(ch for ch in text if ch == "\n" or unicodedata.category(ch)[0] != "C")
 
 
@@ -55,10 +57,10 @@ def _scrub(message: Message) -> None:
     for field, value in message.ListFields():
         if field.type == field.TYPE_STRING:
             if isinstance(value, str):
-                setattr(message, field.name, _printable(value))
+                setattr(message, field.name, printable(value))
             elif field.message_type is None:
                 repeated = getattr(message, field.name)
-                repeated[:] = [_printable(v) for v in value]
+                repeated[:] = [printable(v) for v in value]
         elif field.type == field.TYPE_MESSAGE:
             if isinstance(value, Message):
                 _scrub(value)
@@ -66,7 +68,7 @@ def _scrub(message: Message) -> None:
                 for key in list(value):
                     item = value[key]
                     if isinstance(item, str):
-                        value[key] = _printable(item)
+                        value[key] = printable(item)
                     else:
                         _scrub(item)
             else:
@@ -75,7 +77,10 @@ def _scrub(message: Message) -> None:
 
 
 def result_line(update: table_pb2.Update) -> Text:
-    """The one game-over result: the server's summary ("You win with 44 points"), else who won."""
+    """The one game-over result: the server's summary ("You win with 44 points"), else who won; a game
+    that did not end by its rules (the host ended it, it was abandoned) says why, and names no winner."""
+    if update.outcome.ended:
+        return Text(f"Game ended: {update.outcome.ended}", style="bold yellow")
     winners = list(update.outcome.winners)
     you = update.viewer_seat if update.HasField("viewer_seat") else None
     summary = update.outcome.summary
@@ -187,16 +192,18 @@ def _lines(renderable: RenderableType, width: int) -> list[str]:
 
 def screen_lines(
     update: table_pb2.Update,
-    log: Sequence[str],
+    log: Sequence[str | Text],
     menu: Sequence[Text],
     footer: Text,
     width: int,
     height: int,
     banner: str = "",
     now_ms: float | None = None,
+    pick: TrackPick | None = None,
 ) -> list[str]:
     """The whole screen as at most `height` lines of ANSI text, each at most `width` cells wide (`now_ms`:
-    the time now, for the turn clock)."""
+    the time now, for the turn clock; `pick`: the places on the Kart track the menu's level stands for). A
+    log line given as Text (the host's feed) keeps its own look (its maker scrubs it with `printable`)."""
     update = scrubbed(update)  # type: ignore[assignment]
     first = turn_line(update, banner, now_ms)
     finished = update.status == table_pb2.TABLE_STATUS_FINISHED and not banner
@@ -210,18 +217,19 @@ def screen_lines(
     room = height - len(top) - len(bottom) - len(menu_lines) - MIN_LOG - 2
     game: list[str] = []
     if update.view.WhichOneof("game") is not None:
-        game = _lines(render_game(update, compact=False), width) if height >= ROOMY_HEIGHT else []
+        game = _lines(render_game(update, compact=False, pick=pick), width) if height >= ROOMY_HEIGHT else []
         if not game or len(game) > room:
-            game = _lines(render_game(update, compact=True), width)
+            game = _lines(render_game(update, compact=True, pick=pick), width)
         if len(game) > room:  # last resort: keep the top of the drawing
             game = game[: max(0, room - 1)] + (["…"] if room > 0 else [])
     log_room = height - len(top) - len(bottom) - len(menu_lines) - len(game) - 2
-    events = [_printable(text) for text in log][-max(0, log_room - 1) :] if log_room > 1 else []
+    events = list(log)[-max(0, log_room - 1) :] if log_room > 1 else []
     log_lines = []
     if events:
         log_lines = _lines(Text("Events", style="bold dim"), width)
         for event in events:
-            log_lines.extend(_lines(Text("· " + event), width)[:1])
+            line = Text("· ").append_text(event) if isinstance(event, Text) else Text("· " + printable(event))
+            log_lines.extend(_lines(line, width)[:1])
     body = [*top, *game, "", *log_lines]
     filler = height - len(body) - len(menu_lines) - len(bottom) - 1
     return [*body, *([""] * max(0, filler)), "", *menu_lines, *bottom][:height]

@@ -1,8 +1,10 @@
 """Terminal rendering of a Super Mario Kart view: the track as a strip of fields with karts and banana chips,
 the karts' table, the turn and the latest dice.
 
-It renders only what the view carries (a thin client knows no rules); the seat list, event log and action
-menu around it belong to the generic terminal shell. Names from the network are always escaped.
+While a choice of a field or a target is made, its candidates are marked on the track (^, and ▲ for the
+highlighted one) and a target's kart in the karts' lines. It renders only what the view carries (a thin
+client knows no rules); the seat list, event log and action menu around it belong to the generic terminal
+shell. Names from the network are always escaped.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from rich.text import Text
 from toadstool.api.v1 import kart_pb2, table_pb2
 from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
 from toadstool_clients.terminal.games.compact import one_line_each
+from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
 COLOR_STYLE: dict[int, str] = {
@@ -56,7 +59,24 @@ def _with_names(text: str, names: list[str]) -> Text:
     return Text(with_seat_names(text, names))
 
 
-def _track(view: kart_pb2.KartView) -> RenderableType:
+def _pick_mark(pick: TrackPick, field: int, width: int) -> Text:
+    """The mark under `field` while a choice is made on the track: ▲ for the highlighted, ^ for another."""
+    if field == pick.chosen:
+        return Text("▲".ljust(width), style="bold black on yellow" if width == 1 else "bold yellow")
+    if field in pick.fields:
+        return Text("^".ljust(width), style="bold yellow")
+    return Text(" " * width)
+
+
+def _target_note(pick: TrackPick | None, seat: int) -> Text:
+    if pick is None or seat not in pick.seats:
+        return Text("")
+    if seat == pick.chosen_seat:
+        return Text(" ◀ target", style="bold black on yellow")
+    return Text(" ◁ target", style="yellow")
+
+
+def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> RenderableType:
     track = view.track
     length = track.length or len(track.fields)
     on_field: dict[int, list[kart_pb2.KartRacer]] = {}
@@ -71,9 +91,14 @@ def _track(view: kart_pb2.KartView) -> RenderableType:
     exits = {cut.exit: cut.label for cut in track.shortcuts}
     lines: list[Text] = []
     for row_start in range(0, length, ROW):
-        numbers, cells, marks, karts = Text(), Text(), Text(), Text()
+        numbers, cells, marks, karts, picks = Text(), Text(), Text(), Text(), Text()
         for field in range(row_start, min(row_start + ROW, length)):
-            numbers.append(f"{field:<3}" if field % 5 == 0 else "   ", style="dim")
+            if pick is not None and field in pick.fields:  # a candidate shows its number, to type it
+                numbers.append(f"{field:<3}", style="bold yellow")
+            else:
+                numbers.append(f"{field:<3}" if field % 5 == 0 else "   ", style="dim")
+            if pick is not None:
+                picks.append_text(_pick_mark(pick, field, 3))
             kind = track.fields[field] if field < len(track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
             symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
             cells.append(f" {symbol} ", style=style)
@@ -94,6 +119,8 @@ def _track(view: kart_pb2.KartView) -> RenderableType:
                 extra = f"+{len(here) - 1}" if len(here) > 1 else "  "
                 karts.append(f"{letter}{extra}"[:3].ljust(3), style=COLOR_STYLE.get(first.color, "bold"))
         lines.extend([numbers, cells, marks, karts])
+        if pick is not None:
+            lines.append(picks)
     legend = Text.assemble(
         ("·", "dim"),
         " plain  ",
@@ -113,14 +140,16 @@ def _track(view: kart_pb2.KartView) -> RenderableType:
     cuts = ", ".join(f"{c.label}: {c.start} → {c.exit}" for c in track.shortcuts) or "none"
     start = Text("Start area: ")
     for kart in start_area:
-        start.append(kart.character + " ", style=COLOR_STYLE.get(kart.color, "bold"))
+        start.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
+        start.append_text(_target_note(pick, kart.seat))
+        start.append(" ")
     if not start_area:
         start.append("empty", style="dim")
     title = Text(f"{track.title} · {length} fields · {view.laps} laps · shortcuts {cuts}")
     return Panel(Group(*lines, start, legend), title=title, border_style="cyan")
 
 
-def _karts(view: kart_pb2.KartView, names: list[str]) -> Table:
+def _karts(view: kart_pb2.KartView, names: list[str], pick: TrackPick | None = None) -> Table:
     table = Table(expand=False, header_style="bold")
     for column in ("", "Kart", "Driver", "Lap", "Field", "Progress", "Coins", "Item", "Skips", "Halved", "Start"):
         table.add_column(column)
@@ -132,6 +161,7 @@ def _karts(view: kart_pb2.KartView, names: list[str]) -> Table:
         driver = Text(names[kart.seat] if kart.seat < len(names) else f"Player {kart.seat + 1}")
         if kart.seat == you:
             driver.append(" (you)", style="bold")
+        driver.append_text(_target_note(pick, kart.seat))
         item = KART_ITEM_NAMES.get(kart.item, "?") if kart.HasField("item") else "-"
         table.add_row(
             marker,
@@ -184,18 +214,19 @@ def _status(view: kart_pb2.KartView, names: list[str], phase: str) -> Text:
     return status
 
 
-def render_view(update: table_pb2.Update) -> RenderableType:
-    """The Kart part of the screen for this update, seen from update.viewer_seat (or a spectator)."""
+def render_view(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
+    """The Kart part of the screen for this update, seen from update.viewer_seat (or a spectator); with
+    `pick`, the candidates of the choice being made marked."""
     view = update.view.kart
     names = seat_names(update, len(view.karts))
-    return Group(_track(view), _karts(view, names), _status(view, names, update.phase))
+    return Group(_track(view, pick), _karts(view, names, pick), _status(view, names, update.phase))
 
 
 #: Fields per row of the compact track (one cell each).
 COMPACT_ROW = 60
 
 
-def _compact_track(view: kart_pb2.KartView) -> list[Text]:
+def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> list[Text]:
     """The track one cell per field: numbers every ten, the fields (a banana chip shows as "("), the karts
     (the driver's initial, or how many share the field)."""
     track = view.track
@@ -208,8 +239,10 @@ def _compact_track(view: kart_pb2.KartView) -> list[Text]:
     starts = {cut.start for cut in track.shortcuts}
     lines: list[Text] = []
     for row_start in range(0, length, COMPACT_ROW):
-        numbers, cells, karts = Text(style="dim"), Text(), Text()
+        numbers, cells, karts, picks = Text(style="dim"), Text(), Text(), Text()
         for field in range(row_start, min(row_start + COMPACT_ROW, length)):
+            if pick is not None:
+                picks.append_text(_pick_mark(pick, field, 1))
             if field % 10 == 0:
                 numbers.append(str(field))
             elif numbers.cell_len <= field - row_start:
@@ -227,18 +260,21 @@ def _compact_track(view: kart_pb2.KartView) -> list[Text]:
             else:
                 karts.append(" ")
         lines.extend([numbers, cells, karts])
+        if pick is not None and pick.fields & set(range(row_start, row_start + COMPACT_ROW)):
+            lines.append(picks)
     return lines
 
 
-def render_compact(update: table_pb2.Update) -> RenderableType:
-    """The Kart part of an 80x24 screen: the track strip, one line per kart, the turn's notes."""
+def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
+    """The Kart part of an 80x24 screen: the track strip, one line per kart, the turn's notes; with `pick`,
+    the candidates of the choice being made marked."""
     view = update.view.kart
     names = seat_names(update, len(view.karts))
     you = view.you if view.HasField("you") else None
     turn = view.turn if view.HasField("turn") else None
     cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
     title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
-    lines: list[RenderableType] = [title, *_compact_track(view)]
+    lines: list[RenderableType] = [title, *_compact_track(view, pick)]
     for kart in view.karts:
         line = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
         line.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
@@ -252,6 +288,7 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
             line.append(f" · skips {counted(kart.skips, 'turn')}", style="italic")
         if kart.halving:
             line.append(" · next move halved", style="italic")
+        line.append_text(_target_note(pick, kart.seat))
         lines.append(line)
     notes = []
     if view.bundle_paid:
