@@ -299,3 +299,18 @@ async def test_tables_the_clients_create_have_a_bot_take_over_after_a_minute_unl
     assert made.table.takeover_seconds == DEFAULT_TAKEOVER_SECONDS == 60
     off = await client.create_table("uno", 2, bots=1, takeover_seconds=0)
     assert off.table.takeover_seconds == 0
+
+
+async def test_without_a_turn_clock_moves_do_not_wake_the_clocks_and_they_stop_when_the_game_ends() -> None:
+    """The takeover and abandonment clocks depend only on who is at the table: bots' moves leave them
+    asleep (they wait on `people_revision`), and a game that ends by itself ends its clock task too."""
+    async with TableRegistry(bot_delay=0.0, abandon_seconds=3600) as registry:
+        table, _ = registry.create("uno", 3, bots=2, options={"target": "1"}, seed=4, takeover_seconds=60)
+        seat, _ = table.join("Ann", None)
+        table.set_connected(table.seats[seat], +1)
+        hosting.hand_to_bot(table, seat)  # a bot plays Ann's seat: the game runs to its end by itself
+        people = table.people_revision
+        await until(lambda: table.status is Status.FINISHED, seconds=60)
+        assert table.version > 10
+        assert table.people_revision == people + 1, "only the end changed who is at the table"
+        await until(lambda: not any(task.get_name() == f"clocks-{table.table_id}" for task in registry._tasks))

@@ -145,15 +145,16 @@ def check_clocks(table: Table, now: float) -> None:
 async def run_clocks(table: Table) -> None:
     """Sleep until the next clock deadline or change, then check the clocks (a task per timed table)."""
     while table.status is not Status.FINISHED:
-        revision = table.revision
+        # Without a turn clock, only who is at the table moves a deadline: a move need not wake this task.
+        revision, people = table.revision, None if table.turn_seconds else table.people_revision
         deadlines = [d for d, _ in _takeover_deadlines(table)]
         for deadline in (turn_deadline(table), hosting.abandon_deadline(table)):
             if deadline is not None:
                 deadlines.append(deadline)
         if not deadlines:
-            await table.wait_change(revision)
+            await (table.wait_change(revision) if people is None else table.wait_people(people))
             continue
-        await wait_change_until(table, revision, min(deadlines))
+        await wait_change_until(table, revision, min(deadlines), people)
         try:
             check_clocks(table, table.now())
         except DiskUnavailable:  # the table says so (`_apply`); wait quietly and try again
@@ -163,9 +164,10 @@ async def run_clocks(table: Table) -> None:
             await asyncio.sleep(1.0)
 
 
-async def wait_change_until(table: Table, revision: int, deadline: float) -> None:
-    """Return at the table's next change or once its clock reaches `deadline`, whichever comes first
-    (what `asyncio.timeout_at` around `wait_change` does, on the table's clock)."""
+async def wait_change_until(table: Table, revision: int, deadline: float, people: int | None = None) -> None:
+    """Return at the table's next change (with `people`, the next change of who is at it) or once its clock
+    reaches `deadline`, whichever comes first (what `asyncio.timeout_at` around `wait_change` does, on the
+    table's clock)."""
     task = asyncio.current_task()
     assert task is not None
     clock: Clock = table.clock or asyncio.get_running_loop()
@@ -179,7 +181,7 @@ async def wait_change_until(table: Table, revision: int, deadline: float) -> Non
 
     timer = clock.call_at(deadline, expire)
     try:
-        await table.wait_change(revision)
+        await (table.wait_change(revision) if people is None else table.wait_people(people))
     except asyncio.CancelledError:
         if not expired or task.uncancel() > cancelling:
             raise  # cancelled from outside (the registry closing), not by the deadline

@@ -65,6 +65,7 @@ def hand_to_bot(table: Table, seat: int) -> None:
     table._note(f"The host let a bot play for {{p{seat}}} until they are back")
     held.bot_controlled, held.bot = True, table.spec.smart_bot()
     tell_host(table, f"a bot plays for {name} (seat {seat}) until they are back")
+    table._people_changed()
     table._touch()
 
 
@@ -80,6 +81,7 @@ def end(table: Table, reason: str) -> None:
         table._note(reason)
     table.ended = reason
     tell_host(table, f"ended: {reason}")
+    table._people_changed()
     table._touch()
 
 

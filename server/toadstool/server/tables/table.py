@@ -145,6 +145,9 @@ class Table:
     version: int = 0
     #: Raised by every change a watcher should see (actions, seats, connections).
     revision: int = 0
+    #: Raised when who is at the table changes (`_people_changed`): all the takeover and abandonment clocks
+    #: depend on, so they need not wake at every move.
+    people_revision: int = 0
     #: (version, event) and (seat, action) of the recent past (`Window`: iterated, the whole game, read back
     #: from the store). None when constructed: a window of the table's own.
     events: _Replayed[Window[tuple[int, Event]]] = _Replayed()
@@ -154,6 +157,7 @@ class Table:
     paused_by_disk: str | None = None
     #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
     _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
+    _people: Waiters = field(default_factory=Waiters, init=False, repr=False)
     #: Parts of updates at one (version, revision): see `_cached`.
     _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
     _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
@@ -208,6 +212,17 @@ class Table:
         """Return once the table's revision differs from `seen_revision`."""
         while self.revision == seen_revision:
             await self._changed.wait()
+
+    def _people_changed(self) -> None:
+        """Who is at the table changed (a join, a leave, a connection, a seat a bot gave back, the start,
+        the end): its clocks look again."""
+        self.people_revision += 1
+        self._people.wake_all()
+
+    async def wait_people(self, seen: int) -> None:
+        """Return once `people_revision` differs from `seen`."""
+        while self.people_revision == seen:
+            await self._people.wait()
 
     # -- seats --------------------------------------------------------------------------------------------
 
@@ -269,6 +284,7 @@ class Table:
             tell_host(self, f"{clean} joined (seat {index})")  # before the start it may trigger
             self._maybe_autostart()
         self.people_seen = self.now()
+        self._people_changed()
         self._touch()
         return index, token
 
@@ -334,6 +350,7 @@ class Table:
         self.people_seen = self.now()
         if not quietly:
             tell_host(self, f"{name} left (seat {seat})")
+        self._people_changed()
         self._touch()
 
     def set_connected(self, state: Seat, delta: int) -> None:
@@ -356,12 +373,14 @@ class Table:
             self.reclaim(state)
         elif state.kind is SeatKind.HUMAN:
             state.away_since = self.now()
+        self._people_changed()
         self._touch()
 
     def reclaim(self, state: Seat) -> None:
         """A person whose seat a bot plays (taken over, or handed to it by the host) is back: they play it."""
         if state.bot_controlled:
             state.bot_controlled, state.bot = False, None
+            self._people_changed()
             self._note(f"{{p{state.index}}} is back and plays again")
             tell_host(self, f"{state.name} is back and plays again")
 
@@ -401,6 +420,7 @@ class Table:
             if self.store is not None:
                 self.store.set_started(self.table_id)
         tell_host(self, "the game started")
+        self._people_changed()
         self._touch()
 
     def _begin(self) -> None:
@@ -518,6 +538,7 @@ class Table:
         outcome = self.engine.outcome(self.state) if self.status is not Status.FINISHED else None
         if outcome is not None:
             self.status = Status.FINISHED
+            self._people_changed()  # the clocks stop
             if not self._replaying:
                 tell_host(self, f"game over: {name_seats(outcome.summary, self.names())}")
             if self.store is not None:  # so a restart need not replay it; without it, it is replayed
