@@ -623,3 +623,20 @@ async def test_the_bridge_reaches_a_tls_broker_that_its_ca_certifies_and_no_othe
             assert not bridge.link.connected.is_set()
     finally:
         await asyncio.to_thread(secure.stop)
+
+
+async def test_a_table_its_host_ended_is_published_finished_with_why_and_no_winner(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    created = await client.create_table("uno", 3, bots=2, seed=3, manual_start=True)
+    tid = created.table.table_id
+    await client.join(tid, "Ann")
+    args = bridge_args(server.address, broker, "--linger", "30")
+    async with recording(broker.address, f"toadstool/tables/{tid}/#") as recorder, running_bridge(*args):
+        await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
+        await client.end_table(tid, created.host_token)
+        await recorder.wait_for(lambda r: b'"finished"' in (r.latest(TOPICS.state(tid)) or b""))
+    state = json.loads(recorder.latest(TOPICS.state(tid)) or b"{}")
+    assert state["outcome"]["ended"] == "The host ended the game"
+    assert state["outcome"]["winners"] == []
+    assert state["outcome"]["winner_names"] == []

@@ -74,6 +74,8 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
             "winner_names": [seat_name(update, w) for w in update.outcome.winners],
             "scores": list(update.outcome.scores),
             "summary": with_singular_counts(update.outcome.summary),
+            # Why a table ended before its game did (its host ended it, or nobody was at it); "" otherwise.
+            "ended": update.outcome.ended,
         }
     return {
         "table": update.table_id,
