@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 import pytest
 from hypothesis import settings
+from terminal_helpers import Tmux
 
 from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool.server.limits import Limits
@@ -141,6 +142,15 @@ def start_serve(
             stop_process(process)
             raise TimeoutError(f"`toadstool serve` did not listen within {seconds} s:\n{printed[-4000:]}")
         time.sleep(0.02)
+
+
+@pytest.fixture
+def terminal() -> Iterator[list[Tmux]]:
+    """Terminals (tmux panes) a test opens: each is closed, with its program, when the test ends."""
+    opened: list[Tmux] = []
+    yield opened
+    for tmux in opened:
+        tmux.close()
 
 
 @pytest.fixture

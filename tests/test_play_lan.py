@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,14 +16,6 @@ from conftest import toadstool_command
 from toadstool_clients.connection import Client
 
 JOIN = re.compile(r"Friends join with: toadstool join (\w+) --server 127\.0\.0\.1:(\d+)")
-
-
-@pytest.fixture
-def terminal() -> Iterator[list[Tmux]]:
-    opened: list[Tmux] = []
-    yield opened
-    for tmux in opened:
-        tmux.close()
 
 
 async def _friend_joins_watches_and_drops(address: str, table_id: str, tmux: Tmux) -> None:

@@ -7,21 +7,12 @@ from __future__ import annotations
 
 import os
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from terminal_helpers import Tmux, save, terminal_env
 
 from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process, toadstool_command
-
-
-@pytest.fixture
-def terminal() -> Iterator[list[Tmux]]:
-    opened: list[Tmux] = []
-    yield opened
-    for tmux in opened:
-        tmux.close()
 
 
 def _rolls_by_itself(tmux: Tmux, name: str) -> None:

@@ -34,14 +34,6 @@ def served(tmp_path: Path) -> Iterator[str]:
     stop_process(process)
 
 
-@pytest.fixture
-def terminal() -> Iterator[list[Tmux]]:
-    opened: list[Tmux] = []
-    yield opened
-    for tmux in opened:
-        tmux.close()
-
-
 def _call(address: str, method: str, *args: Any, **kwargs: Any) -> Any:
     """One call of the Python client on a connection of its own (the test's side of the table)."""
 

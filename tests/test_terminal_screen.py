@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,14 +56,6 @@ def test_every_screen_of_a_real_game_fits_the_terminal_with_turn_hand_and_choice
         assert "Your choice" in text, text
         assert "…" not in [line.strip() for line in lines], f"the game was cut short:\n{text}"
         assert "event 39" in text, "the newest event is not shown"
-
-
-@pytest.fixture
-def terminal(tmp_path: Path) -> Iterator[list[Tmux]]:
-    opened: list[Tmux] = []
-    yield opened
-    for tmux in opened:
-        tmux.close()
 
 
 def _play(terminal: list[Tmux], tmp_path: Path, game: str, width: int, height: int) -> Tmux:

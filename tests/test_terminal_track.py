@@ -6,7 +6,6 @@ real terminal (tmux) at 80x24 and 160x50 with `toadstool play kart`; and the sam
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -24,14 +23,6 @@ SIZES = [(80, 24), (160, 50)]
 #: The menu's pointer before the highlighted entry.
 POINTER = "\u203a"
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
-
-
-@pytest.fixture
-def terminal() -> Iterator[list[Tmux]]:
-    opened: list[Tmux] = []
-    yield opened
-    for tmux in opened:
-        tmux.close()
 
 
 def _banana_update() -> table_pb2.Update:
