@@ -19,7 +19,7 @@ import pytest
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from web_helpers import LAPTOP, PHONE, browser, resize, screenshot, web_server
+from web_helpers import LAPTOP, PHONE, browser, check_layout, new_states, resize, screenshot, web_server
 
 from toadstool.api import HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 
@@ -97,8 +97,9 @@ def _create_uno(driver: Any, url: str, name: str, bots: int) -> None:
 
 
 def _my_turn(driver: Any) -> bool:
-    turn = _find(driver, "[data-testid=turn]")
-    return bool(turn) and turn[0].text == "Your turn!"
+    # Read in one script: the page re-renders on every update, so a found element may be gone a moment later.
+    turn = driver.execute_script("return document.querySelector('[data-testid=turn]')?.textContent ?? ''")
+    return bool(turn == "Your turn!")
 
 
 def _play_once(driver: Any) -> bool:
@@ -175,8 +176,12 @@ def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(w
     resize(driver, PHONE)
     deadline = time.monotonic() + GAME_SECONDS
     turns = reloads = 0
+    states: set[str] = set()
     while not _game_over(driver):
         assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
+        # A wild's colours, the UNO call, a catch, a challenge: each checked as drawn the first time it shows.
+        for state in new_states(driver, states) if _my_turn(driver) else []:
+            check_layout(driver, f"UNO: {state}", f"uno-{state.removeprefix('uno-')}")
         if _play_once(driver):
             turns += 1
             time.sleep(0.15)
@@ -191,9 +196,9 @@ def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(w
             screenshot(driver, "uno-midgame-phone")
     assert reloads >= 1 or turns < 3
     assert "won" in _wait(driver, ".outcome").text
-    screenshot(driver, "uno-game-over-phone")
+    driver.execute_script("window.scrollTo(0, 0)")
+    check_layout(driver, "UNO at its end", "uno-game-over")
     resize(driver, LAPTOP)
-    screenshot(driver, "uno-game-over-laptop")
     driver.get(web_url)  # the lobby lists the finished table this browser sat at
     _wait(driver, ".table-item")
     screenshot(driver, "lobby-laptop")

@@ -4,7 +4,9 @@ For each game, one person sits at a seeded table against bots and plays it to th
 board itself (Level cards' targets, ? cards, characters and levels, vote cards, track fields, the die), or
 on the action bar where the board offers nothing; the test is bounded by time and by a count of taps, and
 fails unless the board was tapped. Screenshots of each game's main screens at phone (360x640) and laptop
-(1280x800) sizes go to test-output/web/. What the page draws is checked against the viewer's own view from
+(1280x800) sizes go to test-output/web/; each state the first time it shows (a two-step choice, a challenge,
+a vote) and the end are checked as drawn (web_helpers.check_layout: no empty box, tap targets apart and
+44 px on the phone). What the page draws is checked against the viewer's own view from
 the server (fetched with the seat's token over the Connect protocol): a Level card the view does not give
 is drawn face down, never with a value, and no other seat's vote shows before the reveal.
 """
@@ -24,7 +26,17 @@ import pytest
 from google.protobuf import json_format
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
-from web_helpers import LAPTOP, PHONE, WebClient, browser, resize, screenshot, web_server
+from web_helpers import (
+    LAPTOP,
+    PHONE,
+    WebClient,
+    browser,
+    check_layout,
+    new_states,
+    resize,
+    screenshot,
+    web_server,
+)
 
 from toadstool.api.v1 import powerup_pb2, service_pb2, table_pb2
 
@@ -175,6 +187,7 @@ def _play(driver: Any, name: str, check: Any = None) -> dict[str, int]:
     taps = {"board": 0, "bar": 0}
     deadline = time.monotonic() + GAME_SECONDS
     shots: set[str] = set()
+    states: set[str] = set()
     while not _find(driver, ".outcome"):
         assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
         assert sum(taps.values()) < MAX_TAPS, f"the game did not end in {MAX_TAPS} taps:\n{_text(driver)}"
@@ -195,11 +208,13 @@ def _play(driver: Any, name: str, check: Any = None) -> dict[str, int]:
             if _find(driver, ".actions .opened") and "two-step" not in shots:
                 shots.add("two-step")
                 screenshot(driver, f"{name}-two-step-phone")
+            # Each state (a challenge, a vote, a two-step choice...) is checked as drawn the first time it shows.
+            for state in new_states(driver, states):
+                check_layout(driver, f"{name}: {state}", f"{name}-{state.removeprefix(name + '-')}")
         time.sleep(0.06 if _tap_once(driver, rng, taps) else 0.03)
     driver.execute_script("window.scrollTo(0, 0)")
-    screenshot(driver, f"{name}-over-phone")
+    check_layout(driver, f"{name} at its end", f"{name}-over")
     resize(driver, LAPTOP)
-    screenshot(driver, f"{name}-over-laptop")
     return taps
 
 
@@ -305,8 +320,15 @@ def test_one_person_races_the_kart_track_to_the_end_by_tapping_the_die_and_the_f
     _sit_down(driver, web_url, table_id, ".kart .track .field")
     fields = _find(driver, ".track .field")
     assert len(fields) == 40, "every field of the 40-field Mini Loop is drawn once"
-    assert [int(f.get_attribute("data-field")) for f in fields[:10]] == list(range(10))
+    # On a phone the track snakes in rows of six (each field a 44 px tap target), on a laptop in rows of ten.
+    assert [int(f.get_attribute("data-field")) for f in fields[:6]] == list(range(6))
+    assert [int(f.get_attribute("data-field")) for f in fields[6:12]] == list(range(11, 5, -1))
+    resize(driver, LAPTOP)
+    _wait(driver, ".track.rows-10")
+    fields = _find(driver, ".track .field")
     assert [int(f.get_attribute("data-field")) for f in fields[10:20]] == list(range(19, 9, -1))
+    resize(driver, PHONE)
+    _wait(driver, ".track.rows-6")
     assert _find(driver, ".legend .shortcut"), "the shortcuts are in the legend"
     screenshot(driver, "kart-start-phone")
     # The die is the roll button: a tap rolls it, and the roll is shown beside it.

@@ -272,3 +272,134 @@ def text_of(driver: Any, selector: str, seconds: float = 10.0) -> str:
             return str(text)
         assert time.monotonic() < deadline, f"{selector!r} never appeared; the page says:\n{page_text(driver)}"
         time.sleep(0.05)
+
+
+# --- What people see: the page's layout checked in the DOM ----------------------------------------------
+
+#: The smallest tap target on a phone, in CSS pixels (Apple's and WCAG 2.5.5's 44 x 44).
+TAP = 44
+#: Containers that say nothing when they hold none of these: they must not be drawn empty.
+MUST_HOLD = {
+    ".board": "*",
+    ".log": "li",
+    ".actions": "button, .toggle",
+    ".host": "button",
+    ".seats": ".seat",
+    ".display-roll": ".roll-die",
+}
+_LAYOUT_SCRIPT = """
+const [tap, mustHold] = arguments;
+const problems = [];
+const visible = (e) => {
+  const r = e.getBoundingClientRect();
+  const style = getComputedStyle(e);
+  return r.width > 0 && r.height > 0 && style.visibility !== "hidden" && style.display !== "none";
+};
+const name = (e) => {
+  const text = (e.innerText || e.getAttribute("aria-label") || e.value || "").trim().replace(/\\s+/g, " ").slice(0, 40);
+  return `${e.tagName.toLowerCase()}.${[...e.classList].join(".")} "${text}"`;
+};
+const width = document.documentElement.clientWidth;
+if (document.documentElement.scrollWidth > width + 1) {
+  problems.push(`the page scrolls sideways: ${document.documentElement.scrollWidth} px wide in ${width}`);
+}
+for (const [selector, content] of Object.entries(mustHold)) {
+  for (const e of document.querySelectorAll(selector)) {
+    if (!visible(e)) continue;
+    const held = [...e.querySelectorAll(content)].some(visible) || (content === "*" && e.innerText.trim());
+    if (!held) problems.push(`an empty ${selector} is drawn`);
+  }
+}
+// A box (a border or a background of its own) with no text and nothing visible inside it.
+for (const e of document.querySelectorAll("#app div, #app section, #app ol, #app ul, #app li")) {
+  if (!visible(e) || e.innerText.trim() || e.querySelector("input, select, button, img, svg, canvas")) continue;
+  if ([...e.querySelectorAll("*")].some(visible)) continue;
+  const style = getComputedStyle(e);
+  const boxed = parseFloat(style.borderTopWidth) > 0 || style.backgroundColor !== "rgba(0, 0, 0, 0)";
+  const r = e.getBoundingClientRect();
+  const size = `${Math.round(r.width)}x${Math.round(r.height)}`;
+  if (boxed && r.width >= 24 && r.height >= 24) problems.push(`an empty box ${name(e)} (${size})`);
+}
+const targets = [...document.querySelectorAll([
+  "#app button", "#app a[href]", "#app select", "#app input:not([type=checkbox]):not([type=radio])",
+  "#app label:has(input[type=checkbox])",
+].join(", "))].filter(visible);
+const rects = targets.map((e) => e.getBoundingClientRect());
+targets.forEach((e, i) => {
+  const r = rects[i];
+  if (tap && (r.width < tap - 0.5 || r.height < tap - 0.5)) {
+    problems.push(`a tap target under ${tap} px: ${name(e)} is ${Math.round(r.width)}x${Math.round(r.height)}`);
+  }
+  if (r.left < -0.5 || r.right > width + 0.5) problems.push(`a tap target cut off at the side: ${name(e)}`);
+  for (let j = i + 1; j < targets.length; j++) {
+    const o = rects[j];
+    const x = Math.min(r.right, o.right) - Math.max(r.left, o.left);
+    const y = Math.min(r.bottom, o.bottom) - Math.max(r.top, o.top);
+    if (x > 0.5 && y > 0.5 && !e.contains(targets[j]) && !targets[j].contains(e)) {
+      problems.push(`tap targets overlap: ${name(e)} and ${name(targets[j])}`);
+    }
+  }
+});
+// Text that does not fit its box (cut off or spilling out), in the table's own parts.
+for (const e of document.querySelectorAll("#app button, #app .seat, #app .turn, #app .outcome, #app h1")) {
+  if (!visible(e)) continue;
+  const style = getComputedStyle(e);
+  if (e.scrollWidth > e.clientWidth + 1 && style.overflowX !== "auto" && style.overflowX !== "scroll") {
+    problems.push(`text does not fit: ${name(e)} (${e.scrollWidth} px in ${e.clientWidth})`);
+  }
+}
+return problems;
+"""
+
+
+def layout_problems(driver: Any, phone: bool) -> list[str]:
+    """What is wrong with the page as drawn now: empty boxes, tap targets that overlap or are cut off at the
+    side, text that does not fit, a page that scrolls sideways; on a phone also tap targets under 44 x 44 px.
+
+    Checked with the viewport as tall as the page, so that the sticky action bar sits where it belongs in
+    the page's flow rather than over the board (at the phone's real height it covers the bottom of the
+    board by design: it is always in reach)."""
+    size = driver.execute_script("return [innerWidth, innerHeight]")
+    tall = int(driver.execute_script("return document.documentElement.scrollHeight"))
+    resize(driver, (int(size[0]), max(int(size[1]), tall)))
+    try:
+        return list(driver.execute_script(_LAYOUT_SCRIPT, TAP if phone else 0, MUST_HOLD))
+    finally:
+        resize(driver, (int(size[0]), int(size[1])))
+
+
+#: States of a table worth a look the first time they show, by the selector that shows them.
+STATES = {
+    "two-step": ".actions .opened",
+    "uno-call": ".actions .toggle",
+    "uno-catch": ".uno .catch",
+    "uno-challenge": ".uno .reveal, .uno .note",
+    "powerup-challenge": ".powerup .pu-pending",
+    "levelup-vote": ".levelup .lu-vote",
+    "kart-aim": ".kart .aim, .kart button.field.playable",
+}
+
+
+def new_states(driver: Any, seen: set[str]) -> list[str]:
+    """The STATES the page shows now that are not in `seen` (added to it)."""
+    fresh = [name for name, selector in STATES.items() if name not in seen and find(driver, selector)]
+    seen.update(fresh)
+    return fresh
+
+
+def check_layout(driver: Any, where: str, shot: str | None = None) -> None:
+    """Fail unless the page has no layout problem at the phone's size and at the laptop's (`layout_problems`);
+    with `shot`, save it as test-output/web/SHOT-phone.png and SHOT-laptop.png too. The page is left at the
+    phone's size."""
+    phone = layout_problems(driver, phone=True)
+    if shot:
+        screenshot(driver, f"{shot}-phone")
+    resize(driver, LAPTOP)
+    try:
+        laptop = layout_problems(driver, phone=False)
+        if shot:
+            screenshot(driver, f"{shot}-laptop")
+    finally:
+        resize(driver, PHONE)
+    problems = [f"phone: {p}" for p in phone] + [f"laptop: {p}" for p in laptop]
+    assert not problems, f"{where}:\n" + "\n".join(problems) + f"\n{page_text(driver)}"

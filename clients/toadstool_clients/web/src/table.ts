@@ -17,6 +17,7 @@ import { actionId, choiceTree, entryLabel, isLeaf } from "./choices";
 import type { Choice, Step } from "./choices";
 import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
+import { NARROW } from "./games/types";
 import type { RenderContext } from "./games/types";
 import { seatName, stepLabel } from "./names";
 import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveResume, tabSeat } from "./storage";
@@ -51,6 +52,9 @@ export class TableScreen {
   private fresh = 0;
   private rolled = false;
   private animate = false;
+  /** A drawing may depend on the screen's width class (games/types.ts NARROW): crossing it draws again. */
+  private readonly narrow = window.matchMedia(NARROW);
+  private readonly onWidth = (): void => this.render();
   private readonly onVisibility = (): void => {
     if (document.hidden) this.connection?.abort();
     else this.shown?.();
@@ -76,6 +80,7 @@ export class TableScreen {
 
   start(): void {
     document.addEventListener("visibilitychange", this.onVisibility);
+    this.narrow.addEventListener("change", this.onWidth);
     void this.follow();
     this.render();
   }
@@ -83,6 +88,7 @@ export class TableScreen {
   stop(): void {
     this.stopped = true;
     document.removeEventListener("visibilitychange", this.onVisibility);
+    this.narrow.removeEventListener("change", this.onWidth);
     this.connection?.abort();
     this.shown?.();
   }
@@ -248,11 +254,12 @@ export class TableScreen {
       this.seats(update),
       update.outcome && update.status === TableStatus.FINISHED ? this.outcome(update) : null,
       display ? rollPanel(update, this.log, animate && this.rolled) : null,
-      h("div", { class: "board" }, board),
+      // Nothing is drawn empty: a board before the game has a view, a bar of no choices, a log of no events.
+      hasContent(board) ? h("div", { class: "board" }, board) : null,
       display ? null : this.actions(update, tree, claimed),
       this.host?.render(update) ?? null,
       this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
-      this.events(animate ? this.fresh : 0),
+      this.log.length ? this.events(animate ? this.fresh : 0) : null,
     );
   }
 
@@ -316,7 +323,8 @@ export class TableScreen {
     return h("div", { class: "outcome", role: "status" }, h("strong", {}, winners ? `${winners} won!` : "Game over"), h("div", {}, outcome.summary));
   }
 
-  private actions(update: Update, tree: Choice, claimed: Set<Choice>): HTMLElement {
+  /** The action bar: what the board does not offer as a tap target; nothing when it would be empty. */
+  private actions(update: Update, tree: Choice, claimed: Set<Choice>): HTMLElement | null {
     const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
     const level = top ? top.children : tree.children.filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
     const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))];
@@ -327,7 +335,7 @@ export class TableScreen {
         entryLabel(entry, top === null, (s) => this.label(s)) + (isLeaf(entry) ? "" : " ▸"),
       ),
     );
-    if (!update.legalActions.length) return h("div", { class: "actions empty" });
+    if (!update.legalActions.length || (!top && !buttons.length && !toggles.length)) return null;
     return h(
       "div",
       { class: "actions", role: "group", "aria-label": "your choices" },
@@ -367,6 +375,12 @@ export class TableScreen {
       h("ol", {}, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
     );
   }
+}
+
+/** Whether a game's drawing shows anything: before the game has a view, a renderer draws empty elements
+ * (the generic panels an empty list); every drawing of a view has some text. */
+function hasContent(element: HTMLElement): boolean {
+  return (element.textContent ?? "").trim() !== "" || element.querySelector("button, img, svg, canvas") !== null;
 }
 
 function collectToggles(choice: Choice): string[] {

@@ -11,10 +11,13 @@ import type { Choice } from "../choices";
 import { h } from "../dom";
 import { seatName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
+import { NARROW } from "./types";
 import type { GameRenderer, RenderContext } from "./types";
 
-/** Fields per row of the drawn track. */
-const ROW = 10;
+/** Fields per row of the drawn track: ten on a wide screen; six on a phone held upright, so that each field
+ * is a tap target of at least 44 px (ten would be under 30). */
+const ROW_WIDE = 10;
+const ROW_NARROW = 6;
 
 const FIELD_TYPES: { type: KartFieldType; mark: string; name: string; css: string }[] = [
   { type: KartFieldType.ITEM, mark: "?", name: "item: draw an item card", css: "f-item" },
@@ -90,9 +93,10 @@ function fieldCell(context: RenderContext, view: KartView, track: KartTrack, fie
   );
 }
 
-/** The track in rows of ten, every other row right to left, so each field touches the next one; the gutter
+/** The track in rows (of ten, or six on a phone), every other row right to left, so each field touches the next one; the gutter
  * at a row's end shows where the route turns (down to the next row, or back to field 0 for the next lap). */
 function trackGrid(context: RenderContext, view: KartView, track: KartTrack): HTMLElement {
+  const ROW = window.matchMedia(NARROW).matches ? ROW_NARROW : ROW_WIDE;
   const rows: HTMLElement[] = [];
   for (let start = 0, row = 0; start < track.length; start += ROW, row++) {
     const fields = Array.from({ length: Math.min(ROW, track.length - start) }, (_, i) => start + i);
@@ -113,7 +117,7 @@ function trackGrid(context: RenderContext, view: KartView, track: KartTrack): HT
   }
   return h(
     "div",
-    { class: "track", "aria-label": `${track.title}: ${track.length} fields; the finish line lies before field 0` },
+    { class: `track rows-${ROW}`, "aria-label": `${track.title}: ${track.length} fields; the finish line lies before field 0` },
     h("div", { class: "track-title" }, `${track.title} · ${view.laps} laps`),
     ...rows,
   );

@@ -27,3 +27,7 @@ export interface RenderContext {
 }
 
 export type GameRenderer = (context: RenderContext) => HTMLElement;
+
+/** A phone held upright: a drawing may lay itself out differently (the Kart track's rows); the table screen
+ * draws again when the screen crosses this width. */
+export const NARROW = "(max-width: 599px)";
