@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
 
 T = TypeVar("T")
+V = TypeVar("V")
 
 #: Events a table keeps in memory at least: more than a resumed stream is ever sent (MAX_RESUME_EVENTS)
 #: and than a first update carries, so every live message is built from memory.
@@ -122,3 +123,28 @@ def whole_log(table: Table) -> Table:
     )
     copy.replay(actions, notes)
     return copy
+
+
+class Replayed(Generic[V]):
+    """A table's attribute that comes from replaying its game (state, events, actions): read from a finished
+    table restored unreplayed (`Table.restored_finished`), it replays the game first. A descriptor, so the
+    attribute stays an ordinary dataclass field (constructed, copied with `dataclasses.replace`)."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = f"_{name}"
+
+    @overload
+    def __get__(self, table: None, owner: type | None = None) -> None: ...
+
+    @overload
+    def __get__(self, table: Table, owner: type | None = None) -> V: ...
+
+    def __get__(self, table: Table | None, owner: type | None = None) -> V | None:
+        if table is None:
+            return None  # the field's default
+        if table.__dict__.get("_unreplayed"):
+            table._replay_finished()
+        return table.__dict__.get(self.slot)  # type: ignore[no-any-return]
+
+    def __set__(self, table: Table, value: V | None) -> None:
+        table.__dict__[self.slot] = value

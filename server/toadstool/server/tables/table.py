@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, TypeVar
 
 from toadstool.engine import (
     BadOptions,
@@ -34,7 +34,7 @@ from toadstool.server.tables import autoplay
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
-from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Window, whole_log
+from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
 from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
@@ -51,7 +51,6 @@ from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
 _Part = TypeVar("_Part")
-_Value = TypeVar("_Value")
 
 
 #: How many events a first update carries when the client gives no version to resume from.
@@ -68,31 +67,6 @@ MAX_CLOCK_SECONDS = 86_400
 
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
-
-
-class _Replayed(Generic[_Value]):
-    """A table's attribute that comes from replaying its game (state, events, actions): read from a finished
-    table restored unreplayed (`Table.restored_finished`), it replays the game first. A descriptor, so the
-    attribute stays an ordinary dataclass field (constructed, copied with `dataclasses.replace`)."""
-
-    def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = f"_{name}"
-
-    @overload
-    def __get__(self, table: None, owner: type | None = None) -> None: ...
-
-    @overload
-    def __get__(self, table: Table, owner: type | None = None) -> _Value: ...
-
-    def __get__(self, table: Table | None, owner: type | None = None) -> _Value | None:
-        if table is None:
-            return None  # the field's default
-        if table.__dict__.get("_unreplayed"):
-            table._replay_finished()
-        return table.__dict__.get(self.slot)  # type: ignore[no-any-return]
-
-    def __set__(self, table: Table, value: _Value | None) -> None:
-        table.__dict__[self.slot] = value
 
 
 @dataclass
@@ -140,7 +114,7 @@ class Table:
     status: Status = Status.LOBBY
     #: The game's state (None in the lobby). A finished table restored without replaying its game
     #: (`restored_finished`) rebuilds it (and its recent events and actions) the first time it is read.
-    state: _Replayed[Any] = _Replayed()
+    state: Replayed[Any] = Replayed()
     _unreplayed: bool = field(default=False, init=False, repr=False)
     version: int = 0
     #: Raised by every change a watcher should see (actions, seats, connections).
@@ -150,8 +124,8 @@ class Table:
     people_revision: int = 0
     #: (version, event) and (seat, action) of the recent past (`Window`: iterated, the whole game, read back
     #: from the store). None when constructed: a window of the table's own.
-    events: _Replayed[Window[tuple[int, Event]]] = _Replayed()
-    actions: _Replayed[Window[tuple[int, Any]]] = _Replayed()
+    events: Replayed[Window[tuple[int, Event]]] = Replayed()
+    actions: Replayed[Window[tuple[int, Any]]] = Replayed()
     requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
     #: Why the disk refused this table's last write (a person-readable message), until one works again.
     paused_by_disk: str | None = None
