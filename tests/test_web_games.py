@@ -32,6 +32,7 @@ from web_helpers import (
     WebClient,
     browser,
     check_layout,
+    click,
     new_states,
     resize,
     screenshot,
@@ -118,7 +119,7 @@ def _sit_down(driver: Any, url: str, table_id: str, board: str) -> None:
     name = _wait(driver, "#name")
     name.clear()
     name.send_keys("Ann")
-    _wait(driver, f"li.table-item[data-table='{table_id}'] button.join").click()
+    click(driver, f"li.table-item[data-table='{table_id}'] button.join")  # the live list may re-render it
     _wait(driver, f".table-screen .board {board}")
 
 

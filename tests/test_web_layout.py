@@ -28,6 +28,7 @@ from web_helpers import (
     PHONE,
     browser,
     check_layout,
+    click,
     find,
     new_states,
     page_text,
@@ -120,7 +121,7 @@ def test_a_persons_turns_draw_no_empty_box_and_every_tap_target_is_apart_and_44_
     type_into(driver, "#name", "Ann")
     wait_for(driver, f"li.table-item[data-table='{table_id}'] button.join")
     check_layout(driver, "the lobby listing the table", f"layout-{game}-lobby")
-    wait_for(driver, f"li.table-item[data-table='{table_id}'] button.join").click()
+    click(driver, f"li.table-item[data-table='{table_id}'] button.join")  # the live list may re-render it
     wait_for(driver, f".table-screen .board {board}")
     rng = random.Random(game)
     seen: set[str] = set()
@@ -185,7 +186,7 @@ def test_the_lobbys_form_for_every_game_and_a_table_waiting_for_players_fit_a_ph
     Select(wait_for(driver, "form select[name=game]")).select_by_value("uno")
     type_into(driver, "input[name=players]", "3")
     type_into(driver, "input[name=bots]", "1")
-    wait_for(driver, "form button[type=submit]").click()
+    click(driver, "form button[type=submit]")
     wait_for(driver, ".table-screen .host .host-control")
     assert not find(driver, ".board"), "a table without a game yet draws no board"
     check_layout(driver, "a table waiting for players", "layout-waiting")
@@ -218,7 +219,7 @@ def _play_uno(driver: Any, calls: bool) -> bool:
 def _sit(driver: Any, url: str, table_id: str, name: str) -> None:
     driver.get(url)
     type_into(driver, "#name", name)
-    wait_for(driver, f"li.table-item[data-table='{table_id}'] button.join").click()
+    click(driver, f"li.table-item[data-table='{table_id}'] button.join")  # the live list may re-render it
     wait_for(driver, ".table-screen .seats")
 
 
