@@ -14,7 +14,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 #: What the run printed, kept for a person to read (the figures themselves are not checked).
-CAPTURE = ROOT / "test-output" / "bench" / "load-connect-quick.txt"
+CAPTURE = ROOT / "test-output" / "bench" / "load-connect-smoke.txt"
 NUMBER = r"(?:[\d.,]+|-)"
 
 
@@ -22,7 +22,7 @@ def test_the_connect_benchmark_runs_grpc_and_http_viewers_alternately_and_prints
     tmp_path: Path,
 ) -> None:
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "load.py"), "--connect", "--quick", "--out", str(tmp_path)],
+        [sys.executable, str(ROOT / "bench" / "load.py"), "--connect", "--smoke", "--out", str(tmp_path)],
         capture_output=True,
         text=True,
         timeout=150,
@@ -34,20 +34,20 @@ def test_the_connect_benchmark_runs_grpc_and_http_viewers_alternately_and_prints
     CAPTURE.write_text(completed.stdout + "\n--- stderr ---\n" + completed.stderr)
     assert completed.returncode == 0, completed.stderr[-3000:]
     out = completed.stdout
-    # Each of the 2 pairs: a line per side, then the pair's ratios.
-    assert len(re.findall(r"^ {4}gRPC {10}paced p50 ", out, re.MULTILINE)) == 2, out
-    assert len(re.findall(r"^ {4}Connect/HTTP  paced p50 ", out, re.MULTILINE)) == 2, out
-    assert len(re.findall(rf"^ {{4}}ratio {{9}}paced p99 {NUMBER}, ", out, re.MULTILINE)) == 2, out
+    # The one pair of the smoke run (--quick has two): a line per side, then the pair's ratios.
+    assert len(re.findall(r"^ {4}gRPC {10}paced p50 ", out, re.MULTILINE)) == 1, out
+    assert len(re.findall(r"^ {4}Connect/HTTP  paced p50 ", out, re.MULTILINE)) == 1, out
+    assert len(re.findall(rf"^ {{4}}ratio {{9}}paced p99 {NUMBER}, ", out, re.MULTILINE)) == 1, out
     # The headline: the paced p99 ratio over the pairs, beside its target.
     headline = rf"^  ratio paced p99 Connect/HTTP / gRPC: median {NUMBER} \[{NUMBER}\.\.{NUMBER}\] over \d pairs .*1\.5"
     assert re.search(headline, out, re.MULTILINE), out
-    assert re.search(rf"^Targets at 10 tables: Connect/HTTP paced p99 {NUMBER} ms", out, re.MULTILINE), out
+    assert re.search(rf"^Targets at 2 tables: Connect/HTTP paced p99 {NUMBER} ms", out, re.MULTILINE), out
 
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["benchmark"] == "load-connect"
-    assert figures["pairs"] == 2
+    assert figures["pairs"] == 1
     (point,) = figures["points"]
-    assert len(point["runs"]) == 2
+    assert len(point["runs"]) == 1
     for run in point["runs"]:
         for side in ("grpc", "connect"):
             summary = run[side]
