@@ -314,3 +314,19 @@ async def test_without_a_turn_clock_moves_do_not_wake_the_clocks_and_they_stop_w
         assert table.version > 10
         assert table.people_revision == people + 1, "only the end changed who is at the table"
         await until(lambda: not any(task.get_name() == f"clocks-{table.table_id}" for task in registry._tasks))
+
+
+async def test_start_now_has_bots_take_the_open_seats_and_starts_and_is_refused_to_anyone_but_the_host(
+    client: Client,
+) -> None:
+    made = await client.create_table("uno", 4, bots=0, manual_start=True)
+    table_id = made.table.table_id
+    ann = await client.join(table_id, "Ann")
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await client.start_now(table_id, ann.seat_token)
+    assert refused.value.code() == grpc.StatusCode.PERMISSION_DENIED
+    assert [seat.kind for seat in (await client.get_table(table_id)).seats].count(table_pb2.SEAT_KIND_EMPTY) == 3
+    await client.start_now(table_id, made.host_token)
+    info = await client.get_table(table_id)
+    assert info.status == table_pb2.TABLE_STATUS_PLAYING
+    assert [seat.kind for seat in info.seats] == [table_pb2.SEAT_KIND_HUMAN] + [table_pb2.SEAT_KIND_BOT] * 3

@@ -167,6 +167,15 @@ class Client:
             timeout=self.timeout,
         )
 
+    async def start_now(self, table_id: str, host_token: str) -> None:
+        """What a host's "Start now" means (host only): bots take the open seats, then the game starts. The
+        server's StartTable alone refuses a table with open seats; the last bot may start it by itself."""
+        for seat in (await self.get_table(table_id)).seats:
+            if seat.kind == table_pb2.SEAT_KIND_EMPTY:
+                await self.add_bot(table_id, host_token, seat.index)
+        if (await self.get_table(table_id)).status == table_pb2.TABLE_STATUS_LOBBY:
+            await self.start(table_id, host_token)
+
     async def issue_device_token(self, table_id: str, host_token: str) -> str:
         response = await self.stub.IssueDeviceToken(
             service_pb2.IssueDeviceTokenRequest(table_id=table_id),

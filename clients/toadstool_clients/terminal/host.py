@@ -104,8 +104,13 @@ class HostMenu:
     def entries(self) -> list[tuple[str, Control | int]]:
         """(label, what choosing it means) at this level: a control, or a seat of the chosen control."""
         if self.control is None:
+            open_seats = sum(1 for seat in self.update.seats if seat.kind == table_pb2.SEAT_KIND_EMPTY)
+            fill = f" (bots take the {open_seats} open seat{'s' * (open_seats != 1)})" if open_seats else ""
             return [
-                (control.value + ("" if control in (Control.START, Control.END) else " ▸"), control)
+                (
+                    control.value + (fill if control is Control.START else "" if control is Control.END else " ▸"),
+                    control,
+                )
                 for control in controls(self.update)
             ]
         return [(label, seat) for label, seat in seat_entries(self.update, self.control)]
@@ -194,7 +199,7 @@ class HostMenu:
 async def perform(client: Client, table_id: str, host_token: str, call: HostCall) -> None:
     """Make the call the host chose (the server's refusal is raised as its gRPC error)."""
     if call.control is Control.START:
-        await client.start(table_id, host_token)
+        await client.start_now(table_id, host_token)
     elif call.control is Control.ADD_BOT:
         await client.add_bot(table_id, host_token, call.seat)
     elif call.control is Control.KICK:
