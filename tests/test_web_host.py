@@ -115,7 +115,7 @@ def test_the_creators_browser_is_offered_the_lobby_controls_and_a_guest_none(web
     assert takeover.get_attribute("value") == "60", "tables from the browser default to a 60 s takeover"
     table_id = _create_uno(ann, web_url, players=3, bots=0, by_hand=True)
     wait_for(ann, ".host")
-    assert _controls(ann) == ["Add a bot", "End the table"]
+    assert _controls(ann) == ["Add a bot", "Start now (bots take the 2 open seats)", "End the table"]
     _sit(bea, web_url, "Bea", table_id)
     _wait_seat(ann, 1, "Bea")
     assert not find(bea, ".host"), "a browser without the host token is offered no host control"
@@ -135,6 +135,7 @@ def test_the_creators_browser_is_offered_the_lobby_controls_and_a_guest_none(web
     click(ann, ".host-confirm .confirm-yes")
     _wait_seat(ann, 1, "(empty)")
     wait_gone(bea, ".seats .seat.you")  # Bea's token stopped working: her tab watches now
+    assert "Start now (bots take the 2 open seats)" in _controls(ann)  # as it says: see the terminal's test
 
     # Two bots fill the table; it waits for the host (start by hand), who starts it.
     click(ann, ".host-control[data-control='add-bot']")

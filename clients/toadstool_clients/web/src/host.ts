@@ -77,8 +77,18 @@ export class HostControls {
     if (lobby && update.seats.some((s) => s.kind === SeatKind.EMPTY)) {
       found.push({ key: "add-bot", label: "Add a bot", call: () => api.addBot({ tableId }, { headers }) });
     }
-    if (lobby && !update.seats.some((s) => s.kind === SeatKind.EMPTY)) {
-      found.push({ key: "start", label: "Start now", call: () => api.startTable({ tableId }, { headers }) });
+    if (lobby) {
+      // Start now: bots take the open seats (the last one may start the table itself), then it starts.
+      const open = update.seats.filter((s) => s.kind === SeatKind.EMPTY);
+      const label = open.length
+        ? `Start now (bots take the ${open.length} open seat${open.length === 1 ? "" : "s"})`
+        : "Start now";
+      const call = async () => {
+        for (const seat of open) await api.addBot({ tableId, seat: seat.index }, { headers });
+        const { table } = await api.getTable({ tableId });
+        if (table?.status === TableStatus.LOBBY) await api.startTable({ tableId }, { headers });
+      };
+      found.push({ key: "start", label, call });
     }
     for (const seat of others) {
       if (!lobby && !seat.botControlled) {
