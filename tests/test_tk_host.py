@@ -48,10 +48,24 @@ async def click_entry(driver: TkDriver, menu: tk.Menu, label: str) -> None:
     await driver.pump(lambda: not menu.winfo_ismapped(), 5, "the menu to close")
 
 
+def assert_inside_the_window(driver: TkDriver, menu: tk.Menu) -> None:
+    """A posted menu lies wholly inside the window (one running past its edge reads as cut off)."""
+    root = driver.root
+    window = (root.winfo_rootx(), root.winfo_rooty(), root.winfo_rootx() + root.winfo_width(),
+              root.winfo_rooty() + root.winfo_height())  # fmt: skip
+    box = (menu.winfo_rootx(), menu.winfo_rooty(), menu.winfo_rootx() + menu.winfo_width(),
+           menu.winfo_rooty() + menu.winfo_height())  # fmt: skip
+    assert window[0] <= box[0], f"the menu {box} starts left of the window {window}"
+    assert window[1] <= box[1], f"the menu {box} starts above the window {window}"
+    assert box[2] <= window[2], f"the menu {box} runs past the window's right edge {window}"
+    assert box[3] <= window[3], f"the menu {box} runs past the window's bottom {window}"
+
+
 async def host_menu(driver: TkDriver, table: TableScreen) -> list[str]:
     """Open the Host menu with a real click; its entries (left open for `click_entry`)."""
     driver.click(table.host.button)
     await driver.pump(table.host.menu.winfo_ismapped, 5, "the Host menu")
+    assert_inside_the_window(driver, table.host.menu)
     return labels(table.host.menu)
 
 
@@ -74,6 +88,7 @@ async def seat_menu(driver: TkDriver, table: TableScreen, seat: int) -> list[str
     await driver.pump(lambda: bool(table.seats.bbox(f"seat{seat}")), 5, "the seat's row")
     right_click(driver, table, seat)
     await driver.pump(table.host.seat_menu.winfo_ismapped, 5, "the seat's menu")
+    assert_inside_the_window(driver, table.host.seat_menu)
     return labels(table.host.seat_menu)
 
 

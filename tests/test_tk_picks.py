@@ -9,6 +9,7 @@ drawn at the smallest and the default window size and walked for overlapping tex
 from __future__ import annotations
 
 import pytest
+from test_tk_layout import clickable_problems, covered_label_problems
 
 import tk_helpers
 from tk_helpers import TkDriver, canvas_layout_problems
@@ -61,7 +62,11 @@ async def layout_at(driver: TkDriver, table: TableScreen, width: int, height: in
     driver.screenshot(shot, tk_helpers.TK_SCREENSHOTS)
     board = table.board
     assert board is not None
-    return canvas_layout_problems(table.canvas, board.width, board.height)
+    return (
+        canvas_layout_problems(table.canvas, board.width, board.height)
+        + covered_label_problems(table.canvas)
+        + clickable_problems(table.canvas, board.targets)
+    )
 
 
 def wild_plays(update: table_pb2.Update) -> dict[int, list[table_pb2.LegalAction]]:

@@ -36,6 +36,8 @@ class HostControls:
         self.screen = screen
         self.menu = tk.Menu(header, tearoff=False, font=(FONT, 10), postcommand=self._fill_host_menu)
         self.button = ttk.Menubutton(header, text="Host", menu=self.menu, width=6)
+        # posted by hand, right-aligned under the button, so the menu stays inside the window
+        self.button.bind("<ButtonPress-1>", self._post_host_menu)
         if screen.host_token:
             self.show_button()
         self.seat_menu = tk.Menu(header, tearoff=False, font=(FONT, 10))
@@ -99,6 +101,13 @@ class HostControls:
     def _fill_host_menu(self) -> None:
         fill_menu(self.menu, self.table_controls())
 
+    def _post_host_menu(self, _event: tk.Event[Any] | None = None) -> str:
+        """The Host menu under its button, its right edge at the button's when it would leave the window."""
+        self._fill_host_menu()
+        button = self.button
+        post_inside(self.menu, button.winfo_rootx(), button.winfo_rooty() + button.winfo_height())
+        return "break"
+
     def seat_menu_at(self, event: tk.Event[Any]) -> None:
         """A right-click on a seat's row: that seat's controls, where the pointer is."""
         if not self.hosting:
@@ -108,7 +117,7 @@ class HostControls:
             return
         if not fill_menu(self.seat_menu, self.seat_controls(int(row.removeprefix("seat")))):
             return
-        self.seat_menu.tk_popup(event.x_root, event.y_root)
+        post_inside(self.seat_menu, event.x_root, event.y_root)
 
     # --- asking first ---------------------------------------------------------------------------------
     def confirm(self, question: str, yes: str, then: Callable[[], None]) -> None:
@@ -171,16 +180,7 @@ class HostControls:
     def start_now(self) -> None:
         """Bots take the open seats (which starts a table that starts when full), then the game starts."""
         table_id = self.screen.table_id
-
-        async def start(client: Any, token: str) -> None:
-            info = await client.get_table(table_id)
-            for seat in info.seats:
-                if seat.kind == table_pb2.SEAT_KIND_EMPTY:
-                    await client.add_bot(table_id, token, seat.index)
-            if (await client.get_table(table_id)).status == table_pb2.TABLE_STATUS_LOBBY:
-                await client.start(table_id, token)
-
-        self._call("Starting the game…", start, "", "Not started")
+        self._call("Starting the game…", lambda client, token: client.start_now(table_id, token), "", "Not started")
 
     def add_bot(self) -> None:
         table_id = self.screen.table_id
@@ -205,6 +205,18 @@ class HostControls:
     def leave(self) -> None:
         if self.calling is not None:
             self.calling.cancel()
+
+
+def post_inside(menu: tk.Menu, x: int, y: int) -> None:
+    """Pop the menu up at (x, y) on the screen, moved left and up as far as it takes to stay inside its
+    window (a menu half past the window's edge reads as cut off)."""
+    menu.update_idletasks()
+    window = menu.master.winfo_toplevel() if menu.master is not None else menu  # a menu is a toplevel itself
+    right = window.winfo_rootx() + window.winfo_width()
+    bottom = window.winfo_rooty() + window.winfo_height()
+    x = max(window.winfo_rootx(), min(x, right - menu.winfo_reqwidth()))
+    y = max(window.winfo_rooty(), min(y, bottom - menu.winfo_reqheight()))
+    menu.tk_popup(x, y)
 
 
 def fill_menu(menu: tk.Menu, controls: list[Control]) -> bool:

@@ -20,7 +20,7 @@ from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import StreamState
 from toadstool_clients.tk.actions import ActionBar
 from toadstool_clients.tk.connect import explain
-from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, draw_game, recap_of, safe_text
+from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, cut_to, draw_game, recap_of, safe_text
 from toadstool_clients.tk.host import HostControls
 from toadstool_clients.tk.keys import table_key
 from toadstool_clients.tk.lobby import STATUS_NAMES
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 #: The smallest drawing the game screens are designed for (what a 760x520 window leaves); smaller scrolls.
 MIN_WIDTH, MIN_HEIGHT = 470, 340
 #: The side panel's width (seats and events), and in a window narrower than SMALL_WINDOW.
-SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 214, 1000
+SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 222, 1000
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
 
@@ -127,7 +127,7 @@ class TableScreen:
         ttk.Label(side, text="Seats", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
-        for column, title, width in (("turn", "", 20), ("name", "Player", 90), ("score", "Score", 70),
+        for column, title, width in (("turn", "", 16), ("name", "Player", 90), ("score", "Score", 70),
                                      ("state", "", 52)):  # fmt: skip
             self.seats.heading(column, text=title, anchor="w")
             self.seats.column(column, width=width, minwidth=width if column != "name" else 60,
@@ -343,10 +343,7 @@ class TableScreen:
         text, room = self.phase_text, self.phase.winfo_width() - 6
         font = self._phase_font = getattr(self, "_phase_font", None) or tkfont.Font(family=FONT, size=13,
                                                                                         weight="bold")  # fmt: skip
-        if room > 0 and font.measure(text) > room:
-            while len(text) > 1 and font.measure(text + "…") > room:
-                text = text[:-1]
-            text = text.rstrip() + "…"
+        text = cut_to(font.measure, text, room)
         if self.phase.cget("text") != text:
             self.phase.configure(text=text)
 
@@ -354,7 +351,7 @@ class TableScreen:
         heading = safe_text(update.score_label, 14).capitalize() or "Score"
         if heading != self.seats.heading("score", "text"):  # as wide as its heading ("Extra lives")
             self.seats.heading("score", text=heading)
-            self.seats.column("score", width=tkfont.Font(family=FONT, size=10).measure(heading) + 26)
+            self.seats.column("score", width=tkfont.Font(family=FONT, size=10).measure(heading) + 22)
         self.seats.delete(*self.seats.get_children())
         rows = max(4, min(10, len(update.seats)))  # every seat in view, up to ten
         if int(self.seats.cget("height")) != rows:

@@ -70,6 +70,25 @@ def safe_text(text: str, limit: int = 40) -> str:
     return result if len(result) <= limit else result[: limit - 1] + "…"
 
 
+def text_width(canvas: tk.Misc, text: str, size: int, weight: str = "normal") -> int:
+    """How wide `text` is drawn in the board's font, in pixels (Tk's own measure, not a guess per letter)."""
+    return int(canvas.tk.call("font", "measure", (FONT, size, weight), text))
+
+
+def cut_to(measure: Callable[[str], int], text: str, width: float) -> str:
+    """`text` cut (with an ellipsis) until `measure` (a font's width in pixels) says it fits `width`."""
+    if width <= 0 or measure(text) <= width:
+        return text
+    while len(text) > 1 and measure(text + "…") > width:
+        text = text[:-1].rstrip()
+    return text + "…" if text else ""
+
+
+def fitted(canvas: tk.Misc, text: str, width: float, size: int, weight: str = "normal") -> str:
+    """`text` cut (with an ellipsis) until it is drawn in the board's font no wider than `width` pixels."""
+    return cut_to(lambda t: text_width(canvas, t, size, weight), text, width)
+
+
 def character_colour(name: str, fallback_index: int = 0) -> str:
     """The colour a character is known by, or a seat colour."""
     return CHARACTER_COLOURS.get(name.strip().lower(), SEAT_COLOURS[fallback_index % len(SEAT_COLOURS)])
@@ -93,6 +112,9 @@ TIPPED = "tipped"
 
 #: The tag of the hover highlight and of the tooltip drawn over a piece under the pointer.
 HOVER = "hover"
+#: The tag of the items of a pile or a fan (card backs, a hand fanned out): the next card covers their faces
+#: on purpose, so the layout tests do not count those labels as hidden.
+STACKED = "stacked"
 
 
 def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None:
@@ -152,6 +174,8 @@ class ClickTarget:
     y: float
     action_ids: list[str]
     what: str
+    #: The canvas tag of the piece's items (a click on any of them takes its actions).
+    tag: str = ""
 
 
 @dataclass
@@ -234,7 +258,7 @@ class Board:
         if at is None and box:
             at = ((box[0] + box[2]) / 2, (box[1] + box[3]) / 2)
         if at is not None:
-            self.targets.append(ClickTarget(at[0], at[1], [a.id for a in actions], what))
+            self.targets.append(ClickTarget(at[0], at[1], [a.id for a in actions], what, tag))
 
     def tip(self, items: Iterable[int], text: str) -> str:
         """Name a piece on hover (a token whose label is only its initials)."""
@@ -306,6 +330,21 @@ class Board:
         for px, py in pips:
             cx, cy = x + px * size, y + py * size
             items.append(self.canvas.create_oval(cx - pip, cy - pip, cx + pip, cy + pip, fill="#222222", outline=""))
+        return items
+
+    def mark(self) -> int:
+        """The newest item drawn so far (0 on an empty canvas): `since(mark)` then gives what came after."""
+        return max(self.canvas.find_all(), default=0)
+
+    def since(self, mark: int) -> list[int]:
+        """Every item drawn after `mark`: a whole piece (a seat's panel and all on it) to make clickable."""
+        return [item for item in self.canvas.find_all() if item > mark]
+
+    def stack(self, items: Iterable[int]) -> list[int]:
+        """Mark items as part of a pile or fan whose faces the next piece covers on purpose (STACKED)."""
+        items = list(items)
+        for item in items:
+            self.canvas.addtag_withtag(STACKED, item)
         return items
 
     def token(self, x: float, y: float, radius: float, fill: str, label: str, outline: str = "white") -> list[int]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from toadstool.api.v1 import kart_pb2
 from toadstool_clients.names import KART_ITEM_NAMES
-from toadstool_clients.tk.games import Board, safe_text, text_colour_on
+from toadstool_clients.tk.games import Board, fitted, safe_text, text_colour_on, text_width
 
 GRASS = "#3c9a3c"
 GOLD = "#ffd54a"
@@ -107,14 +107,39 @@ def draw(board: Board, view: kart_pb2.KartView) -> None:
     c.create_line(*points, fill="#5d5d5d", width=tile * 1.9, capstyle="round", joinstyle="round", smooth=True)
     c.create_line(*points, fill="#ffffff", width=tile * 1.9 + 6, capstyle="round", dash=(12, 12))
     c.create_line(*points, fill="#5d5d5d", width=tile * 1.9, capstyle="round", smooth=True)
-    _draw_finish(board, loop, tile)
+    # the FINISH label goes under the finish line, unless the latest roll's card would cover it there
+    x, y, _nx, _ny = loop.at(0)
+    below = (x - 24, y + tile * 0.95 + 4, x + 24, y + tile * 0.95 + 20)
+    spot = die_spot(track_w, h, below)
+    _draw_finish(board, loop, tile, inside=spot is None)
     _draw_direction(board, loop, tile)
     _draw_infield(board, view, loop)
     _draw_shortcuts(board, view, loop)
-    _draw_fields(board, view, loop, tile)
+    _draw_fields(board, view, loop, tile, track_w + 10)
     _draw_karts(board, view, loop, tile)
     _draw_race_panel(board, view, w - panel_width(board) - 8, 8, w - 8, h - 8)
-    board.die_spot = (min(track_w, 230.0), h - 70)  # the latest roll: on the grass below the track
+    board.die_spot = spot or (min(track_w, 230.0), h - 70)
+
+
+#: The card of the latest roll (tk/overlays.py draw_roll): how far it reaches left of, above and below its spot.
+ROLL_CARD_LEFT, ROLL_CARD_TOP, ROLL_CARD_BOTTOM = 174.0, 6.0, 54.0
+
+
+def die_spot(track_w: float, h: float, finish: tuple[float, float, float, float]) -> tuple[float, float] | None:
+    """Where the latest roll's card goes: on the grass below the track and off the FINISH label's box (left
+    of it, else under it, else right of it); None when there is no such place."""
+    right, top = min(track_w, 230.0), h - 70
+
+    def clear(r: float, t: float) -> bool:
+        box = (r - ROLL_CARD_LEFT, t - ROLL_CARD_TOP, r + 8, t + ROLL_CARD_BOTTOM)
+        apart = box[2] < finish[0] or finish[2] < box[0] or box[3] < finish[1] or finish[3] < box[1]
+        return apart and box[0] >= 4 and box[2] <= track_w + 10 and box[3] <= h
+
+    for r, t in ((right, top), (finish[0] - 14.0, top), (right, finish[3] + 8.0),
+                 (finish[2] + 14 + ROLL_CARD_LEFT, top)):  # fmt: skip
+        if clear(r, t):
+            return r, t
+    return None
 
 
 def _draw_direction(board: Board, loop: Loop, tile: float) -> None:
@@ -127,7 +152,8 @@ def _draw_direction(board: Board, loop: Loop, tile: float) -> None:
                              arrowshape=(12, 14, 6))  # fmt: skip
 
 
-def _draw_finish(board: Board, loop: Loop, tile: float) -> None:
+def _draw_finish(board: Board, loop: Loop, tile: float, inside: bool = False) -> None:
+    """The chequered finish line across field 0 and its label, under the line (or `inside` the loop)."""
     x, y, _nx, _ny = loop.at(0)
     half = tile * 0.95
     squares = 6
@@ -137,7 +163,7 @@ def _draw_finish(board: Board, loop: Loop, tile: float) -> None:
             y0 = y - half + row * 2 * half / squares
             board.canvas.create_rectangle(x - 6 + col * 6, y0, x + col * 6, y0 + 2 * half / squares, fill=fill,
                                           outline="")  # fmt: skip
-    board.text(x, y + half + 12, "FINISH", 8, "bold", fill="white")
+    board.text(x, y - half - 12 if inside else y + half + 12, "FINISH", 8, "bold", fill="white")
 
 
 def _draw_shortcuts(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
@@ -154,7 +180,9 @@ def _draw_shortcuts(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
             board.clickable([line, label], [takes[index]], f"shortcut {index}")
 
 
-def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float) -> None:
+def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float, right: float) -> None:
+    """The fields round the loop (marked by kind), every tenth numbered outside the road, or inside it where
+    the outside would leave the track's area (`right`: where the race panel starts)."""
     c = board.canvas
     bananas = set(view.banana_fields)
     field_offers: dict[int, list[Any]] = {}
@@ -178,9 +206,13 @@ def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float)
             items.append(c.create_oval(x - half * 0.3, y - half * 0.35, x + half * 0.3, y + half * 0.1, fill=fill,
                                        outline=""))  # fmt: skip
         elif mark:
-            items.append(board.text(x, y, mark, max(7, int(tile * 0.42)), "bold", fill=text_colour_on(fill)))
+            # a kart standing on the field covers its mark, as on the printed board
+            items += board.stack([board.text(x, y, mark, max(7, int(tile * 0.42)), "bold", fill=text_colour_on(fill))])
         if index % 10 == 0 and index:  # field 0 is the finish line
-            board.text(x + nx * (tile + 4), y + ny * (tile + 4), str(index), 7, fill="#e8f5e9")
+            lx, ly = x + nx * (tile + 6), y + ny * (tile + 6)
+            if not (12 <= lx <= right - 12 and 8 <= ly <= board.height - 8):
+                lx, ly = x - nx * (tile + 6), y - ny * (tile + 6)
+            board.text(lx, ly, str(index), 7, fill="#e8f5e9")
         if index in bananas:
             bx, by = x - nx * tile * 0.1, y - ny * tile * 0.1
             items.append(c.create_arc(bx - half * 0.8, by - half * 0.8, bx + half * 0.8, by + half * 0.8, start=200,
@@ -201,8 +233,18 @@ def _draw_karts(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float) 
         if payload.HasField("target"):
             targets.setdefault(payload.target, []).append(legal)
     radius = max(8.0, tile * 0.45)
+    # where fields are closer than two karts are wide, karts on neighbouring fields take turns to stand at
+    # the inner edge of the road, so that no kart covers the next one's initials
+    spacing = loop.perimeter / loop.length
+    shift = math.sqrt(max(0.0, (2 * radius + 4) ** 2 - spacing**2))
+    inward: set[int] = set()
+    for field_index in sorted(on_field):
+        if (field_index - 1) % loop.length in on_field and (field_index - 1) % loop.length not in inward:
+            inward.add(field_index)
     for field_index, racers in on_field.items():
-        x, y, _nx, _ny = loop.field(field_index)
+        x, y, nx, ny = loop.field(field_index)
+        if field_index in inward:
+            x, y = x - nx * shift, y - ny * shift
         count = len(racers)
         # karts sharing a field sit round its middle, a little smaller
         size = radius if count == 1 else max(7.0, radius * 0.8)
@@ -299,16 +341,23 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         board.text(x0 + 10, y, f"{shown_place}.", 9, "bold", anchor="w", fill=fill)
         c.create_oval(x0 + 28, y - 6, x0 + 40, y + 6, fill=colour, outline="white")
         right = "  ".join(details)
+        dot = extras and not two_lines
+        if x1 - 10 - text_width(c, right, 8) - (20 if dot else 8) - (x0 + 46) < 56:  # a narrow panel: short facts
+            right = f"{laps_done(board, racer, view)}/{view.laps}  ●{racer.coins}"
         board.text(x1 - 10, y, right, 8, anchor="e", fill="#e8f5e9")
-        name_room = room - 44 - len(right) * 5.6
-        who = f"{racer.character} ({board.seat_name(racer.seat)})" if two_lines else racer.character
-        board.text(x0 + 46, y, safe_text(who, max(3, int(name_room / 7.8))), 9, "bold", anchor="w", fill=fill)
+        # the name ends a gap before the details (or before the dot that stands for the extras)
+        details_left = x1 - 10 - text_width(c, right, 8)
+        name_end = details_left - (20 if dot else 8)
+        who = safe_text(f"{racer.character} ({board.seat_name(racer.seat)})" if two_lines else racer.character, 40)
+        if text_width(c, who, 9, "bold") > name_end - x0 - 46:  # no room for the seat's name: the character's
+            who = safe_text(racer.character, 20)
+        name = board.text(x0 + 46, y, fitted(c, who, name_end - x0 - 46, 9, "bold"), 9, "bold", anchor="w", fill=fill)
+        board.tip([name], f"{safe_text(racer.character, 20)} ({board.seat_name(racer.seat)})")
         if extras and two_lines:
-            board.text(x0 + 46, y + 13, safe_text(" · ".join(extras), max(4, int((room - 40) / 5.4))), 7,
-                       anchor="w", fill="#fff59d")  # fmt: skip
+            board.text(x0 + 46, y + 13, fitted(c, " · ".join(extras), x1 - x0 - 56, 7), 7, anchor="w", fill="#fff59d")
         elif extras:
-            board.tip([c.create_oval(x1 - 14 - len(right) * 5.6 - 10, y - 4, x1 - 14 - len(right) * 5.6 - 2, y + 4,
-                                     fill="#fff59d", outline="")], " · ".join(extras))  # fmt: skip
+            board.tip([c.create_oval(details_left - 14, y - 4, details_left - 6, y + 4, fill="#fff59d", outline="")],
+                      " · ".join(extras))  # fmt: skip
         y += row_h
     y = max(y, y0 + 30) + 6 - (row_h / 2 if not two_lines else 8)
     rolls = list(view.last_rolls)[-max(1, int((room - 36) / 40)) :]
@@ -328,7 +377,9 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         board.clickable(items, rolls_offered, "the die")
     # the legend of field kinds, in two columns at the bottom
     ly = y1 - legend_h + 4
-    column_w = room / 2
+    # the second column starts after the first column's longest name (the names are never cut)
+    first = max(text_width(c, name, 8) for index, (_kind, name) in enumerate(LEGEND) if index % 2 == 0)
+    column_w = max(room / 2, 17 + first + 8)
     for index, (kind, name) in enumerate(LEGEND):
         fill, mark = FIELDS[kind]
         lx = x0 + 10 + (index % 2) * column_w

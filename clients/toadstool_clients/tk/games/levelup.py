@@ -11,7 +11,7 @@ from typing import Any
 
 from toadstool.api.v1 import levelup_pb2
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
-from toadstool_clients.tk.games import Board, character_colour, safe_text, text_colour_on
+from toadstool_clients.tk.games import Board, character_colour, safe_text, text_colour_on, text_width
 
 SKY = "#5c94fc"
 GOLD = "#ffd54a"
@@ -70,16 +70,24 @@ def draw(board: Board, view: levelup_pb2.LevelUpView) -> None:
             offers.setdefault(payload.character, []).append(legal)
     for legal, payload in board.actions("levelup", "play_boo"):
         offers.setdefault(payload.first, []).append(legal)
-    _draw_levels(board, view, board_w, offers)
-    _draw_waiting_row(board, view, board_w, offers)
+    groups = waiting_groups(view)
+    # the row's room is what every character would need, so the levels stay put while it empties
+    everyone = [("Off the board", list(range(len(view.character_names) or 1)), True)]
+    height = waiting_layout(board, everyone if groups else [], board_w)[0]
+    row_top = board.height - 8 - max(height, ROW_LINE + 2 * ROW_PAD)
+    _draw_levels(board, view, board_w, row_top - 14, offers)
+    _draw_waiting_row(board, view, board_w, groups, offers)
     _draw_side(board, view, board_w)
 
 
-def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, offers: dict[int, list[Any]]) -> None:
+def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, bottom: float,
+                 offers: dict[int, list[Any]]) -> None:  # fmt: skip
+    """The seven levels as shelves, bottom to top, in the room above `bottom`; their pieces shrink with the
+    room between two shelves so that a token never reaches the shelf above it."""
     h = board.height
     c = board.canvas
     levels = list(view.levels)
-    top, bottom = 44, h - 96
+    top = 44
     # hills and clouds, for the feel of World 1-1
     c.create_oval(-60, h - 200, 260, h + 120, fill="#3fa43a", outline="#2b7a27", width=3)
     c.create_oval(board_w * 0.5, h - 160, board_w - 10, h + 160, fill="#4cb847", outline="#2b7a27", width=3)
@@ -88,6 +96,11 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
             c.create_oval(cx + dx - 22, cy - 14, cx + dx + 22, cy + 14, fill="white", outline="")
     board.text(16, 16, f"Round {view.round}", 12, "bold", anchor="w", fill="#0d2b6b")
     pitch = (bottom - top) / max(len(levels), 1)
+    # a shelf reaches `above` over its line and `below` under it; the room between two shelves is `free`
+    above, below = (10.0, 6.0) if pitch >= 44 else (6.0, 4.0)
+    free = pitch - above - below - 6
+    badge_r = min(18.0, pitch / 2 - 1)
+    block = max(12.0, min(26.0, free))
     mega = {payload.level: legal for legal, payload in board.actions("levelup", "play_mega_pow")}
     reveals = [legal for legal, _payload in board.actions("levelup", "reveal_block")]
     reveal_slots = {payload.slot: legal for legal, payload in board.actions("levelup", "reveal_block")}
@@ -95,76 +108,133 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, of
     lit = {payload.level: legal for legal, payload in board.actions("levelup", "place") if legal.id in board.picking}
     for row, level in enumerate(levels):
         y = bottom - row * pitch
+        by = y - 8 if pitch >= 40 else y - above / 2  # the badge's centre, beside the shelf
         top_level = row == len(levels) - 1
         revealing = view.HasField("reveal_level") and view.reveal_level == level.level
         x0, x1 = 60.0, board_w - 16
         glow: list[int] = []
         if level.level in lit:  # a bright rim round the shelf and its number, drawn under them
-            glow = [board.rounded(x0 - 5, y - 15, x1 + 5, y + 11, 8, fill="#fff59d", outline="#ffffff", width=2),
-                    c.create_oval(9, y - 31, 55, y + 15, fill="#fff59d", outline="#ffffff", width=2)]  # fmt: skip
-        shelf = board.rounded(x0, y - 10, x1, y + 6, 5, fill=GOLD if top_level else BRICK,
+            glow = [board.rounded(x0 - 5, y - above - 5, x1 + 5, y + below + 5, 8, fill="#fff59d", outline="#ffffff",
+                                  width=2),
+                    c.create_oval(32 - badge_r - 5, by - badge_r - 5, 32 + badge_r + 5, by + badge_r + 5,
+                                  fill="#fff59d", outline="#ffffff", width=2)]  # fmt: skip
+        shelf = board.rounded(x0, y - above, x1, y + below, 5, fill=GOLD if top_level else BRICK,
                               outline="#ffffff" if revealing else "#5d2906", width=3 if revealing else 2)  # fmt: skip
         for joint in range(int(x0) + 24, int(x1), 24):
-            c.create_line(joint, y - 9, joint, y + 5, fill="#8a3306" if not top_level else "#c9a227")
-        badge = c.create_oval(14, y - 26, 50, y + 10, fill="#fff" if not top_level else GOLD, outline="#5d2906",
-                              width=2)  # fmt: skip
-        board.text(32, y - 8, str(level.level), 12, "bold", fill="#5d2906")
+            c.create_line(joint, y - above + 1, joint, y + below - 1, fill="#8a3306" if not top_level else "#c9a227")
+        badge = c.create_oval(32 - badge_r, by - badge_r, 32 + badge_r, by + badge_r,
+                              fill="#fff" if not top_level else GOLD, outline="#5d2906", width=2)  # fmt: skip
+        board.text(32, by, str(level.level), 12 if badge_r >= 15 else 10, "bold", fill="#5d2906")
         if level.level in lit:
             board.clickable([*glow, shelf, badge], [lit[level.level]], f"place on level {level.level}")
         elif level.level in mega:
             board.clickable([shelf, badge], [mega[level.level]], f"level {level.level}")
-        # ? blocks at the right end of the shelf
+        # ? blocks at the right end of the shelf, standing on it
         for slot in range(level.face_down_blocks):
-            bx = x1 - 30.0 - slot * 30
-            block = board.rounded(bx, y - 40, bx + 26, y - 14, 4, fill="#f8b800", outline="#8a5a00", width=2)
-            mark = board.text(bx + 13, y - 27, "?", 12, "bold", fill="#8a3306")
+            bx = x1 - block - 4 - slot * (block + 4)
+            face = board.rounded(bx, y - above - 2 - block, bx + block, y - above - 2, 4, fill="#f8b800",
+                                 outline="#8a5a00", width=2)  # fmt: skip
+            mark = board.text(bx + block / 2, y - above - 2 - block / 2, "?", 12 if block >= 20 else 9, "bold",
+                              fill="#8a3306")  # fmt: skip
             if revealing and slot in reveal_slots:
-                board.clickable([block, mark], [reveal_slots[slot]], f"block {slot}")
+                board.clickable([face, mark], [reveal_slots[slot]], f"block {slot}")
             elif revealing and reveals and not reveal_slots:
-                board.clickable([block, mark], reveals, f"block {slot}")
+                board.clickable([face, mark], reveals, f"block {slot}")
         # characters standing on the shelf
         count = len(level.characters)
-        room = x1 - x0 - 40 - level.face_down_blocks * 30
+        room = x1 - x0 - 40 - level.face_down_blocks * (block + 4)
         step = min(70.0, room / max(count, 1))
-        radius = min(19.0, pitch * 0.3, step * 0.45)
+        radius = max(6.0, min(19.0, free / 2, step * 0.45))
+        crowned = 2 * radius + 22 <= free  # room over the token for the nominee's crown
         for index, character in enumerate(level.characters):
             cx = x0 + 30 + index * step
-            _draw_character(board, view, character, cx, y - 12 - radius, radius, offers.get(character, []), top_level,
-                            step)  # fmt: skip
+            _draw_character(board, view, character, cx, y - above - 2 - radius, radius, offers.get(character, []),
+                            top_level, step, crowned)  # fmt: skip
 
 
-def _draw_waiting_row(
-    board: Board, view: levelup_pb2.LevelUpView, board_w: float, offers: dict[int, list[Any]]
-) -> None:
-    """Characters not on the board: those still to be placed (clickable to place) and those off it."""
+#: The waiting row: a line of tokens and the padding round its lines.
+ROW_LINE, ROW_PAD, ROW_STEP, ROW_HEADING = 30.0, 8.0, 30.0, 16.0
+#: A character's place in the waiting row (its line and left edge), or a group's title (character None).
+Slot = tuple[int | None, str, bool, float, int]
+
+
+def waiting_groups(view: levelup_pb2.LevelUpView) -> list[tuple[str, list[int], bool]]:
+    """Characters not on the board: those still to be placed and those off it (faded)."""
     groups = [("To place", list(view.unplaced), False), ("Off the board", list(view.off_board), True)]
-    groups = [group for group in groups if group[1]]
+    return [group for group in groups if group[1]]
+
+
+def waiting_layout(board: Board, groups: list[tuple[str, list[int], bool]], board_w: float) -> tuple[float, list[Slot]]:
+    """Where the waiting row's titles and tokens go, and how tall the row is: one line with the titles inline
+    when everything fits, else each title over lines of tokens that wrap, so no token covers another."""
+    left, right = 22.0, board_w - 18
+    inline: list[Slot] = []
+    x = left
+    for title, characters, faded in groups:
+        inline.append((None, title, faded, x, 0))
+        x += text_width(board.canvas, title, 9, "bold") + 8
+        for character in characters:
+            inline.append((character, title, faded, x, 0))
+            x += ROW_STEP + 4
+        x += 12
     if not groups:
+        return 0.0, []
+    if x - 12 - 6 <= right:  # the last token ends 6 px before its step
+        return ROW_LINE + 2 * ROW_PAD, inline
+    wrapped: list[Slot] = []
+    per_line = max(1, int((right - left - 28) // ROW_STEP) + 1)
+    line = 0
+    for title, characters, faded in groups:
+        wrapped.append((None, title, faded, left, line))
+        line += 1
+        for index, character in enumerate(characters):
+            if index and index % per_line == 0:
+                line += 1
+            wrapped.append((character, title, faded, left + (index % per_line) * ROW_STEP, line))
+        line += 1
+    headings = len(groups)
+    y = headings * ROW_HEADING + (line - headings) * ROW_LINE + 2 * ROW_PAD
+    return y, wrapped
+
+
+def _draw_waiting_row(board: Board, view: levelup_pb2.LevelUpView, board_w: float,
+                      groups: list[tuple[str, list[int], bool]], offers: dict[int, list[Any]]) -> None:  # fmt: skip
+    """The waiting row along the bottom of the board: those to place (clickable to place) and those off it."""
+    height, slots = waiting_layout(board, groups, board_w)
+    if not slots:
         return
     h = board.height
-    y = h - 32
-    board.rounded(10, y - 24, board_w - 10, y + 24, 14, fill="#1a237e", outline="#c5cae9", width=2)
-    x = 22.0
-    for title, characters, faded in groups:
-        board.text(x, y, title, 9, "bold", anchor="w", fill="white")
-        x += 8 + len(title) * 7
-        step = min(40.0, (board_w - 40 - x) / max(len(characters), 1))
-        for character in characters:
-            name = character_name(view, character)
-            colour = "#9e9e9e" if faded else character_colour(name, character)
-            chosen = not faded and board.picked(offers.get(character, []))
-            if chosen:  # the character whose levels are lit
-                board.canvas.create_oval(x - 3, y - 17, x + 31, y + 17, fill="#fff59d", outline="white", width=2)
-            items = board.token(x + 14, y, 13, colour, short_label(name))
-            board.tip(items, name)
-            board.moving(f"character {character}", items)
-            board.clickable(items, offers.get(character, []) if not faded else [], name)
-            x += step
-        x += 16
+    top = h - 8 - height
+    board.rounded(10, top, board_w - 10, h - 8, 14, fill="#1a237e", outline="#c5cae9", width=2)
+    one_line = all(line == 0 for *_rest, line in slots)
+    # the middle of each line: titles take a short line of their own when the row wraps
+    middles: dict[int, float] = {}
+    y = top + ROW_PAD
+    for character, _title, _faded, _x, line in slots:
+        if line in middles:
+            continue
+        tall = ROW_LINE if character is not None or one_line else ROW_HEADING
+        middles[line] = y + tall / 2
+        y += tall
+    for character, title, faded, x, line in slots:
+        y = middles[line]
+        if character is None:
+            board.text(x, y, title, 9, "bold", anchor="w", fill="white")
+            continue
+        name = character_name(view, character)
+        colour = "#9e9e9e" if faded else character_colour(name, character)
+        chosen = not faded and board.picked(offers.get(character, []))
+        if chosen:  # the character whose levels are lit
+            board.canvas.create_oval(x - 1, y - 15, x + 29, y + 15, fill="#fff59d", outline="white", width=2)
+        items = board.token(x + 14, y, 12, colour, short_label(name))
+        board.tip(items, name)
+        board.moving(f"character {character}", items)
+        board.clickable(items, offers.get(character, []) if not faded else [], name)
 
 
 def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int, cx: float, cy: float,
-                    radius: float, offers: list[Any], on_gold: bool = False, room: float = 70.0) -> None:  # fmt: skip
+                    radius: float, offers: list[Any], on_gold: bool = False, room: float = 70.0,
+                    crowned: bool = True) -> None:  # fmt: skip
     name = character_name(view, character)
     colour = character_colour(name, character)
     items = []
@@ -178,13 +248,13 @@ def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int,
     items += board.token(cx, cy, radius, colour, short_label(name))
     if character in view.favourites:
         items.append(heart(board, cx + radius * 0.85, cy - radius * 0.85, max(3.5, radius * 0.3)))
-    if nominee:
+    if nominee and crowned:
         items.append(board.text(cx, cy - radius - 14, "♛ nominee", 8, "bold", fill="#5d2906"))
     label = name if len(name) <= 10 else short_label(name) if " " not in name else name.split()[0]
-    if radius >= 12 and len(label) * 5.6 + 6 <= room:  # a name under the token when it does not meet the next
+    if radius >= 12 and text_width(board.canvas, label, 7, "bold") + 8 <= room:  # a name that keeps off the next
         items.append(board.text(cx, cy + radius + 2, label, 7, "bold", fill="#5d2906" if on_gold else "white",
                                 anchor="n"))  # fmt: skip
-    board.tip(items, name)
+    board.tip(items, f"{name} (the nominee)" if nominee else name)
     board.moving(f"character {character}", items)
     board.clickable(items, offers, name)
 

@@ -174,18 +174,21 @@ def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap, positio
     if pending.from_seat not in positions or pending.to_seat not in positions:
         return
     (x0, y0), (x1, y1) = positions[pending.from_seat], positions[pending.to_seat]
-    board.canvas.create_line(x0, y0, x1, y1, fill=GOLD, width=5, arrow="last", arrowshape=(18, 22, 8), dash=(10, 6))
+    # disabled: a click on the arrow goes to the seat under it
+    board.canvas.create_line(x0, y0, x1, y1, fill=GOLD, width=5, arrow="last", arrowshape=(18, 22, 8), dash=(10, 6),
+                             state="disabled")  # fmt: skip
 
 
 def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.PowerUpSeat,
                centre: tuple[float, float], offers: list[Any], pw: float, ph: float) -> None:  # fmt: skip
     cx, cy = centre
     x0, y0, x1 = cx - pw / 2, cy - ph / 2, cx + pw / 2
+    first = board.mark()
     turn = view.HasField("turn") and view.turn == seat.seat
     out = not seat.active
     outline = GOLD if turn else ("#5c6bc0" if not out else "#3a3f5c")
-    panel = board.panel(x0, y0, x1, y0 + ph, 14, fill="#1a2657" if not out else "#20243a", outline=outline,
-                        width=4 if turn else 2)  # fmt: skip
+    board.panel(x0, y0, x1, y0 + ph, 14, fill="#1a2657" if not out else "#20243a", outline=outline,
+                width=4 if turn else 2)  # fmt: skip
     board.canvas.create_oval(x0 + 8, y0 + 9, x0 + 22, y0 + 23, fill=board.seat_colour(seat.seat), outline="white")
     dealer = seat.seat == view.dealer
     badge = 0.0
@@ -198,7 +201,7 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
                fill=GOLD if turn else "white")  # fmt: skip
     card_h = min(78.0, ph - 36)
     card_w = card_h / 1.4
-    card_items = draw_level_card(board, x0 + 9, y0 + 29, card_w, seat)
+    draw_level_card(board, x0 + 9, y0 + 29, card_w, seat)
     # the right-hand column: Extra Lives as 1-Up tokens, then their count, the notes and any modifier
     lx = x0 + 9 + card_w + 10
     room = x1 - lx - 6
@@ -229,8 +232,8 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
         bx0, by0, bx1, by1 = board.canvas.bbox(text)
         back = board.rounded(bx0 - 4, by0 - 1, bx1 + 4, by1 + 1, 6, fill=colour, outline="white")
         board.canvas.tag_raise(text, back)
-    if offers:
-        board.clickable([panel, *card_items], offers, f"seat {seat.seat}")
+    if offers:  # the whole panel, the 1-Ups and notes on it too
+        board.clickable(board.since(first), offers, f"seat {seat.seat}")
 
 
 def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, top: float, bottom: float) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.api.v1 import uno_pb2
-from toadstool_clients.tk.games import Board, safe_text
+from toadstool_clients.tk.games import Board, fitted, safe_text, text_width
 
 COLOURS = {
     uno_pb2.UNO_COLOR_RED: "#d72600",
@@ -46,8 +46,10 @@ def card_symbol(card: uno_pb2.UnoCard) -> str:
     return SYMBOLS.get(card.kind, "?")
 
 
-def draw_card(board: Board, x: float, y: float, w: float, card: uno_pb2.UnoCard, ring: str = "") -> list[int]:
-    """One card face, `w` wide, top-left at (x, y); `ring` outlines it (playable, just drawn)."""
+def draw_card(board: Board, x: float, y: float, w: float, card: uno_pb2.UnoCard, ring: str = "",
+              fanned: bool = False) -> list[int]:  # fmt: skip
+    """One card face, `w` wide, top-left at (x, y); `ring` outlines it (playable, just drawn). A `fanned`
+    card lies under the next one, which covers all but its left edge: only its top-left symbol must show."""
     h = w * 1.5
     c = board.canvas
     items = []
@@ -72,18 +74,21 @@ def draw_card(board: Board, x: float, y: float, w: float, card: uno_pb2.UnoCard,
         items.append(c.create_oval(cx - rx, cy - ry, cx + rx, cy + ry, fill="white", outline=""))
         text_fill = fill
     size = int(w * (0.42 if len(symbol) == 1 else 0.32))
+    covered = []
     if wild:
-        items.append(board.text(cx + 1, cy + 2, symbol, size, "bold", fill="#111111"))
-    items.append(board.text(cx, cy, symbol, size, "bold", fill=text_fill))
+        covered.append(board.text(cx + 1, cy + 2, symbol, size, "bold", fill="#111111"))
+    covered.append(board.text(cx, cy, symbol, size, "bold", fill=text_fill))
     corner = max(7, int(w * (0.15 if len(symbol) == 1 else 0.12)))
     items.append(board.text(x + inset + w * 0.1, y + inset + w * 0.13, symbol, corner, "bold", fill="white"))
-    items.append(board.text(x + w - inset - w * 0.1, y + h - inset - w * 0.13, symbol, corner, "bold",
-                            fill="white"))  # fmt: skip
-    return items
+    covered.append(board.text(x + w - inset - w * 0.1, y + h - inset - w * 0.13, symbol, corner, "bold",
+                              fill="white"))  # fmt: skip
+    if fanned:
+        board.stack(covered)
+    return items + covered
 
 
-def draw_back(board: Board, x: float, y: float, w: float) -> list[int]:
-    """The back of a card: black with a red UNO oval."""
+def draw_back(board: Board, x: float, y: float, w: float, stacked: bool = False) -> list[int]:
+    """The back of a card: black with a red UNO oval (`stacked`: under another card of a pile or fan)."""
     h = w * 1.5
     items = [board.rounded(x, y, x + w, y + h, w / 7, fill="#151515", outline="white", width=max(1, int(w / 25)))]
     cx, cy = x + w / 2, y + h / 2
@@ -91,7 +96,7 @@ def draw_back(board: Board, x: float, y: float, w: float) -> list[int]:
                                           fill="#d72600", outline=""))  # fmt: skip
     if w >= 40:
         items.append(board.text(cx, cy, "UNO", max(6, int(w * 0.2)), "bold", fill=GOLD))
-    return items
+    return board.stack(items) if stacked else items
 
 
 def draw(board: Board, view: uno_pb2.UnoView) -> None:
@@ -122,6 +127,12 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
     rows = (len(seats) + per_row - 1) // per_row
     roomy = rows == 1 and board.height >= 600
     plate_h = 124.0 if roomy else 74.0
+    # many seats in a small window: low plates (name, count and a small fan; points and offline on hover),
+    # so that the piles keep their room between the plates and the hand
+    hand_top = board.height - 62 - hand_card_width(board) * 1.5 if view.HasField("you") else board.height - 40
+    compact = 22 + rows * (plate_h + 6) > hand_top - 96
+    if compact:
+        plate_h = 46.0
     slot = (w - 40) / per_row
     catch = {payload.seat: legal for legal, payload in board.actions("uno", "catch")}
     for position, seat in enumerate(seats):
@@ -130,32 +141,44 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
         x1 = x0 + slot - 8
         y0 = 22 + row * (plate_h + 6)
         current = seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER
-        board.panel(x0, y0, x1, y0 + plate_h, 14, fill="#0f4a2a", outline=GOLD if current else "#2e8b57",
-                    width=4 if current else 2)  # fmt: skip
+        first = board.mark()
+        board.panel(x0, y0, x1, y0 + plate_h, 14 if not compact else 10, fill="#0f4a2a",
+                    outline=GOLD if current else "#2e8b57", width=4 if current else 2)  # fmt: skip
         board.place(f"seat {seat}", (x0 + x1) / 2, y0 + plate_h / 2)
-        board.canvas.create_oval(x0 + 8, y0 + 8, x0 + 22, y0 + 22, fill=board.seat_colour(seat), outline="white",
-                                 width=2)  # fmt: skip
+        name_y = y0 + (15 if not compact else 12)
+        board.canvas.create_oval(x0 + 8, name_y - 7, x0 + 22, name_y + 7, fill=board.seat_colour(seat),
+                                 outline="white", width=2)  # fmt: skip
         count = view.hand_counts[seat] if seat < len(view.hand_counts) else 0
-        name = safe_text(board.seat_name(seat), max(4, int((x1 - x0 - 64) / 9)))
-        board.text(x0 + 28, y0 + 15, name, 10 if not roomy else 11, "bold", anchor="w",
+        size = 14 if roomy else 11
+        count_w = text_width(board.canvas, str(count), size, "bold")
+        name = fitted(board.canvas, board.seat_name(seat), x1 - 10 - count_w - 8 - (x0 + 28), 10 if not roomy else 11,
+                      "bold")  # fmt: skip
+        board.text(x0 + 28, name_y, name, 10 if not roomy else 11, "bold", anchor="w",
                    fill=GOLD if current else "white")  # fmt: skip
-        board.text(x1 - 10, y0 + 15, str(count), 14 if roomy else 11, "bold", anchor="e", fill="white")
+        board.text(x1 - 10, name_y, str(count), size, "bold", anchor="e", fill="white")
         score = view.scores[seat] if seat < len(view.scores) else 0
         state = "" if board.connected(seat) else " · offline"
-        board.text(x0 + 10, y0 + plate_h - 10, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
+        if not compact:
+            board.text(x0 + 10, y0 + plate_h - 10, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
         shown = min(count, 12)
-        card_w = 40.0 if roomy else 20.0
-        room = x1 - x0 - 24 - card_w
-        step = min(card_w * 0.5, room / max(shown - 1, 1))
+        card_w = 40.0 if roomy else 20.0 if not compact else 14.0
+        flag = compact and (count == 1 or seat in catch)  # UNO! or Catch! beside the fan in a low plate
+        room = x1 - x0 - 24 - card_w - (62 if flag else 0)
+        step = max(0.0, min(card_w * 0.5, room / max(shown - 1, 1)))
         for index in range(shown):
-            draw_back(board, x0 + 10 + index * step, y0 + 28, card_w)
+            draw_back(board, x0 + 10 + index * step, y0 + (28 if not compact else 21), card_w,
+                      stacked=index < shown - 1)  # fmt: skip
+        flag_y = y0 + plate_h - (10 if not compact else 13)
         if count == 1 and seat not in catch:
-            board.text(x1 - 8, y0 + plate_h - 10, "UNO!", 9, "bold", fill="#ff5252", anchor="e")
+            board.text(x1 - 8, flag_y, "UNO!", 9, "bold", fill="#ff5252", anchor="e")
         if seat in catch:
-            bubble = board.rounded(x1 - 86, y0 + plate_h - 20, x1 - 4, y0 + plate_h - 2, 9, fill="#ff5252",
+            bubble_w = 82 if not compact else 58
+            bubble = board.rounded(x1 - 4 - bubble_w, flag_y - 9, x1 - 4, flag_y + 9, 9, fill="#ff5252",
                                    outline="white")  # fmt: skip
-            label = board.text(x1 - 45, y0 + plate_h - 11, "Catch! (+2)", 8, "bold")
+            label = board.text(x1 - 4 - bubble_w / 2, flag_y, "Catch! (+2)" if not compact else "Catch!", 8, "bold")
             board.clickable([bubble, label], [catch[seat]], f"catch seat {seat}")
+        if compact:
+            board.tip(board.since(first), f"{board.seat_name(seat)}: {count} cards · {score} pts{state}")
     return 22 + rows * (plate_h + 6)
 
 
@@ -172,7 +195,7 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
     px = max(30.0, w * 0.07)
     items: list[int] = []
     for offset in (6, 3, 0):
-        items = draw_back(board, px + offset, ct + offset, card_w)
+        items = draw_back(board, px + offset, ct + offset, card_w, stacked=offset > 0)
     draws = [legal for legal, _ in board.actions("uno", "draw")] + [
         legal for legal, _ in board.actions("uno", "pass_turn")
     ]
@@ -182,7 +205,7 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
     dx = px + max(card_w + 34, 84.0, card_w + w * 0.06)
     if view.HasField("top_card"):
         if view.discard_count > 1:
-            draw_back(board, dx + 5, ct + 5, card_w)
+            draw_back(board, dx + 5, ct + 5, card_w, stacked=True)
         played = draw_card(board, dx, ct, card_w, view.top_card)
         actor = next((e.seat for e in board.update.events if e.HasField("seat")), None)
         board.moving(f"card {view.top_card.id}", played, f"seat {actor}" if actor is not None else None)
@@ -224,7 +247,7 @@ def _draw_reveal(board: Board, reveal: uno_pb2.UnoReveal, x: float, y: float, ri
     board.text(x, y + 6, safe_text(f"{board.seat_name(reveal.attacker)} {verdict} the colour", 34), 8, anchor="w")
     step = min(20.0, (right - x - 30) / max(len(reveal.cards), 1))
     for index, card in enumerate(reveal.cards[:10]):
-        draw_card(board, x + index * step, y + 16, 24, card)
+        draw_card(board, x + index * step, y + 16, 24, card, fanned=step < 24 and index < len(reveal.cards[:10]) - 1)
 
 
 def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
@@ -254,7 +277,9 @@ def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
             playable = card.id in plays
             y = base - (14 if playable else 0)
             ring = GOLD if card.id == drawn else ("#ffffff" if playable else "")
-            items = draw_card(board, left + index * step, y, card_w, card, ring)
+            items = draw_card(
+                board, left + index * step, y, card_w, card, ring, fanned=step < card_w and index < len(cards) - 1
+            )
             board.moving(f"card {card.id}", items)
             if playable:
                 visible = min(step, card_w)
