@@ -17,11 +17,10 @@ import time
 import warnings
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import pytest
 from hypothesis import settings
-from terminal_helpers import Tmux
 
 from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool.server.limits import Limits
@@ -34,6 +33,9 @@ ROOT = Path(__file__).resolve().parents[1]
 # (conformance, end to end) runs over them too, and `toadstool serve` processes started here find them.
 sys.path.insert(0, str(ROOT / "tests" / "plugin_games"))
 import register as _plugin_games  # noqa: E402
+
+if TYPE_CHECKING:
+    from terminal_helpers import Tmux
 
 _plugin_games.install()
 
@@ -147,7 +149,7 @@ def start_serve(
 @pytest.fixture
 def terminal() -> Iterator[list[Tmux]]:
     """Terminals (tmux panes) a test opens: each is closed, with its program, when the test ends."""
-    opened: list[Tmux] = []
+    opened: list[Tmux] = []  # (terminal_helpers is imported only where used: test_test_script copies this file alone)
     yield opened
     for tmux in opened:
         tmux.close()

@@ -172,8 +172,8 @@ class World:
     foreign_token: str
     device_token: str = ""
     accepted: int = 0
-    #: True once a bot may act at the table (a seat left or was kicked): only then may the version exceed
-    #: what the test saw accepted.
+    #: True once a bot may act at the table (a seat left, was kicked or handed to a bot): only then may the
+    #: version exceed what the test saw accepted.
     bots_joined: bool = False
     revoked: set[str] = field(default_factory=set)
     created: list[str] = field(default_factory=list)
@@ -383,6 +383,8 @@ def _note_success(
     elif method == "LeaveTable" and table_id == world.table_id:
         world.bots_joined = True
         world.revoked.add(token)
+    elif method == "HandSeatToBot" and table_id == world.table_id:
+        world.bots_joined = True  # a bot plays that seat until its person acts again
     elif method == "KickSeat" and table_id == world.table_id:
         world.bots_joined = True
         if 0 <= request.seat < len(world.seat_tokens):
