@@ -18,8 +18,9 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import json_format
 
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.engine import Engine, Event, _snake, action_id, event_text, name_seats
+from toadstool.engine import Engine, Event, _snake, event_text, name_seats
 from toadstool.server import wire
+from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
 from toadstool.server.tables.seats import SeatKind, Status
 from toadstool.server.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
 
@@ -74,6 +75,24 @@ def action_message(engine: Engine[Any, Any], action: Any, into: table_pb2.Action
         message.generic.kind = _snake(type(action).__name__)
         message.generic.fields.update(wire.to_plain(action))
     return message
+
+
+#: The serialised Action messages of the action objects offered last, by identity (as `action_ids.id_of`):
+#: `id(action)` -> (action, its game, its message).
+_ACTION_BYTES: dict[int, tuple[Any, str, bytes]] = {}
+
+
+def _action_bytes(engine: Engine[Any, Any], action: Any) -> bytes:
+    """`action_message(engine, action)` serialised, built once for the same action object: the seat to act
+    is sent every legal action after every move, mostly the same objects (see `action_ids.id_of`)."""
+    entry = _ACTION_BYTES.get(id(action))
+    if entry is not None and entry[0] is action and entry[1] == engine.name:
+        return entry[2]
+    if len(_ACTION_BYTES) >= MAX_KNOWN_IDS:
+        _ACTION_BYTES.clear()
+    data = action_message(engine, action).SerializeToString()
+    _ACTION_BYTES[id(action)] = (action, engine.name, data)
+    return data
 
 
 def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> Any:
@@ -222,20 +241,22 @@ def _table_part(table: Table) -> table_pb2.Update:
 def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
     """What depends on the viewer: view, phase, scores, whose turn and the viewer's legal actions."""
     engine = table.engine
+    state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
     names = table.names()
-    view = engine.view(table.state, viewer)
+    view = engine.view(state, viewer)
     part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
     game_view_message(engine, view, names, into=part.view)
     if table.ended is not None:  # a game ended early waits for nobody and offers nothing
         part.phase = table.ended
         return part
-    part.to_act.extend(engine.to_act(table.state))
+    part.to_act.extend(engine.to_act(state))
     if viewer is not None:
-        for action in engine.legal_actions(table.state, viewer):
+        for action in engine.legal_actions(state, viewer):
             legal = part.legal_actions.add(
-                id=action_id(action), label=name_seats(engine.describe(table.state, viewer, action), names)
+                id=id_of(action), label=name_seats(engine.describe(state, viewer, action), names)
             )
-            action_message(engine, action, into=legal.action)
+            # The action's message, serialised once per action object (`_action_bytes`), parsed into place.
+            legal.action.MergeFromString(_action_bytes(engine, action))
     return part
 
 

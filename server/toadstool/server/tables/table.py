@@ -31,6 +31,7 @@ from toadstool.engine import (
 from toadstool.games import GameSpec
 from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
 from toadstool.server.tables import autoplay
+from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
@@ -433,7 +434,7 @@ class Table:
             self.reclaim(self.seats[seat])
             self._touch()
         legal = self.engine.legal_actions(self.state, seat)
-        action = next((a for a in legal if action_id(a) == wanted), None)
+        action = next((a for a in legal if id_of(a) == wanted), None)
         if action is None:
             if not legal:
                 hint = "you have nothing to do right now; wait for your turn"
@@ -458,7 +459,7 @@ class Table:
         if self.store is not None:
             try:
                 self.store.add_action(
-                    self.table_id, StoredAction(self.version + 1, seat, action_id(action), request_id, note)
+                    self.table_id, StoredAction(self.version + 1, seat, id_of(action), request_id, note)
                 )
             except DiskUnavailable as error:
                 self._disk_refused(error)
@@ -475,7 +476,7 @@ class Table:
         self.decision_started = self.now()
         self.actions.append((seat, action))
         if request_id:
-            self.requests[request_id] = AppliedRequest(seat, action_id(action), self.version)
+            self.requests[request_id] = AppliedRequest(seat, id_of(action), self.version)
             while len(self.requests) > REMEMBERED_REQUESTS:
                 self.requests.popitem(last=False)
         self._record_events(self.engine.last_events(self.state))

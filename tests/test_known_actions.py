@@ -1,0 +1,80 @@
+"""The ids and messages of legal actions, remembered per action object (issue #24's cheaper move): every
+update still offers exactly what the engine's own `action_id` and `messages.action_message` give, in every
+game, however often the remembered entries start again, and a person's action is still matched by its id."""
+
+from __future__ import annotations
+
+import pytest
+
+from toadstool.engine import action_id
+from toadstool.games import GAMES
+from toadstool.server import messages
+from toadstool.server.tables import Status, Table, TableRegistry, action_ids
+
+
+def _offered(table: Table, seat: int) -> list[tuple[str, bytes]]:
+    update = messages.update_for(table, seat, None)
+    return [(legal.id, legal.action.SerializeToString()) for legal in update.legal_actions]
+
+
+def _expected(table: Table, seat: int) -> list[tuple[str, bytes]]:
+    engine = table.engine
+    return [
+        (action_id(action), messages.action_message(engine, action).SerializeToString())
+        for action in engine.legal_actions(table.state, seat)
+    ]
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_update_offers_each_legal_action_with_the_engines_own_id_and_message(game: str) -> None:
+    registry = TableRegistry()
+    players = max(3, GAMES[game].engine.min_players)
+    table, _ = registry.create(game, players, bots=players, seed=11)
+    offered_some = 0
+    for _ in range(60):
+        if table.status is not Status.PLAYING:
+            break
+        for seat in range(players):
+            assert _offered(table, seat) == _expected(table, seat)
+            offered_some += bool(_expected(table, seat))
+        choice = table.bot_choice()
+        assert choice is not None
+        table._apply(*choice)
+    assert offered_some > 0
+
+
+def test_ids_stay_right_when_the_remembered_ids_start_again_and_for_equal_new_objects(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(action_ids, "MAX_KNOWN_IDS", 3)
+    registry = TableRegistry()
+    table, _ = registry.create("uno", 4, bots=4, seed=3)
+    for _ in range(40):
+        for seat in range(4):
+            for action in table.engine.legal_actions(table.state, seat):
+                assert action_ids.id_of(action) == action_id(action)
+                copy = type(action)(**{f: getattr(action, f) for f in action.__dataclass_fields__})
+                assert copy is not action
+                assert action_ids.id_of(copy) == action_id(action)
+            assert _offered(table, seat) == _expected(table, seat)
+        choice = table.bot_choice()
+        assert choice is not None
+        table._apply(*choice)
+    assert len(action_ids._IDS) <= 3
+
+
+def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_on_a_retry() -> None:
+    registry = TableRegistry()
+    table, _ = registry.create("uno", 2, bots=1, seed=7)
+    seat, _token = table.join("Mario", None)
+    while table.state is not None and seat not in table.engine.to_act(table.state):
+        choice = table.bot_choice()
+        assert choice is not None
+        table._apply(*choice)
+    action = table.engine.legal_actions(table.state, seat)[-1]
+    wanted = action_id(action)
+    version, replayed = table.act(seat, wanted, table.version, "request-1")
+    assert (version, replayed) == (table.version, False)
+    assert table.actions[-1] == (seat, action)
+    assert table.requests["request-1"].action_id == wanted
+    assert table.act(seat, wanted, version - 1, "request-1") == (version, True)
