@@ -95,14 +95,25 @@ function windowAt(when) {
 }
 
 async function lobby(path, body) {
-  const response = await fetch(`${server}/games/${UnoLite.name}${path}`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(30000),
-  });
-  if (!response.ok) throw new Error(`lobby ${path}: HTTP ${response.status}`);
-  return response.json();
+  // A connection the busy server never took (fetch's TypeError, before any answer) is tried again, a few
+  // times: on a loaded machine the lobby's listen backlog overflows during setup. An answer is never retried.
+  for (let attempt = 1; ; attempt++) {
+    let response;
+    try {
+      response = await fetch(`${server}/games/${UnoLite.name}${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(30000),
+      });
+    } catch (error) {
+      if (!(error instanceof TypeError) || attempt >= 5) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100 * attempt));
+      continue;
+    }
+    if (!response.ok) throw new Error(`lobby ${path}: HTTP ${response.status}`);
+    return response.json();
+  }
 }
 
 /** A small semaphore: at most `n` of the wrapped calls at once. */
