@@ -17,7 +17,7 @@ import time
 import warnings
 from collections.abc import AsyncIterator, Generator, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pytest
 from hypothesis import settings
@@ -153,6 +153,19 @@ def terminal() -> Iterator[list[Tmux]]:
     yield opened
     for tmux in opened:
         tmux.close()
+
+
+@pytest.fixture
+def chromium(tmp_path: Path) -> Iterator[Any]:
+    """A headless Chromium at a phone's size with a profile of its own, quit when the test ends (the web
+    helpers are imported only here: test_test_script copies this file alone)."""
+    from web_helpers import PHONE, browser
+
+    driver = browser(tmp_path / "profile-a", PHONE)
+    try:
+        yield driver
+    finally:
+        driver.quit()
 
 
 @pytest.fixture

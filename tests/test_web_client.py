@@ -41,15 +41,6 @@ def web_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def chromium(tmp_path: Path) -> Iterator[Any]:
-    driver = browser(tmp_path / "profile-a", PHONE)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def _find(driver: Any, selector: str) -> list[Any]:
     return list(driver.find_elements(By.CSS_SELECTOR, selector))
 

@@ -30,7 +30,6 @@ from web_helpers import (
     LAPTOP,
     PHONE,
     WebClient,
-    browser,
     check_layout,
     click,
     new_states,
@@ -54,15 +53,6 @@ def web_url(tmp_path: Path) -> Iterator[str]:
     """`toadstool serve` on loopback with its web side on a free port, and the page's URL."""
     with web_server(tmp_path / "serve.log", bot_delay=0.02) as url:
         yield url
-
-
-@pytest.fixture
-def chromium(tmp_path: Path) -> Iterator[Any]:
-    driver = browser(tmp_path / "profile", PHONE)
-    try:
-        yield driver
-    finally:
-        driver.quit()
 
 
 def _find(driver: Any, selector: str) -> list[Any]:

@@ -62,15 +62,6 @@ def web_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def chromium(tmp_path: Path) -> Iterator[Any]:
-    driver = browser(tmp_path / "profile", PHONE)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
 def _create(url: str, game: str, players: int, bots: int, options: dict[str, str], delay_ms: int = 20) -> str:
     """A seeded table over the Connect protocol; its id."""
     request = service_pb2.CreateTableRequest(
