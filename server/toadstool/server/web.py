@@ -27,6 +27,9 @@ log = logging.getLogger(__name__)
 
 #: The port the browser's side listens on unless told otherwise (`toadstool serve --web-port`).
 DEFAULT_WEB_PORT = 8080
+#: The most a request's line and headers may take (h11 buffers no more, then answers 400): a browser's
+#: are under 2 KiB, gRPC's metadata limit is 8 KiB.
+MAX_HEADER_BYTES = 16 * 1024
 
 
 class WebApp:
@@ -97,7 +100,10 @@ async def web_listener(
         log_config=None,
         server_header=False,
         timeout_graceful_shutdown=max(1, round(grace)),
-        h11_max_incomplete_event_size=16 * 1024,
+        # h11, always: uvicorn would take httptools wherever it is installed (uvicorn[standard] brings it),
+        # and httptools has no limit on a request's headers (50 MB of one header was read whole in a trial).
+        http="h11",
+        h11_max_incomplete_event_size=MAX_HEADER_BYTES,
         ssl_certfile=tls_cert,
         ssl_keyfile=tls_key,
     )
