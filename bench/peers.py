@@ -1,22 +1,27 @@
 """Toadstool beside boardgame.io: the same people-acting load against both servers, run alternately, compared
 pair by pair (issue #24).
 
-Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--workers N] [--out DIR]``
+Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--workers N]
+[--transports grpc,connect] [--out DIR]``
 
 Why: a person choosing a server compares it with its peers, so the comparison must be one anyone can run
 again. Side A is bench/load.py's "people acting" mode, unchanged (`load.run_point("toadstool", ...)`: a
 real `toadstool serve` with its SQLite log, 4-seat UNO tables, one gRPC channel per seat, the seat to act
-choosing from its own view). Side B is a boardgame.io 0.50 server (bench/peers/server.js: Koa + socket.io,
-a simplified UNO whose `playerView` hides the hands and the deck, its default in-memory storage) under
-boardgame.io's own client (bench/peers/load.js: one socket.io connection per seat, the same phases,
-windows and counting as bench/load.py's workers). Server CPU comes from /proc on both sides.
+choosing from its own view). Side B is the same over the browser's transport, Connect on HTTP/1.1 (the
+same server and service; `load.run_point("connect-raw", ...)`: each seat a client of its own, with one
+connection for its Watch stream and one for its Acts). Side C is a boardgame.io 0.50 server
+(bench/peers/server.js: Koa + socket.io, a simplified UNO whose `playerView` hides the hands and the deck,
+its default in-memory storage) under boardgame.io's own client (bench/peers/load.js: one socket.io
+connection per seat, the same phases, windows and counting as bench/load.py's workers). Server CPU comes
+from /proc on every side.
 
-For each table count the sides run A B A B ... (`--pairs` pairs), each run with a fresh server and fresh
-load processes, so slow drifts of the machine's other load fall on both sides alike. Every pair gives
-ratios Toadstool / boardgame.io (saturated views/s: above 1 is better for Toadstool; server CPU per move,
-paced p99 act-to-view latency, server RSS per client, bytes per update: below 1 is), printed per pair and
-as median [min..max] over the pairs, with the other load on the machine during each run: the load average
-and the cores busy with processes other than the benchmark's own (/proc/stat less our processes' CPU).
+For each table count the sides run A B C A B C ... (`--pairs` rounds), each run with a fresh server and
+fresh load processes, so slow drifts of the machine's other load fall on every side alike. Every round
+gives ratios of each Toadstool side / boardgame.io (saturated views/s: above 1 is better for Toadstool;
+server CPU per move, paced p99 act-to-view latency, server RSS per client, bytes per update: below 1 is),
+printed per round and as median [min..max] over the rounds, with the other load on the machine during each
+run: the load average and the cores busy with processes other than the benchmark's own (/proc/stat less
+our processes' CPU).
 
 Needs node (18 or newer) and `npm ci --prefix bench/peers`. Not for asserting speed: the test checks the
 output's shape only. Everything binds 127.0.0.1; every process is bounded by time and stopped at the end.
@@ -53,7 +58,11 @@ BUDGETS = {
     # A smoke test of the harness: a few seconds a side, well under a minute in all.
     "quick": (load.Budget(tables=(3,), windows=1, window=1.5, workers=1, setup_timeout=30.0), 2),
 }
-SIDES = ("toadstool", "boardgame.io")
+#: Toadstool's sides, by transport (`--transports`): bench/load.py's target for each. Both are the same
+#: server and the same service; "connect" is the browser's transport (Connect over HTTP/1.1, binary
+#: protobuf, served by uvicorn on the server's event loop), its seats driven by bench/raw_http.py.
+TOADSTOOL_SIDES = {"grpc": ("toadstool", "toadstool"), "connect": ("toadstool/connect", "connect-raw")}
+PEER = "boardgame.io"
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -234,9 +243,10 @@ FIGURES: tuple[tuple[str, str, Callable[[dict[str, Any]], float], bool], ...] = 
 
 def run_side(side: str, tables: int, budget: load.Budget, store: str) -> dict[str, Any]:
     """One run of one side, its summary and the other load on the machine while it ran."""
+    targets = dict(TOADSTOOL_SIDES.values())
     with other_load() as record:
-        if side == "toadstool":
-            point = load.run_point("toadstool", tables, budget, 0, store)
+        if side in targets:
+            point = load.run_point(targets[side], tables, budget, 0, store)
         else:
             point = run_peer_point(tables, budget)
     summary = load.summarise(point)
@@ -258,7 +268,7 @@ def _spread(values: list[float]) -> dict[str, float]:
 def _side_line(side: str, s: dict[str, Any]) -> str:
     q, o = s["saturated"], s["other_load"]
     return (
-        f"    {side:<13} {fmt(q['views_per_s']['median']):>7} views/s, {fmt(q['cpu_ms_per_action']['median'], 3)}"
+        f"    {side:<17} {fmt(q['views_per_s']['median']):>7} views/s, {fmt(q['cpu_ms_per_action']['median'], 3)}"
         f" ms CPU/move, paced p99 {fmt(s['paced']['latency_p99_ms']['median'], 1)} ms,"
         f" {fmt(s['memory_per_viewer_kib'], 1)} KiB/client, {fmt(q['mean_message_bytes'])} B/update"
         f" | other load: {o['other_cores_busy']:.2f} cores busy, loadavg {o['loadavg_before']:.2f}"
@@ -277,25 +287,29 @@ def conduct(args: argparse.Namespace) -> int:
     if args.workers:
         budget = load.Budget(budget.tables, budget.windows, budget.window, args.workers, budget.setup_timeout)
     pairs = args.pairs or pairs
+    ours = [TOADSTOOL_SIDES[t][0] for t in args.transports.split(",")]
+    sides = (*ours, PEER)
     started = time.monotonic()
     points: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for tables in budget.tables:
-        print(f"{tables} tables x {SEATS} seats, {pairs} pairs, A = toadstool, B = boardgame.io:", flush=True)
-        runs: list[dict[str, dict[str, Any]]] = []
+        order = ", ".join(f"{'ABC'[i]} = {side}" for i, side in enumerate(sides))
+        print(f"{tables} tables x {SEATS} seats, {pairs} pairs, {order}:", flush=True)
+        runs: list[dict[str, Any]] = []
         for pair in range(pairs):
-            run = {side: run_side(side, tables, budget, args.server_store) for side in SIDES}
-            ratios = {name: _ratio(get(run["toadstool"]), get(run["boardgame.io"])) for name, _, get, _ in FIGURES}
-            run["ratios"] = ratios
+            run: dict[str, Any] = {side: run_side(side, tables, budget, args.server_store) for side in sides}
+            run["ratios"] = {
+                side: {name: _ratio(get(run[side]), get(run[PEER])) for name, _, get, _ in FIGURES} for side in ours
+            }
             runs.append(run)
             print(f"  pair {pair + 1}:", flush=True)
-            for side in SIDES:
+            for side in sides:
                 print(_side_line(side, run[side]), flush=True)
-            print(
-                "    ratio         " + ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES),
-                flush=True,
-            )
-            for side in SIDES:
+            for side in ours:
+                ratios = run["ratios"][side]
+                figures = ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES)
+                print(f"    ratio {side:<17} {figures}", flush=True)
+            for side in sides:
                 s = run[side]
                 rows.append(
                     {
@@ -310,15 +324,18 @@ def conduct(args: argparse.Namespace) -> int:
                         "loadavg": s["other_load"]["loadavg_before"],
                     }
                 )
-        spreads = {name: _spread([r["ratios"][name] for r in runs]) for name, _, _, _ in FIGURES}
-        for name, label, _, higher in FIGURES:
-            s = spreads[name]
-            better = "above 1: Toadstool ahead" if higher else "below 1: Toadstool ahead"
-            print(
-                f"  ratio {label} Toadstool / boardgame.io: median {s['median']:.2f} [{s['min']:.2f}..{s['max']:.2f}]"
-                f" over {s['n']} pairs ({better})",
-                flush=True,
-            )
+        spreads = {
+            side: {name: _spread([r["ratios"][side][name] for r in runs]) for name, _, _, _ in FIGURES} for side in ours
+        }
+        for side in ours:
+            for name, label, _, higher in FIGURES:
+                spread = spreads[side][name]
+                better = "above 1: Toadstool ahead" if higher else "below 1: Toadstool ahead"
+                print(
+                    f"  ratio {label} {side} / {PEER}: median {spread['median']:.2f}"
+                    f" [{spread['min']:.2f}..{spread['max']:.2f}] over {spread['n']} pairs ({better})",
+                    flush=True,
+                )
         points.append({"tables": tables, "runs": runs, "ratios": spreads})
     csv_path = write_csv(args.out / "peers.csv", rows)
     print(f"\nCSV: {csv_path}")
@@ -329,6 +346,7 @@ def conduct(args: argparse.Namespace) -> int:
             "machine": machine(),
             "budget": {"tables": list(budget.tables), "windows": budget.windows, "window": budget.window},
             "pairs": pairs,
+            "sides": list(sides),
             "workers": budget.workers,
             "server_store": args.server_store,
             "points": points,
@@ -347,12 +365,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, help="load processes per side (default by mode)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the CSV")
     parser.add_argument(
+        "--transports",
+        default="grpc,connect",
+        help="Toadstool's sides, comma-separated: grpc (one gRPC channel per seat) and connect (the browser's"
+        " Connect over HTTP/1.1); each is compared with boardgame.io in the same pairs (default: both)",
+    )
+    parser.add_argument(
         "--server-store",
         choices=("temp", "none"),
         default="temp",
         help="Toadstool's store: temp keeps its SQLite log (as deployed) in a throw-away directory; none: --no-db",
     )
-    return conduct(parser.parse_args(argv))
+    args = parser.parse_args(argv)
+    unknown = set(args.transports.split(",")) - set(TOADSTOOL_SIDES)
+    if unknown or not args.transports:
+        parser.error(f"--transports takes {', '.join(TOADSTOOL_SIDES)} (comma-separated), not {args.transports!r}")
+    return conduct(args)
 
 
 if __name__ == "__main__":

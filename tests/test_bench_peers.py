@@ -1,5 +1,6 @@
-"""Smoke test of bench/peers.py, Toadstool beside boardgame.io (issue #24): `--quick` runs both servers
-alternately under their own clients and prints the ratio lines and its final JSON line. It checks the shape
+"""Smoke test of bench/peers.py, Toadstool beside boardgame.io (issue #24): `--quick` runs Toadstool over
+gRPC, Toadstool over Connect and boardgame.io alternately, each under its own clients, and prints each
+Toadstool side's ratio lines and its final JSON line. It checks the shape
 of the output only, never a timing (benchmarks print figures; the machines that run tests are too noisy for
 timed assertions, issue #9). Needs node and `npm ci --prefix bench/peers` (scripts/test installs them)."""
 
@@ -16,6 +17,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 #: What the run printed, kept for a person to read (the figures themselves are not checked).
 CAPTURE = ROOT / "test-output" / "bench" / "peers-quick.txt"
+NUMBER = r"[\d.]+"
+SPAN = rf"{NUMBER}\.\.{NUMBER}"
+#: Toadstool's two sides: over gRPC and over the browser's Connect transport.
+OURS = ("toadstool", "toadstool/connect")
 FIGURES = ("saturated views/s", "server CPU per move", "paced p99", "server RSS per client", "bytes per update")
 
 
@@ -37,24 +42,25 @@ def test_the_peer_benchmark_runs_toadstool_and_boardgame_io_alternately_and_prin
     CAPTURE.write_text(completed.stdout + "\n--- stderr ---\n" + completed.stderr)
     assert completed.returncode == 0, completed.stderr[-3000:]
     out = completed.stdout
-    # A ratio line per pair, then one median [min..max] line per figure.
-    assert len(re.findall(r"^ {4}ratio {9}saturated views/s \d", out, re.MULTILINE)) == 2, out
-    for label in FIGURES:
-        line = (
-            rf"^  ratio {re.escape(label)} Toadstool / boardgame\.io: median [\d.]+ \[[\d.]+\.\.[\d.]+\] over 2 pairs"
-        )
-        assert re.search(line, out, re.MULTILINE), f"no ratio line for {label}:\n{out}"
+    # A ratio line per Toadstool side and round, then one median [min..max] line per side and figure.
+    for side in OURS:
+        per_round = rf"^ {{4}}ratio {re.escape(side)} +saturated views/s \d"
+        assert len(re.findall(per_round, out, re.MULTILINE)) == 2, out
+        for label in FIGURES:
+            spread = rf"^  ratio {re.escape(label)} {re.escape(side)} / boardgame\.io: median {NUMBER} \[{SPAN}\]"
+            assert re.search(spread + " over 2 pairs", out, re.MULTILINE), f"no ratio line for {side}, {label}:\n{out}"
     # The other load on the machine is recorded beside every run.
     other = r"other load: [\d.]+ cores busy, loadavg [\d.]+->[\d.]+ \(this run: [\d.]+ cores\)"
-    assert len(re.findall(other, out)) == 4, out
+    assert len(re.findall(other, out)) == 6, out
 
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["benchmark"] == "peers"
     assert figures["pairs"] == 2
     (point,) = figures["points"]
     assert len(point["runs"]) == 2
+    assert figures["sides"] == [*OURS, "boardgame.io"]
     for run in point["runs"]:
-        for side in ("toadstool", "boardgame.io"):
+        for side in figures["sides"]:
             summary = run[side]
             assert summary["saturated"]["views_per_s"]["median"] > 0, f"{side} delivered no view"
             assert summary["saturated"]["actions_per_s"]["median"] > 0, f"{side} made no move"
@@ -62,7 +68,8 @@ def test_the_peer_benchmark_runs_toadstool_and_boardgame_io_alternately_and_prin
             assert {"other_cores_busy", "own_cores_busy", "loadavg_before", "loadavg_after"} <= set(
                 summary["other_load"]
             )
-    for ratio in point["ratios"].values():
+    assert set(point["ratios"]) == set(OURS)
+    for ratio in (r for side in OURS for r in point["ratios"][side].values()):
         assert ratio["n"] == 2
         assert ratio["min"] <= ratio["median"] <= ratio["max"]
     assert (tmp_path / "peers.csv").read_text().startswith("tables,pair,side,")

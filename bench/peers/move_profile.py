@@ -1,7 +1,8 @@
 """Where a move's time goes: py-spy samples a real `toadstool serve` under bench/load.py's people-acting load,
 and each sample is put in one share of the path of a move (issue #24, part 3).
 
-Usage: ``python bench/peers/move_profile.py [--tables 100] [--seconds 20] [--native] [--out DIR]``
+Usage: ``python bench/peers/move_profile.py [--tables 100] [--transport grpc|connect] [--seconds 20] [--native]
+[--out DIR]``
 
 Why this and not cProfile: cProfile's cost per Python call inflates the pure-Python parts and it sees
 nothing of gRPC's C core and Cython layer, protobuf's upb or SQLite, which are much of a move. py-spy samples
@@ -85,8 +86,15 @@ SHARES: tuple[tuple[str, str, Callable[[str, str], bool]], ...] = (
         "grpc.aio: its Python layer, its Cython/C core run from loop callbacks, its poller thread",
         lambda p, f: p.startswith("grpc/") or "cygrpc" in p or "libgrpc" in p or p.endswith("server/listener.py"),
     ),
+    (
+        "HTTP (Connect)",
+        "the browser's transport: uvicorn, its HTTP/1.1 parser (h11 or httptools), the Connect adapter",
+        lambda p, f: p.startswith(("uvicorn/", "h11/", "httptools/")) or p.endswith("server/web_transport.py"),
+    ),
     ("event loop", "asyncio's Python: the selector, _run_once, handles", lambda p, f: p.startswith("asyncio/")),
 )
+#: The transports the people act over (`--transport`): bench/load.py's target for each.
+TARGETS = {"grpc": "toadstool", "connect": "connect-raw"}
 OTHER = "other"
 #: A Python frame "function (path:line)"; with --native also C frames "function (library)" (line 0).
 FRAME = re.compile(r"^(?P<function>.*) \((?P<path>[^()]*?)(?::(?P<line>\d+))?\)$")
@@ -182,8 +190,10 @@ def _user_system(pid: int) -> tuple[float, float]:
     return int(fields[11]) / CLOCK_TICKS, int(fields[12]) / CLOCK_TICKS
 
 
-def profile(tables: int, seconds: float, native: bool, out: Path, spy: str, rate: int = 250) -> dict[str, Any]:
-    """Run the people-acting load once with py-spy sampling the server's saturated phase."""
+def profile(
+    tables: int, seconds: float, native: bool, out: Path, spy: str, rate: int = 250, transport: str = "grpc"
+) -> dict[str, Any]:
+    """Run the people-acting load once, over `transport`, with py-spy sampling the server's saturated phase."""
     budget = load.Budget(tables=(tables,), windows=1, window=seconds, workers=2, setup_timeout=240.0)
     raw = out / "move-profile.txt"
     out.mkdir(parents=True, exist_ok=True)
@@ -210,7 +220,7 @@ def profile(tables: int, seconds: float, native: bool, out: Path, spy: str, rate
     sampler.start()
     saved, sys.stderr = sys.stderr, watch
     try:
-        point = load.summarise(load.run_point("toadstool", tables, budget, 0, "temp"))
+        point = load.summarise(load.run_point(TARGETS[transport], tables, budget, 0, "temp"))
     finally:
         sys.stderr = saved
     sampler.join(seconds + 90)
@@ -251,13 +261,16 @@ def print_table(figures: dict[str, Any]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument(
+        "--transport", choices=tuple(TARGETS), default="grpc", help="the people's transport (connect: the browser's)"
+    )
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase (py-spy samples one)")
     parser.add_argument("--native", action="store_true", help="also unwind C frames (gRPC core, upb, SQLite)")
     parser.add_argument("--rate", type=int, default=250, help="samples a second (lower it with --native)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--py-spy", default=shutil.which("py-spy") or "py-spy", help="the py-spy program")
     args = parser.parse_args(argv)
-    print_table(profile(args.tables, args.seconds, args.native, args.out, args.py_spy, args.rate))
+    print_table(profile(args.tables, args.seconds, args.native, args.out, args.py_spy, args.rate, args.transport))
     return 0
 
 
