@@ -15,13 +15,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from google.protobuf import json_format
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
-from web_helpers import LAPTOP, PHONE, browser, check_layout, new_states, resize, screenshot, web_server
+from web_helpers import (
+    LAPTOP,
+    PHONE,
+    browser,
+    check_layout,
+    create_table,
+    new_states,
+    resize,
+    screenshot,
+    web_server,
+)
 
 from toadstool.api import HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2
@@ -207,13 +215,7 @@ def test_two_people_in_two_browsers_play_each_other_to_the_end(web_url: str, tmp
     # the same simple strategy is the same short one on every run (about 15 s; unseeded, 47 to 193 s in CI).
     request = service_pb2.CreateTableRequest(game="uno", players=2, seed=TWO_PEOPLE_SEED, name="Two people")
     request.options["target"] = "1"
-    made = httpx.post(
-        web_url + "toadstool.v1.ToadstoolService/CreateTable",
-        content=json_format.MessageToJson(request),
-        headers={"content-type": "application/json"},
-        timeout=10,
-    )
-    assert made.status_code == 200, made.text
+    create_table(web_url, request)
     bea = browser(tmp_path / "profile-b", LAPTOP)
     try:
         for driver, name in ((ann, "Ann"), (bea, "Bea")):

@@ -21,9 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from google.protobuf import json_format
 from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.common.by import By
 from web_helpers import (
@@ -32,6 +30,7 @@ from web_helpers import (
     WebClient,
     check_layout,
     click,
+    create_table,
     new_states,
     resize,
     screenshot,
@@ -93,14 +92,7 @@ def _create(
         bot_delay_ms=bot_delay_ms,
     )
     request.options.update(options or {})
-    response = httpx.post(
-        url + "toadstool.v1.ToadstoolService/CreateTable",
-        content=json_format.MessageToJson(request),
-        headers={"content-type": "application/json"},
-        timeout=10,
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["table"]["tableId"])
+    return create_table(url, request).table.table_id
 
 
 def _sit_down(driver: Any, url: str, table_id: str, board: str) -> None:

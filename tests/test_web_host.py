@@ -26,6 +26,7 @@ from web_helpers import (
     WebClient,
     browser,
     click,
+    create_table,
     find,
     page_text,
     resize,
@@ -226,17 +227,10 @@ def test_the_host_hands_a_seat_to_a_bot_removes_it_and_ends_the_table_and_a_forg
 
 
 def _create_over_http(url: str, game: str, players: int, bots: int, bot_delay_ms: int) -> tuple[str, str]:
-    async def create() -> service_pb2.CreateTableResponse:
-        async with WebClient(url.rstrip("/")) as client:
-            return await client.call(
-                "CreateTable",
-                service_pb2.CreateTableRequest(
-                    game=game, players=players, bots=bots, seed=7, name="Race night", bot_delay_ms=bot_delay_ms
-                ),
-                service_pb2.CreateTableResponse,
-            )
-
-    created = asyncio.run(create())
+    request = service_pb2.CreateTableRequest(
+        game=game, players=players, bots=bots, seed=7, name="Race night", bot_delay_ms=bot_delay_ms
+    )
+    created = create_table(url, request)
     return created.table.table_id, created.host_token
 
 

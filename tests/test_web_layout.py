@@ -21,9 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
-from google.protobuf import json_format
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select
 from web_helpers import (
@@ -32,6 +30,7 @@ from web_helpers import (
     browser,
     check_layout,
     click,
+    create_table,
     find,
     new_states,
     page_text,
@@ -74,14 +73,7 @@ def _create(
         game=game, players=players, bots=bots, seed=seed, name=f"{game} layout", bot_delay_ms=delay_ms
     )
     request.options.update(options)
-    response = httpx.post(
-        url + "toadstool.v1.ToadstoolService/CreateTable",
-        content=json_format.MessageToJson(request),
-        headers={"content-type": "application/json"},
-        timeout=10,
-    )
-    assert response.status_code == 200, response.text
-    return str(response.json()["table"]["tableId"])
+    return create_table(url, request).table.table_id
 
 
 def _my_turn(driver: Any) -> bool:

@@ -124,6 +124,19 @@ class WebClient:
                         yield service_pb2.WatchResponse.FromString(payload)
 
 
+def create_table(url: str, request: service_pb2.CreateTableRequest) -> service_pb2.CreateTableResponse:
+    """Create a table over the Connect API in JSON at the page's `url` (the lobby's form has no seed: tests
+    that need one deal every run make their tables here)."""
+    response = httpx.post(
+        url.rstrip("/") + PATH + "CreateTable",
+        content=json_format.MessageToJson(request),
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+    return json_format.Parse(response.text, service_pb2.CreateTableResponse())
+
+
 # --- A real headless Chromium (Debian's chromium + chromium-driver), driven with Selenium ---------------
 
 CHROMIUM = "/usr/bin/chromium"
