@@ -28,6 +28,7 @@ from web_helpers import (
     new_states,
     resize,
     screenshot,
+    tap,
     web_server,
 )
 
@@ -115,22 +116,22 @@ def _play_once(driver: Any) -> bool:
             return False
         opened = _find(driver, ".actions .opened")
         if opened:
-            _find(driver, ".actions button.action:not(.cancel)")[0].click()
+            tap(driver, _find(driver, ".actions button.action:not(.cancel)")[0])
             return True
         playable = _find(driver, ".hand .card.playable")
         if playable:
             toggle = _find(driver, ".actions .toggle input")
             if toggle and len(_find(driver, ".hand .card")) == 2 and not toggle[0].is_selected():
-                toggle[0].click()
-            playable[0].click()
+                tap(driver, toggle[0])
+            tap(driver, playable[0])
             return True
         pile = _find(driver, ".pile.playable")
         if pile:
-            pile[0].click()
+            tap(driver, pile[0])
             return True
         offered = _find(driver, ".actions button.action")
         if offered:
-            offered[0].click()
+            tap(driver, offered[0])
             return True
     except StaleElementReferenceException:  # the page re-rendered under the click: look again
         return False

@@ -34,6 +34,7 @@ from web_helpers import (
     new_states,
     resize,
     screenshot,
+    tap,
     web_server,
 )
 
@@ -121,23 +122,16 @@ def _tap_once(driver: Any, rng: random.Random, taps: dict[str, int]) -> bool:
         board = _find(driver, NEXT_STEP if opened else BOARD_TAP)
         bar = _find(driver, ".actions button.action:not(.cancel)")
         if board and (not bar or rng.random() < 0.85):
-            _click(driver, rng.choice(board))
+            tap(driver, rng.choice(board))
             taps["board"] += 1
             return True
         if bar:
-            _click(driver, rng.choice(bar))
+            tap(driver, rng.choice(bar))
             taps["bar"] += 1
             return True
     except StaleElementReferenceException:  # the page re-rendered under the tap: look again
         return False
     return False
-
-
-def _click(driver: Any, element: Any) -> None:
-    """Scroll the element to the middle of the screen (as a person would: the action bar sticks to the
-    bottom of a phone's screen), then tap it."""
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-    element.click()
 
 
 def _seat_token(driver: Any, table_id: str) -> str:
@@ -263,11 +257,11 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
         time.sleep(0.05)
     chip = _find(driver, ".lu-tray button.lu-char")[0]
     name = chip.text.lstrip("★").strip()
-    _click(driver, chip)
+    tap(driver, chip)
     assert _wait(driver, ".actions .opened").text == f"Place {name}:"
     assert sorted(int(e.get_attribute("data-level")) for e in _find(driver, ".lu-level.target")) == [1, 2, 3, 4]
     screenshot(driver, "levelup-place-phone")
-    _click(driver, _wait(driver, ".lu-level[data-level='2'] button.lu-level-label"))
+    tap(driver, _wait(driver, ".lu-level[data-level='2'] button.lu-level-label"))
     _wait(
         driver,
         f".lu-level[data-level='2'] .lu-char[data-character='{chip_id(driver, name, web_url, table_id, token)}']",
@@ -320,7 +314,7 @@ def test_one_person_races_the_kart_track_to_the_end_by_tapping_the_die_and_the_f
         assert time.monotonic() < deadline, _text(driver)
         time.sleep(0.05)
     before = driver.execute_script("return document.querySelector('.rolls')?.textContent ?? ''")
-    _click(driver, _find(driver, "button.die.playable")[0])
+    tap(driver, _find(driver, "button.die.playable")[0])
     deadline = time.monotonic() + 10
     while (
         "Ann rolled" not in (after := driver.execute_script("return document.querySelector('.rolls').textContent"))

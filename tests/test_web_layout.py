@@ -34,6 +34,7 @@ from web_helpers import (
     find,
     new_states,
     page_text,
+    tap,
     text_of,
     type_into,
     wait_for,
@@ -91,9 +92,7 @@ def _tap(driver: Any, rng: random.Random) -> bool:
         choices = board if board and (not bar or rng.random() < 0.8) else bar
         if not choices:
             return False
-        element = rng.choice(choices)
-        driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
-        element.click()
+        tap(driver, rng.choice(choices))
         return True
     except StaleElementReferenceException:  # the page re-rendered under the tap: look again
         return False
@@ -196,11 +195,11 @@ def _play_uno(driver: Any, calls: bool) -> bool:
         for selector in (".actions .opened ~ button.action", ".hand .card.playable", ".pile.playable"):
             found = find(driver, selector)
             if found:
-                found[0].click()
+                tap(driver, found[0])
                 return True
         offered = [b for b in find(driver, ".actions button.action") if calls or "UNO" not in b.text]
         if offered:
-            offered[0].click()
+            tap(driver, offered[0])
             return True
     except StaleElementReferenceException:
         pass

@@ -267,6 +267,13 @@ def click(driver: Any, selector: str, seconds: float = 10.0) -> None:
             time.sleep(0.05)
 
 
+def tap(driver: Any, element: Any) -> None:
+    """Scroll `element` to the middle of the screen, as a person would (the action bar sticks to the bottom
+    of a phone's screen, over whatever is scrolled under it), then tap it."""
+    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", element)
+    element.click()
+
+
 def type_into(driver: Any, selector: str, text: str) -> None:
     element = wait_for(driver, selector)
     element.clear()
