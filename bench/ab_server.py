@@ -1,15 +1,19 @@
 """A/B of two versions of the server under bench/load.py's people-acting load, run alternately in one run
 (issue #24: every change to the move's path measured against the code before it, on the same machine).
 
-Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--tables 100] [--pairs 3] [--window 2] [--windows 2]``
+Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|connect] [--tables 100] [--pairs 3]
+[--window 2] [--windows 2]``
 
 Why: on a shared 2-core machine absolute figures drift by a factor of two within minutes, so a change is
 judged only by the ratio of runs made back to back, A B A B. Side A is the server of `--base` (a folder
 holding another version's `server/` tree, e.g. ``git archive HEAD server | tar -x -C DIR``), put first on
 PYTHONPATH of the server and its load processes; side B is `--other`'s, or this working tree's. Both run
-`load.run_point("toadstool", ...)` unchanged: a real `toadstool serve` with its SQLite log. Prints each
-pair's ratios B / A (server CPU per move: below 1 is better; saturated views/s: above 1 is; paced p99:
-below 1 is) and their median [min..max]; the last line is the JSON of everything.
+`load.run_point` unchanged: a real `toadstool serve` with its SQLite log, acted on over gRPC (one channel a
+seat) or `--transport connect` (the browser's Connect over HTTP/1.1, load.py's raw client). With `--then`
+steps between them (A, B, C...: each change on top of the one before), every round runs every side in order.
+Prints each round's figures, then per comparison (each side / A, each side / the one before) the ratio's
+median [min..max] over rounds (server CPU per move: below 1 is better; saturated views/s: above 1 is; paced
+p99: below 1 is); the last line is the JSON of everything.
 """
 
 from __future__ import annotations
@@ -20,12 +24,13 @@ import os
 import statistics
 import sys
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
 
+#: The people's transport (`--transport`): bench/load.py's target for each.
+TARGETS = {"grpc": "toadstool", "connect": "connect-raw"}
 FIGURES = (
     ("cpu_ms_per_move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"]),
     ("saturated_views_per_s", lambda s: s["saturated"]["views_per_s"]["median"]),
@@ -34,13 +39,13 @@ FIGURES = (
 )
 
 
-def run_side(base: Path | None, tables: int, budget: load.Budget) -> dict[str, float]:
-    """One people-acting run against the server of `base` (None: this tree's)."""
+def run_side(base: Path | None, tables: int, budget: load.Budget, target: str = "toadstool") -> dict[str, float]:
+    """One people-acting run against the server of `base` (None: this tree's), through load.py's `target`."""
     saved = os.environ.get("PYTHONPATH")
     if base is not None:
         os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(base / "server"), saved) if p)
     try:
-        summary = load.summarise(load.run_point("toadstool", tables, budget, 0, "temp"))
+        summary = load.summarise(load.run_point(target, tables, budget, 0, "temp"))
     finally:
         if saved is None:
             os.environ.pop("PYTHONPATH", None)
@@ -52,35 +57,62 @@ def run_side(base: Path | None, tables: int, budget: load.Budget) -> dict[str, f
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--base", type=Path, required=True, help="a folder with the other version's server/")
-    parser.add_argument("--other", type=Path, help="side B's folder with server/ (default: this working tree)")
+    parser.add_argument(
+        "--then",
+        type=Path,
+        action="append",
+        default=[],
+        help="a step between --base and --other (repeatable, in order): each is run in every round too, and"
+        " compared with the step before it and with --base",
+    )
+    parser.add_argument("--other", type=Path, help="the last side's folder with server/ (default: this working tree)")
+    parser.add_argument("--transport", choices=tuple(TARGETS), default="grpc", help="the people's transport")
     parser.add_argument("--tables", type=int, default=100)
-    parser.add_argument("--pairs", type=int, default=3)
+    parser.add_argument("--pairs", type=int, default=3, help="rounds: each runs every side once, in order")
     parser.add_argument("--window", type=float, default=2.0)
     parser.add_argument("--windows", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    for folder in (args.base, args.other):
+    for folder in (args.base, *args.then, args.other):
         if folder is not None and not (folder / "server" / "toadstool").is_dir():
             parser.error(f"{folder} has no server/toadstool")
+    sides: list[Path | None] = [args.base, *args.then, args.other]
+    names = ["A", *(chr(ord("B") + i) for i in range(len(sides) - 1))]
     budget = load.Budget(tables=(args.tables,), windows=args.windows, window=args.window, workers=args.workers)
-    pairs: list[dict[str, Any]] = []
+    rounds: list[list[dict[str, float]]] = []
     for index in range(args.pairs):
-        a = run_side(args.base, args.tables, budget)
-        b = run_side(args.other, args.tables, budget)
-        ratio = {name: b[name] / a[name] if a[name] else float("nan") for name, _ in FIGURES}
-        pairs.append({"a": a, "b": b, "ratio": ratio})
+        runs = [run_side(side, args.tables, budget, TARGETS[args.transport]) for side in sides]
+        rounds.append(runs)
         print(
-            f"pair {index + 1}: "
-            + ", ".join(f"{n} {a[n]:.3g} -> {b[n]:.3g} ({ratio[n]:.2f})" for n, _ in FIGURES)
-            + f" | load {a['loadavg']:.1f}/{b['loadavg']:.1f}",
+            f"round {index + 1}: "
+            + " | ".join(
+                f"{name} " + ", ".join(f"{n} {run[n]:.3g}" for n, _ in FIGURES) + f", load {run['loadavg']:.1f}"
+                for name, run in zip(names, runs, strict=True)
+            ),
             flush=True,
         )
-    summary = {}
-    for name, _ in FIGURES:
-        values = [p["ratio"][name] for p in pairs]
-        summary[name] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
-        print(f"{name} B/A: {summary[name]['median']:.2f} [{summary[name]['min']:.2f}..{summary[name]['max']:.2f}]")
-    print(json.dumps({"benchmark": "ab_server", "tables": args.tables, "pairs": pairs, "ratios": summary}))
+    comparisons = {f"{names[i]}/A": (0, i) for i in range(1, len(sides))}
+    comparisons |= {f"{names[i]}/{names[i - 1]}": (i - 1, i) for i in range(2, len(sides))}
+    summary: dict[str, dict[str, dict[str, float]]] = {}
+    for label, (before, after) in comparisons.items():
+        summary[label] = {}
+        for name, _ in FIGURES:
+            values = [r[after][name] / r[before][name] if r[before][name] else float("nan") for r in rounds]
+            summary[label][name] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
+            figure = summary[label][name]
+            print(f"{label} {name}: {figure['median']:.2f} [{figure['min']:.2f}..{figure['max']:.2f}]")
+    print(
+        json.dumps(
+            {
+                "benchmark": "ab_server",
+                "transport": args.transport,
+                "tables": args.tables,
+                "sides": [str(side) if side else "." for side in sides],
+                "rounds": rounds,
+                "ratios": summary,
+            }
+        )
+    )
     return 0
 
 

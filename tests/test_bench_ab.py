@@ -1,6 +1,6 @@
-"""Smoke test of bench/ab_server.py: two versions of the server (here a copy of this one as side A) under the
-people-acting load, alternated, with the ratios of every pair printed. It checks the shape of the output
-only, never a timing (issue #9: the machines that run tests are too noisy for timed assertions)."""
+"""Smoke test of bench/ab_server.py: versions of the server (here copies of this one as sides A and B, and this
+tree as C) under the people-acting load, alternated, with the ratios of every step printed. It checks the
+shape of the output only, never a timing (issue #9: the machines that run tests are too noisy for timed assertions)."""
 
 from __future__ import annotations
 
@@ -14,37 +14,43 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_ab_benchmark_runs_both_servers_alternately_and_prints_each_pairs_ratios(tmp_path: Path) -> None:
-    base = tmp_path / "base"
-    shutil.copytree(ROOT / "server" / "toadstool", base / "server" / "toadstool")
-    command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(base)]
-    command += ["--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1", "--workers", "1"]
+def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ratios(tmp_path: Path) -> None:
+    # Three sides: A (--base), a step B (--then) and C (this tree), over the browser's transport.
+    sides = []
+    for name in ("base", "step"):
+        sides.append(tmp_path / name)
+        shutil.copytree(ROOT / "server" / "toadstool", sides[-1] / "server" / "toadstool")
+    command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(sides[0]), "--then", str(sides[1])]
+    command += ["--transport", "connect", "--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1"]
+    command += ["--workers", "1"]
     completed = subprocess.run(
         command,
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=150,
         cwd=ROOT,
         env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
         check=False,
     )
     assert completed.returncode == 0, completed.stderr[-3000:]
     lines = completed.stdout.strip().splitlines()
-    assert lines[0].startswith("pair 1: cpu_ms_per_move")
+    assert lines[0].startswith("round 1: A cpu_ms_per_move"), lines[0]
+    assert " | B cpu_ms_per_move" in lines[0]
+    assert " | C cpu_ms_per_move" in lines[0]
     figures = json.loads(lines[-1])
     assert figures["benchmark"] == "ab_server"
-    (pair,) = figures["pairs"]
-    for side in ("a", "b"):
-        assert pair[side]["saturated_views_per_s"] > 0, f"side {side} delivered no view"
-        assert pair[side]["cpu_ms_per_move"] > 0
-    assert set(figures["ratios"]) == {
-        "cpu_ms_per_move",
-        "saturated_views_per_s",
-        "paced_p99_ms",
-        "paced_cpu_ms_per_move",
-    }
-    for spread in figures["ratios"].values():
-        assert {"median", "min", "max"} <= set(spread)
+    assert figures["transport"] == "connect"
+    assert figures["sides"] == [str(sides[0]), str(sides[1]), "."]
+    (runs,) = figures["rounds"]
+    assert len(runs) == 3
+    for name, run in zip("ABC", runs, strict=True):
+        assert run["saturated_views_per_s"] > 0, f"side {name} delivered no view"
+        assert run["cpu_ms_per_move"] > 0
+    assert set(figures["ratios"]) == {"B/A", "C/A", "C/B"}
+    for comparison in figures["ratios"].values():
+        assert set(comparison) == {"cpu_ms_per_move", "saturated_views_per_s", "paced_p99_ms", "paced_cpu_ms_per_move"}
+        for spread in comparison.values():
+            assert {"median", "min", "max"} <= set(spread)
 
 
 def test_the_ab_benchmark_refuses_a_base_folder_without_a_server(tmp_path: Path) -> None:

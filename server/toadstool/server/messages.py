@@ -171,8 +171,13 @@ def seat_messages(table: Table) -> list[table_pb2.Seat]:
     return table._seat_messages
 
 
-def event_message(version: int, event: Event, viewer: int | None, names: Sequence[str]) -> table_pb2.Event:
-    message = table_pb2.Event(version=version, text=name_seats(event_text(event, viewer), names))
+def event_message(
+    version: int, event: Event, viewer: int | None, names: Sequence[str], into: table_pb2.Event | None = None
+) -> table_pb2.Event:
+    """`event` as `viewer` is told it, built in `into` when given (a new element of an update's events)."""
+    message = table_pb2.Event() if into is None else into
+    message.version = version
+    message.text = name_seats(event_text(event, viewer), names)
     if event.seat is not None:
         message.seat = event.seat
     if event.roll is not None:
@@ -264,9 +269,9 @@ def update_for(table: Table, viewer: int | None, since_version: int | None) -> t
     """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
 
     Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
-    the one door out of the server (DESIGN.md principle 4).
+    the one door out of the server (DESIGN.md principle 4). It is `watch_response`'s very bytes, parsed.
     """
-    return _build_update(table, viewer, since_version, None)
+    return table_pb2.Update.FromString(_update_bytes(table, viewer, since_version, None))
 
 
 def watch_response(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
@@ -279,28 +284,42 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
     """
 
     def build() -> bytes:
-        response = service_pb2.WatchResponse()
-        _build_update(table, viewer, since_version, since_event, response.update)
-        return response.SerializeToString()
+        update = _update_bytes(table, viewer, since_version, since_event)
+        return _WATCH_UPDATE_TAG + _varint(len(update)) + update
 
     if since_event is None:
         return build()
     return table._cached(("live", viewer, since_event, len(table.events)), build)
 
 
-def _build_update(
-    table: Table,
-    viewer: int | None,
-    since_version: int | None,
-    since_event: int | None,
-    update: table_pb2.Update | None = None,
-) -> table_pb2.Update:
-    """The update for `viewer`, built into `update` (a fresh message when None) and returned."""
-    if update is None:
-        update = table_pb2.Update()
-    update.CopyFrom(table._cached(("table",), lambda: _table_part(table)))
+#: `WatchResponse.update`'s key on the wire: field 1, length-delimited.
+_WATCH_UPDATE_TAG = bytes([service_pb2.WatchResponse.UPDATE_FIELD_NUMBER << 3 | 2])
+
+
+def _varint(value: int) -> bytes:
+    """`value` as protobuf's base-128 varint (the length before a length-delimited field)."""
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+def _update_bytes(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
+    """The serialised update for `viewer`, joined from parts serialised once each: the table's part (once per
+    version, for every viewer), this update's own fields (its viewer seat and events), and the viewer's part
+    (once per viewer and version).
+
+    Protobuf parses fields written one after another as one message (repeated fields append, a later scalar
+    wins), and these parts set disjoint fields, so the join parses to exactly the message that merging them
+    would build; it only skips copying the table's and the viewer's parts into a message and serialising
+    them again for every viewer after every move.
+    """
+    table_part = table._cached(("table",), lambda: _table_part(table).SerializeToString())
+    own = table_pb2.Update()
     if viewer is not None:
-        update.viewer_seat = viewer
+        own.viewer_seat = viewer
     if since_event is not None:  # a live stream: every event after the last one it was sent
         recent = table.events[since_event:]
     elif since_version is None:
@@ -310,10 +329,11 @@ def _build_update(
         recent = table.events[max(first, len(table.events) - MAX_RESUME_EVENTS) :]
     names = table.names()
     # In the lobby too: its notes (someone left, the host removed a seat) are events like any other.
-    update.events.extend(event_message(v, e, viewer, names) for v, e in recent)
+    for version, event in recent:
+        event_message(version, event, viewer, names, into=own.events.add())
     if table.state is None:
         open_count = len(table.open_seats())
-        update.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
-        return update
-    update.MergeFrom(table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer)))
-    return update
+        own.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
+        return table_part + own.SerializeToString()
+    viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
+    return table_part + own.SerializeToString() + viewer_part

@@ -8,6 +8,7 @@ import argparse
 import asyncio
 import logging
 import sys
+from collections.abc import Callable
 
 from toadstool.server.app import ServerConfig, serve
 from toadstool.server.limits import Limits
@@ -86,6 +87,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--quiet", action="store_true", help="do not print a line when someone joins, leaves, drops or comes back"
     )
+    parser.add_argument(
+        "--asyncio-loop",
+        action="store_true",
+        help="run on asyncio's own event loop instead of uvloop's (uvloop is used wherever it is installed)",
+    )
+
+
+def loop_factory(asyncio_loop: bool = False) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop (libuv, in C), or None for asyncio's own: without it or when asked (`--asyncio-loop`).
+
+    Why: the loop's own Python (the selector, its handles, its socket transports) was a fifth of the server's
+    CPU per move (docs/benchmarks.md, issue #24); uvloop runs the same asyncio API in C, and grpc.aio's
+    poller and uvicorn both run on it. Everything stays on one loop, so nothing else changes.
+    """
+    if asyncio_loop:
+        return None
+    try:
+        import uvloop
+    except ImportError:  # not installed (it has no Windows build): asyncio's loop does the same, slower
+        return None
+    return uvloop.new_event_loop
 
 
 def show_host_lines(stream: object = None) -> logging.Handler:
@@ -128,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
     if not args.quiet:
         show_host_lines()
     try:
-        asyncio.run(serve(config))
+        with asyncio.Runner(loop_factory=loop_factory(args.asyncio_loop)) as runner:
+            runner.run(serve(config))
     except StoreError as error:
         print(f"toadstool: {error}", file=sys.stderr)
         return 2

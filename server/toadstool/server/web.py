@@ -19,7 +19,7 @@ from pathlib import Path
 
 import uvicorn
 
-from toadstool.server import web_assets
+from toadstool.server import web_assets, web_http
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
 
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 
 #: The port the browser's side listens on unless told otherwise (`toadstool serve --web-port`).
 DEFAULT_WEB_PORT = 8080
-#: The most a request's line and headers may take (h11 buffers no more, then answers 400): a browser's
+#: The most a request's line and headers may take (then it is answered 431, or 400 by h11): a browser's
 #: are under 2 KiB, gRPC's metadata limit is 8 KiB.
 MAX_HEADER_BYTES = 16 * 1024
 
@@ -100,10 +100,12 @@ async def web_listener(
         log_config=None,
         server_header=False,
         timeout_graceful_shutdown=max(1, round(grace)),
-        # h11, always: uvicorn would take httptools wherever it is installed (uvicorn[standard] brings it),
-        # and httptools has no limit on a request's headers (50 MB of one header was read whole in a trial).
-        http="h11",
+        # httptools with a cap on a request's head (uvicorn has none under httptools), or h11 with its own.
+        http=web_http.protocol(MAX_HEADER_BYTES),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        # Nobody stands in front: a peer is its socket's address, never an X-Forwarded-For header (which
+        # uvicorn would believe from 127.0.0.1, letting a local program pick the address limits count).
+        proxy_headers=False,
         ssl_certfile=tls_cert,
         ssl_keyfile=tls_key,
     )
