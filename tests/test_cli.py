@@ -379,3 +379,63 @@ def test_asking_for_a_broken_user_track_says_the_tracks_own_error(tmp_path: Path
         assert fine.returncode == 0, fine.stderr
     finally:
         stop_process(process)
+
+
+@pytest.mark.parametrize(("flags", "on_uvloop"), [((), True), (("--asyncio-loop",), False)])
+def test_serve_runs_on_uvloop_unless_asked_for_asyncios_own_loop_and_serves_either_way(
+    tmp_path: Path, flags: tuple[str, ...], on_uvloop: bool
+) -> None:
+    from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
+
+    process, address = start_serve(
+        "--no-db", "--no-announce", "--no-web", *TEST_LIMIT_FLAGS, *flags, output=tmp_path / "serve.log"
+    )
+    try:
+        # Which loop the process runs on, seen from outside: uvloop's C module is loaded only when it is used.
+        maps = Path(f"/proc/{process.pid}/maps").read_text()
+        assert ("uvloop/loop." in maps) is on_uvloop
+        created = _run(tmp_path, "new", "uno", "--players", "2", "--server", address)
+        assert created.returncode == 0, created.stderr
+        listed = _run(tmp_path, "tables", "--server", address)
+        assert listed.returncode == 0, listed.stderr
+        assert "uno" in listed.stdout
+    finally:
+        stop_process(process)
+
+
+LEFTOVER_CALLS = """
+import asyncio, sys, types
+from toadstool.cli import _drop_leftover_rpcs
+
+@types.coroutine
+def suspend():
+    yield
+
+async def call(raised):  # a call's coroutine, suspended, whose close raises (as grpc.aio's do at exit)
+    try:
+        await suspend()
+    except GeneratorExit:
+        raise raised
+
+pending = [call(asyncio.CancelledError()), call(ValueError("a real fault"))]
+for coroutine in pending:
+    coroutine.send(None)
+if sys.argv[1:] == ["play"]:
+    _drop_leftover_rpcs()
+del pending, coroutine
+"""
+
+
+@pytest.mark.parametrize("after_play", [False, True])
+def test_after_play_a_call_cancelled_at_exit_prints_nothing_and_any_other_fault_still_prints(after_play: bool) -> None:
+    # What a Ctrl+C mid-game can leave: the embedded server's newest call, pending as Python exits.
+    ran = subprocess.run(
+        [sys.executable, "-c", LEFTOVER_CALLS, *(["play"] if after_play else [])],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert ran.returncode == 0
+    assert "ValueError: a real fault" in ran.stderr
+    assert ("CancelledError" in ran.stderr) is not after_play

@@ -361,7 +361,27 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
 
 
 def cmd_play(args: argparse.Namespace) -> int:
-    return asyncio.run(_play(args))
+    try:
+        return asyncio.run(_play(args))
+    finally:
+        _drop_leftover_rpcs()
+
+
+def _drop_leftover_rpcs() -> None:
+    """Say nothing of the embedded server's calls still pending when `play` ends (Ctrl+C mid-game).
+
+    grpc.aio starts each incoming call as a task of its own; one that arrives while asyncio.run is cancelling
+    the others is left pending, and when Python destroys it at exit, closing its coroutine raises
+    CancelledError, which Python prints as "Exception ignored in" with a traceback. A person leaving is not
+    an error, so those (and only those) are dropped; anything else unraisable is printed as before.
+    """
+    previous = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if not isinstance(unraisable.exc_value, asyncio.CancelledError):
+            previous(unraisable)
+
+    sys.unraisablehook = hook
 
 
 #: The server key under which `toadstool play` saves the seats it takes at its own server (whose port
