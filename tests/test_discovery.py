@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
 import time
+import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -280,3 +282,44 @@ def test_toadstool_serve_announces_itself_and_the_terminal_client_offers_it_when
         assert child.exitstatus == 0
     finally:
         stop_process(server)
+
+
+def test_toadstool_serve_on_uvloop_is_announced_and_heard_with_its_web_page(tmp_path: Path) -> None:
+    # The real command, on its default loop (uvloop): zeroconf's multicast, grpc.aio and uvicorn all on it.
+    from conftest import TEST_LIMIT_FLAGS, start_serve
+
+    name = _unique("Uvloop Castle")
+    process, address = start_serve(
+        "--host",
+        "127.0.0.1",
+        "--no-db",
+        "--web-port",
+        "0",
+        "--name",
+        name,
+        *TEST_LIMIT_FLAGS,
+        output=tmp_path / "serve.log",
+    )
+    try:
+        assert "uvloop/loop." in Path(f"/proc/{process.pid}/maps").read_text()
+        found: list[dict[str, object]] = []
+        for _ in range(3):  # a few tries: other tests' servers share the loopback group
+            discovered = subprocess.run(
+                toadstool_command("discover", "--json", "--seconds", "3"),
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+            assert discovered.returncode == 0, discovered.stderr
+            found = [f for f in map(json.loads, discovered.stdout.splitlines()) if f["name"] == name]
+            if found:
+                break
+        assert [f["address"] for f in found] == [address]
+        web = re.search(r"https?://127\.0\.0\.1:(\d+)/", (tmp_path / "serve.log").read_text())
+        assert web is not None
+        with urllib.request.urlopen(f"http://127.0.0.1:{web.group(1)}/", timeout=10) as page:
+            assert page.status == 200
+            assert b"<html" in page.read().lower()
+    finally:
+        stop_process(process)

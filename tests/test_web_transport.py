@@ -499,6 +499,63 @@ async def test_a_request_with_headers_over_the_limit_is_refused_and_the_server_k
     assert games.games
 
 
+LIST_GAMES = b"POST /toadstool.v1.ToadstoolService/ListGames HTTP/1.1\r\nHost: x\r\ncontent-type: application/json\r\n"
+
+
+async def test_an_endless_trailer_after_a_chunked_body_is_cut_off_and_the_server_keeps_serving(
+    server: RunningServer,
+) -> None:
+    # Trailers are parsed as headers after the body's last chunk: one that never ends must not be kept whole.
+    host, port = server.web_address.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    answer = b""
+    try:
+        writer.write(LIST_GAMES + b"transfer-encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\nX-Trailer: ")
+        for _ in range(64):  # 4 MiB of one trailer
+            writer.write(b"a" * web.MAX_HEADER_BYTES)
+            await asyncio.wait_for(writer.drain(), SECONDS)
+        answer = await asyncio.wait_for(reader.read(100), SECONDS)
+    except (ConnectionError, BrokenPipeError):
+        pass  # refused while still sending: the server closed the connection
+    finally:
+        writer.close()
+    assert answer == b"" or answer.startswith(b"HTTP/1.1 431 "), answer
+    # A chunked request with a trailer of a sensible size is answered.
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        writer.write(
+            LIST_GAMES + b"transfer-encoding: chunked\r\nconnection: close\r\n\r\n2\r\n{}\r\n0\r\nX-T: 1\r\n\r\n"
+        )
+        answer = await asyncio.wait_for(reader.read(), SECONDS)
+    finally:
+        writer.close()
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:80]
+
+
+async def test_pipelined_requests_in_one_write_are_all_answered_whatever_their_total_size(
+    server: RunningServer,
+) -> None:
+    # Requests sent back to back count one by one against the head limit: neither a large body before a
+    # request nor many small requests in one read make the next one look too large.
+    one = LIST_GAMES + b"content-length: 2\r\n\r\n{}"
+    padded = b"{" + b" " * (web.MAX_HEADER_BYTES + 4096) + b"}"
+    large = LIST_GAMES + f"content-length: {len(padded)}\r\n\r\n".encode() + padded
+    host, port = server.web_address.rsplit(":", 1)
+    reader, writer = await asyncio.open_connection(host, int(port))
+    try:
+        batch = large + one * 300
+        last = one.replace(b"\r\n\r\n", b"\r\nconnection: close\r\n\r\n")
+        writer.write(batch + last[:20])  # the last request's head split across two writes
+        await asyncio.wait_for(writer.drain(), SECONDS)
+        await asyncio.sleep(0.05)
+        writer.write(last[20:])
+        answer = await asyncio.wait_for(reader.read(), SECONDS * 3)
+    finally:
+        writer.close()
+    assert b" 431 " not in answer
+    assert answer.count(b"HTTP/1.1 200 ") == 302
+
+
 async def test_a_client_that_expects_100_continue_is_told_to_go_on_then_answered(server: RunningServer) -> None:
     # Under httptools (web_http) as under h11: the interim answer comes before the body it invites is sent.
     host, port = server.web_address.rsplit(":", 1)

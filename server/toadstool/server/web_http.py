@@ -3,8 +3,9 @@
 httptools (llhttp, in C) parses a request in a tenth of h11's time: with h11, uvicorn and its parser took a
 quarter of the server's CPU per move over Connect (docs/benchmarks.md, issue #24). But uvicorn puts no limit
 on a request's line and headers under httptools (a 50 MB header was read whole in a trial), while h11 has one.
-`GuardedHttpTools` adds it: a request whose line and headers are over `max_head` bytes is answered 431 and its
-connection closed, and one whose head is still coming is cut off one socket read past the limit.
+`GuardedHttpTools` adds it: a request whose line and headers (or a chunked body's trailers) are over
+`max_head` bytes is answered 431 and its connection closed, and one whose head or trailer is still coming
+is cut off one socket read past the limit.
 Without httptools (a platform with no wheel for it), `protocol` falls back to h11 and its own limit.
 Not for routing or answering calls: that is toadstool.server.web and toadstool.server.web_transport.
 """
@@ -24,7 +25,7 @@ TOO_LARGE = (
     b"content-length: 44\r\n"
     b"connection: close\r\n"
     b"\r\n"
-    b"The request's line and headers are too long."
+    b"The request's line and headers are too long."  # (its trailers count as headers)
 )
 
 
@@ -37,18 +38,23 @@ def protocol(max_head: int) -> type[asyncio.Protocol] | str:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
     class GuardedHttpTools(HttpToolsProtocol):  # type: ignore[misc]
-        """uvicorn's httptools protocol, refusing a request whose head is over `max_head` bytes.
+        """uvicorn's httptools protocol, refusing a request whose head (or trailers) is over `max_head` bytes.
 
-        Two counts, because httptools reports a header only once it is whole: its line and headers as parsed
-        (exact, however the bytes were split into reads), and the reads since the request began while its
-        headers are still incomplete (so one endless header is cut off after one read past the limit).
+        Two counts, because httptools reports a header (or a trailer) only once it is whole. The parsed
+        count: the request's line, headers and trailers as parsed, however the bytes were split into reads.
+        The read count: for a request under way, the bytes of each read that are not its body (a head or a
+        trailer still coming, chunk framing), so one endless header or trailer is cut off one read past the
+        limit. A read in which a request began is left out of the read count: its bytes may belong to the
+        requests before it (pipelined), and the parsed count already bounds what is kept of it.
         """
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            self.head_pending = True  # a connection's first bytes are a request's head
-            self.head_bytes = 0  # of the line and headers parsed so far
-            self.read_bytes = 0  # of the reads while the head is incomplete
+            self.in_request = False  # between a request's first byte and its end
+            self.began_in_read = False
+            self.body_in_read = 0
+            self.head_bytes = 0  # parsed: the line, headers and trailers of the request under way
+            self.other_bytes = 0  # read: what was not body in the reads of the request under way
             self.head_over = False
 
         def _count(self, size: int) -> None:
@@ -59,27 +65,32 @@ def protocol(max_head: int) -> type[asyncio.Protocol] | str:
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self.head_pending = True
-            self.head_bytes = self.read_bytes = 0
+            self.in_request = self.began_in_read = True
+            self.head_bytes = self.other_bytes = 0
 
         def on_url(self, url: bytes) -> None:
             self._count(len(url))
             super().on_url(url)
 
-        def on_header(self, name: bytes, value: bytes) -> None:
+        def on_header(self, name: bytes, value: bytes) -> None:  # headers, and trailers after a chunked body
             self._count(len(name) + len(value) + 4)  # ": " and the line's end
             super().on_header(name, value)
 
-        def on_headers_complete(self) -> None:
-            self.head_pending = False
-            super().on_headers_complete()
+        def on_body(self, body: bytes) -> None:
+            self.body_in_read += len(body)
+            super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            self.in_request = False
+            super().on_message_complete()
 
         def data_received(self, data: bytes) -> None:
+            self.began_in_read, self.body_in_read = False, 0
             super().data_received(data)
-            if not self.head_pending or self.transport.is_closing():
+            if not self.in_request or self.began_in_read or self.transport.is_closing():
                 return
-            self.read_bytes += len(data)
-            if self.read_bytes > max_head:
+            self.other_bytes += len(data) - self.body_in_read
+            if self.other_bytes > max_head:
                 self._refuse()
 
         def send_400_response(self, msg: str) -> None:
