@@ -9,7 +9,10 @@ import asyncio
 import ipaddress
 import os
 import random
+import re
+import ssl
 import subprocess
+import urllib.request
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -193,5 +196,13 @@ def test_the_commands_speak_tls_to_a_tls_serve_process_and_explain_a_plaintext_r
         )
         assert plaintext.returncode == 1
         assert f"the server at {address} only accepts TLS connections: pass --tls-ca" in plaintext.stderr
+
+        # The browser's side of the same process (uvicorn and httptools, on uvloop) speaks HTTPS with the pair.
+        web = re.search(r"https://[^\s/]+:(\d+)/", output.read_text())
+        assert web is not None, output.read_text()
+        trusting = ssl.create_default_context(cafile=str(cert))
+        with urllib.request.urlopen(f"https://localhost:{web.group(1)}/", context=trusting, timeout=10) as page:
+            assert page.status == 200
+            assert b"<html" in page.read().lower()
     finally:
         stop_process(server)
