@@ -671,11 +671,6 @@ def _unlimited(tables: int) -> list[str]:
     return flags
 
 
-#: `toadstool serve` with uvloop's event loop policy installed first (to measure what uvloop would bring
-#: without changing the server).
-SERVE_ON_UVLOOP = "import sys, uvloop; uvloop.install(); from toadstool.cli import main; sys.exit(main(sys.argv[1:]))"
-
-
 def start_server(
     target: str,
     port: int,
@@ -684,23 +679,23 @@ def start_server(
     state_dir: str,
     store: str,
     profile: Path | None,
-    server_loop: str = "asyncio",
+    server_loop: str | None = None,
     web_port: int | None = None,
 ) -> subprocess.Popen[bytes]:
     """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
-    or none with store="none"), optionally under cProfile (written when it stops) or on uvloop; its
-    browser side on `web_port` when given (else serve's default: 8080, or any free port if taken)."""
+    or none with store="none"), optionally under cProfile (written when it stops), on `server_loop`
+    ("asyncio" or "uvloop"; None: the raw baselines on asyncio's, `toadstool serve` on its default, uvloop);
+    its browser side on `web_port` when given (else serve's default: 8080, or any free port if taken)."""
     if target in RAW_TARGETS:
         command = [sys.executable, __file__, "--role", "raw-server", "--target", target, "--port", str(port)]
-        command += ["--size", str(size), "--server-loop", server_loop]
+        command += ["--size", str(size), "--server-loop", server_loop or "asyncio"]
     else:
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
-        if server_loop == "uvloop":
-            command += ["-c", SERVE_ON_UVLOOP, "serve", "--host", HOST, "--port", str(port)]
-        else:
-            command += ["-m", "toadstool.cli", "serve", "--host", HOST, "--port", str(port)]
+        command += ["-m", "toadstool.cli", "serve", "--host", HOST, "--port", str(port)]
+        if server_loop == "asyncio":  # serve itself runs on uvloop unless told (None: as deployed)
+            command += ["--asyncio-loop"]
         command += ["--max-tables", str(tables + 10), *_unlimited(tables)]
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
         if web_port is not None:
@@ -719,7 +714,7 @@ def run_point(
     size: int,
     store: str = "temp",
     profile: Path | None = None,
-    server_loop: str = "asyncio",
+    server_loop: str | None = None,
 ) -> dict[str, Any]:
     """One server, its workers, both phases: the raw per-window figures of one table count."""
     with tempfile.TemporaryDirectory(prefix="toadstool-bench-") as state_dir:
@@ -734,7 +729,7 @@ def _run_point(
     state_dir: str,
     store: str,
     profile: Path | None,
-    server_loop: str,
+    server_loop: str | None,
 ) -> dict[str, Any]:
     port = free_port()
     # Our server's browser side on a port of its own: the connect target's seats use it, and the gRPC runs
@@ -1170,8 +1165,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--server-loop",
         choices=("asyncio", "uvloop"),
-        default="asyncio",
-        help="event loop of our server and the baselines (uvloop: installed before `toadstool serve` runs)",
+        default="uvloop",
+        help="event loop of our server and the baselines, the same for both (default: uvloop, which"
+        " `toadstool serve` runs on as deployed; asyncio: serve --asyncio-loop)",
     )
     parser.add_argument(
         "--profile-server", action="store_true", help="run our server under cProfile: OUT/load-server-N.prof"
