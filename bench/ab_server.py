@@ -21,13 +21,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
+from common import spread
 
 #: The people's transport (`--transport`): bench/load.py's target for each.
 TARGETS = {"grpc": "toadstool", "connect": "connect-raw"}
@@ -73,11 +73,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--windows", type=int, default=2)
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args(argv)
-    for folder in (args.base, *args.then, args.other):
+    sides: list[Path | None] = [args.base, *args.then, args.other]
+    for folder in sides:
         if folder is not None and not (folder / "server" / "toadstool").is_dir():
             parser.error(f"{folder} has no server/toadstool")
-    sides: list[Path | None] = [args.base, *args.then, args.other]
-    names = ["A", *(chr(ord("B") + i) for i in range(len(sides) - 1))]
+    names = [chr(ord("A") + i) for i in range(len(sides))]
     budget = load.Budget(tables=(args.tables,), windows=args.windows, window=args.window, workers=args.workers)
     rounds: list[list[dict[str, float]]] = []
     for index in range(args.pairs):
@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         summary[label] = {}
         for name, _ in FIGURES:
             values = [r[after][name] / r[before][name] if r[before][name] else float("nan") for r in rounds]
-            summary[label][name] = {"median": statistics.median(values), "min": min(values), "max": max(values)}
-            figure = summary[label][name]
+            figure = summary[label][name] = spread(values)
             print(f"{label} {name}: {figure['median']:.2f} [{figure['min']:.2f}..{figure['max']:.2f}]")
     print(
         json.dumps(

@@ -34,7 +34,6 @@ import contextlib
 import json
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import time
@@ -46,7 +45,18 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
 from children import die_with_parent, start_load_process
-from common import CLOCK_TICKS, RESULTS, cpu_seconds, final_json, fmt, machine, percentile, rss_bytes, write_csv
+from common import (
+    CLOCK_TICKS,
+    RESULTS,
+    cpu_seconds,
+    final_json,
+    fmt,
+    machine,
+    percentile,
+    rss_bytes,
+    spread,
+    write_csv,
+)
 
 PEERS = Path(__file__).resolve().parent / "peers"
 HOST = load.HOST
@@ -259,10 +269,8 @@ def _ratio(a: float, b: float) -> float:
 
 
 def _spread(values: list[float]) -> dict[str, float]:
-    real = [v for v in values if v == v]
-    if not real:
-        return {"median": float("nan"), "min": float("nan"), "max": float("nan"), "n": 0}
-    return {"median": statistics.median(real), "min": min(real), "max": max(real), "n": len(real)}
+    """common.spread of the ratios that could be taken (a side that made no move gives NaN)."""
+    return spread([v for v in values if v == v])
 
 
 def _side_line(side: str, s: dict[str, Any]) -> str:

@@ -55,12 +55,10 @@ def protocol(max_head: int) -> type[asyncio.Protocol] | str:
             self.body_in_read = 0
             self.head_bytes = 0  # parsed: the line, headers and trailers of the request under way
             self.other_bytes = 0  # read: what was not body in the reads of the request under way
-            self.head_over = False
 
         def _count(self, size: int) -> None:
             self.head_bytes += size
             if self.head_bytes > max_head:
-                self.head_over = True
                 raise ValueError("head over the limit")  # httptools stops; uvicorn calls send_400_response
 
         def on_message_begin(self) -> None:
@@ -94,7 +92,7 @@ def protocol(max_head: int) -> type[asyncio.Protocol] | str:
                 self._refuse()
 
         def send_400_response(self, msg: str) -> None:
-            if self.head_over:
+            if self.head_bytes > max_head:  # the parse stopped at the cap (`_count`)
                 self._refuse()
             else:
                 super().send_400_response(msg)
