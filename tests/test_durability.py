@@ -24,6 +24,7 @@ from conftest import TEST_LIMIT_FLAGS, serve_command, start_serve, stop_process,
 from e2e_helpers import first_update
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.server.app import RunningServer
+from toadstool_clients import connection
 from toadstool_clients.connection import Client, StreamState
 
 #: SIGKILL rounds: a quick setting for CI, more with TOADSTOOL_KILL_ROUNDS for a longer local run.
@@ -175,6 +176,39 @@ async def test_a_restarted_server_has_the_same_tables_views_seats_and_tokens(dur
         assert new == old
     assert info.name == "Friday"
     assert [s.name for s in info.seats] == ["Ann", "Bob"]
+
+
+async def test_a_move_sent_while_the_server_restarts_lands_once_it_is_back_and_only_once(
+    durable: ServerProcess,
+) -> None:
+    """The client library's Act, made while the server is down: its first try fails at once, and its retry
+    (after the library's pause) waits for the channel rather than failing again at once during gRPC's
+    reconnect backoff; the same request id means the move is applied once."""
+    async with Client(durable.address) as client:
+        created = await client.create_table("uno", 2, seed=4)
+        table_id = created.table.table_id
+        tokens = [(await client.join(table_id, n)).seat_token for n in ("Ann", "Bob")]
+        actor = (await first_update(client, table_id, tokens[0])).to_act[0]
+        mover = await first_update(client, table_id, tokens[actor])
+    async with Client(durable.address, timeout=60) as client:
+        await client.wait_ready()
+        durable.kill()
+        move = asyncio.create_task(client.act(table_id, tokens[actor], mover.version, mover.legal_actions[0].id))
+        # The restart begins only after the retry has been sent: it is the retry that must wait.
+        await asyncio.sleep(connection.RETRY_PAUSE * 3)
+        assert not move.done(), "the move failed while the server was away"
+        durable.start()
+        reply = await move
+        after = await first_update(client, table_id, None)
+    assert reply.version == mover.version + 1
+    assert after.version >= reply.version
+    history = await _history_versions(durable.address, table_id)
+    assert [v for v in history if v > mover.version] == [reply.version], "the move was not applied exactly once"
+
+
+async def _history_versions(address: str, table_id: str) -> list[int]:
+    async with Client(address) as client:
+        return [step.version for step in await client.history(table_id)]
 
 
 async def test_tokens_are_stored_hashed_never_in_the_clear(durable: ServerProcess) -> None:

@@ -45,12 +45,15 @@ def _hostile_conversation(path: bytes = NOT_UTF8) -> bytes:
     )
 
 
-async def _until(condition: object, what: str, seconds: float = 20.0) -> None:
-    """Poll a callable until it is true; the bound is for a loaded machine, not a speed requirement."""
-    async with asyncio.timeout(seconds):
-        while not condition():  # type: ignore[operator]
-            await asyncio.sleep(0.01)
-    assert condition(), what  # type: ignore[operator]
+async def _until(condition: object, what: str, seconds: float = 20.0, state: object = None) -> None:
+    """Poll a callable until it is true; the bound is for a loaded machine, not a speed requirement. On
+    timeout, the failure says `what` was awaited and, if given, what `state()` shows."""
+    try:
+        async with asyncio.timeout(seconds):
+            while not condition():  # type: ignore[operator]
+                await asyncio.sleep(0.01)
+    except TimeoutError:
+        raise AssertionError(f"timed out: {what}" + (f"; {state()}" if state else "")) from None  # type: ignore[operator]
 
 
 async def test_a_path_that_is_not_utf8_leaves_seat_and_spectator_streams_open_and_new_calls_working(
@@ -95,9 +98,11 @@ async def test_a_path_that_is_not_utf8_leaves_seat_and_spectator_streams_open_an
                 assert [g.name for g in await newcomer.list_games()]
             assert await client.get_table(table_id)
             await _until(
-                lambda b=before: all(len(seen[w]) > b[w] + 2 for w in seen) or followers[0].done(),
+                lambda b=before: all(len(seen[w]) > b[w] + 2 for w in seen) or followers[0].done() or refused,
                 "both streams go on receiving updates after the hostile request",
+                state=lambda: f"updates seen {[(w, v[-3:]) for w, v in seen.items()]}, lost {lost}, refused {refused}",
             )
+            assert not refused, f"the person's actions were refused: {refused}"  # the seat would wait for ever
         assert not lost, f"a stream broke and had to reconnect: {lost}"
         assert not refused, f"the person's actions were refused: {refused}"
         for versions in seen.values():

@@ -12,6 +12,7 @@ import os
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import grpc
 
@@ -30,6 +31,9 @@ CHANNEL_OPTIONS = (
 #: How long a disconnected person's seat waits before a bot plays it, for tables the clients create: a
 #: LAN evening's default (a closed laptop, a phone that locked), short enough that nobody waits long.
 DEFAULT_TAKEOVER_SECONDS = 60
+
+#: The pause before a call that could not reach the server is sent once more (join, act).
+RETRY_PAUSE = 0.5
 
 
 def server_address(given: str | None) -> str:
@@ -144,13 +148,7 @@ class Client:
         request = service_pb2.JoinTableRequest(table_id=table_id, name=name, request_id=request_id or uuid.uuid4().hex)
         if seat is not None:
             request.seat = seat
-        try:
-            response: service_pb2.JoinTableResponse = await self.stub.JoinTable(request, timeout=self.timeout)
-        except grpc.aio.AioRpcError as error:
-            if error.code() != grpc.StatusCode.UNAVAILABLE:
-                raise
-            await asyncio.sleep(0.5)
-            response = await self.stub.JoinTable(request, timeout=self.timeout, wait_for_ready=True)
+        response: service_pb2.JoinTableResponse = await self._once_more_when_unavailable(self.stub.JoinTable, request)
         return response
 
     async def add_bot(self, table_id: str, host_token: str, seat: int | None = None) -> int:
@@ -237,15 +235,25 @@ class Client:
         request = service_pb2.ActRequest(
             table_id=table_id, version=version, action_id=action_id, request_id=request_id or uuid.uuid4().hex
         )
-        metadata = ((SEAT_TOKEN_KEY, seat_token),)
+        response: service_pb2.ActResponse = await self._once_more_when_unavailable(
+            self.stub.Act, request, ((SEAT_TOKEN_KEY, seat_token),)
+        )
+        return response
+
+    async def _once_more_when_unavailable(
+        self, method: Any, request: Any, metadata: tuple[tuple[str, str], ...] | None = None
+    ) -> Any:
+        """Call `method`; if the server could not be reached, call it again with the same request (and so the
+        same request id, which the server never applies twice), this time waiting up to the timeout for the
+        channel to connect. A call that fails fast while the channel backs off (a restart, a port briefly
+        re-opened) would otherwise fail again at once, and a person's move would be lost to a blip."""
         try:
-            response: service_pb2.ActResponse = await self.stub.Act(request, metadata=metadata, timeout=self.timeout)
+            return await method(request, metadata=metadata, timeout=self.timeout)
         except grpc.aio.AioRpcError as error:
             if error.code() != grpc.StatusCode.UNAVAILABLE:
                 raise
-            await asyncio.sleep(0.5)
-            response = await self.stub.Act(request, metadata=metadata, timeout=self.timeout)
-        return response
+        await asyncio.sleep(RETRY_PAUSE)
+        return await method(request, metadata=metadata, timeout=self.timeout, wait_for_ready=True)
 
     async def history(self, table_id: str, seat_token: str | None = None) -> list[table_pb2.HistoryStep]:
         """The table's history as this seat (or a spectator, without a token) may know it."""
