@@ -5,6 +5,7 @@ salvage OUT` copies every readable table into a new file that serves them."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import shutil
@@ -23,8 +24,8 @@ from toadstool_clients.connection import Client
 PAGE = 4096
 
 
-def _play(table_id: str, registry: TableRegistry, moves: int) -> None:
-    """`moves` of the first legal action, whoever must act (a real game's actions, synchronously)."""
+async def _play(table_id: str, registry: TableRegistry, moves: int) -> None:
+    """`moves` of the first legal action, whoever must act (a real game's actions, through `Table.act`)."""
     table = registry.get(table_id)
     tokens = [table.join(name, None)[1] for name in ("Ann", "Bob")]
     for _ in range(moves):
@@ -32,7 +33,7 @@ def _play(table_id: str, registry: TableRegistry, moves: int) -> None:
             return
         seat = table.engine.to_act(table.state)[0]
         wanted = action_id(table.engine.legal_actions(table.state, seat)[0])
-        table.act(table.seat_of_token(tokens[seat]), wanted, table.version, f"r{table.version}")
+        await table.act(table.seat_of_token(tokens[seat]), wanted, table.version, f"r{table.version}")
 
 
 @pytest.fixture(scope="module")
@@ -44,7 +45,7 @@ def good_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, i
     versions = {}
     for seed in range(24):
         table, _ = registry.create("uno", 2, seed=seed, name=f"table {seed}")
-        _play(table.table_id, registry, 30 + seed)
+        asyncio.run(_play(table.table_id, registry, 30 + seed))
         versions[table.table_id] = table.version
     store.close()  # the log is checkpointed into the file: the file alone holds everything
     assert not path.with_name("toadstool.db-wal").exists()

@@ -1,8 +1,8 @@
-"""Bots' moves made in the same turn of the event loop are written in one transaction and applied only
-once it has committed (`tables.GroupCommit`, for bench/load.py: a transaction per move was about a tenth
-of a busy server's time). What must hold: nothing is applied (so nothing is shown) before it is in the
-log, a move whose table changed first is never written, a failed write changes nothing, and the log
-always replays to exactly what the tables hold."""
+"""Moves made in the same turn of the event loop, bots' and people's, are written in one transaction and
+applied only once it has committed (`tables.GroupCommit`, for bench/load.py: a transaction per move was about
+a tenth of a busy server's time). What must hold: nothing is applied (so nothing is shown) and no person's
+move is answered before it is in the log, a move whose table changed first is never written, a failed write
+changes nothing, and the log always replays to exactly what the tables hold."""
 
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ import pytest
 from timing import until
 
 from toadstool.engine import action_id
-from toadstool.server.store import Store, StoredAction
-from toadstool.server.tables import Table, TableRegistry
+from toadstool.server.store import DiskUnavailable, Store, StoredAction
+from toadstool.server.tables import Table, TableRegistry, hosting
+from toadstool.server.tables.errors import ErrorKind, TableError
 
 
 def stored_actions(store: Store) -> dict[str, list[StoredAction]]:
@@ -32,11 +33,12 @@ def assert_log_matches(store: Store, tables: list[Table]) -> None:
 
 
 async def written_together(registry: TableRegistry, tables: list[Table]) -> list[object]:
-    """What became of each table's bot move, all proposed in the same turn: True, False or the error."""
+    """What became of each table's bot move, all proposed in the same turn: its new version, None (dropped)
+    or the error."""
     return await asyncio.wait_for(asyncio.gather(*propose_all(registry, tables), return_exceptions=True), 5)
 
 
-def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[bool]]:
+def propose_all(registry: TableRegistry, tables: list[Table]) -> list[asyncio.Future[int | None]]:
     """Each table's bot move, proposed in the same turn of the event loop (so written together)."""
     futures = []
     for table in tables:
@@ -76,7 +78,7 @@ async def test_a_bot_move_is_applied_only_once_written_and_dropped_if_its_table_
         seen: list[tuple[str, int]] = []
         store.db.set_trace_callback(lambda statement: seen.append((statement, table.version)))
         proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
-        assert await asyncio.wait_for(proposed, 5) is True
+        assert await asyncio.wait_for(proposed, 5) == version + 1
         store.db.set_trace_callback(None)
         assert table.version == version + 1
         assert stored_actions(store)[table.table_id][-1].version == version + 1
@@ -91,7 +93,7 @@ async def test_a_bot_move_is_applied_only_once_written_and_dropped_if_its_table_
         seat, action = choice
         proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
         table._apply(seat, action)  # what `act` and the turn clock do: written and applied at once
-        assert await asyncio.wait_for(proposed, 5) is False, "a move chosen for an old version was applied"
+        assert await asyncio.wait_for(proposed, 5) is None, "a move chosen for an old version was applied"
         assert table.version == version + 2
         assert_log_matches(store, [table])
     store.close()
@@ -138,7 +140,7 @@ async def test_one_move_that_cannot_be_written_costs_only_its_own_table(tmp_path
         versions = [t.version for t in tables]
         results = await written_together(registry, tables)
         assert isinstance(results[0], sqlite3.IntegrityError)
-        assert results[1:] == [True, True, True], "one bad move failed the moves written with it"
+        assert results[1:] == [v + 1 for v in versions[1:]], "one bad move failed the moves written with it"
         assert [t.version for t in tables] == [versions[0]] + [v + 1 for v in versions[1:]]
         assert_log_matches(store, tables[1:])
     store.close()
@@ -154,9 +156,10 @@ async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_
             raise StopIteration  # a bare next() in a game's code: asyncio will not put it in a future
 
         tables[0]._record_events = buggy  # type: ignore[method-assign]
+        versions = [t.version for t in tables]
         results = await written_together(registry, tables)
         assert isinstance(results[0], RuntimeError)
-        assert results[1:] == [True, True]
+        assert results[1:] == [v + 1 for v in versions[1:]]
         assert_log_matches(store, tables[1:])
     store.close()
 
@@ -172,5 +175,130 @@ async def test_moves_not_yet_written_when_the_server_stops_are_dropped_unseen(tm
         await asyncio.sleep(0.01)
         assert proposed.cancelled()
         assert table.version == version
+        assert_log_matches(store, [table])
+    store.close()
+
+
+# -- people's moves: Table.act goes through the same group commit -----------------------------------------
+
+
+def _people_table(registry: TableRegistry, seed: int) -> tuple[Table, int, str]:
+    """A started 2-seat UNO table of two people; the seat to act and the id of its first legal action."""
+    table, _ = registry.create("uno", 2, seed=seed)
+    table.join("Ann", None)
+    table.join("Bob", None)
+    seat = table.engine.to_act(table.state)[0]
+    return table, seat, action_id(table.engine.legal_actions(table.state, seat)[0])
+
+
+async def test_peoples_moves_of_many_tables_share_one_transaction_and_are_answered_only_once_it_committed(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        tables = [_people_table(registry, seed) for seed in range(10)]
+        versions = [table.version for table, _, _ in tables]
+        moves: list[asyncio.Task[tuple[int, bool]]] = []
+        # At each statement: how many moves were answered, and how many tables had moved.
+        seen: list[tuple[str, int, int]] = []
+
+        def trace(statement: str) -> None:
+            moved = sum(t.version != v for (t, _, _), v in zip(tables, versions, strict=True))
+            seen.append((statement, sum(m.done() for m in moves), moved))
+
+        store.db.set_trace_callback(trace)
+        moves.extend(
+            asyncio.create_task(table.act(seat, wanted, table.version, f"move-{i}"))
+            for i, (table, seat, wanted) in enumerate(tables)
+        )
+        answers = await asyncio.wait_for(asyncio.gather(*moves), 5)
+        store.db.set_trace_callback(None)
+        assert answers == [(v + 1, False) for v in versions]
+        inserts = [s for s in seen if s[0].startswith("INSERT INTO actions")]
+        commits = [s for s in seen if s[0] == "COMMIT"]
+        assert len(inserts) == 10
+        assert len(commits) == 1, f"10 people's moves of one loop turn took {len(commits)} transactions"
+        assert commits[0][1:] == (0, 0), "a move was answered or applied before its transaction committed"
+        assert_log_matches(store, [table for table, _, _ in tables])
+        assert [a.request_id for a in stored_actions(store)[tables[3][0].table_id]] == ["move-3"]
+    store.close()
+
+
+async def test_the_same_request_twice_in_one_turn_is_applied_once_and_answered_twice(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 4)
+        version = table.version
+        first, again = await asyncio.wait_for(
+            asyncio.gather(
+                table.act(seat, wanted, version, "the-same-request"),
+                table.act(seat, wanted, version, "the-same-request"),
+            ),
+            5,
+        )
+        assert (first, again) == ((version + 1, False), (version + 1, True))
+        assert table.version == version + 1
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_two_moves_of_one_seat_at_one_version_in_one_turn_apply_the_first_and_refuse_the_second(
+    tmp_path: Path,
+) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 6)
+        version = table.version
+        first, second = await asyncio.wait_for(
+            asyncio.gather(
+                table.act(seat, wanted, version, "click-1"),
+                table.act(seat, wanted, version, "click-2"),  # a double click: a fresh id each time
+                return_exceptions=True,
+            ),
+            5,
+        )
+        assert first == (version + 1, False)
+        assert isinstance(second, TableError), second
+        assert second.kind is ErrorKind.NOT_LEGAL, second  # the ladder's answer now: it is the other seat's turn
+        assert table.version == version + 1
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_person_taking_their_seat_back_in_the_turn_their_bot_moved_wins_over_the_bot(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 8)
+        hosting.hand_to_bot(table, seat)
+        version = table.version
+        choice = table.bot_choice()
+        assert choice is not None
+        assert choice[0] == seat
+        # The person's call starts in this loop turn after the bot has proposed its move, before it is written.
+        person = asyncio.ensure_future(table.act(seat, wanted, version, "i-am-back"))
+        bots = registry.moves.propose(table, seat, choice[1], table.engine.apply(table.state, *choice))
+        assert await asyncio.wait_for(bots, 5) is None, "the bot moved for a person who had just acted"
+        assert await asyncio.wait_for(person, 5) == (version + 1, False)
+        assert not table.seats[seat].bot_controlled
+        assert table.requests["i-am-back"].version == version + 1
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_persons_move_the_disk_refuses_changes_nothing_and_says_so(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 9)
+        version = table.version
+        store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full or read-only disk
+        with pytest.raises(DiskUnavailable, match="read-only"):
+            await asyncio.wait_for(table.act(seat, wanted, version, "refused-by-disk"), 5)
+        assert table.version == version
+        assert "refused-by-disk" not in table.requests
+        assert table.paused_by_disk is not None
+        assert any("The game is paused" in e.text for _, e in table.events)
+        store.db.execute("PRAGMA query_only = OFF")
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "refused-by-disk"), 5) == (version + 1, False)
+        assert table.paused_by_disk is None
         assert_log_matches(store, [table])
     store.close()

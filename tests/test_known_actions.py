@@ -63,7 +63,7 @@ def test_ids_stay_right_when_the_remembered_ids_start_again_and_for_equal_new_ob
     assert len(action_ids._IDS) <= 3
 
 
-def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_on_a_retry() -> None:
+async def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_on_a_retry() -> None:
     registry = TableRegistry()
     table, _ = registry.create("uno", 2, bots=1, seed=7)
     seat, _token = table.join("Mario", None)
@@ -73,8 +73,8 @@ def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_on_a_re
         table._apply(*choice)
     action = table.engine.legal_actions(table.state, seat)[-1]
     wanted = action_id(action)
-    version, replayed = table.act(seat, wanted, table.version, "request-1")
+    version, replayed = await table.act(seat, wanted, table.version, "request-1")
     assert (version, replayed) == (table.version, False)
     assert table.actions[-1] == (seat, action)
     assert table.requests["request-1"].action_id == wanted
-    assert table.act(seat, wanted, version - 1, "request-1") == (version, True)
+    assert await table.act(seat, wanted, version - 1, "request-1") == (version, True)

@@ -279,7 +279,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             seat = self._seat(table, context)
             wanted = self._wanted_action_id(table, request)
         self.guard.check_action_rate(table.table_id, seat)
-        version, replayed = table.act(seat, wanted, request.version, request.request_id)
+        version, replayed = await table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
 
     @_maps_errors

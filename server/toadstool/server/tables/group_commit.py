@@ -1,5 +1,5 @@
-"""Group commit: bots' moves proposed in the same loop turn are written to the store in one transaction and
-applied only once it has committed; a move whose table moved on meanwhile is dropped unwritten.
+"""Group commit: the moves (people's and bots') proposed in the same loop turn are written to the store in one
+transaction and applied only once it has committed; a move whose table moved on meanwhile is dropped unwritten.
 """
 
 from __future__ import annotations
@@ -16,30 +16,45 @@ if TYPE_CHECKING:
 
 
 class _Move:
-    """A bot's move waiting for its transaction: the table, the version it was chosen at, the move and
-    the state it leads to, and the bot's future (True once applied, False if the table moved on)."""
+    """A move waiting for its transaction: the table, the version it was chosen at, the move and the state
+    it leads to, whose it is (a person's, with their request id, or a bot's), and the mover's future (the
+    new version once applied, None if the table moved on)."""
 
-    __slots__ = ("action", "future", "seat", "state", "table", "version")
+    __slots__ = ("action", "by_person", "future", "request_id", "seat", "state", "table", "version")
 
-    def __init__(self, table: Table, seat: int, action: Any, state: Any, future: asyncio.Future[bool]) -> None:
+    def __init__(
+        self,
+        table: Table,
+        seat: int,
+        action: Any,
+        state: Any,
+        request_id: str | None,
+        future: asyncio.Future[int | None],
+    ) -> None:
         self.table, self.version, self.seat, self.action, self.state = table, table.version, seat, action, state
-        self.future = future
+        self.by_person, self.request_id, self.future = request_id is not None, request_id or "", future
 
     def stored(self) -> StoredAction:
-        return StoredAction(self.version + 1, self.seat, action_id(self.action), "", "")
+        return StoredAction(self.version + 1, self.seat, action_id(self.action), self.request_id, "")
+
+    def still_current(self) -> bool:
+        """The table is where the move was chosen, and (a bot's move) the bot still plays the seat."""
+        table = self.table
+        return table.version == self.version and (self.by_person or table.seats[self.seat].played_by_bot)
 
 
 class GroupCommit:
-    """Bots' moves made in the same turn of the event loop, written to the durable log in one transaction
-    and applied only once it has committed.
+    """Moves made in the same turn of the event loop, written to the durable log in one transaction and
+    applied only once it has committed.
 
-    Shared by every table of a server. The beat wakes bots together, so a busy server's bots move many
-    at a time; a transaction per move was about a tenth of the server's time (bench/load.py,
-    `--server-store none`). A move stays a proposal until its transaction commits, so nothing is shown
-    before it is durable and a failed write changes nothing; a move whose table changed meanwhile (a
-    person acted, or took their seat back from the bot) is dropped, never written, and its bot chooses
-    again.
-    People's actions do not wait for this: `Table.act` writes and applies at once, as before.
+    Shared by every table of a server. The beat wakes bots together, and a busy server's people's Act
+    calls arrive many to a loop turn (each from its own table), so moves come in batches; a transaction
+    per move was about a tenth of the server's time (bench/load.py, `--server-store none`), and for
+    people acting, 8 % of a move (issue #24). A move stays a proposal until its transaction commits, so
+    nothing is shown or acknowledged before it is durable and a failed write changes nothing; a move
+    whose table changed meanwhile (another move came first; a bot's seat was taken back by its person) is
+    dropped, never written: its bot chooses again, and `Table.act` answers its person as the table now
+    stands. The turn clock's default moves are written one by one (`Table._apply`): there are few.
     """
 
     def __init__(self) -> None:
@@ -47,14 +62,17 @@ class GroupCommit:
         self._flush_handle: asyncio.Handle | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
-    def propose(self, table: Table, seat: int, action: Any, state: Any) -> asyncio.Future[bool]:
-        """Queue `table`'s bot move (leading to `state`) for this turn's transaction; the future says
-        whether it was applied, or raises what stopped the write."""
+    def propose(
+        self, table: Table, seat: int, action: Any, state: Any, request_id: str | None = None
+    ) -> asyncio.Future[int | None]:
+        """Queue `table`'s move (leading to `state`) for this turn's transaction: a person's with their
+        request id, a bot's with None. The future is the new version once applied, None if the table moved
+        on first, or raises what stopped the write."""
         loop = kept_loop(self._loop)
         if loop is not self._loop:  # any moves still queued belonged to a closed loop
             self._loop, self._moves, self._flush_handle = loop, [], None
-        future: asyncio.Future[bool] = loop.create_future()
-        self._moves.append(_Move(table, seat, action, state, future))
+        future: asyncio.Future[int | None] = loop.create_future()
+        self._moves.append(_Move(table, seat, action, state, request_id, future))
         if self._flush_handle is None:
             self._flush_handle = loop.call_soon(self._flush)
         return future
@@ -73,35 +91,33 @@ class GroupCommit:
         moves, self._moves = self._moves, []
         live: dict[str, _Move] = {}  # by table: one move per table and version
         for move in moves:
-            table = move.table
             current = (
-                table.version == move.version
-                and table.seats[move.seat].played_by_bot
-                and table.table_id not in live
-                and not move.future.done()  # its bot went away (the table was forgotten, the server stops)
+                move.still_current()
+                and move.table.table_id not in live
+                and not move.future.done()  # its mover went away (a call cancelled, a table forgotten, a stop)
             )
             if current:
-                live[table.table_id] = move
+                live[move.table.table_id] = move
             elif not move.future.done():
-                move.future.set_result(False)
+                move.future.set_result(None)
         by_store: dict[Store | None, list[_Move]] = {}
         for move in live.values():
             by_store.setdefault(move.table.store, []).append(move)
         for store, proposed in by_store.items():
             for move in _write(store, proposed):
                 try:
-                    move.table._advance(move.seat, move.action, move.state, "", "")
+                    move.table._advance(move.seat, move.action, move.state, move.request_id, "")
                     move.table._touch()
-                except Exception as error:  # a bug: its bot logs it, and every other move still lands
+                except Exception as error:  # a bug: its mover is told, and every other move still lands
                     _fail(move, error)
                 else:
-                    move.future.set_result(True)
+                    move.future.set_result(move.version + 1)
 
 
 def _write(store: Store | None, moves: list[_Move]) -> list[_Move]:
     """Write `moves` to the log and return those now in it: all in one transaction, or, if that fails, each
     in its own, so that one move that cannot be written (or a write that fails once) costs only its own
-    table's move. A move not written is failed (its bot logs why) and never applied."""
+    table's move. A move not written is failed (its mover is told why) and never applied."""
     if store is None:
         return moves
     try:

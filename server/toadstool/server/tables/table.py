@@ -102,7 +102,7 @@ class Table:
     #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
     #: table has its own in tests.
     beat: Beat = field(default_factory=Beat)
-    #: Where this table's bots' moves wait to be written with the other tables' (the server's one).
+    #: Where this table's moves wait to be written with the other tables' (the server's one).
     moves: GroupCommit = field(default_factory=GroupCommit)
     #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
     #: unless given (tests move a clock by hand).
@@ -411,17 +411,39 @@ class Table:
 
     # -- actions ------------------------------------------------------------------------------------------
 
-    def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
-        """Apply the action with id `wanted` for `seat` after the validation ladder.
+    async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
+        """Apply the action with id `wanted` for `seat` after the validation ladder; return once it is on disk.
 
         Returns (new version, replayed). The ladder (table and token were checked by the caller): a request
         id seen before (same action: answered again, never applied twice), the game running, the action
-        legal now, the version current. A refused action changes nothing.
+        legal now, the version current. A refused action changes nothing. An accepted one is written with
+        the other moves of this loop turn (`GroupCommit`) and applied once that has committed; if another
+        move of this table came first (a bot's, the same request sent twice), the ladder answers again as
+        the table now stands: the request already applied, or a stale version.
         """
+        action = self._checked(seat, wanted, expected_version, request_id)
+        if isinstance(action, AppliedRequest):
+            return action.version, True
+        state = self.engine.apply(self.state, seat, action)
+        try:
+            version = await self.moves.propose(self, seat, action, state, request_id)
+        except DiskUnavailable as error:
+            self._disk_refused(error)
+            raise
+        if version is not None:
+            return version, False
+        again = self._checked(seat, wanted, expected_version, request_id)
+        if isinstance(again, AppliedRequest):
+            return again.version, True
+        raise AssertionError("a move dropped by its group commit passed the ladder again at the same version")
+
+    def _checked(self, seat: int, wanted: str, expected_version: int, request_id: str) -> Any:
+        """The validation ladder of `act`: the action to apply, or the earlier answer to a request id seen
+        before (the `AppliedRequest` it was); raises `TableError` for a refusal."""
         if request_id and request_id in self.requests:
             prior = self.requests[request_id]
             if prior.seat == seat and prior.action_id == wanted:
-                return prior.version, True
+                return prior
             raise TableError(
                 ErrorKind.DUPLICATE_REQUEST,
                 f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
@@ -450,8 +472,7 @@ class Table:
                 f"you acted on version {expected_version} but the table is at version {self.version}; "
                 "look at the latest view and act again",
             )
-        self._apply(seat, action, request_id)
-        return self.version, False
+        return action
 
     def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
         """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
