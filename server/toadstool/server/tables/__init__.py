@@ -1,14 +1,15 @@
 """The table server's domain: tables, their seats and lifecycle, the registry, and the server-wide pacing of
 bots and writes. Each module owns one concept:
 
-- `table`: one table (lifecycle, seats, the validation ladder, one transaction per request);
+- `table`: one table (lifecycle, seats, applying actions, one transaction per request);
+- `ladder`: the validation ladder in front of every person's action;
 - `autoplay`: what the server plays by itself at a table (bots, the turn clock, takeover of away seats);
 - `history`: a table's recent events and actions in memory (the rest is read back from the store);
 - `registry`: every table of the server (create, find, restore, forget, shut down);
 - `seats`: statuses, seat kinds, names from the network and the secret tokens;
 - `errors`: the closed set of refusals (`TableError`), mapped to gRPC statuses once, in toadstool.service;
 - `waiters`, `backlog`, `pacing`, `group_commit`: waking waiters, fan-out backpressure, the bots' beat, and
-  writing bots' moves in batches.
+  writing the moves of a loop turn (people's and bots') in one transaction.
 
 No protobuf here: toadstool.messages builds every message from a table. This package re-exports the names
 the rest of the server and the tests use.

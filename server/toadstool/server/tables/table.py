@@ -1,10 +1,12 @@
-"""One table: its lifecycle (lobby -> playing -> finished), seats and tokens, the validation ladder in front
-of every action, one transaction per request, what it shows while the disk refuses its writes, and the
-cache of update parts its watchers share.
+"""One table: its lifecycle (lobby -> playing -> finished), seats and tokens, applying actions (after the
+validation ladder, `ladder`), one transaction per request, what it shows while the disk refuses its writes,
+and the cache of update parts its watchers share.
 
-Everything here runs on one asyncio loop; every mutation is synchronous (no await between check and apply),
-so actions are atomic. Engines decide rules; toadstool.messages builds what each viewer is sent from a table;
-toadstool.service speaks gRPC; `autoplay` runs its bots and clocks; `history` keeps its recent past.
+Everything here runs on one asyncio loop and every mutation is synchronous. A move waits for its group
+commit between check and apply, and is applied only if its table is still at the version it was checked
+at (`GroupCommit`), so actions are atomic. Engines decide rules; toadstool.messages builds what each viewer
+is sent from a table; toadstool.service speaks gRPC; `autoplay` runs its bots and clocks; `history` keeps
+its recent past.
 """
 
 from __future__ import annotations
@@ -24,13 +26,11 @@ from toadstool.engine import (
     Event,
     action_id,
     current_action_id,
-    listing,
     name_seats,
-    preview,
 )
 from toadstool.games import GameSpec
 from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
-from toadstool.server.tables import autoplay
+from toadstool.server.tables import autoplay, ladder
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
@@ -412,67 +412,26 @@ class Table:
     # -- actions ------------------------------------------------------------------------------------------
 
     async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
-        """Apply the action with id `wanted` for `seat` after the validation ladder; return once it is on disk.
-
-        Returns (new version, replayed). The ladder (table and token were checked by the caller): a request
-        id seen before (same action: answered again, never applied twice), the game running, the action
-        legal now, the version current. A refused action changes nothing. An accepted one is written with
-        the other moves of this loop turn (`GroupCommit`) and applied once that has committed; if another
-        move of this table came first (a bot's, the same request sent twice), the ladder answers again as
-        the table now stands: the request already applied, or a stale version.
-        """
-        action = self._checked(seat, wanted, expected_version, request_id)
+        """Apply the action with id `wanted` for `seat` if the ladder (`ladder.checked`) accepts it; return (new
+        version, replayed) once it is on disk. It is written with the other moves of its loop turn
+        (`GroupCommit`); if another move of this table came first (a bot's, the same request twice), the
+        ladder answers again as the table now stands: replayed, or refused."""
+        action = ladder.checked(self, seat, wanted, expected_version, request_id)
         if isinstance(action, AppliedRequest):
             return action.version, True
-        state = self.engine.apply(self.state, seat, action)
         try:
-            version = await self.moves.propose(self, seat, action, state, request_id)
+            version = await self.moves.propose(
+                self, seat, action, self.engine.apply(self.state, seat, action), request_id
+            )
         except DiskUnavailable as error:
             self._disk_refused(error)
             raise
         if version is not None:
             return version, False
-        again = self._checked(seat, wanted, expected_version, request_id)
+        again = ladder.checked(self, seat, wanted, expected_version, request_id)
         if isinstance(again, AppliedRequest):
             return again.version, True
         raise AssertionError("a move dropped by its group commit passed the ladder again at the same version")
-
-    def _checked(self, seat: int, wanted: str, expected_version: int, request_id: str) -> Any:
-        """The validation ladder of `act`: the action to apply, or the earlier answer to a request id seen
-        before (the `AppliedRequest` it was); raises `TableError` for a refusal."""
-        if request_id and request_id in self.requests:
-            prior = self.requests[request_id]
-            if prior.seat == seat and prior.action_id == wanted:
-                return prior
-            raise TableError(
-                ErrorKind.DUPLICATE_REQUEST,
-                f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
-            )
-        if self.status is Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has not started yet")
-        if self.status is Status.FINISHED:
-            raise TableError(ErrorKind.GAME_OVER, f"the game at table {self.table_id} is over")
-        if self.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
-            self.reclaim(self.seats[seat])
-            self._touch()
-        legal = self.engine.legal_actions(self.state, seat)
-        action = next((a for a in legal if id_of(a) == wanted), None)
-        if action is None:
-            if not legal:
-                hint = "you have nothing to do right now; wait for your turn"
-            else:
-                names = self.names()
-                hint = "your legal actions now: " + listing(
-                    (name_seats(self.engine.describe(self.state, seat, a), names) for a in legal), "; "
-                )
-            raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
-        if expected_version != self.version:
-            raise TableError(
-                ErrorKind.STALE_VERSION,
-                f"you acted on version {expected_version} but the table is at version {self.version}; "
-                "look at the latest view and act again",
-            )
-        return action
 
     def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
         """Apply a legal action: the next state is computed, made durable, and only then becomes current."""

@@ -1,0 +1,58 @@
+"""The validation ladder in front of every person's action: what `Table.act` checks, in order, before a move
+is proposed for its group commit, and the one answer (or refusal) for each rung.
+
+Not for applying the move (toadstool.server.tables.table) nor for the table and token, which the caller
+(toadstool.server.service) has checked first.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from toadstool.engine import listing, name_seats, preview
+from toadstool.server.tables.action_ids import id_of
+from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.seats import Status
+
+if TYPE_CHECKING:
+    from toadstool.server.tables.table import Table
+
+
+def checked(table: Table, seat: int, wanted: str, expected_version: int, request_id: str) -> Any:
+    """The validation ladder (table and token were checked by the caller): a request id seen before (same
+    action: the `AppliedRequest` it was, answered again, never applied twice), the game running, the
+    action legal now, the version current. Returns the action to apply; a refusal raises `TableError`
+    and changes nothing."""
+    if request_id and request_id in table.requests:
+        prior = table.requests[request_id]
+        if prior.seat == seat and prior.action_id == wanted:
+            return prior
+        raise TableError(
+            ErrorKind.DUPLICATE_REQUEST,
+            f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
+        )
+    if table.status is Status.LOBBY:
+        raise TableError(ErrorKind.NOT_PLAYING, f"table {table.table_id} has not started yet")
+    if table.status is Status.FINISHED:
+        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over")
+    if table.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
+        table.reclaim(table.seats[seat])
+        table._touch()
+    legal = table.engine.legal_actions(table.state, seat)
+    action = next((a for a in legal if id_of(a) == wanted), None)
+    if action is None:
+        if not legal:
+            hint = "you have nothing to do right now; wait for your turn"
+        else:
+            names = table.names()
+            hint = "your legal actions now: " + listing(
+                (name_seats(table.engine.describe(table.state, seat, a), names) for a in legal), "; "
+            )
+        raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
+    if expected_version != table.version:
+        raise TableError(
+            ErrorKind.STALE_VERSION,
+            f"you acted on version {expected_version} but the table is at version {table.version}; "
+            "look at the latest view and act again",
+        )
+    return action
