@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from timing import until
@@ -300,5 +301,108 @@ async def test_a_persons_move_the_disk_refuses_changes_nothing_and_says_so(tmp_p
         store.db.execute("PRAGMA query_only = OFF")
         assert await asyncio.wait_for(table.act(seat, wanted, version, "refused-by-disk"), 5) == (version + 1, False)
         assert table.paused_by_disk is None
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_double_click_while_the_disk_refuses_is_refused_by_the_disk_twice(tmp_path: Path) -> None:
+    """The kept move's write fails, so the table is unchanged: the dropped one is proposed again and gets its
+    own answer from the disk (before, the ladder passed again and the person got an internal error)."""
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 6)
+        version = table.version
+        store.db.execute("PRAGMA query_only = ON")
+        answers = await asyncio.wait_for(
+            asyncio.gather(
+                table.act(seat, wanted, version, "click-1"),
+                table.act(seat, wanted, version, "click-2"),
+                return_exceptions=True,
+            ),
+            5,
+        )
+        store.db.execute("PRAGMA query_only = OFF")
+        assert [type(a) for a in answers] == [DiskUnavailable, DiskUnavailable], answers
+        assert table.version == version
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_bug_applying_the_kept_move_leaves_the_dropped_one_to_be_tried_again(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 6)
+        version = table.version
+        record = table._record_events
+        calls: list[object] = []
+
+        def buggy_once(events: Any) -> None:
+            calls.append(events)
+            if len(calls) == 1:
+                raise ValueError("a game bug")
+            record(events)
+
+        table._record_events = buggy_once  # type: ignore[method-assign]
+        first, second = await asyncio.wait_for(
+            asyncio.gather(
+                table.act(seat, wanted, version, "a-1"), table.act(seat, wanted, version, "a-2"), return_exceptions=True
+            ),
+            5,
+        )
+        assert isinstance(first, ValueError), first
+        # The first move was written, then failed to apply: what it left is the bug's, and the second move
+        # is answered by the ladder as the table now stands, never by an internal error of the commit's.
+        assert isinstance(second, TableError), second
+    store.close()
+
+
+async def test_a_move_waiting_when_the_host_ends_the_table_is_never_applied(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 3)
+        version = table.version
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "late-move"))
+        await asyncio.sleep(0)  # the move is checked and proposed; its transaction comes after this turn
+        assert not move.done()
+        hosting.end(table, hosting.ENDED_BY_HOST)  # an EndTable call handled in the same turn
+        with pytest.raises(TableError) as refused:
+            await asyncio.wait_for(move, 5)
+        assert refused.value.kind is ErrorKind.GAME_OVER
+        assert table.version == version
+        assert table.events[-1][1].text == hosting.ENDED_BY_HOST, "a move was shown after the end"
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_move_waiting_when_its_person_is_removed_is_never_applied(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 3)
+        version = table.version
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "removed-move"))
+        await asyncio.sleep(0)
+        hosting.kick(table, seat)  # a bot plays the seat from now on
+        with pytest.raises(TableError) as refused:
+            await asyncio.wait_for(move, 5)
+        assert refused.value.kind is ErrorKind.NOT_YOUR_SEAT
+        assert table.version == version, "the move of a person the host had removed was applied"
+        assert_log_matches(store, [table])
+    store.close()
+
+
+async def test_a_cancelled_move_writes_nothing_and_its_retry_is_applied_once(tmp_path: Path) -> None:
+    store = Store(tmp_path / "toadstool.db")
+    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
+        table, seat, wanted = _people_table(registry, 3)
+        version = table.version
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "cancelled"))
+        await asyncio.sleep(0)
+        move.cancel()  # the client went away, or its deadline passed, before the transaction
+        await asyncio.gather(move, return_exceptions=True)
+        await asyncio.sleep(0)
+        assert table.version == version
+        assert stored_actions(store)[table.table_id] == []
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "cancelled"), 5) == (version + 1, False)
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "cancelled"), 5) == (version + 1, True)
         assert_log_matches(store, [table])
     store.close()

@@ -1,7 +1,7 @@
 """The table server's domain: tables, their seats and lifecycle, the registry, and the server-wide pacing of
 bots and writes. Each module owns one concept:
 
-- `table`: one table (lifecycle, seats, applying actions, one transaction per request);
+- `table`: one table (lifecycle, seats, applying actions, one transaction for each other request);
 - `ladder`: the validation ladder in front of every person's action;
 - `autoplay`: what the server plays by itself at a table (bots, the turn clock, takeover of away seats);
 - `history`: a table's recent events and actions in memory (the rest is read back from the store);

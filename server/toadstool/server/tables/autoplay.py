@@ -1,7 +1,7 @@
 """What the server plays by itself at a table: its bots' moves, the turn clock's default moves and the
 takeover of seats whose person is away, as the tasks the registry runs for each playing table.
 
-The rules stay in the engines and the validation ladder in `Table`: these only choose when, and whose
+The rules stay in the engines and the validation ladder in `ladder`: these only choose when, and whose
 move, and hand it to the table (a bot's through the group commit, a clock's through `Table._apply`).
 """
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import action_id
 from toadstool.server.store import Store, StoredAction
+from toadstool.server.tables.seats import Status
 from toadstool.server.tables.waiters import kept_loop
 
 if TYPE_CHECKING:
@@ -17,10 +18,10 @@ if TYPE_CHECKING:
 
 class _Move:
     """A move waiting for its transaction: the table, the version it was chosen at, the move and the state
-    it leads to, whose it is (a person's, with their request id, or a bot's), and the mover's future (the
-    new version once applied, None if the table moved on)."""
+    it leads to, whose it is (a person's, with their request id and the seat they held, or a bot's), and the
+    mover's future (the new version once applied, None if it was dropped)."""
 
-    __slots__ = ("action", "by_person", "future", "request_id", "seat", "state", "table", "version")
+    __slots__ = ("action", "by_person", "future", "holder", "request_id", "seat", "state", "table", "version")
 
     def __init__(
         self,
@@ -33,14 +34,20 @@ class _Move:
     ) -> None:
         self.table, self.version, self.seat, self.action, self.state = table, table.version, seat, action, state
         self.by_person, self.request_id, self.future = request_id is not None, request_id or "", future
+        self.holder = table.seats[seat]
 
     def stored(self) -> StoredAction:
         return StoredAction(self.version + 1, self.seat, action_id(self.action), self.request_id, "")
 
     def still_current(self) -> bool:
-        """The table is where the move was chosen, and (a bot's move) the bot still plays the seat."""
+        """The table is where the move was chosen: still playing (its host may have ended it) at the same
+        version, and the seat still its mover's: the same person (not removed, nor gone), or a bot that still
+        plays it. Ending, removing and leaving change no version, so each is checked for itself."""
         table = self.table
-        return table.version == self.version and (self.by_person or table.seats[self.seat].played_by_bot)
+        if table.version != self.version or table.status is not Status.PLAYING:
+            return False
+        held = table.seats[self.seat]
+        return held is self.holder if self.by_person else held.played_by_bot
 
 
 class GroupCommit:
@@ -52,9 +59,11 @@ class GroupCommit:
     per move was about a tenth of the server's time (bench/load.py, `--server-store none`), and for
     people acting, 8 % of a move (issue #24). A move stays a proposal until its transaction commits, so
     nothing is shown or acknowledged before it is durable and a failed write changes nothing; a move
-    whose table changed meanwhile (another move came first; a bot's seat was taken back by its person) is
-    dropped, never written: its bot chooses again, and `Table.act` answers its person as the table now
-    stands. The turn clock's default moves are written one by one (`Table._apply`): there are few.
+    whose table changed meanwhile (another move came first; the host ended the table; the seat changed
+    hands) is dropped, never written: its bot chooses again, and `Table.act` answers its person as the
+    table now stands. Within a turn the first proposal wins: a bot's move proposed before a person's (for
+    another seat of a simultaneous game) makes the person's stale, as would a turn clock's default move,
+    written one by one (`Table._apply`: there are few) between a person's check and their transaction.
     """
 
     def __init__(self) -> None:

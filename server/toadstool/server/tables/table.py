@@ -1,12 +1,13 @@
 """One table: its lifecycle (lobby -> playing -> finished), seats and tokens, applying actions (after the
-validation ladder, `ladder`), one transaction per request, what it shows while the disk refuses its writes,
-and the cache of update parts its watchers share.
+validation ladder, `ladder`; written with the other moves of their loop turn, `GroupCommit`), one transaction
+for each other request (join, leave, start...), what it shows while the disk refuses its writes, and the
+cache of update parts its watchers share.
 
 Everything here runs on one asyncio loop and every mutation is synchronous. A move waits for its group
-commit between check and apply, and is applied only if its table is still at the version it was checked
-at (`GroupCommit`), so actions are atomic. Engines decide rules; toadstool.messages builds what each viewer
-is sent from a table; toadstool.service speaks gRPC; `autoplay` runs its bots and clocks; `history` keeps
-its recent past.
+commit between check and apply, and is applied only if its table is still as it was checked (the same
+version, still playing, the seat still its mover's: `GroupCommit`), so actions are atomic. Engines decide
+rules; toadstool.messages builds what each viewer is sent from a table; toadstool.service speaks gRPC;
+`autoplay` runs its bots and clocks; `history` keeps its recent past.
 """
 
 from __future__ import annotations
@@ -68,6 +69,10 @@ MAX_CLOCK_SECONDS = 86_400
 
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
+
+#: How many times `Table.act` proposes one move whose group commit dropped it with the table unchanged (each
+#: time another move of the table, written first, failed): a bound that a live table never reaches.
+MAX_PROPOSALS = 8
 
 
 @dataclass
@@ -414,24 +419,27 @@ class Table:
     async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
         """Apply the action with id `wanted` for `seat` if the ladder (`ladder.checked`) accepts it; return (new
         version, replayed) once it is on disk. It is written with the other moves of its loop turn
-        (`GroupCommit`); if another move of this table came first (a bot's, the same request twice), the
-        ladder answers again as the table now stands: replayed, or refused."""
-        action = ladder.checked(self, seat, wanted, expected_version, request_id)
-        if isinstance(action, AppliedRequest):
-            return action.version, True
-        try:
-            version = await self.moves.propose(
-                self, seat, action, self.engine.apply(self.state, seat, action), request_id
-            )
-        except DiskUnavailable as error:
-            self._disk_refused(error)
-            raise
-        if version is not None:
-            return version, False
-        again = ladder.checked(self, seat, wanted, expected_version, request_id)
-        if isinstance(again, AppliedRequest):
-            return again.version, True
-        raise AssertionError("a move dropped by its group commit passed the ladder again at the same version")
+        (`GroupCommit`); if it was dropped there (another move of this table came first, the host ended the
+        table), the ladder answers again as the table now stands: replayed, refused, or (another's move
+        failed to be written, and the table is unchanged) proposed once more."""
+        holder = self.seats[seat]
+        for _ in range(MAX_PROPOSALS):
+            action = ladder.checked(self, seat, wanted, expected_version, request_id)
+            if isinstance(action, AppliedRequest):
+                return action.version, True
+            state = self.engine.apply(self.state, seat, action)
+            try:
+                version = await self.moves.propose(self, seat, action, state, request_id)
+            except DiskUnavailable as error:
+                self._disk_refused(error)
+                raise
+            if version is not None:
+                return version, False
+            if self.seats[seat] is not holder:  # removed by the host, or left, while the move waited
+                raise TableError(ErrorKind.NOT_YOUR_SEAT, f"seat {seat} is no longer yours; nothing was played")
+        raise TableError(
+            ErrorKind.STALE_VERSION, "the table kept changing while your action waited; look at the latest view"
+        )
 
     def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
         """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
