@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -356,36 +357,33 @@ async def test_a_bug_applying_the_kept_move_leaves_the_dropped_one_to_be_tried_a
     store.close()
 
 
-async def test_a_move_waiting_when_the_host_ends_the_table_is_never_applied(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("interruption", "refusal"),
+    [
+        (lambda table, seat: hosting.end(table, hosting.ENDED_BY_HOST), ErrorKind.GAME_OVER),  # EndTable
+        (hosting.kick, ErrorKind.NOT_YOUR_SEAT),  # the host removes the person: a bot plays their seat now
+        (lambda table, seat: table.leave(seat), ErrorKind.NOT_YOUR_SEAT),  # they leave from another device
+    ],
+    ids=["the host ends the table", "the host removes the person", "the person leaves"],
+)
+async def test_a_move_waiting_when_its_table_or_seat_changes_without_a_new_version_is_never_applied(
+    tmp_path: Path, interruption: Callable[[Table, int], None], refusal: ErrorKind
+) -> None:
+    """Ending a table, removing a person and leaving change no version: each is checked for itself."""
     store = Store(tmp_path / "toadstool.db")
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         table, seat, wanted = _people_table(registry, 3)
         version = table.version
-        move = asyncio.ensure_future(table.act(seat, wanted, version, "late-move"))
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "a-waiting-move"))
         await asyncio.sleep(0)  # the move is checked and proposed; its transaction comes after this turn
         assert not move.done()
-        hosting.end(table, hosting.ENDED_BY_HOST)  # an EndTable call handled in the same turn
+        interruption(table, seat)  # handled in the same turn
+        last_shown = table.events[-1]
         with pytest.raises(TableError) as refused:
             await asyncio.wait_for(move, 5)
-        assert refused.value.kind is ErrorKind.GAME_OVER
+        assert refused.value.kind is refusal
         assert table.version == version
-        assert table.events[-1][1].text == hosting.ENDED_BY_HOST, "a move was shown after the end"
-        assert_log_matches(store, [table])
-    store.close()
-
-
-async def test_a_move_waiting_when_its_person_is_removed_is_never_applied(tmp_path: Path) -> None:
-    store = Store(tmp_path / "toadstool.db")
-    async with TableRegistry(bot_delay=3600.0, store=store) as registry:
-        table, seat, wanted = _people_table(registry, 3)
-        version = table.version
-        move = asyncio.ensure_future(table.act(seat, wanted, version, "removed-move"))
-        await asyncio.sleep(0)
-        hosting.kick(table, seat)  # a bot plays the seat from now on
-        with pytest.raises(TableError) as refused:
-            await asyncio.wait_for(move, 5)
-        assert refused.value.kind is ErrorKind.NOT_YOUR_SEAT
-        assert table.version == version, "the move of a person the host had removed was applied"
+        assert table.events[-1] is last_shown, "the move was shown after what interrupted it"
         assert_log_matches(store, [table])
     store.close()
 
