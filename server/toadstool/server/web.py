@@ -9,17 +9,18 @@ service's, reached through the adapter exactly as gRPC reaches it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import logging
 import socket
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 import uvicorn
 
-from toadstool.server import web_assets, web_http
+from toadstool.server import web_accept, web_assets, web_http
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
 
@@ -120,16 +121,42 @@ async def web_listener(
         # Said where the URL is printed (serve), not logged before the server's first line.
         log.info("web port %d is taken (%s): the web client takes a free port instead", port, error)
         sock = _bind(host, 0)
+    loop = asyncio.get_running_loop()
+    acceptor: web_accept.BatchAcceptor | None = None
     try:
-        await server.startup(sockets=[sock])
+        if web_accept.batch_accept_works(loop):  # connections accepted in batches (web_accept), not one a turn
+            await server.startup(sockets=[])
+            acceptor = web_accept.BatchAcceptor(sock, _protocol_factory(server), config.ssl, loop)
+            acceptor.start()
+        else:
+            await server.startup(sockets=[sock])
         bound = sock.getsockname()[1]
         yield WebListener(
             host=host, port=bound, tls=bool(tls_cert), instead_of=port if port not in (0, bound) else None
         )
     finally:
+        if acceptor is not None:
+            await acceptor.close()
         if server.started:
             await server.shutdown(sockets=[sock])
         sock.close()
+
+
+def _protocol_factory(server: uvicorn.Server) -> Callable[[], asyncio.Protocol]:
+    """What uvicorn's own server makes for each connection: its HTTP protocol, sharing the server's state
+    (its open connections, which its shutdown closes) and the app's."""
+    config = server.config
+
+    def protocol() -> asyncio.Protocol:
+        # Typed as asyncio.Protocol in uvicorn's Config, hence the ignore (uvicorn's own call has it too).
+        made: asyncio.Protocol = config.http_protocol_class(
+            config=config,  # type: ignore[call-arg]
+            server_state=server.server_state,
+            app_state=server.lifespan.state,
+        )
+        return made
+
+    return protocol
 
 
 def web_urls(listener: WebListener, addresses: list[str]) -> list[str]:
