@@ -107,27 +107,27 @@ async def test_a_tls_client_that_never_finishes_its_handshake_costs_nothing_once
     silent = socket.create_connection(sock.getsockname(), timeout=5)  # connects, then never says hello
     try:
         for _ in range(100):
-            if acceptor._handshakes:
+            if acceptor._handing_over:
                 break
             await asyncio.sleep(0)
-        assert len(acceptor._handshakes) == 1, "the silent client's handshake is under way"
+        assert len(acceptor._handing_over) == 1, "the silent client's handshake is under way"
         await asyncio.wait_for(acceptor.close(), 5)
-        assert not acceptor._handshakes
+        assert not acceptor._handing_over
         assert made == [], "no protocol was made for a connection that never finished its handshake"
     finally:
         silent.close()
         sock.close()
 
 
-async def _answers_to_waiting_calls(web_port: int, turn_limit: int) -> tuple[int, int]:
-    """Open WAITING connections to the web port while the loop is held, each with a Connect call already
+async def _answers_to_waiting_calls(web_port: int, turn_limit: int, waiting: int = WAITING) -> tuple[int, int]:
+    """Open `waiting` connections to the web port while the loop is held, each with a Connect call already
     sent; then count the loop's turns until every one is answered. Returns (answered, turns)."""
     call = (
         b"POST /toadstool.v1.ToadstoolService/ListGames HTTP/1.1\r\nhost: 127.0.0.1\r\n"
         b"content-type: application/json\r\ncontent-length: 2\r\n\r\n{}"
     )
     clients = []
-    for _ in range(WAITING):
+    for _ in range(waiting):
         client = socket.create_connection(("127.0.0.1", web_port), timeout=5)
         client.sendall(call)
         client.setblocking(False)
@@ -140,7 +140,7 @@ async def _answers_to_waiting_calls(web_port: int, turn_limit: int) -> tuple[int
                     with contextlib.suppress(BlockingIOError):
                         if client.recv(65536).startswith(b"HTTP/1.1 200"):
                             answered.add(index)
-            if len(answered) == WAITING:
+            if len(answered) == waiting:
                 return len(answered), turn
             await asyncio.sleep(0)
         return len(answered), turn_limit
@@ -163,3 +163,55 @@ def test_the_servers_web_port_answers_calls_that_piled_up_without_a_turn_for_eac
         answered, turns = runner.run(main())
     assert answered == WAITING
     assert turns < WAITING // 2, f"{WAITING} calls waiting on new connections took {turns} turns to be answered"
+
+
+async def test_a_connection_accepted_but_not_yet_handed_over_is_closed_with_the_port() -> None:
+    made: list[asyncio.BaseTransport] = []
+    sock = _listening()
+    acceptor = BatchAcceptor(sock, type("Counting", (Counted,), {"made": made}), None, asyncio.get_running_loop())
+    acceptor.start()
+    client = socket.create_connection(sock.getsockname(), timeout=5)
+    try:
+        acceptor._accept()  # accepted now; its hand-over to the protocol would run at the next turn
+        assert len(acceptor._handing_over) == 1
+        await acceptor.close()
+        assert made == []
+        assert client.recv(1) == b"", "the client was left connected to a port that had closed"
+    finally:
+        client.close()
+        sock.close()
+
+
+def test_leaving_the_web_listener_closes_the_connections_it_accepted() -> None:
+    """uvicorn's shutdown still knows every connection the batch acceptor handed to it."""
+
+    async def main() -> bytes:
+        async with TableRegistry() as registry:
+            service = ToadstoolService(registry, Limits())
+            async with web.web_listener(service, "127.0.0.1", 0, grace=1.0) as listener:
+                idle = socket.create_connection(("127.0.0.1", listener.port), timeout=5)
+                for _ in range(20):  # a few turns: accepted and handed over
+                    await asyncio.sleep(0)
+            try:
+                return await asyncio.to_thread(idle.recv, 1)
+            finally:
+                idle.close()
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        assert runner.run(main()) == b"", "an idle browser connection outlived the server"
+
+
+def test_a_burst_bigger_than_the_sockets_first_backlog_is_all_queued_and_answered() -> None:
+    """The port listens with uvicorn's backlog (2048), as uvicorn's own server did: 600 browsers arriving
+    while the loop is held all complete their handshake (with the socket's first backlog of 512, the rest
+    would wait for SYN retries) and are all answered."""
+
+    async def main() -> tuple[int, int]:
+        async with TableRegistry() as registry:
+            service = ToadstoolService(registry, Limits())
+            async with web.web_listener(service, "127.0.0.1", 0, grace=1.0) as listener:
+                return await _answers_to_waiting_calls(listener.port, turn_limit=4000, waiting=600)
+
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        answered, _turns = runner.run(main())
+    assert answered == 600

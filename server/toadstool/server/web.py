@@ -126,6 +126,7 @@ async def web_listener(
     try:
         if web_accept.batch_accept_works(loop):  # connections accepted in batches (web_accept), not one a turn
             await server.startup(sockets=[])
+            sock.listen(config.backlog)  # as uvicorn's own server does: room for a burst in the kernel's queue
             acceptor = web_accept.BatchAcceptor(sock, _protocol_factory(server), config.ssl, loop)
             acceptor.start()
         else:
@@ -135,11 +136,13 @@ async def web_listener(
             host=host, port=bound, tls=bool(tls_cert), instead_of=port if port not in (0, bound) else None
         )
     finally:
-        if acceptor is not None:
-            await acceptor.close()
-        if server.started:
-            await server.shutdown(sockets=[sock])
-        sock.close()
+        try:
+            if acceptor is not None:
+                await acceptor.close()
+        finally:
+            if server.started:
+                await server.shutdown(sockets=[sock])
+            sock.close()
 
 
 def _protocol_factory(server: uvicorn.Server) -> Callable[[], asyncio.Protocol]:

@@ -15,6 +15,7 @@ Not for serving HTTP (uvicorn, toadstool.server.web_http) nor binding the port (
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import errno
 import logging
 import socket
@@ -23,17 +24,16 @@ from collections.abc import Callable
 
 log = logging.getLogger(__name__)
 
-#: Connections accepted per wake-up of the port at most, as asyncio's loop does with its default backlog:
-#: a flood of connections cannot keep the loop from everything else, and the rest come at the next turn.
+#: Connections accepted per wake-up of the port at most (asyncio's loop takes up to its backlog): a flood of
+#: connections cannot keep the loop from everything else, and the rest come at the next turn (the port is
+#: watched level-triggered).
 ACCEPT_BATCH = 128
-#: How long accepting pauses when the process is out of file descriptors (or the kernel out of memory), as
-#: asyncio's loop does: connections wait in the kernel's queue meanwhile, and accepting in a tight loop
-#: would only fail again.
-PAUSE_WHEN_OUT_OF_FILES = 1.0
-#: How long a TLS client may take over its handshake before its connection is dropped.
-TLS_HANDSHAKE_SECONDS = 10.0
-
-_OUT_OF_RESOURCES = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+#: How long accepting pauses after an error that is not one connection's (the process out of file
+#: descriptors, the kernel out of memory), as asyncio's loop does: connections wait in the kernel's queue
+#: meanwhile, and accepting again at once would only fail again.
+PAUSE_SECONDS = 1.0
+#: The errors of one connection that went away before it was accepted: the next one is accepted at once.
+_ONE_CONNECTION_GONE = frozenset({errno.ECONNABORTED, errno.EPROTO, errno.EPERM})
 
 
 def batch_accept_works(loop: asyncio.AbstractEventLoop) -> bool:
@@ -55,20 +55,27 @@ class BatchAcceptor:
         loop: asyncio.AbstractEventLoop,
     ) -> None:
         self.sock, self.protocol_factory, self.tls, self.loop = sock, protocol_factory, tls, loop
+        self._fd = sock.fileno()  # kept: a closed socket's fileno() is -1
         self._watching = False
         self._resume: asyncio.TimerHandle | None = None
-        self._handshakes: set[asyncio.Task[None]] = set()
+        #: Each accepted connection's hand-over to uvicorn, with its socket (closed here if it never began).
+        self._handing_over: dict[asyncio.Task[None], socket.socket] = {}
 
     def start(self) -> None:
         self._resume = None
         if not self._watching:
-            self.loop.add_reader(self.sock.fileno(), self._accept)
+            self.loop.add_reader(self._fd, self._accept)
             self._watching = True
 
     def _stop_watching(self) -> None:
         if self._watching:
-            self.loop.remove_reader(self.sock.fileno())
+            self.loop.remove_reader(self._fd)
             self._watching = False
+
+    def _pause(self, why: str) -> None:
+        log.warning("cannot accept connections on the web port (%s); trying again in %.0f s", why, PAUSE_SECONDS)
+        self._stop_watching()
+        self._resume = self.loop.call_later(PAUSE_SECONDS, self.start)
 
     def _accept(self) -> None:
         for _ in range(ACCEPT_BATCH):
@@ -77,43 +84,44 @@ class BatchAcceptor:
             except (BlockingIOError, InterruptedError):
                 return  # the queue is empty
             except OSError as error:
-                if error.errno in _OUT_OF_RESOURCES:
-                    log.warning(
-                        "cannot accept a connection on the web port (%s); trying again in %.0f s",
-                        error.strerror,
-                        PAUSE_WHEN_OUT_OF_FILES,
-                    )
-                    self._stop_watching()
-                    self._resume = self.loop.call_later(PAUSE_WHEN_OUT_OF_FILES, self.start)
-                    return
-                continue  # that one connection went away before it was accepted (ECONNABORTED, EPROTO...)
+                if error.errno in _ONE_CONNECTION_GONE:
+                    continue
+                self._pause(error.strerror or repr(error))
+                return
             self._hand_over(conn)
 
     def _hand_over(self, conn: socket.socket) -> None:
         conn.setblocking(False)
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # as asyncio's and uvloop's servers do
+        with contextlib.suppress(OSError):  # a peer already gone (macOS says EINVAL); its transport will say so
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # asyncio's loop skips it on macOS
         task = self.loop.create_task(self._connect(conn))
-        self._handshakes.add(task)
-        task.add_done_callback(self._handshakes.discard)
+        self._handing_over[task] = conn
+        task.add_done_callback(self._handed_over)
+
+    def _handed_over(self, task: asyncio.Task[None]) -> None:
+        conn = self._handing_over.pop(task, None)
+        if conn is not None and task.cancelled():  # closed before it began: nobody else will close it
+            conn.close()
 
     async def _connect(self, conn: socket.socket) -> None:
         try:
-            await self.loop.connect_accepted_socket(
-                self.protocol_factory,
-                conn,
-                ssl=self.tls,
-                ssl_handshake_timeout=TLS_HANDSHAKE_SECONDS if self.tls is not None else None,
-            )
-        except (OSError, ssl.SSLError, TimeoutError, ConnectionError) as error:
+            # The TLS handshake has the loop's default timeout (60 s), as under uvicorn's own server.
+            await self.loop.connect_accepted_socket(self.protocol_factory, conn, ssl=self.tls)
+        except OSError as error:  # ssl.SSLError and TimeoutError are OSErrors too
             log.debug("a web connection ended before it began: %r", error)
+            conn.close()
+        except Exception:  # a bug (uvicorn's protocol could not be made): said, and the port goes on
+            log.exception("a web connection could not be handed to the HTTP server")
             conn.close()
 
     async def close(self) -> None:
-        """Stop accepting; connections still in their TLS handshake are dropped (nothing was served yet)."""
+        """Stop accepting. Connections accepted but not yet handed over, or still in their TLS handshake,
+        are closed: nothing was served on them yet, and uvicorn's shutdown does not know them."""
         self._stop_watching()
         if self._resume is not None:
             self._resume.cancel()
             self._resume = None
-        for task in list(self._handshakes):
+        tasks = list(self._handing_over)
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._handshakes, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
