@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import functools
 import json
 import re
 import unicodedata
@@ -129,13 +130,20 @@ def name_seats(text: str, names: Sequence[str]) -> str:
     Engines write every human text this way because only the table knows who sits where; a reference to
     a seat with no name reads "Player N" (N counted from 1).
     """
+    if "{" not in text:  # most texts (card names, labels) name no seat: skip the regex and its callback
+        return text
+    return _named(text, tuple(names))
+
+
+@functools.lru_cache(maxsize=4096)
+def _named(text: str, names: tuple[str, ...]) -> str:
+    """`name_seats`, remembered: after every move each viewer's phase, events and labels are named again,
+    and the same few texts ("{p2} to play") recur with the same names all evening."""
 
     def name(match: re.Match[str]) -> str:
         seat = int(match.group(1))
         return names[seat] if seat < len(names) and names[seat] else f"Player {seat + 1}"
 
-    if "{" not in text:  # most texts (card names, labels) name no seat: skip the regex and its callback
-        return text
     return _SEAT_REF.sub(name, text)
 
 

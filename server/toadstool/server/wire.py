@@ -45,9 +45,15 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
-# How each dataclass field maps to its proto field, worked out once per class from its type hints.
+# How each dataclass field maps to its proto field, worked out once per class from its type hints. A nested
+# frozen dataclass (`_FROZEN`, `_REPEATED_FROZEN`) is converted through `_CONVERTED` (see `_nested`).
 _SCALAR, _ENUM, _MESSAGE, _REPEATED_SCALAR, _REPEATED_ENUM, _REPEATED_MESSAGE, _DYNAMIC = range(7)
+_FROZEN, _REPEATED_FROZEN = 7, 8
 _SCALAR_TYPES = (int, float, str, bool, bytes)
+
+
+def _frozen(cls: type) -> bool:
+    return bool(cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
 
 
 def _kind(hint: Any) -> int:
@@ -60,7 +66,9 @@ def _kind(hint: Any) -> int:
         element = typing.get_args(hint)[0]
         if isinstance(element, type):
             if dataclasses.is_dataclass(element):
-                return _REPEATED_MESSAGE
+                return _REPEATED_FROZEN if _frozen(element) else _REPEATED_MESSAGE
+            if issubclass(element, enum.IntEnum):
+                return _REPEATED_SCALAR  # an IntEnum member is its proto number already (no `.value` to look up)
             if issubclass(element, enum.Enum):
                 return _REPEATED_ENUM
             if issubclass(element, _SCALAR_TYPES):
@@ -68,7 +76,9 @@ def _kind(hint: Any) -> int:
         return _DYNAMIC
     if isinstance(hint, type):
         if dataclasses.is_dataclass(hint):
-            return _MESSAGE
+            return _FROZEN if _frozen(hint) else _MESSAGE
+        if issubclass(hint, enum.IntEnum):
+            return _SCALAR
         if issubclass(hint, enum.Enum):
             return _ENUM
         if issubclass(hint, _SCALAR_TYPES):
@@ -102,13 +112,21 @@ def to_message(value: Any, message: Message) -> Message:
             continue
         if kind == _SCALAR:
             setattr(message, name, item)
+        elif kind == _FROZEN:
+            sub = getattr(message, name)
+            sub.SetInParent()
+            _nested(item, sub)
+        elif kind == _REPEATED_FROZEN:
+            repeated = getattr(message, name)
+            for element in item:
+                _nested(element, repeated.add())
+        elif kind == _REPEATED_SCALAR:
+            if item:
+                getattr(message, name).extend(item)
         elif kind == _MESSAGE:
             sub = getattr(message, name)
             sub.SetInParent()
             to_message(item, sub)
-        elif kind == _REPEATED_SCALAR:
-            if item:
-                getattr(message, name).extend(item)
         elif kind == _REPEATED_MESSAGE:
             repeated = getattr(message, name)
             for element in item:
@@ -120,6 +138,31 @@ def to_message(value: Any, message: Message) -> Message:
         else:
             _set_dynamic(message, name, item)
     return message
+
+
+#: The serialised message of each nested frozen value converted lately, by value, with its message type.
+#: Equal frozen values make equal messages, and the same values recur in view after view (UNO's card objects
+#: are constants shown in every hand), so their bytes are parsed into place (upb, in C) instead of being
+#: converted field by field in Python again. Bounded: emptied when full.
+_CONVERTED: dict[Any, tuple[Any, bytes]] = {}
+MAX_CONVERTED = 4096
+
+
+def _nested(value: Any, message: Message) -> None:
+    """Fill the empty nested `message` from the frozen dataclass `value`, from `_CONVERTED` when it can."""
+    try:
+        cached = _CONVERTED.get(value)
+    except TypeError:  # a field holds something unhashable: no cache, and no harm
+        to_message(value, message)
+        return
+    descriptor = message.DESCRIPTOR
+    if cached is not None and cached[0] is descriptor:
+        message.MergeFromString(cached[1])
+        return
+    to_message(value, message)
+    if len(_CONVERTED) >= MAX_CONVERTED:
+        _CONVERTED.clear()
+    _CONVERTED[value] = (descriptor, message.SerializeToString())
 
 
 def _set_dynamic(message: Message, name: str, item: Any) -> None:
