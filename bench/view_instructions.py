@@ -1,0 +1,114 @@
+"""Instructions per move of building every viewer's live message, counted by callgrind (issue #24).
+
+Usage: ``python bench/view_instructions.py [--base DIR ...] [--tables 20] [--rounds 30]``
+
+Why: on this 2-core shared machine a timed micro-benchmark of the views moves by a third from run to run,
+while valgrind's callgrind counts instructions, which are the same for the same code and inputs whatever else
+the machine does. Each side runs UNO tables of 4 seats in-process (no network, no store): each round every
+table makes its bot's move through the group commit, then each of its 4 seats' live messages is built
+(`messages.watch_response`, what a Watch stream sends after a move). A second run makes the same moves and
+builds nothing; the difference, divided by the moves, is the views' cost per move. `--base` names folders
+holding another version's `server/` tree (as bench/ab_server.py's), measured the same way; the last side is
+this working tree's. Needs valgrind (Debian's package). Prints millions of instructions per move per side
+and each side's ratio to the first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+async def play(tables: int, rounds: int, build_views: bool) -> int:
+    """The measured work (run under callgrind by `count`); returns the moves made."""
+    from toadstool.server import messages
+    from toadstool.server.tables import TableRegistry
+
+    async with TableRegistry(bot_delay=3600.0, store=None) as registry:  # bots move only when told to here
+        made = [registry.create("uno", 4, bots=4, seed=seed)[0] for seed in range(tables)]
+        await asyncio.sleep(0)
+        sent = {table.table_id: [len(table.events)] * 4 for table in made}
+        moves = 0
+        for _ in range(rounds):
+            proposed = []
+            for table in made:
+                choice = table.bot_choice() if table.state is not None else None
+                if choice is None or table.engine.outcome(table.state) is not None:
+                    continue
+                seat, action = choice
+                proposed.append(
+                    registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
+                )
+            await asyncio.gather(*proposed)
+            moves += len(proposed)
+            for table in made:
+                positions = sent[table.table_id]
+                for viewer in range(4):
+                    if build_views:
+                        messages.watch_response(table, viewer, None, positions[viewer])
+                    positions[viewer] = len(table.events)
+        return moves
+
+
+def count(server: Path | None, tables: int, rounds: int, build_views: bool) -> tuple[int, int]:
+    """(instructions, moves) of one run of `play` under callgrind, with `server` first on the import path."""
+    env = dict(os.environ, PYTHONHASHSEED="0")  # the same hashes, so the same dict layouts, in every run
+    if server is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(server / "server"), env.get("PYTHONPATH")) if p)
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / "callgrind.out"
+        child = f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import view_instructions as v, asyncio; "
+        child += f"print('moves', asyncio.run(v.play({tables}, {rounds}, {build_views})))"
+        result = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", child],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+            check=True,
+        )
+    collected = re.search(r"Collected : (\d+)", result.stderr)
+    moves = re.search(r"moves (\d+)", result.stdout)
+    if collected is None or moves is None:
+        raise RuntimeError(f"callgrind gave no count:\n{result.stderr[-2000:]}")
+    return int(collected.group(1)), int(moves.group(1))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", type=Path, action="append", default=[], help="a folder with another server/")
+    parser.add_argument("--tables", type=int, default=20)
+    parser.add_argument("--rounds", type=int, default=30)
+    args = parser.parse_args(argv)
+    if shutil.which("valgrind") is None:
+        parser.error("valgrind is not installed (apt-get install valgrind)")
+    sides: list[Path | None] = [*args.base, None]
+    figures = []
+    moves = 0
+    for side in sides:
+        without, moves = count(side, args.tables, args.rounds, False)
+        with_views, moves_again = count(side, args.tables, args.rounds, True)
+        if moves != moves_again:
+            raise RuntimeError(f"the two runs made different moves ({moves} and {moves_again})")
+        per_move = (with_views - without) / moves
+        figures.append(per_move)
+        name = str(side) if side is not None else "this tree"
+        print(f"{name}: {per_move / 1e6:.3f} M instructions per move for 4 viewers' messages ({moves} moves)")
+    for side, figure in zip(sides[1:], figures[1:], strict=True):
+        print(f"{side or 'this tree'} / {sides[0] or 'this tree'}: {figure / figures[0]:.3f}")
+    print(json.dumps({"benchmark": "view_instructions", "moves": moves, "instructions_per_move": figures}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
