@@ -177,6 +177,9 @@ async def test_every_message_a_browser_watch_receives_equals_the_grpc_watch_of_t
                     service_pb2.ActResponse,
                     token=tokens[seat],
                 )
+            for grpc_side, web_side in pairs:  # both sides of each pair have had the last move's message
+                await grpc_side.at(table.version)
+                await web_side.at(table.version)
             # A stream never skips events: the browser was told exactly what the gRPC viewer was told, in order,
             # and every message it got was for its own viewer (a spectator's never names a seat or offers moves).
             for (grpc_side, web_side), viewer in zip(pairs, (0, 1, None), strict=True):
