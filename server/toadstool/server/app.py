@@ -43,8 +43,12 @@ SERVICE_NAME = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"].full_
 #: short programs; a server playing hundreds of tables allocates a container per few microseconds (states,
 #: views, futures) while its heap of table histories keeps growing, and the defaults had it rescanning that
 #: heap for up to a tenth of its time (bench/load.py, bots at 250 tables: 7-10 % more views/s with these).
-#: The server makes few reference cycles; these thresholds still collect them, just less often.
-GC_THRESHOLDS = (50_000, 20, 20)
+#: A young collection stops the server while it examines what is still alive of the containers made since the
+#: last one (mostly work in flight: each stream's wait, each connection's last request), at 0.6 to 0.9 us an
+#: object. At 50,000 that was 33-55 ms, four times in 12 s at 250 tables, and the largest part of the paced
+#: p99 (docs/benchmarks.md, rounds 3 and 4). At 10,000 the pauses are shorter and more frequent; the middle
+#: generation, collected after 100 of them instead of 20, is still collected once per million allocations.
+GC_THRESHOLDS = (10_000, 100, 20)
 
 
 @dataclass(frozen=True)
