@@ -9,41 +9,42 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from google.protobuf.message import Message
 
-from toadstool.api.v1 import table_pb2
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import name_seats, parse_options
 from toadstool.games import discover, get_game
+from toadstool.games.uno.engine import CARD_VIEWS
 from toadstool.selfplay import PlayoutTooLong, play
 from toadstool.server import messages, wire
 
 
 def plain(value: Any, message: Message) -> Message:
     """The reference: every field converted afresh, enums by `.value`, no plan and no cache."""
-    for field in dataclasses.fields(value):
-        item = getattr(value, field.name)
+    for member in dataclasses.fields(value):
+        item = getattr(value, member.name)
         if item is None:
             continue
         if dataclasses.is_dataclass(item):
-            sub = getattr(message, field.name)
+            sub = getattr(message, member.name)
             sub.SetInParent()
             plain(item, sub)
         elif isinstance(item, tuple):
-            repeated = getattr(message, field.name)
+            repeated = getattr(message, member.name)
             for element in item:
                 if dataclasses.is_dataclass(element):
                     plain(element, repeated.add())
                 else:
                     repeated.append(element.value if isinstance(element, enum.Enum) else element)
         elif isinstance(item, enum.Enum):
-            setattr(message, field.name, item.value)
+            setattr(message, member.name, item.value)
         else:
-            setattr(message, field.name, item)
+            setattr(message, member.name, item)
     return message
 
 
@@ -110,7 +111,7 @@ class UnhashableCard:
         raise TypeError("unhashable")
 
 
-def test_a_frozen_value_that_cannot_be_hashed_is_converted_field_by_field() -> None:
+def test_a_value_whose_class_hashes_its_own_way_is_converted_field_by_field_and_never_hashed() -> None:
     card = UnhashableCard(id=7, color=2, kind=1, number=5, points=5)
     wire._CONVERTED.clear()
     message = table_pb2.GameView().uno.top_card
@@ -146,3 +147,109 @@ def test_a_remembered_text_is_named_again_when_a_seat_changes_hands() -> None:
     assert name_seats("{p0} to play, then {p1}", ["Cy", "Bea"]) == "Cy to play, then Bea"
     assert name_seats("{p0} to play, then {p1}", ["Cy", ""]) == "Cy to play, then Player 2"
     assert name_seats("{p0} to play, then {p1}", ("Cy", "Bea")) == "Cy to play, then Bea"
+
+
+@dataclass(frozen=True)
+class SeatShown:  # the fields of table_pb2.Seat it sets
+    index: int
+    name: str = field(compare=False)
+
+
+@dataclass(frozen=True)
+class SeatsShown:  # the fields of table_pb2.Update it sets
+    seats: tuple[SeatShown, ...]
+
+
+@dataclass(frozen=True)
+class Measured:
+    value: float
+
+
+@dataclass(frozen=True)
+class OwnEquality:
+    index: int
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, OwnEquality)
+
+    def __hash__(self) -> int:
+        return 0
+
+
+@dataclass(frozen=True, eq=False)
+class ByIdentity:
+    index: int
+
+
+@dataclass
+class Mutable:
+    index: int
+
+
+@dataclass(frozen=True)
+class Nested:
+    card: UnhashableCard
+
+
+def test_only_classes_whose_equal_values_make_equal_messages_are_cached() -> None:
+    engine_card = type(get_game("uno").engine.view(get_game("uno").engine.new(2, uno_options(), 1), 0).top_card)
+    assert wire._cacheable(engine_card)
+    assert not wire._cacheable(SeatShown), "a field left out of the comparison"
+    assert not wire._cacheable(Measured), "a float: -0.0 == 0.0"
+    assert not wire._cacheable(OwnEquality), "an __eq__ and __hash__ of its own"
+    assert not wire._cacheable(ByIdentity), "compared by identity"
+    assert not wire._cacheable(Mutable), "not frozen"
+    assert not wire._cacheable(Nested), "holds a class that may not be"
+    assert not wire._cacheable(SeatsShown)
+
+
+def test_values_equal_but_for_a_field_left_out_of_the_comparison_convert_each_as_it_is() -> None:
+    first = wire.to_message(SeatsShown(seats=(SeatShown(1, "Ann"),)), table_pb2.Update())
+    second = wire.to_message(SeatsShown(seats=(SeatShown(1, "Bea"),)), table_pb2.Update())
+    assert [s.name for s in first.seats] == ["Ann"]
+    assert [s.name for s in second.seats] == ["Bea"]
+
+
+def test_a_nested_message_already_filled_is_converted_field_by_field_as_before() -> None:
+    engine = get_game("uno").engine
+    zero = next(card for card in CARD_VIEWS if card.points == 0)  # merged bytes would leave a 0 unset
+    view = dataclasses.replace(engine.view(engine.new(4, uno_options(), 3), 0), top_card=zero)
+    wire.to_message(view, table_pb2.GameView().uno)  # every card of it cached
+    filled, reference = table_pb2.GameView().uno, table_pb2.GameView().uno
+    for message in (filled, reference):
+        message.top_card.points = 99
+        message.top_card.number = 77
+    wire.to_message(view, filled)
+    plain(view, reference)
+    assert filled == reference
+
+
+def test_the_same_value_in_two_message_types_is_converted_for_each() -> None:
+    @dataclass(frozen=True)
+    class SeatNumber:
+        seat: int
+
+    wire._CONVERTED.clear()
+    answer = service_pb2.AddBotResponse()  # seat is field 1
+    wire._nested(SeatNumber(3), answer)
+    request = service_pb2.AddBotRequest()  # seat is field 2, field 1 the table's id
+    wire._nested(SeatNumber(3), request)
+    assert answer.seat == 3
+    assert request.seat == 3
+    assert request.table_id == ""
+
+
+def test_a_cached_value_is_parsed_from_its_bytes_not_converted_again() -> None:
+    engine = get_game("uno").engine
+    view = engine.view(engine.new(4, uno_options(), 3), 0)
+    wire._CONVERTED.clear()
+    wire.to_message(view, table_pb2.GameView().uno)
+    card = view.hand[0]
+    descriptor, _ = wire._CONVERTED[card]
+    marked = type(table_pb2.GameView().uno.top_card)(id=card.id, points=12345)
+    wire._CONVERTED[card] = (descriptor, marked.SerializeToString())
+    try:
+        again = wire.to_message(view, table_pb2.GameView().uno)
+        assert again.hand[0].points == 12345, "the second conversion read the cache"
+    finally:
+        wire._CONVERTED.clear()

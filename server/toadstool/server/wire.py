@@ -46,14 +46,61 @@ def _fields(cls: type) -> tuple[str, ...]:
 
 
 # How each dataclass field maps to its proto field, worked out once per class from its type hints. A nested
-# frozen dataclass (`_FROZEN`, `_REPEATED_FROZEN`) is converted through `_CONVERTED` (see `_nested`).
+# value of a class `_cacheable` says may be (`_CACHED`, `_REPEATED_CACHED`) is converted through `_nested`.
 _SCALAR, _ENUM, _MESSAGE, _REPEATED_SCALAR, _REPEATED_ENUM, _REPEATED_MESSAGE, _DYNAMIC = range(7)
-_FROZEN, _REPEATED_FROZEN = 7, 8
+_CACHED, _REPEATED_CACHED = 7, 8
 _SCALAR_TYPES = (int, float, str, bool, bytes)
+#: What a field of a `_cacheable` class may hold: not float (-0.0 equals 0.0 and makes other bytes).
+_EXACT_TYPES = (int, str, bytes)  # (bool and IntEnum are ints)
+
+_CACHEABLE: dict[type, bool] = {}
 
 
-def _frozen(cls: type) -> bool:
-    return bool(cls.__dataclass_params__.frozen)  # type: ignore[attr-defined]
+def _cacheable(cls: type) -> bool:
+    """Whether two equal values of the dataclass `cls` always make the same message, so that `_nested` may
+    reuse the bytes of one for the other: it is frozen, compared and hashed on every field by the methods
+    `dataclass` wrote, and holds only whole numbers, text, bytes, IntEnum members, tuples of those and values
+    of other such classes. Not a float (-0.0 == 0.0), a plain Enum, or anything its type hints do not name."""
+    known = _CACHEABLE.get(cls)
+    if known is not None:
+        return known
+    _CACHEABLE[cls] = False  # while deciding: a class that holds itself is converted field by field
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    fields = dataclasses.fields(cls)
+    able = bool(params.frozen and params.eq) and all(f.compare for f in fields)
+    able = able and all(_written_by_dataclass(getattr(cls, name, None)) for name in ("__eq__", "__hash__"))
+    if able:
+        try:
+            hints = _hints(cls)
+        except Exception:
+            hints = {}
+        able = all(_exact(hints.get(f.name, Any)) for f in fields)
+    _CACHEABLE[cls] = able
+    return able
+
+
+def _written_by_dataclass(method: Any) -> bool:
+    code = getattr(method, "__code__", None)
+    return code is not None and code.co_filename == "<string>"  # dataclasses makes its methods with exec
+
+
+def _exact(hint: Any) -> bool:
+    """Whether a field typed `hint` converts the same for equal values (see `_cacheable`)."""
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(hint) if a is not type(None)]
+        if len(args) != 1:
+            return False
+        hint = args[0]
+    if typing.get_origin(hint) is tuple:
+        arguments = typing.get_args(hint)
+        if len(arguments) != 2 or arguments[1] is not Ellipsis:
+            return False
+        hint = arguments[0]
+    if not isinstance(hint, type):
+        return False
+    if dataclasses.is_dataclass(hint):
+        return _cacheable(hint)
+    return issubclass(hint, _EXACT_TYPES) and (not issubclass(hint, enum.Enum) or issubclass(hint, enum.IntEnum))
 
 
 def _kind(hint: Any) -> int:
@@ -66,7 +113,7 @@ def _kind(hint: Any) -> int:
         element = typing.get_args(hint)[0]
         if isinstance(element, type):
             if dataclasses.is_dataclass(element):
-                return _REPEATED_FROZEN if _frozen(element) else _REPEATED_MESSAGE
+                return _REPEATED_CACHED if _cacheable(element) else _REPEATED_MESSAGE
             if issubclass(element, enum.IntEnum):
                 return _REPEATED_SCALAR  # an IntEnum member is its proto number already (no `.value` to look up)
             if issubclass(element, enum.Enum):
@@ -76,7 +123,7 @@ def _kind(hint: Any) -> int:
         return _DYNAMIC
     if isinstance(hint, type):
         if dataclasses.is_dataclass(hint):
-            return _FROZEN if _frozen(hint) else _MESSAGE
+            return _CACHED if _cacheable(hint) else _MESSAGE
         if issubclass(hint, enum.IntEnum):
             return _SCALAR
         if issubclass(hint, enum.Enum):
@@ -112,14 +159,17 @@ def to_message(value: Any, message: Message) -> Message:
             continue
         if kind == _SCALAR:
             setattr(message, name, item)
-        elif kind == _FROZEN:
+        elif kind == _CACHED:
             sub = getattr(message, name)
             sub.SetInParent()
-            _nested(item, sub)
-        elif kind == _REPEATED_FROZEN:
+            if sub.ListFields():  # filled already (a message given to fill that had it): merged field by field
+                to_message(item, sub)
+            else:
+                _nested(item, sub)
+        elif kind == _REPEATED_CACHED:
             repeated = getattr(message, name)
             for element in item:
-                _nested(element, repeated.add())
+                _nested(element, repeated.add())  # (a new element is empty)
         elif kind == _REPEATED_SCALAR:
             if item:
                 getattr(message, name).extend(item)
@@ -140,19 +190,24 @@ def to_message(value: Any, message: Message) -> Message:
     return message
 
 
-#: The serialised message of each nested frozen value converted lately, by value, with its message type.
-#: Equal frozen values make equal messages, and the same values recur in view after view (UNO's card objects
-#: are constants shown in every hand), so their bytes are parsed into place (upb, in C) instead of being
-#: converted field by field in Python again. Bounded: emptied when full.
+#: The serialised message of each nested value converted lately, by value, with its message type, for the
+#: classes `_cacheable` allows. Equal values of them make equal messages, and the same values recur in view
+#: after view (UNO's card objects are constants shown in every hand), so their bytes are parsed into place
+#: (upb, in C) instead of being converted field by field in Python again. Bounded: emptied when full. (A
+#: value of the wrong type, say 7.0 for an int, that equals one converted before takes its bytes instead of
+#: failing: the engines' types are checked by mypy, not here.)
 _CONVERTED: dict[Any, tuple[Any, bytes]] = {}
 MAX_CONVERTED = 4096
 
 
 def _nested(value: Any, message: Message) -> None:
-    """Fill the empty nested `message` from the frozen dataclass `value`, from `_CONVERTED` when it can."""
+    """Fill the empty nested `message` from `value` (of a `_cacheable` class), from `_CONVERTED` when it can."""
+    if not (_CACHEABLE.get(type(value)) or _cacheable(type(value))):  # a subclass of the field's type
+        to_message(value, message)
+        return
     try:
         cached = _CONVERTED.get(value)
-    except TypeError:  # a field holds something unhashable: no cache, and no harm
+    except TypeError:  # unhashable after all (a tuple field holding a list): no cache, and no harm
         to_message(value, message)
         return
     descriptor = message.DESCRIPTOR
