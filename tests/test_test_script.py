@@ -39,6 +39,7 @@ SYSTEM_PROGRAMS = (
     "chromedriver",
     "tmux",
     "strace",
+    "valgrind",
 )
 
 
