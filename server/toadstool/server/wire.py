@@ -84,13 +84,19 @@ def _written_by_dataclass(method: Any) -> bool:
     return code is not None and code.co_filename == "<string>"  # dataclasses makes its methods with exec
 
 
-def _exact(hint: Any) -> bool:
-    """Whether a field typed `hint` converts the same for equal values (see `_cacheable`)."""
+def _optional_of(hint: Any) -> Any:
+    """`X` for `X | None` (and `hint` itself if it is no union); None for a union of several types."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(args) != 1:
-            return False
-        hint = args[0]
+        return args[0] if len(args) == 1 else None
+    return hint
+
+
+def _exact(hint: Any) -> bool:
+    """Whether a field typed `hint` converts the same for equal values (see `_cacheable`)."""
+    hint = _optional_of(hint)
+    if hint is None:
+        return False
     if typing.get_origin(hint) is tuple:
         arguments = typing.get_args(hint)
         if len(arguments) != 2 or arguments[1] is not Ellipsis:
@@ -104,11 +110,9 @@ def _exact(hint: Any) -> bool:
 
 
 def _kind(hint: Any) -> int:
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(args) != 1:
-            return _DYNAMIC
-        hint = args[0]
+    hint = _optional_of(hint)
+    if hint is None:
+        return _DYNAMIC
     if typing.get_origin(hint) is tuple:
         element = typing.get_args(hint)[0]
         if isinstance(element, type):
