@@ -16,19 +16,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
-from selenium.webdriver.common.by import By
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.support.ui import Select
 from web_helpers import (
     LAPTOP,
     PHONE,
     browser,
     check_layout,
+    click,
     create_table,
+    find,
     new_states,
+    page_text,
     resize,
     screenshot,
     tap,
+    text_of,
+    wait_for,
     web_server,
 )
 
@@ -50,41 +54,6 @@ def web_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-def _find(driver: Any, selector: str) -> list[Any]:
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def _wait(driver: Any, selector: str, seconds: float = 10.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while True:
-        found = _find(driver, selector)
-        if found:
-            return found[0]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{selector!r} never appeared; the page says:\n{_text(driver)}")
-        time.sleep(0.05)
-
-
-def _text(driver: Any) -> str:
-    try:
-        return str(driver.find_element(By.TAG_NAME, "body").text)
-    except WebDriverException:
-        return ""
-
-
-def _click(driver: Any, selector: str, seconds: float = 10.0) -> None:
-    """Click the first element matching `selector`, again if the page re-rendered it under the click (the
-    lobby redraws its list every few seconds)."""
-    deadline = time.monotonic() + seconds
-    while True:
-        try:
-            _wait(driver, selector, seconds).click()
-            return
-        except StaleElementReferenceException:
-            if time.monotonic() > deadline:
-                raise
-
-
 def _type(element: Any, text: str) -> None:
     element.clear()
     element.send_keys(text)
@@ -93,12 +62,12 @@ def _type(element: Any, text: str) -> None:
 def _create_uno(driver: Any, url: str, name: str, bots: int) -> None:
     """In the lobby: type a name, choose UNO with one hand to play (target 1), create and sit down."""
     driver.get(url)
-    _type(_wait(driver, "#name"), name)
-    _wait(driver, "form select[name=game]")
-    _type(_wait(driver, "input[name=bots]"), str(bots))
-    _type(_wait(driver, "input[name=target]"), "1")
-    _click(driver, "form button[type=submit]")
-    _wait(driver, ".table-screen .uno .hand" if bots else ".table-screen .seats")
+    _type(wait_for(driver, "#name"), name)
+    wait_for(driver, "form select[name=game]")
+    _type(wait_for(driver, "input[name=bots]"), str(bots))
+    _type(wait_for(driver, "input[name=target]"), "1")
+    click(driver, "form button[type=submit]")
+    wait_for(driver, ".table-screen .uno .hand" if bots else ".table-screen .seats")
 
 
 def _my_turn(driver: Any) -> bool:
@@ -112,24 +81,24 @@ def _play_once(driver: Any) -> bool:
     card (calling UNO with the second-to-last card), else the draw pile, else the first choice offered
     (keep, pass, accept, challenge). True if something was clicked."""
     try:
-        if not _my_turn(driver) or _find(driver, ".actions button[disabled]"):
+        if not _my_turn(driver) or find(driver, ".actions button[disabled]"):
             return False
-        opened = _find(driver, ".actions .opened")
+        opened = find(driver, ".actions .opened")
         if opened:
-            tap(driver, _find(driver, ".actions button.action:not(.cancel)")[0])
+            tap(driver, find(driver, ".actions button.action:not(.cancel)")[0])
             return True
-        playable = _find(driver, ".hand .card.playable")
+        playable = find(driver, ".hand .card.playable")
         if playable:
-            toggle = _find(driver, ".actions .toggle input")
-            if toggle and len(_find(driver, ".hand .card")) == 2 and not toggle[0].is_selected():
+            toggle = find(driver, ".actions .toggle input")
+            if toggle and len(find(driver, ".hand .card")) == 2 and not toggle[0].is_selected():
                 tap(driver, toggle[0])
             tap(driver, playable[0])
             return True
-        pile = _find(driver, ".pile.playable")
+        pile = find(driver, ".pile.playable")
         if pile:
             tap(driver, pile[0])
             return True
-        offered = _find(driver, ".actions button.action")
+        offered = find(driver, ".actions button.action")
         if offered:
             tap(driver, offered[0])
             return True
@@ -139,7 +108,7 @@ def _play_once(driver: Any) -> bool:
 
 
 def _game_over(driver: Any) -> bool:
-    return bool(_find(driver, ".outcome"))
+    return bool(find(driver, ".outcome"))
 
 
 def test_the_typescript_choice_tree_builds_the_same_trees_as_the_python_one() -> None:
@@ -170,10 +139,10 @@ def test_the_built_client_sends_tokens_in_the_contracts_header_keys() -> None:
 def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(web_url: str, chromium: Any) -> None:
     driver = chromium
     driver.get(web_url)
-    _wait(driver, "form select[name=game]")
+    wait_for(driver, "form select[name=game]")
     screenshot(driver, "lobby-phone")
     _create_uno(driver, web_url, "Ann <b>", bots=1)
-    seat_names = _wait(driver, ".seats").text
+    seat_names = text_of(driver, ".seats")
     assert "Ann <b>" in seat_names, "a name is shown as the text it is"
     screenshot(driver, "uno-table-phone")
     resize(driver, LAPTOP)
@@ -183,7 +152,7 @@ def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(w
     turns = reloads = 0
     states: set[str] = set()
     while not _game_over(driver):
-        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
+        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{page_text(driver)}"
         # A wild's colours, the UNO call, a catch, a challenge: each checked as drawn the first time it shows.
         for state in new_states(driver, states) if _my_turn(driver) else []:
             check_layout(driver, f"UNO: {state}", f"uno-{state.removeprefix('uno-')}")
@@ -192,20 +161,20 @@ def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(w
             time.sleep(0.15)
             if turns in (3, 8) and not _game_over(driver):
                 driver.refresh()  # mid-game: the tab comes back as the same seat, from the version it saw
-                _wait(driver, ".table-screen .uno .hand")
-                assert "Ann <b> (you)" in _wait(driver, ".seats").text
+                wait_for(driver, ".table-screen .uno .hand")
+                assert "Ann <b> (you)" in text_of(driver, ".seats")
                 reloads += 1
         else:
             time.sleep(0.05)
         if turns == 2:
             screenshot(driver, "uno-midgame-phone")
     assert reloads >= 1 or turns < 3
-    assert "won" in _wait(driver, ".outcome").text
+    assert "won" in text_of(driver, ".outcome")
     driver.execute_script("window.scrollTo(0, 0)")
     check_layout(driver, "UNO at its end", "uno-game-over")
     resize(driver, LAPTOP)
     driver.get(web_url)  # the lobby lists the finished table this browser sat at
-    _wait(driver, ".table-item")
+    wait_for(driver, ".table-item")
     screenshot(driver, "lobby-laptop")
 
 
@@ -221,23 +190,25 @@ def test_two_people_in_two_browsers_play_each_other_to_the_end(web_url: str, tmp
     try:
         for driver, name in ((ann, "Ann"), (bea, "Bea")):
             driver.get(web_url)
-            _type(_wait(driver, "#name"), name)
-            _click(driver, ".table-item button.join")  # the first open seat of the one table
-            _wait(driver, ".table-screen .seats")
-        _wait(bea, ".table-screen .uno .hand")
-        _wait(ann, ".seats .seat[data-seat='1'] .dot.on")
+            _type(wait_for(driver, "#name"), name)
+            click(driver, ".table-item button.join")  # the first open seat of the one table
+            wait_for(driver, ".table-screen .seats")
+        wait_for(bea, ".table-screen .uno .hand")
+        wait_for(ann, ".seats .seat[data-seat='1'] .dot.on")
         screenshot(bea, "uno-two-people-laptop")
         screenshot(ann, "uno-two-people-phone")
         # Two browsers taking turns are slow on a loaded machine: bounded by moves, and by time only loosely.
         deadline, moves = time.monotonic() + 3 * GAME_SECONDS, 0
         while not (_game_over(ann) and _game_over(bea)):
-            assert moves < 600, f"no end in {moves} moves:\n{_text(ann)}\n---\n{_text(bea)}"
-            assert time.monotonic() < deadline, f"no end in {3 * GAME_SECONDS} s:\n{_text(ann)}\n---\n{_text(bea)}"
+            assert moves < 600, f"no end in {moves} moves:\n{page_text(ann)}\n---\n{page_text(bea)}"
+            assert time.monotonic() < deadline, (
+                f"no end in {3 * GAME_SECONDS} s:\n{page_text(ann)}\n---\n{page_text(bea)}"
+            )
             moved = _play_once(ann) or _play_once(bea)
             moves += moved
             time.sleep(0.15 if moved else 0.05)
         # Each sees the same outcome, and never the other's hand.
-        assert _wait(ann, ".outcome").text == _wait(bea, ".outcome").text
+        assert text_of(ann, ".outcome") == text_of(bea, ".outcome")
         screenshot(bea, "uno-two-people-over-laptop")
     finally:
         bea.quit()
@@ -251,15 +222,15 @@ def test_the_table_display_shows_the_spectators_view_large_without_any_hand(
     tv = browser(tmp_path / "profile-tv", LAPTOP)
     try:
         tv.get(f"{web_url}#/t/{table_id}/display")
-        _wait(tv, ".mode-display .uno .top-card")
-        assert not _find(tv, ".uno .hand .card"), "a spectator never sees a hand"
-        assert not _find(tv, ".actions"), "the table display offers no choices"
-        assert "Ann" in _wait(tv, ".seats").text
+        wait_for(tv, ".mode-display .uno .top-card")
+        assert not find(tv, ".uno .hand .card"), "a spectator never sees a hand"
+        assert not find(tv, ".actions"), "the table display offers no choices"
+        assert "Ann" in text_of(tv, ".seats")
         screenshot(tv, "uno-table-display-laptop")
         resize(tv, PHONE)
         tv.get(f"{web_url}#/t/{table_id}/watch")
-        _wait(tv, ".mode-watch .uno .top-card")
-        assert not _find(tv, ".uno .hand .card")
+        wait_for(tv, ".mode-watch .uno .top-card")
+        assert not find(tv, ".uno .hand .card")
         screenshot(tv, "uno-watch-phone")
     finally:
         tv.quit()
@@ -271,17 +242,17 @@ def test_a_game_without_its_own_drawing_is_shown_as_panels_and_played_to_the_end
     # Pig (tests/plugin_games) is a plugin game no client knows: the generic panels draw it.
     driver = chromium
     driver.get(web_url)
-    _type(_wait(driver, "#name"), "Ann")
-    Select(_wait(driver, "form select[name=game]")).select_by_value("pig")
-    _wait(driver, "form select[name=game] option[value=pig]:checked")
-    _click(driver, "form button[type=submit]")
-    _wait(driver, ".table-screen .generic-view .panel")
+    _type(wait_for(driver, "#name"), "Ann")
+    Select(wait_for(driver, "form select[name=game]")).select_by_value("pig")
+    wait_for(driver, "form select[name=game] option[value=pig]:checked")
+    click(driver, "form button[type=submit]")
+    wait_for(driver, ".table-screen .generic-view .panel")
     screenshot(driver, "pig-generic-phone")
     deadline = time.monotonic() + GAME_SECONDS
     while not _game_over(driver):
-        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
+        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{page_text(driver)}"
         time.sleep(0.15 if _play_once(driver) else 0.05)
-    assert _wait(driver, ".outcome").text
+    assert text_of(driver, ".outcome")
     driver.execute_script("window.scrollTo(0, 0)")
     resize(driver, LAPTOP)
     screenshot(driver, "pig-generic-over-laptop")

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from web_helpers import (
     LAPTOP,
@@ -31,10 +31,14 @@ from web_helpers import (
     check_layout,
     click,
     create_table,
+    find,
     new_states,
+    page_text,
     resize,
     screenshot,
     tap,
+    text_of,
+    wait_for,
     web_server,
 )
 
@@ -53,25 +57,6 @@ def web_url(tmp_path: Path) -> Iterator[str]:
     """`toadstool serve` on loopback with its web side on a free port, and the page's URL."""
     with web_server(tmp_path / "serve.log", bot_delay=0.02) as url:
         yield url
-
-
-def _find(driver: Any, selector: str) -> list[Any]:
-    return list(driver.find_elements(By.CSS_SELECTOR, selector))
-
-
-def _text(driver: Any) -> str:
-    try:
-        return str(driver.find_element(By.TAG_NAME, "body").text)
-    except WebDriverException:
-        return ""
-
-
-def _wait(driver: Any, selector: str, seconds: float = 10.0) -> Any:
-    deadline = time.monotonic() + seconds
-    while not (found := _find(driver, selector)):
-        assert time.monotonic() < deadline, f"{selector!r} never appeared; the page says:\n{_text(driver)}"
-        time.sleep(0.05)
-    return found[0]
 
 
 def _create(
@@ -99,11 +84,11 @@ def _create(
 def _sit_down(driver: Any, url: str, table_id: str, board: str) -> None:
     """In the lobby, as a person: type a name, take the table's open seat; wait for the game's board."""
     driver.get(url)
-    name = _wait(driver, "#name")
+    name = wait_for(driver, "#name")
     name.clear()
     name.send_keys("Ann")
     click(driver, f"li.table-item[data-table='{table_id}'] button.join")  # the live list may re-render it
-    _wait(driver, f".table-screen .board {board}")
+    wait_for(driver, f".table-screen .board {board}")
 
 
 def _my_turn(driver: Any) -> bool:
@@ -116,11 +101,11 @@ def _tap_once(driver: Any, rng: random.Random, taps: dict[str, int]) -> bool:
     """One tap as a person would make it: the next step on the board if an entry is open, else mostly a
     tap target on the board, else a choice in the action bar. True if something was tapped."""
     try:
-        if not _my_turn(driver) or _find(driver, ".actions button[disabled]"):
+        if not _my_turn(driver) or find(driver, ".actions button[disabled]"):
             return False
-        opened = bool(_find(driver, ".actions .opened"))
-        board = _find(driver, NEXT_STEP if opened else BOARD_TAP)
-        bar = _find(driver, ".actions button.action:not(.cancel)")
+        opened = bool(find(driver, ".actions .opened"))
+        board = find(driver, NEXT_STEP if opened else BOARD_TAP)
+        bar = find(driver, ".actions button.action:not(.cancel)")
         if board and (not bar or rng.random() < 0.85):
             tap(driver, rng.choice(board))
             taps["board"] += 1
@@ -165,9 +150,9 @@ def _play(driver: Any, name: str, check: Any = None) -> dict[str, int]:
     deadline = time.monotonic() + GAME_SECONDS
     shots: set[str] = set()
     states: set[str] = set()
-    while not _find(driver, ".outcome"):
-        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{_text(driver)}"
-        assert sum(taps.values()) < MAX_TAPS, f"the game did not end in {MAX_TAPS} taps:\n{_text(driver)}"
+    while not find(driver, ".outcome"):
+        assert time.monotonic() < deadline, f"the game did not end in {GAME_SECONDS} s:\n{page_text(driver)}"
+        assert sum(taps.values()) < MAX_TAPS, f"the game did not end in {MAX_TAPS} taps:\n{page_text(driver)}"
         if _my_turn(driver):
             if check is not None:
                 check(driver)
@@ -179,10 +164,10 @@ def _play(driver: Any, name: str, check: Any = None) -> dict[str, int]:
                 resize(driver, LAPTOP)
                 screenshot(driver, f"{shot}-laptop")
                 resize(driver, PHONE)
-            if _find(driver, ".board .aim, .board .lu-one-up, .board .pu-trade") and "aim" not in shots:
+            if find(driver, ".board .aim, .board .lu-one-up, .board .pu-trade") and "aim" not in shots:
                 shots.add("aim")
                 screenshot(driver, f"{name}-aim-phone")
-            if _find(driver, ".actions .opened") and "two-step" not in shots:
+            if find(driver, ".actions .opened") and "two-step" not in shots:
                 shots.add("two-step")
                 screenshot(driver, f"{name}-two-step-phone")
             # Each state (a challenge, a vote, a two-step choice...) is checked as drawn the first time it shows.
@@ -214,7 +199,7 @@ def test_one_person_plays_power_up_to_the_end_by_taps_and_never_sees_a_level_car
             try:
                 drawn = {
                     int(seat.get_attribute("data-seat")): seat.find_element(By.CSS_SELECTOR, ".level-card")
-                    for seat in _find(driver, ".pu-seat")
+                    for seat in find(driver, ".pu-seat")
                 }
                 faces = {s: "face" in e.get_attribute("class").split() for s, e in drawn.items()}
                 texts = {s: e.text.strip() for s, e in drawn.items()}
@@ -235,7 +220,7 @@ def test_one_person_plays_power_up_to_the_end_by_taps_and_never_sees_a_level_car
     taps = _play(driver, "powerup", same_as_the_view)
     assert taps["board"] > 0, taps
     assert checked["backs"] > 0, "no face-down Level card of another seat was ever checked"
-    outcome = _wait(driver, ".outcome").text
+    outcome = text_of(driver, ".outcome")
     assert "won" in outcome or "Game over" in outcome
     update = _view(web_url, table_id, token)
     assert update.view.powerup.stage == powerup_pb2.POWER_UP_STAGE_GAME_OVER
@@ -252,29 +237,29 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
     # The first placement in two taps on the board: a character, then its level (RULINGS 3: "onto any
     # level 1-4 with room"); the character is then drawn on that level.
     deadline = time.monotonic() + 20
-    while not (_my_turn(driver) and _find(driver, ".lu-tray button.lu-char")):
-        assert time.monotonic() < deadline, _text(driver)
+    while not (_my_turn(driver) and find(driver, ".lu-tray button.lu-char")):
+        assert time.monotonic() < deadline, page_text(driver)
         time.sleep(0.05)
-    chip = _find(driver, ".lu-tray button.lu-char")[0]
+    chip = find(driver, ".lu-tray button.lu-char")[0]
     name = chip.text.lstrip("★").strip()
     tap(driver, chip)
-    assert _wait(driver, ".actions .opened").text == f"Place {name}:"
-    assert sorted(int(e.get_attribute("data-level")) for e in _find(driver, ".lu-level.target")) == [1, 2, 3, 4]
+    assert text_of(driver, ".actions .opened") == f"Place {name}:"
+    assert sorted(int(e.get_attribute("data-level")) for e in find(driver, ".lu-level.target")) == [1, 2, 3, 4]
     screenshot(driver, "levelup-place-phone")
-    tap(driver, _wait(driver, ".lu-level[data-level='2'] button.lu-level-label"))
-    _wait(
+    tap(driver, wait_for(driver, ".lu-level[data-level='2'] button.lu-level-label"))
+    wait_for(
         driver,
         f".lu-level[data-level='2'] .lu-char[data-character='{chip_id(driver, name, web_url, table_id, token)}']",
     )
 
     def only_my_vote_is_known(driver: Any) -> None:
         """While a vote is open, no other seat's vote card is named on the page."""
-        if not _find(driver, ".lu-vote"):
+        if not find(driver, ".lu-vote"):
             return
         view = _view(web_url, table_id, token).view.levelup
         try:
-            votes = [e.text for e in _find(driver, ".lu-seat:not(.you) .lu-voted")]
-            shown = [e.text for e in _find(driver, ".lu-favourites .lu-char")]
+            votes = [e.text for e in find(driver, ".lu-seat:not(.you) .lu-voted")]
+            shown = [e.text for e in find(driver, ".lu-favourites .lu-char")]
         except StaleElementReferenceException:  # the page re-rendered while it was read
             return
         seen["votes"] += 1
@@ -286,7 +271,7 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
     taps = _play(driver, "levelup", only_my_vote_is_known)
     assert taps["board"] > 0, taps
     assert seen["votes"] > 0, "no vote was ever cast on the page"
-    assert "won" in _wait(driver, ".outcome").text or "Game over" in _text(driver)
+    assert "won" in text_of(driver, ".outcome") or "Game over" in page_text(driver)
 
 
 def test_one_person_races_the_kart_track_to_the_end_by_tapping_the_die_and_the_fields(
@@ -295,37 +280,37 @@ def test_one_person_races_the_kart_track_to_the_end_by_tapping_the_die_and_the_f
     driver = chromium
     table_id = _create(web_url, "kart", players=2, seed=5, options={"track": "mini-loop"})
     _sit_down(driver, web_url, table_id, ".kart .track .field")
-    fields = _find(driver, ".track .field")
+    fields = find(driver, ".track .field")
     assert len(fields) == 40, "every field of the 40-field Mini Loop is drawn once"
     # On a phone the track snakes in rows of six (each field a 44 px tap target), on a laptop in rows of ten.
     assert [int(f.get_attribute("data-field")) for f in fields[:6]] == list(range(6))
     assert [int(f.get_attribute("data-field")) for f in fields[6:12]] == list(range(11, 5, -1))
     resize(driver, LAPTOP)
-    _wait(driver, ".track.rows-10")
-    fields = _find(driver, ".track .field")
+    wait_for(driver, ".track.rows-10")
+    fields = find(driver, ".track .field")
     assert [int(f.get_attribute("data-field")) for f in fields[10:20]] == list(range(19, 9, -1))
     resize(driver, PHONE)
-    _wait(driver, ".track.rows-6")
-    assert _find(driver, ".legend .shortcut"), "the shortcuts are in the legend"
+    wait_for(driver, ".track.rows-6")
+    assert find(driver, ".legend .shortcut"), "the shortcuts are in the legend"
     screenshot(driver, "kart-start-phone")
     # The die is the roll button: a tap rolls it, and the roll is shown beside it.
     deadline = time.monotonic() + 20
-    while not (_my_turn(driver) and _find(driver, "button.die.playable")):
-        assert time.monotonic() < deadline, _text(driver)
+    while not (_my_turn(driver) and find(driver, "button.die.playable")):
+        assert time.monotonic() < deadline, page_text(driver)
         time.sleep(0.05)
     before = driver.execute_script("return document.querySelector('.rolls')?.textContent ?? ''")
-    tap(driver, _find(driver, "button.die.playable")[0])
+    tap(driver, find(driver, "button.die.playable")[0])
     deadline = time.monotonic() + 10
     while (
         "Ann rolled" not in (after := driver.execute_script("return document.querySelector('.rolls').textContent"))
         or after == before
     ):
-        assert time.monotonic() < deadline, _text(driver)
+        assert time.monotonic() < deadline, page_text(driver)
         time.sleep(0.05)
     taps = _play(driver, "kart")
     assert taps["board"] > 0, taps
-    assert _wait(driver, ".outcome").text
-    assert len(_find(driver, ".standings .racer")) == 2
+    assert text_of(driver, ".outcome")
+    assert len(find(driver, ".standings .racer")) == 2
 
 
 def _level_cards(driver: Any) -> dict[int, tuple[bool, str]] | None:
@@ -333,7 +318,7 @@ def _level_cards(driver: Any) -> dict[int, tuple[bool, str]] | None:
     try:
         cards = {
             int(seat.get_attribute("data-seat")): seat.find_element(By.CSS_SELECTOR, ".level-card")
-            for seat in _find(driver, ".pu-seat")
+            for seat in find(driver, ".pu-seat")
         }
         return {s: ("face" in e.get_attribute("class").split(), e.text.strip()) for s, e in cards.items()}
     except StaleElementReferenceException:
@@ -347,12 +332,12 @@ def test_the_table_display_of_a_power_up_game_shows_every_face_down_level_card_a
     table_id = _create(web_url, "powerup", players=3, seed=3, bots=3, bot_delay_ms=2000)
     resize(driver, LAPTOP)
     driver.get(f"{web_url}#/t/{table_id}/display")
-    _wait(driver, ".mode-display .powerup .pu-seat")
+    wait_for(driver, ".mode-display .powerup .pu-seat")
     backs = 0
     misses = 0  # looks in a row where the page had not caught up with the view yet
     deadline = time.monotonic() + 60
     while backs < 3:
-        assert time.monotonic() < deadline, f"never saw three face-down Level cards:\n{_text(driver)}"
+        assert time.monotonic() < deadline, f"never saw three face-down Level cards:\n{page_text(driver)}"
         view = _view(web_url, table_id, None).view.powerup
         time.sleep(0.05)  # the page's stream delivers the same update a moment later
         drawn = _level_cards(driver)
@@ -369,4 +354,4 @@ def test_the_table_display_of_a_power_up_game_shows_every_face_down_level_card_a
                 assert drawn[seat.seat][1] == "?", drawn[seat.seat]
                 backs += 1
         screenshot(driver, "powerup-display-laptop")
-    assert not _find(driver, ".q-hand"), "a spectator's display has no hand"
+    assert not find(driver, ".q-hand"), "a spectator's display has no hand"
