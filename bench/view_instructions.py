@@ -1,6 +1,6 @@
 """Instructions per move of building every viewer's live message, counted by callgrind (issue #24).
 
-Usage: ``python bench/view_instructions.py [--base DIR ...] [--tables 20] [--rounds 30]``
+Usage: ``python bench/view_instructions.py [--base DIR ...] [--tables 20] [--rounds 30] [--people]``
 
 Why: on this 2-core shared machine a timed micro-benchmark of the views moves by a third from run to run,
 while valgrind's callgrind counts instructions, which are the same for the same code and inputs whatever else
@@ -11,6 +11,12 @@ builds nothing; the difference, divided by the moves, is the views' cost per mov
 holding another version's `server/` tree (as bench/ab_server.py's), measured the same way; the last side is
 this working tree's. Needs valgrind (Debian's package). Prints millions of instructions per move per side
 and each side's ratio to the first.
+
+With `--people`, the whole in-process path of a person's move instead: tables of 4 people, each move made
+through `Table.act` (the validation ladder, the group commit), the table's own tasks (bots, clocks) running
+and woken as the server's are, then the 4 live messages built. It is counted as the difference between a
+run of `--rounds` rounds and one of half as many, divided by the moves between them, so setting up the
+tables counts for nothing. No transport and no disk: those are bench/ab_server.py's to measure.
 """
 
 from __future__ import annotations
@@ -25,13 +31,25 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _live_messages(tables: list[Any], sent: dict[str, list[int]], build: bool) -> None:
+    """After a round of moves: each table's 4 seats' live messages (`build`), or only what they were sent."""
+    from toadstool.server import messages
+
+    for table in tables:
+        positions = sent[table.table_id]
+        for viewer in range(4):
+            if build:
+                messages.watch_response(table, viewer, None, positions[viewer])
+            positions[viewer] = len(table.events)
+
+
 async def play(tables: int, rounds: int, build_views: bool) -> int:
     """The measured work (run under callgrind by `count`); returns the moves made."""
-    from toadstool.server import messages
     from toadstool.server.tables import TableRegistry
 
     async with TableRegistry(bot_delay=3600.0, store=None) as registry:  # bots move only when told to here
@@ -51,16 +69,43 @@ async def play(tables: int, rounds: int, build_views: bool) -> int:
                 )
             await asyncio.gather(*proposed)
             moves += len(proposed)
-            for table in made:
-                positions = sent[table.table_id]
-                for viewer in range(4):
-                    if build_views:
-                        messages.watch_response(table, viewer, None, positions[viewer])
-                    positions[viewer] = len(table.events)
+            _live_messages(made, sent, build_views)
         return moves
 
 
-def count(server: Path | None, tables: int, rounds: int, build_views: bool) -> tuple[int, int]:
+async def play_people(tables: int, rounds: int, build_views: bool = True) -> int:
+    """`--people`'s measured work: moves of people through `Table.act`; returns the moves made."""
+    from toadstool.server.tables import Status, TableRegistry
+    from toadstool.server.tables.action_ids import id_of
+
+    async with TableRegistry(bot_delay=3600.0, store=None) as registry:
+        made = []
+        for seed in range(tables):
+            table, _ = registry.create("uno", 4, seed=seed)
+            for seat in range(4):
+                table.join(f"Person {seat + 1}", seat)
+            made.append(table)
+        for _ in range(3):  # the tables' tasks start and wait
+            await asyncio.sleep(0)
+        sent = {table.table_id: [len(table.events)] * 4 for table in made}
+        moves = 0
+        for turn in range(rounds):
+            acting = []
+            for table in made:
+                if table.status is not Status.PLAYING:
+                    continue
+                seat = table.engine.to_act(table.state)[0]
+                action = table.engine.legal_actions(table.state, seat)[0]
+                acting.append(table.act(seat, id_of(action), table.version, f"move-{turn}"))
+            await asyncio.gather(*acting)
+            moves += len(acting)
+            for _ in range(3):  # what the moves woke runs, as it would before the streams send
+                await asyncio.sleep(0)
+            _live_messages(made, sent, build_views)
+        return moves
+
+
+def count(server: Path | None, tables: int, rounds: int, build_views: bool, people: bool = False) -> tuple[int, int]:
     """(instructions, moves) of one run of `play` under callgrind, with `server` first on the import path."""
     env = dict(os.environ, PYTHONHASHSEED="0")  # the same hashes, so the same dict layouts, in every run
     if server is not None:
@@ -68,7 +113,9 @@ def count(server: Path | None, tables: int, rounds: int, build_views: bool) -> t
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "callgrind.out"
         child = f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import view_instructions as v, asyncio; "
-        child += f"print('moves', asyncio.run(v.play({tables}, {rounds}, {build_views})))"
+        child += (
+            f"print('moves', asyncio.run(v.{'play_people' if people else 'play'}({tables}, {rounds}, {build_views})))"
+        )
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", child],
             env=env,
@@ -89,24 +136,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--base", type=Path, action="append", default=[], help="a folder with another server/")
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument("--people", action="store_true", help="the whole in-process path of a person's move")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not installed (apt-get install valgrind)")
     sides: list[Path | None] = [*args.base, None]
     figures = []
     moves = 0
+    what = "a person's move, 4 viewers' messages included" if args.people else "4 viewers' messages"
     for side in sides:
-        without, moves = count(side, args.tables, args.rounds, False)
-        with_views, moves_again = count(side, args.tables, args.rounds, True)
-        if moves != moves_again:
-            raise RuntimeError(f"the two runs made different moves ({moves} and {moves_again})")
-        per_move = (with_views - without) / moves
+        if args.people:
+            fewer, fewer_moves = count(side, args.tables, args.rounds // 2, True, people=True)
+            more, more_moves = count(side, args.tables, args.rounds, True, people=True)
+            moves = more_moves - fewer_moves
+            if moves <= 0:
+                raise RuntimeError(f"the longer run made no more moves ({fewer_moves} and {more_moves})")
+            per_move = (more - fewer) / moves
+        else:
+            without, moves = count(side, args.tables, args.rounds, False)
+            with_views, moves_again = count(side, args.tables, args.rounds, True)
+            if moves != moves_again:
+                raise RuntimeError(f"the two runs made different moves ({moves} and {moves_again})")
+            per_move = (with_views - without) / moves
         figures.append(per_move)
         name = str(side) if side is not None else "this tree"
-        print(f"{name}: {per_move / 1e6:.3f} M instructions per move for 4 viewers' messages ({moves} moves)")
+        print(f"{name}: {per_move / 1e6:.3f} M instructions per move for {what} ({moves} moves)")
     for side, figure in zip(sides[1:], figures[1:], strict=True):
         print(f"{side or 'this tree'} / {sides[0] or 'this tree'}: {figure / figures[0]:.3f}")
-    print(json.dumps({"benchmark": "view_instructions", "moves": moves, "instructions_per_move": figures}))
+    print(
+        json.dumps(
+            {"benchmark": "view_instructions", "people": args.people, "moves": moves, "instructions_per_move": figures}
+        )
+    )
     return 0
 
 

@@ -111,3 +111,22 @@ def test_view_instructions_counts_the_views_of_real_moves_and_prints_every_figur
     assert figures["moves"] == 3
     (per_move,) = figures["instructions_per_move"]
     assert per_move > 10_000, "4 viewers' messages cannot take under 10,000 instructions a move"
+
+
+def test_view_instructions_counts_a_persons_whole_move_with_people() -> None:
+    command = [
+        sys.executable,
+        str(ROOT / "bench" / "view_instructions.py"),
+        "--people",
+        "--tables",
+        "1",
+        "--rounds",
+        "4",
+    ]
+    completed = subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert figures["people"] is True
+    assert figures["moves"] == 2, "the moves between a run of 2 rounds and one of 4, at one table"
+    (per_move,) = figures["instructions_per_move"]
+    assert per_move > 10_000, "a move through Table.act and 4 viewers' messages cannot take under 10,000 instructions"

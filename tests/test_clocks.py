@@ -7,6 +7,7 @@ from __future__ import annotations
 from timing import Clock, turns, until
 
 from toadstool.server.tables import Status, Table, TableRegistry
+from toadstool.server.tables.action_ids import id_of
 
 
 def texts(table: Table) -> list[str]:
@@ -60,3 +61,30 @@ async def test_a_bot_plays_the_seat_of_a_person_away_for_the_grace_and_gives_it_
         table.set_connected(ann, +1)
         assert not ann.bot_controlled
         assert any("is back" in text for text in texts(table))
+
+
+async def test_at_a_table_of_people_no_task_wakes_at_a_move_yet_a_bot_takes_over_an_away_seat() -> None:
+    clock = Clock()
+    async with TableRegistry(bot_delay=0.0, clock=clock) as registry:
+        table, _ = registry.create("uno", 2, seed=8, takeover_seconds=60)
+        seats = [table.seats[table.join(name, None)[0]] for name in ("Ann", "Bob")]
+        for seat in seats:
+            table.set_connected(seat, +1)
+        await turns()
+        # Its bots' and clocks' tasks wait for a change of who plays, not for every move (each move wakes
+        # whatever waits for a change: the streams, here none).
+        assert len(table._changed) == 0
+        ann = seats[0]
+        table.set_connected(ann, -1)
+        await until(lambda: clock.pending() == [clock.now + 60])
+        clock.advance(60)
+        await until(lambda: ann.bot_controlled)
+        # Now a bot plays her seat: it is woken by the moves (Bob's, here), and plays hers.
+        while table.status is not Status.FINISHED and ann.index not in table.engine.to_act(table.state):
+            seat = table.engine.to_act(table.state)[0]
+            action = table.engine.legal_actions(table.state, seat)[0]
+            await table.act(seat, id_of(action), table.version, f"move-{table.version}")
+        if table.status is not Status.FINISHED:
+            version = table.version
+            await until(lambda: table.version > version)
+            assert table.actions[-1][0] == ann.index, "the bot did not play the away seat"

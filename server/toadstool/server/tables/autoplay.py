@@ -36,6 +36,8 @@ def bot_choice(table: Table) -> tuple[int, Any] | None:
     """The next bot action at this version, if any bot wants to act: waited-for bots first."""
     if table.status is not Status.PLAYING:
         return None
+    if not any(seat.played_by_bot for seat in table.seats):  # a table of people: woken by every move, no rules run
+        return None
     waiting = table.engine.to_act(table.state)
     order = list(waiting) + [s for s in range(table.players) if s not in waiting]
     for index in order:
@@ -53,12 +55,17 @@ def bot_choice(table: Table) -> tuple[int, Any] | None:
 
 
 async def run_bots(table: Table) -> None:
-    """Let bots act, one action per bot delay, until the game ends (a task per playing table)."""
+    """Let bots act, one action per bot delay, until the game ends (a task per playing table).
+
+    At a table where no seat is played by a bot, only a change of who plays which seat (a bot seated or
+    taking over, the start, the end: `Table.wait_people`) can give it something to do, so the people's
+    moves do not wake it: one task fewer woken by every move of a table of people."""
     while table.status is not Status.FINISHED:
-        revision = table.revision
+        revision, people = table.revision, table.people_revision
         choice = bot_choice(table)
         if choice is None:
-            await table.wait_change(revision)
+            any_bot = any(seat.played_by_bot for seat in table.seats)
+            await (table.wait_change(revision) if any_bot else table.wait_people(people))
             continue
         version = table.version
         await _bot_pause(table)
@@ -127,6 +134,7 @@ def check_clocks(table: Table, now: float) -> None:
             away.bot = table.spec.smart_bot()
             table._note(f"{{p{index}}} is away; a bot plays for them until they return")
             tell_host(table, f"{away.name} is away: a bot plays for them until they return")
+            table._people_changed()  # the bots' task, waiting for a bot to play, plays it
             table._touch()
     abandon = hosting.abandon_deadline(table)
     if abandon is not None and now >= abandon:
