@@ -12,9 +12,10 @@ holding another version's `server/` tree (as bench/ab_server.py's), measured the
 this working tree's. Needs valgrind (Debian's package). Prints millions of instructions per move per side
 and each side's ratio to the first.
 
-With `--people`, the whole in-process path of a person's move instead: tables of 4 people, each move made
-through `Table.act` (the validation ladder, the group commit), the table's own tasks (bots, clocks) running
-and woken as the server's are, then the 4 live messages built. It is counted as the difference between a
+With `--people`, the whole in-process path of a person's move instead, as the service runs it: tables of 4
+people, each move a person's `Act` (its token, its rate limit, the validation ladder, the group commit), each
+seat's `Watch` stream consuming what the service yields (the generators both transports iterate), and the
+table's own tasks (bots, clocks) running and woken as in the server. It is counted as the difference between a
 run of `--rounds` rounds and one of half as many, divided by the moves between them, so setting up the
 tables counts for nothing. No transport and no disk: those are bench/ab_server.py's to measure.
 """
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -74,20 +76,36 @@ async def play(tables: int, rounds: int, build_views: bool) -> int:
 
 
 async def play_people(tables: int, rounds: int, build_views: bool = True) -> int:
-    """`--people`'s measured work: moves of people through `Table.act`; returns the moves made."""
+    """`--people`'s measured work: each move a person's `Act` through the service, each seat's `Watch` stream
+    consuming what the service yields (the very generators a transport iterates); returns the moves made."""
+    from toadstool.api import SEAT_TOKEN_KEY
+    from toadstool.api.v1 import service_pb2
+    from toadstool.server.limits import Limits
+    from toadstool.server.service import ToadstoolService
     from toadstool.server.tables import Status, TableRegistry
     from toadstool.server.tables.action_ids import id_of
+    from toadstool.server.web_transport import WebAbort, WebContext
+
+    received = [0]  # messages the streams were sent, all told
+
+    async def watch(context: WebContext, table_id: str) -> None:
+        with contextlib.suppress(WebAbort):
+            async for _message in service.Watch(service_pb2.WatchRequest(table_id=table_id), context):
+                received[0] += 1
 
     async with TableRegistry(bot_delay=3600.0, store=None) as registry:
-        made = []
+        service = ToadstoolService(registry, Limits(actions_per_second=1e9, action_burst=10**9))
+        made, contexts, streams = [], {}, []
         for seed in range(tables):
             table, _ = registry.create("uno", 4, seed=seed)
             for seat in range(4):
-                table.join(f"Person {seat + 1}", seat)
+                _, token = table.join(f"Person {seat + 1}", seat)
+                context = WebContext({SEAT_TOKEN_KEY: token}, f"ipv4:127.0.0.{seat + 1}:{seed + 1000}")
+                contexts[table.table_id, seat] = context
+                streams.append(asyncio.ensure_future(watch(context, table.table_id)))
             made.append(table)
-        for _ in range(3):  # the tables' tasks start and wait
+        for _ in range(3):  # the tables' tasks and the streams start and wait
             await asyncio.sleep(0)
-        sent = {table.table_id: [len(table.events)] * 4 for table in made}
         moves = 0
         for turn in range(rounds):
             acting = []
@@ -96,12 +114,19 @@ async def play_people(tables: int, rounds: int, build_views: bool = True) -> int
                     continue
                 seat = table.engine.to_act(table.state)[0]
                 action = table.engine.legal_actions(table.state, seat)[0]
-                acting.append(table.act(seat, id_of(action), table.version, f"move-{turn}"))
+                request = service_pb2.ActRequest(
+                    table_id=table.table_id, version=table.version, request_id=f"move-{turn}", action_id=id_of(action)
+                )
+                acting.append(service.Act(request, contexts[table.table_id, seat]))
             await asyncio.gather(*acting)
             moves += len(acting)
-            for _ in range(3):  # what the moves woke runs, as it would before the streams send
+            for _ in range(3):  # the streams the moves woke send their messages
                 await asyncio.sleep(0)
-            _live_messages(made, sent, build_views)
+        for stream in streams:
+            stream.cancel()
+        await asyncio.gather(*streams, return_exceptions=True)
+        if received[0] < 4 * moves:  # each move's message to each of its table's 4 streams, at least
+            raise RuntimeError(f"the streams were sent {received[0]} messages for {moves} moves: they fell behind")
         return moves
 
 
@@ -143,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
     sides: list[Path | None] = [*args.base, None]
     figures = []
     moves = 0
-    what = "a person's move, 4 viewers' messages included" if args.people else "4 viewers' messages"
+    what = "a person's move through the service, 4 streams' messages included" if args.people else "4 viewers' messages"
     for side in sides:
         if args.people:
             fewer, fewer_moves = count(side, args.tables, args.rounds // 2, True, people=True)

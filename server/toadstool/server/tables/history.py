@@ -128,10 +128,15 @@ def whole_log(table: Table) -> Table:
 class Replayed(Generic[V]):
     """A table's attribute that comes from replaying its game (state, events, actions): read from a finished
     table restored unreplayed (`Table.restored_finished`), it replays the game first. A descriptor, so the
-    attribute stays an ordinary dataclass field (constructed, copied with `dataclasses.replace`)."""
+    attribute stays an ordinary dataclass field (constructed, copied with `dataclasses.replace`).
+
+    A non-data descriptor (no `__set__` at run time): a value set is kept in the table's own `__dict__` under
+    the attribute's name, where Python finds it before the descriptor, so reading it is a plain attribute
+    read (these are read tens of times for every update a stream sends). Only a table restored unreplayed,
+    whose entries `Table.restored_finished` took out, reaches `__get__`."""
 
     def __set_name__(self, owner: type, name: str) -> None:
-        self.slot = f"_{name}"
+        self.name = name
 
     @overload
     def __get__(self, table: None, owner: type | None = None) -> None: ...
@@ -144,7 +149,8 @@ class Replayed(Generic[V]):
             return None  # the field's default
         if table.__dict__.get("_unreplayed"):
             table._replay_finished()
-        return table.__dict__.get(self.slot)  # type: ignore[no-any-return]
+        return table.__dict__.get(self.name)  # type: ignore[no-any-return]
 
-    def __set__(self, table: Table, value: V | None) -> None:
-        table.__dict__[self.slot] = value
+    if TYPE_CHECKING:  # for the type checker only: assigning a value of the attribute's type is allowed
+
+        def __set__(self, table: Table, value: V | None) -> None: ...

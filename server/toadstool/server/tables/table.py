@@ -147,7 +147,7 @@ class Table:
     _replaying: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
-        if self.__dict__.get("_events") is None or self.__dict__.get("_actions") is None:
+        if self.__dict__.get("events") is None or self.__dict__.get("actions") is None:
             self._new_windows()
         if self.people_seen < 0:
             self.people_seen = self.now()
@@ -163,6 +163,8 @@ class Table:
         """Restore a finished table without replaying it: its status and version now, its state (and its
         recent events) only when someone looks (a restart with many finished tables replays none of them)."""
         self.status, self.version, self._unreplayed = Status.FINISHED, version, True
+        for name in ("state", "events", "actions"):  # read next through `Replayed`, which replays first
+            self.__dict__.pop(name, None)
 
     def _replay_finished(self) -> None:
         assert self.store is not None
