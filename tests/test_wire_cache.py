@@ -87,7 +87,7 @@ def test_uno_cards_are_converted_once_and_then_parsed_from_their_bytes() -> None
     engine = get_game("uno").engine
     state = engine.new(4, uno_options(), 3)
     view = engine.view(state, 0)
-    wire._CONVERTED.clear()
+    wire.forget_converted()
     wire.to_message(view, table_pb2.GameView().uno)
     card_message = type(table_pb2.GameView().uno.top_card)
     assert view.hand
@@ -113,7 +113,7 @@ class UnhashableCard:
 
 def test_a_value_whose_class_hashes_its_own_way_is_converted_field_by_field_and_never_hashed() -> None:
     card = UnhashableCard(id=7, color=2, kind=1, number=5, points=5)
-    wire._CONVERTED.clear()
+    wire.forget_converted()
     message = table_pb2.GameView().uno.top_card
     wire._nested(card, message)
     assert message == plain(card, type(message)())
@@ -125,16 +125,36 @@ def test_the_cache_is_bounded() -> None:
     engine = get_game("uno").engine
     cards = {card for seed in range(40) for card in engine.view(engine.new(4, uno_options(), seed), 0).hand}
     assert len(cards) > 5
-    wire._CONVERTED.clear()
+    wire.forget_converted()
     old_limit = wire.MAX_CONVERTED
     wire.MAX_CONVERTED = 5
     try:
         for card in cards:
             wire._nested(card, table_pb2.GameView().uno.top_card)
             assert 1 <= len(wire._CONVERTED) <= 5
+            assert 1 <= len(wire._CONVERTED_OBJECTS) <= 5
     finally:
         wire.MAX_CONVERTED = old_limit
-        wire._CONVERTED.clear()
+        wire.forget_converted()
+
+
+def test_an_object_converted_before_is_found_again_and_its_id_never_names_another_object() -> None:
+    # The cache by identity holds each object it names: ids are reused as soon as an object is freed, and a
+    # new card at the old one's address must not take its bytes.
+    engine = get_game("uno").engine
+    card_type = type(engine.view(engine.new(4, uno_options(), 1), 0).top_card)
+    card_message = type(table_pb2.GameView().uno.top_card)
+    wire.forget_converted()
+    for number in range(200):
+        card = dataclasses.replace(engine.view(engine.new(4, uno_options(), 1), 0).top_card, id=1000 + number)
+        assert type(card) is card_type
+        for _ in range(2):  # converted, then found by its identity
+            message = card_message()
+            wire._nested(card, message)
+            assert message == plain(card, card_message()), number
+        assert wire._CONVERTED_OBJECTS[id(card)][0] is card
+        del card
+    wire.forget_converted()
 
 
 def uno_options() -> dict[str, Any]:
@@ -229,7 +249,7 @@ def test_the_same_value_in_two_message_types_is_converted_for_each() -> None:
     class SeatNumber:
         seat: int
 
-    wire._CONVERTED.clear()
+    wire.forget_converted()
     answer = service_pb2.AddBotResponse()  # seat is field 1
     wire._nested(SeatNumber(3), answer)
     request = service_pb2.AddBotRequest()  # seat is field 2, field 1 the table's id
@@ -242,14 +262,20 @@ def test_the_same_value_in_two_message_types_is_converted_for_each() -> None:
 def test_a_cached_value_is_parsed_from_its_bytes_not_converted_again() -> None:
     engine = get_game("uno").engine
     view = engine.view(engine.new(4, uno_options(), 3), 0)
-    wire._CONVERTED.clear()
+    wire.forget_converted()
     wire.to_message(view, table_pb2.GameView().uno)
     card = view.hand[0]
     descriptor, _ = wire._CONVERTED[card]
     marked = type(table_pb2.GameView().uno.top_card)(id=card.id, points=12345)
     wire._CONVERTED[card] = (descriptor, marked.SerializeToString())
     try:
-        again = wire.to_message(view, table_pb2.GameView().uno)
+        # An equal card that is another object: found by its value.
+        equal = dataclasses.replace(view, hand=(dataclasses.replace(card), *view.hand[1:]))
+        assert equal.hand[0] is not card
+        again = wire.to_message(equal, table_pb2.GameView().uno)
         assert again.hand[0].points == 12345, "the second conversion read the cache"
+        # The card itself: found by its identity, before its value is looked up.
+        wire._CONVERTED_OBJECTS[id(card)] = (card, descriptor, marked.SerializeToString() + b"\x28\x02")
+        assert wire.to_message(view, table_pb2.GameView().uno).hand[0].points == 2
     finally:
-        wire._CONVERTED.clear()
+        wire.forget_converted()

@@ -202,10 +202,27 @@ def to_message(value: Any, message: Message) -> Message:
 #: failing: the engines' types are checked by mypy, not here.)
 _CONVERTED: dict[Any, tuple[Any, bytes]] = {}
 MAX_CONVERTED = 4096
+#: The same, by the value's identity, in front of `_CONVERTED`: the same object is shown again and again (a
+#: card constant in every hand), and looking up its id skips hashing it (a dataclass's `__hash__` is Python,
+#: run for every card of every hand after every move). Each entry holds its value, so its id cannot be
+#: reused by another object while the entry lasts; a value found here is the very object converted, which
+#: the `_cacheable` classes' immutability makes safe. Emptied with `_CONVERTED`.
+_CONVERTED_OBJECTS: dict[int, tuple[Any, Any, bytes]] = {}
+
+
+def forget_converted() -> None:
+    """Empty both caches of converted values (tests start from nothing; nothing else needs it)."""
+    _CONVERTED.clear()
+    _CONVERTED_OBJECTS.clear()
 
 
 def _nested(value: Any, message: Message) -> None:
     """Fill the empty nested `message` from `value` (of a `_cacheable` class), from `_CONVERTED` when it can."""
+    descriptor = message.DESCRIPTOR
+    seen = _CONVERTED_OBJECTS.get(id(value))
+    if seen is not None and seen[0] is value and seen[1] is descriptor:
+        message.MergeFromString(seen[2])
+        return
     if not (_CACHEABLE.get(type(value)) or _cacheable(type(value))):  # a subclass of the field's type
         to_message(value, message)
         return
@@ -214,14 +231,16 @@ def _nested(value: Any, message: Message) -> None:
     except TypeError:  # unhashable after all (a tuple field holding a list): no cache, and no harm
         to_message(value, message)
         return
-    descriptor = message.DESCRIPTOR
     if cached is not None and cached[0] is descriptor:
         message.MergeFromString(cached[1])
-        return
-    to_message(value, message)
-    if len(_CONVERTED) >= MAX_CONVERTED:
-        _CONVERTED.clear()
-    _CONVERTED[value] = (descriptor, message.SerializeToString())
+        data = cached[1]
+    else:
+        to_message(value, message)
+        data = message.SerializeToString()
+    if len(_CONVERTED) >= MAX_CONVERTED or len(_CONVERTED_OBJECTS) >= MAX_CONVERTED:
+        forget_converted()
+    _CONVERTED[value] = (descriptor, data)
+    _CONVERTED_OBJECTS[id(value)] = (value, descriptor, data)
 
 
 def _set_dynamic(message: Message, name: str, item: Any) -> None:
