@@ -122,6 +122,12 @@ class UnoStage(enum.IntEnum):
     GAME_OVER = 6
 
 
+#: The members by number, for the views built for every viewer after every move: calling an Enum class to
+#: look a member up runs the enum module's Python each time.
+_COLOR_OF: dict[int, UnoColor] = {int(color): color for color in UnoColor}
+_STAGE_OF: dict[int, UnoStage] = {int(stage): stage for stage in UnoStage}
+
+
 @dataclass(frozen=True, slots=True)
 class UnoCard:
     """One physical card."""
@@ -587,7 +593,7 @@ class UnoEngine:
             reveal = UnoReveal(
                 attacker=shown.attacker,
                 cards=tuple(CARD_VIEWS[c] for c in sorted(shown.hand)),
-                prior_color=UnoColor(shown.prior_color),
+                prior_color=_COLOR_OF[shown.prior_color],
                 held_prior_color=shown.held_prior_color,
             )
         winner, points = state.last_hand
@@ -604,15 +610,15 @@ class UnoEngine:
             hand=hand,
             hand_counts=tuple(len(h) for h in state.hands),
             top_card=CARD_VIEWS[state.discard[-1]],
-            color=UnoColor(state.color),
+            color=_COLOR_OF[state.color],
             direction=UnoDirection.CLOCKWISE if state.direction == 1 else UnoDirection.COUNTER_CLOCKWISE,
             current=state.current,
-            stage=UnoStage(state.stage),
+            stage=_STAGE_OF[state.stage],
             draw_pile_count=len(state.draw_pile),
             discard_count=len(state.discard),
             pending_penalty=attack.penalty if attack is not None else 0,
             attacker=attack.attacker if attack is not None else None,
-            prior_color=UnoColor(attack.prior_color) if attack is not None else UnoColor.UNSPECIFIED,
+            prior_color=_COLOR_OF[attack.prior_color] if attack is not None else UnoColor.UNSPECIFIED,
             drawn_card=drawn,
             reveal=reveal,
             uno_catchable=state.catchable if state.catchable >= 0 else None,
