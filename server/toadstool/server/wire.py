@@ -137,17 +137,21 @@ def _kind(hint: Any) -> int:
     return _DYNAMIC
 
 
-_PLANS: dict[type, tuple[tuple[str, int], ...]] = {}
+#: A class's plan: the names of its scalar fields (set as they are), then every other field with its kind.
+_Plan = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
+_PLANS: dict[type, _Plan] = {}
 
 
-def _plan(cls: type) -> tuple[tuple[str, int], ...]:
+def _plan(cls: type) -> _Plan:
     plan = _PLANS.get(cls)
     if plan is None:
         try:
             hints = _hints(cls)
         except Exception:  # unresolvable annotations: convert every field by looking at its value
             hints = {}
-        plan = _PLANS[cls] = tuple((name, _kind(hints.get(name, Any))) for name in _fields(cls))
+        kinds = [(name, _kind(hints.get(name, Any))) for name in _fields(cls)]
+        scalars = tuple(name for name, kind in kinds if kind == _SCALAR)
+        plan = _PLANS[cls] = scalars, tuple((name, kind) for name, kind in kinds if kind != _SCALAR)
     return plan
 
 
@@ -155,15 +159,19 @@ def to_message(value: Any, message: Message) -> Message:
     """Fill `message` from the dataclass `value` and return it.
 
     Views are converted for every viewer after every action, so the per-field mapping is planned once per
-    class (from type hints) rather than rediscovered from each value.
+    class (from type hints) rather than rediscovered from each value; most fields are scalars, set in a
+    loop of their own.
     """
-    for name, kind in _plan(type(value)):
+    scalars, others = _plan(type(value))
+    for name in scalars:
+        item = getattr(value, name)
+        if item is not None:
+            setattr(message, name, item)
+    for name, kind in others:
         item = getattr(value, name)
         if item is None:
             continue
-        if kind == _SCALAR:
-            setattr(message, name, item)
-        elif kind == _CACHED:
+        if kind == _CACHED:
             sub = getattr(message, name)
             sub.SetInParent()
             if sub.ListFields():  # filled already (a message given to fill that had it): merged field by field
