@@ -75,7 +75,7 @@ async def play(tables: int, rounds: int, build_views: bool) -> int:
         return moves
 
 
-async def play_people(tables: int, rounds: int, build_views: bool = True) -> int:
+async def play_people(tables: int, rounds: int) -> int:
     """`--people`'s measured work: each move a person's `Act` through the service, each seat's `Watch` stream
     consuming what the service yields (the very generators a transport iterates); returns the moves made."""
     from toadstool.api import SEAT_TOKEN_KEY
@@ -138,9 +138,8 @@ def count(server: Path | None, tables: int, rounds: int, build_views: bool, peop
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "callgrind.out"
         child = f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import view_instructions as v, asyncio; "
-        child += (
-            f"print('moves', asyncio.run(v.{'play_people' if people else 'play'}({tables}, {rounds}, {build_views})))"
-        )
+        call = f"play_people({tables}, {rounds})" if people else f"play({tables}, {rounds}, {build_views})"
+        child += f"print('moves', asyncio.run(v.{call}))"
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", child],
             env=env,
@@ -171,8 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     what = "a person's move through the service, 4 streams' messages included" if args.people else "4 viewers' messages"
     for side in sides:
         if args.people:
-            fewer, fewer_moves = count(side, args.tables, args.rounds // 2, True, people=True)
-            more, more_moves = count(side, args.tables, args.rounds, True, people=True)
+            fewer, fewer_moves = count(side, args.tables, args.rounds // 2, build_views=True, people=True)
+            more, more_moves = count(side, args.tables, args.rounds, build_views=True, people=True)
             moves = more_moves - fewer_moves
             if moves <= 0:
                 raise RuntimeError(f"the longer run made no more moves ({fewer_moves} and {more_moves})")

@@ -36,8 +36,6 @@ def bot_choice(table: Table) -> tuple[int, Any] | None:
     """The next bot action at this version, if any bot wants to act: waited-for bots first."""
     if table.status is not Status.PLAYING:
         return None
-    if not any(seat.played_by_bot for seat in table.seats):  # a table of people: woken by every move, no rules run
-        return None
     waiting = table.engine.to_act(table.state)
     order = list(waiting) + [s for s in range(table.players) if s not in waiting]
     for index in order:
@@ -62,10 +60,12 @@ async def run_bots(table: Table) -> None:
     moves do not wake it: one task fewer woken by every move of a table of people."""
     while table.status is not Status.FINISHED:
         revision, people = table.revision, table.people_revision
+        if not any(seat.played_by_bot for seat in table.seats):
+            await table.wait_people(people)
+            continue
         choice = bot_choice(table)
         if choice is None:
-            any_bot = any(seat.played_by_bot for seat in table.seats)
-            await (table.wait_change(revision) if any_bot else table.wait_people(people))
+            await table.wait_change(revision)
             continue
         version = table.version
         await _bot_pause(table)
