@@ -309,6 +309,14 @@ class Engine(Protocol[S, A]):
       `scores: tuple[int, ...]` (one per seat), which the table copies into each update for generic clients.
     - `outcome` is None until the game is over.
 
+    A game may also have the optional hook `private_view(state, viewer)`, with the class it returns as
+    `private_view_type`: a dataclass of the fields of its view that differ from one viewer to another (the
+    hand, `you`, what only one seat was shown), named as in `view_type`, holding what `view(state, viewer)`
+    holds in them (a game's `view` builds them by calling it, so they are one code). The server then
+    serialises the other fields once per version, from the spectator's view, for every viewer, and per
+    viewer only the private ones (`view_split` below). `phase` and `scores` are never private: every viewer
+    is told the same. A game without the hook has each whole view built and serialised per viewer.
+
     A game whose options name something outside itself (a Kart track file) also has the optional hook
     `creation_record(options) -> dict`: the parsed options made self-contained (the track's content, not
     only its name), which `new` accepts in place of the options. The table calls it once, when it is
@@ -357,6 +365,26 @@ def creation_record(engine: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     except (TypeError, ValueError) as error:  # a game's bug, not the person's: say which game
         raise TypeError(f"the creation record of {engine.name!r} is not JSON data: {error}") from None
     return decoded
+
+
+@functools.cache
+def view_split(engine_type: type[Any]) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The (public, private) field names of the views of an engine class with `private_view` (see `Engine`),
+    or None for a game without it. Raises TypeError for a `private_view_type` the server cannot honour (a
+    field that is no field of its `view_type`, or `phase` or `scores`): a game's bug, said at its first
+    update rather than shown to players as a wrong view."""
+    private_type = getattr(engine_type, "private_view_type", None)
+    if private_type is None or not hasattr(engine_type, "private_view"):
+        return None
+    names = frozenset(field.name for field in dataclasses.fields(engine_type.view_type))
+    private = frozenset(field.name for field in dataclasses.fields(private_type))
+    wrong = sorted(private - names) or sorted(private & {"phase", "scores"})
+    if wrong:
+        raise TypeError(
+            f"{engine_type.__name__}.private_view_type has {wrong}: its fields must be fields of the game's "
+            "view_type other than phase and scores"
+        )
+    return names - private, private
 
 
 def device_action_types(engine: object) -> tuple[type, ...]:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import json_format
 
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.engine import Engine, Event, _snake, event_text, name_seats
+from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
 from toadstool.server.tables.seats import SeatKind, Status
@@ -42,17 +42,21 @@ def game_view_message(
     view: Any,
     names: Sequence[str] | None = None,
     into: table_pb2.GameView | None = None,
+    fields: frozenset[str] | None = None,
 ) -> table_pb2.GameView:
     """The GameView message carrying `view` (a game's view dataclass), built in `into` when given.
 
     With the seats' `names`, the view's `phase` names the seats too (as `Update.phase` does), so a custom
     client that reads only the game view never shows a raw `{p1}`. Building in place (`into`: a field of
-    the update being built) saves copying the message after every move for every viewer.
+    the update being built) saves copying the message after every move for every viewer. `fields` (for a
+    game with a message of its own) builds only those fields of the view: one side of `view_split`.
     """
     message = table_pb2.GameView() if into is None else into
     if has_own_message(engine.name):
         member = getattr(message, engine.name)
-        wire.to_message(view, member)
+        wire.to_message(view, member, fields)
+        if fields is not None and "phase" not in fields:
+            return message
     else:
         member = message.generic
         member.game = engine.name
@@ -244,9 +248,10 @@ def _table_part(table: Table) -> table_pb2.Update:
 
 
 def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
-    """What depends on the viewer: view, phase, scores, whose turn and the viewer's legal actions."""
+    """What depends on the viewer, for a game without `view_split`: view, phase, scores, whose turn and the
+    viewer's legal actions."""
     engine = table.engine
-    state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
+    state = table.state  # read once: it is a descriptor (`table._Replayed`)
     names = table.names()
     view = engine.view(state, viewer)
     part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
@@ -255,14 +260,56 @@ def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
         part.phase = table.ended
         return part
     part.to_act.extend(engine.to_act(state))
-    if viewer is not None:
-        for action in engine.legal_actions(state, viewer):
-            legal = part.legal_actions.add(
-                id=id_of(action), label=name_seats(engine.describe(state, viewer, action), names)
-            )
-            # The action's message, serialised once per action object (`_action_bytes`), parsed into place.
-            legal.action.MergeFromString(_action_bytes(engine, action))
+    _add_legal_actions(part, table, viewer)
     return part
+
+
+def _public_part(table: Table, public: frozenset[str]) -> bytes:
+    """What every viewer is told alike of the game (a game with `view_split`): phase, scores, whose turn and
+    the view's `public` fields, serialised once per version for every viewer.
+
+    It is built from the spectator's view, so nothing a seat alone may know can be in it, whatever a game
+    declares: a field a game wrongly leaves public would show each seat what a spectator sees, never
+    another seat's secret.
+    """
+    engine = table.engine
+    state = table.state
+    names = table.names()
+    view = engine.view(state, SPECTATOR)
+    part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
+    game_view_message(engine, view, names, into=part.view, fields=public)
+    if table.ended is not None:  # a game ended early waits for nobody and offers nothing
+        part.phase = table.ended
+    else:
+        part.to_act.extend(engine.to_act(state))
+    return part.SerializeToString()
+
+
+def _private_part(table: Table, viewer: int | None) -> bytes:
+    """What only `viewer` is told (a game with `view_split`): its private view (the engine's `private_view`,
+    the very fields its whole view would hold) and its legal actions, serialised once per viewer and version.
+    """
+    engine: Any = table.engine
+    part = table_pb2.Update()
+    wire.to_message(engine.private_view(table.state, viewer), getattr(part.view, engine.name))
+    if table.ended is None:
+        _add_legal_actions(part, table, viewer)
+    return part.SerializeToString()
+
+
+def _add_legal_actions(part: table_pb2.Update, table: Table, viewer: int | None) -> None:
+    """`viewer`'s legal actions, each with its id, its label and its action message, added to `part`."""
+    if viewer is None:
+        return
+    engine = table.engine
+    state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
+    names = table.names()
+    for action in engine.legal_actions(state, viewer):
+        legal = part.legal_actions.add(
+            id=id_of(action), label=name_seats(engine.describe(state, viewer, action), names)
+        )
+        # The action's message, serialised once per action object (`_action_bytes`), parsed into place.
+        legal.action.MergeFromString(_action_bytes(engine, action))
 
 
 def update_for(table: Table, viewer: int | None, since_version: int | None) -> table_pb2.Update:
@@ -285,7 +332,7 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
 
     def build() -> bytes:
         update = _update_bytes(table, viewer, since_version, since_event)
-        return _WATCH_UPDATE_TAG + _varint(len(update)) + update
+        return _WATCH_UPDATE_TAG + wire.varint(len(update)) + update
 
     if since_event is None:
         return build()
@@ -296,24 +343,16 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
 _WATCH_UPDATE_TAG = bytes([service_pb2.WatchResponse.UPDATE_FIELD_NUMBER << 3 | 2])
 
 
-def _varint(value: int) -> bytes:
-    """`value` as protobuf's base-128 varint (the length before a length-delimited field)."""
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
 def _update_bytes(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
     """The serialised update for `viewer`, joined from parts serialised once each: the table's part (once per
-    version, for every viewer), this update's own fields (its viewer seat and events), and the viewer's part
-    (once per viewer and version).
+    version, for every viewer), this update's own fields (its viewer seat and events), and the game's: for a
+    game with `view_split`, its public part (once per version, for every viewer) and the viewer's private
+    part (once per viewer and version); for any other game, the viewer's part (once per viewer and version).
 
     Protobuf parses fields written one after another as one message (repeated fields append, a later scalar
-    wins), and these parts set disjoint fields, so the join parses to exactly the message that merging them
-    would build; it only skips copying the table's and the viewer's parts into a message and serialising
+    wins, a message field met twice is merged field by field), and these parts set disjoint fields (the two
+    halves of a view each set some fields of the same `view` message), so the join parses to exactly the
+    message that merging them would build; it only skips copying the parts into a message and serialising
     them again for every viewer after every move.
     """
     table_part = table._cached(("table",), lambda: _table_part(table).SerializeToString())
@@ -335,5 +374,10 @@ def _update_bytes(table: Table, viewer: int | None, since_version: int | None, s
         open_count = len(table.open_seats())
         own.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
         return table_part + own.SerializeToString()
-    viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
-    return table_part + own.SerializeToString() + viewer_part
+    split = view_split(type(table.engine)) if has_own_message(table.engine.name) else None
+    if split is None:
+        viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
+        return table_part + own.SerializeToString() + viewer_part
+    public_part = table._cached(("public",), lambda: _public_part(table, split[0]))
+    private_part = table._cached(("viewer", viewer), lambda: _private_part(table, viewer))
+    return table_part + own.SerializeToString() + public_part + private_part

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from functools import cache
 from typing import Any
 
+from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from toadstool.engine import _snake, preview
@@ -140,9 +141,20 @@ def _kind(hint: Any) -> int:
 #: A class's plan: the names of its scalar fields (set as they are), then every other field with its kind.
 _Plan = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
 _PLANS: dict[type, _Plan] = {}
+#: The plans of some of a class's fields (`to_message`'s `fields`), by class and field names.
+_PART_PLANS: dict[tuple[type, frozenset[str]], _Plan] = {}
 
 
-def _plan(cls: type) -> _Plan:
+def _plan(cls: type, fields: frozenset[str] | None = None) -> _Plan:
+    if fields is not None:
+        part = _PART_PLANS.get((cls, fields))
+        if part is None:
+            scalars, others = _plan(cls)
+            part = _PART_PLANS[cls, fields] = (
+                tuple(name for name in scalars if name in fields),
+                tuple((name, kind) for name, kind in others if name in fields),
+            )
+        return part
     plan = _PLANS.get(cls)
     if plan is None:
         try:
@@ -155,14 +167,15 @@ def _plan(cls: type) -> _Plan:
     return plan
 
 
-def to_message(value: Any, message: Message) -> Message:
-    """Fill `message` from the dataclass `value` and return it.
+def to_message(value: Any, message: Message, fields: frozenset[str] | None = None) -> Message:
+    """Fill `message` from the dataclass `value` (only its `fields` when given) and return it.
 
     Views are converted for every viewer after every action, so the per-field mapping is planned once per
     class (from type hints) rather than rediscovered from each value; most fields are scalars, set in a
-    loop of their own.
+    loop of their own. `fields` serves a view split into the part every viewer is told alike and the part
+    of one viewer (`toadstool.engine.view_split`).
     """
-    scalars, others = _plan(type(value))
+    scalars, others = _plan(type(value), fields)
     for name in scalars:
         item = getattr(value, name)
         if item is not None:
@@ -179,9 +192,8 @@ def to_message(value: Any, message: Message) -> Message:
             else:
                 _nested(item, sub)
         elif kind == _REPEATED_CACHED:
-            repeated = getattr(message, name)
-            for element in item:
-                _nested(element, repeated.add())  # (a new element is empty)
+            if item:
+                _extend_cached(message, name, item)
         elif kind == _REPEATED_SCALAR:
             if item:
                 getattr(message, name).extend(item)
@@ -226,29 +238,74 @@ def forget_converted() -> None:
 
 def _nested(value: Any, message: Message) -> None:
     """Fill the empty nested `message` from `value` (of a `_cacheable` class), from `_CONVERTED` when it can."""
-    descriptor = message.DESCRIPTOR
+    message.MergeFromString(_cached_bytes(value, type(message)))
+
+
+def _cached_bytes(value: Any, message_type: type[Message]) -> bytes:
+    """The serialised `message_type` message of `value` (of a `_cacheable` class): from the caches, or
+    converted and remembered (a value of a class that cannot be cached is converted and not remembered)."""
+    descriptor = message_type.DESCRIPTOR
     seen = _CONVERTED_OBJECTS.get(id(value))
     if seen is not None and seen[0] is value and seen[1] is descriptor:
-        message.MergeFromString(seen[2])
-        return
+        return seen[2]
     if not (_CACHEABLE.get(type(value)) or _cacheable(type(value))):  # a subclass of the field's type
-        to_message(value, message)
-        return
+        return to_message(value, message_type()).SerializeToString()
     try:
         cached = _CONVERTED.get(value)
     except TypeError:  # unhashable after all (a tuple field holding a list): no cache, and no harm
-        to_message(value, message)
-        return
+        return to_message(value, message_type()).SerializeToString()
     if cached is not None and cached[0] is descriptor:
-        message.MergeFromString(cached[1])
         data = cached[1]
     else:
-        to_message(value, message)
-        data = message.SerializeToString()
+        data = to_message(value, message_type()).SerializeToString()
     if len(_CONVERTED) >= MAX_CONVERTED or len(_CONVERTED_OBJECTS) >= MAX_CONVERTED:
         forget_converted()
     _CONVERTED[value] = (descriptor, data)
     _CONVERTED_OBJECTS[id(value)] = (value, descriptor, data)
+    return data
+
+
+#: Each repeated field of `_cacheable` values, by its message's descriptor and its name: the field's key on
+#: the wire (its number, length-delimited) and its element's message class.
+_REPEATED_FIELDS: dict[tuple[Any, str], tuple[bytes, type[Message]]] = {}
+
+
+def _extend_cached(message: Message, name: str, items: tuple[Any, ...]) -> None:
+    """Append `items` (of a `_cacheable` class) to the repeated field `name` of `message` in one parse.
+
+    Each element's bytes come from the caches (as `_nested`'s), keyed and length-prefixed as protobuf writes
+    an element of a repeated message field, and joined: a hand of cards is one call into upb rather than two
+    per card (adding an element, then parsing into it). Parsing appends to a repeated field, in order.
+    """
+    field = _REPEATED_FIELDS.get((message.DESCRIPTOR, name))
+    if field is None:
+        described = message.DESCRIPTOR.fields_by_name[name]
+        element: Any = described.message_type  # (a message field: never None)
+        field = _REPEATED_FIELDS[message.DESCRIPTOR, name] = (
+            varint(described.number << 3 | 2),
+            message_factory.GetMessageClass(element),
+        )
+    key, element_type = field
+    parts: list[bytes] = []
+    for element in items:
+        data = _cached_bytes(element, element_type)
+        parts += (key, varint(len(data)), data)
+    message.MergeFromString(b"".join(parts))
+
+
+def varint(value: int) -> bytes:
+    """`value` as protobuf's base-128 varint (a field's key, the length before a length-delimited field)."""
+    if value <= 0x7F:
+        return _SMALL_VARINTS[value]
+    out = bytearray()
+    while value > 0x7F:
+        out.append(value & 0x7F | 0x80)
+        value >>= 7
+    out.append(value)
+    return bytes(out)
+
+
+_SMALL_VARINTS = tuple(bytes((value,)) for value in range(0x80))
 
 
 def _set_dynamic(message: Message, name: str, item: Any) -> None:

@@ -221,6 +221,13 @@ class RollView:
 
 
 @dataclass(frozen=True, slots=True)
+class KartPrivateView:
+    """The fields of a `KartView` that differ from one viewer to another (see `KartEngine.private_view`)."""
+
+    you: int | None
+
+
+@dataclass(frozen=True, slots=True)
 class KartView:
     """Everything a viewer may know: all of it, except the order of the item deck."""
 
@@ -655,6 +662,8 @@ class KartEngine:
     #: A hardware roll button rolls the die for whoever must roll (toadstool.engine.device_action_types).
     device_action_types = (Roll,)
     view_type = KartView
+    #: What differs between viewers' views (`private_view`, toadstool.engine.view_split).
+    private_view_type = KartPrivateView
 
     # -- setup
     def creation_record(self, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -775,6 +784,10 @@ class KartEngine:
         return race.freeze()
 
     # -- what viewers see
+    def private_view(self, state: KartState, viewer: int | None) -> KartPrivateView:
+        """What only `viewer` is shown: which kart is its own (a race has no secrets but the item deck)."""
+        return KartPrivateView(you=viewer)
+
     def view(self, state: KartState, viewer: int | None) -> KartView:
         n = state.track.length
         places = {seat: place for place, seat in enumerate(state.start_order, start=1)}
@@ -797,7 +810,7 @@ class KartEngine:
         )
         over = state.winner is not None
         return KartView(
-            you=viewer,
+            you=self.private_view(state, viewer).you,
             track=state.track,
             laps=LAPS,
             karts=racers,

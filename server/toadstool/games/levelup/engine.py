@@ -230,6 +230,15 @@ class LevelUpSeat:
 
 
 @dataclass(frozen=True, slots=True)
+class LevelUpPrivateView:
+    """The fields of a `LevelUpView` that differ from one viewer to another (`LevelUpEngine.private_view`)."""
+
+    you: int | None
+    favourites: tuple[int, ...]
+    power_ups: tuple[LevelUpPowerUp, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class LevelUpView:
     """Everything one viewer may know about a game of Level Up!."""
 
@@ -750,6 +759,8 @@ class LevelUpEngine:
     options: tuple[OptionSpec, ...] = ()
     action_types = ACTION_TYPES
     view_type = LevelUpView
+    #: What differs between viewers' views (`private_view`, toadstool.engine.view_split).
+    private_view_type = LevelUpPrivateView
 
     def new(self, players: int, options: Mapping[str, Any], seed: int) -> LevelUpState:
         if not self.min_players <= players <= self.max_players:
@@ -971,6 +982,16 @@ class LevelUpEngine:
         w.settle()
         return w.freeze()
 
+    def private_view(self, state: LevelUpState, viewer: int | None) -> LevelUpPrivateView:
+        """What only `viewer` is shown: its secret objective card and its power-up cards."""
+        if viewer is None or not 0 <= viewer < state.players:
+            return LevelUpPrivateView(you=None, favourites=(), power_ups=())
+        return LevelUpPrivateView(
+            you=viewer,
+            favourites=data.OBJECTIVE_CARDS[state.objectives[viewer]],
+            power_ups=tuple(LevelUpPowerUp(p, POWERS[p]) for p in sorted(state.power_hands[viewer])),
+        )
+
     def view(self, state: LevelUpState, viewer: int | None) -> LevelUpView:
         n = state.players
         fresh = set(state.fresh_blocks)
@@ -998,11 +1019,11 @@ class LevelUpEngine:
             )
         on_board = {c for level in state.levels for c in level}
         placement = state.stage == Stage.PLACEMENT
-        own = viewer is not None and 0 <= viewer < n
+        own = self.private_view(state, viewer)
         return LevelUpView(
             phase=self._phase(state),
             scores=self._scores(state),
-            you=viewer if own else None,
+            you=own.you,
             stage=state.stage,
             round=state.round,
             current=state.current,
@@ -1013,10 +1034,8 @@ class LevelUpEngine:
             off_board=() if placement else tuple(c for c in data.CHARACTERS if c not in on_board),
             unplaced=tuple(c for c in data.CHARACTERS if c not in on_board) if placement else (),
             nominee=state.nominee if state.nominee >= 0 else None,
-            favourites=data.OBJECTIVE_CARDS[state.objectives[viewer]] if own and viewer is not None else (),
-            power_ups=tuple(LevelUpPowerUp(p, POWERS[p]) for p in sorted(state.power_hands[viewer]))
-            if own and viewer is not None
-            else (),
+            favourites=own.favourites,
+            power_ups=own.power_ups,
             seats=tuple(seats),
             moved=state.moved,
             reveal_level=data.LEVELS[state.reveal_level] if state.stage == Stage.REVEAL else None,

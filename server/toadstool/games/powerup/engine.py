@@ -28,6 +28,7 @@ from toadstool.games.powerup.views import (
     PowerUpLevelCard,
     PowerUpPeek,
     PowerUpPendingSwap,
+    PowerUpPrivateView,
     PowerUpSeat,
     PowerUpView,
     Stage,
@@ -539,6 +540,8 @@ class PowerUpEngine:
     options: tuple[OptionSpec, ...] = ()
     action_types: tuple[type, ...] = (Keep, Trade, DrawNewLevel, PlayCard, AcceptSwap, Pass)
     view_type = PowerUpView
+    #: What differs between viewers' views (`private_view`, toadstool.engine.view_split).
+    private_view_type = PowerUpPrivateView
 
     def new(self, players: int, options: Mapping[str, Any], seed: int) -> PowerUpState:
         return new_game(players, seed)
@@ -605,10 +608,11 @@ class PowerUpEngine:
             b.play(seat, action)
         return b.freeze()
 
-    def view(self, state: PowerUpState, viewer: int | None) -> PowerUpView:
-        n = state.players
+    def private_view(self, state: PowerUpState, viewer: int | None) -> PowerUpPrivateView:
+        """What only `viewer` is shown: its hand, what it peeked at, and the seats with each face-down Level
+        card it knows shown."""
         seats = []
-        for s in range(n):
+        for s in range(state.players):
             card = state.level[s]
             known = card >= 0 and (state.face_up[s] or (viewer is not None and state.knows[viewer][s] == card))
             mod = state.modifier[s]
@@ -631,14 +635,23 @@ class PowerUpEngine:
                     decided=state.decided[s],
                 )
             )
-        pending = None
-        if state.pending is not None:
-            pending = PowerUpPendingSwap(state.pending.actor, state.pending.target, state.pending.kind)
         peeks = tuple(
             PowerUpPeek(seat=t, card=_level_card(c)) for v, t, c in state.peeks if viewer is not None and v == viewer
         )
-        return PowerUpView(
+        return PowerUpPrivateView(
             you=viewer,
+            seats=tuple(seats),
+            hand=tuple(_question_card(c) for c in state.hands[viewer]) if viewer is not None else (),
+            peeks=peeks,
+        )
+
+    def view(self, state: PowerUpState, viewer: int | None) -> PowerUpView:
+        own = self.private_view(state, viewer)
+        pending = None
+        if state.pending is not None:
+            pending = PowerUpPendingSwap(state.pending.actor, state.pending.target, state.pending.kind)
+        return PowerUpView(
+            you=own.you,
             phase=_phase(state),
             scores=state.tokens,
             stage=state.stage,
@@ -646,14 +659,14 @@ class PowerUpEngine:
             dealer=state.dealer,
             turn=None if state.stage is Stage.GAME_OVER else state.turn,
             pending=pending,
-            seats=tuple(seats),
-            hand=tuple(_question_card(c) for c in state.hands[viewer]) if viewer is not None else (),
+            seats=own.seats,
+            hand=own.hand,
             supply=state.supply,
             level_deck_count=len(state.level_deck),
             level_discard_count=len(state.level_discard),
             question_deck_count=len(state.q_deck),
             question_discard_count=len(state.q_discard),
-            peeks=peeks,
+            peeks=own.peeks,
             passes_in_a_row=state.passes,
             played=tuple(_question_card(c) for c in state.q_table),
             winners=state.winners,

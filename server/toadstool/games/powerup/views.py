@@ -22,6 +22,7 @@ __all__ = [
     "PowerUpLevelCard",
     "PowerUpPeek",
     "PowerUpPendingSwap",
+    "PowerUpPrivateView",
     "PowerUpSeat",
     "PowerUpView",
     "Stage",
@@ -93,6 +94,17 @@ class PowerUpPendingSwap:
 class PowerUpPeek:
     seat: int
     card: PowerUpLevelCard
+
+
+@dataclass(frozen=True, slots=True)
+class PowerUpPrivateView:
+    """The fields of a `PowerUpView` that differ from one viewer to another (`PowerUpEngine.private_view`):
+    which face-down Level cards the viewer knows is in `seats`."""
+
+    you: int | None
+    seats: tuple[PowerUpSeat, ...]
+    hand: tuple[PowerUpCard, ...]
+    peeks: tuple[PowerUpPeek, ...]
 
 
 @dataclass(frozen=True, slots=True)

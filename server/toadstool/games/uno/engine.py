@@ -150,6 +150,16 @@ class UnoReveal:
 
 
 @dataclass(frozen=True, slots=True)
+class UnoPrivateView:
+    """The fields of an `UnoView` that differ from one viewer to another (see `UnoEngine.private_view`)."""
+
+    you: int | None
+    hand: tuple[UnoCard, ...]
+    drawn_card: UnoCard | None
+    reveal: UnoReveal | None
+
+
+@dataclass(frozen=True, slots=True)
 class UnoView:
     """Everything one viewer may know about an UNO table."""
 
@@ -191,6 +201,8 @@ CARD_VIEWS: tuple[UnoCard, ...] = tuple(
     )
     for c in ALL_CARDS
 )
+#: A spectator's private view: no seat, so nothing of its own.
+_NOBODYS_VIEW = UnoPrivateView(you=None, hand=(), drawn_card=None, reveal=None)
 
 # --------------------------------------------------------------------------------------------------------
 # State
@@ -498,6 +510,8 @@ class UnoEngine:
     )
     action_types = (PlayCard, Draw, Keep, PassTurn, ChooseColor, AcceptPenalty, Challenge, CallUno, Catch)
     view_type = UnoView
+    #: What differs between viewers' views (`private_view`, toadstool.engine.view_split).
+    private_view_type = UnoPrivateView
 
     # ---- setup
 
@@ -583,12 +597,12 @@ class UnoEngine:
     def last_events(self, state: UnoState) -> tuple[Event, ...]:
         return tuple(_event_object(record) for record in state.events)
 
-    def view(self, state: UnoState, viewer: int | None) -> UnoView:
-        config = state.config
-        attack = state.attack
-        seen = viewer is not None and 0 <= viewer < config.players
+    def private_view(self, state: UnoState, viewer: int | None) -> UnoPrivateView:
+        """What only `viewer` is shown: its hand, the card it just drew, a hand shown to it as challenger."""
+        if viewer is None or not 0 <= viewer < state.config.players:
+            return _NOBODYS_VIEW
         reveal = None
-        if seen and state.reveal is not None and state.reveal[0] == viewer and state.revealed is not None:
+        if state.reveal is not None and state.reveal[0] == viewer and state.revealed is not None:
             shown = state.revealed
             reveal = UnoReveal(
                 attacker=shown.attacker,
@@ -596,18 +610,21 @@ class UnoEngine:
                 prior_color=_COLOR_OF[shown.prior_color],
                 held_prior_color=shown.held_prior_color,
             )
+        drawn = CARD_VIEWS[state.drawn] if state.drawn >= 0 and viewer == state.current else None
+        return UnoPrivateView(
+            you=viewer, hand=tuple(CARD_VIEWS[c] for c in sorted(state.hands[viewer])), drawn_card=drawn, reveal=reveal
+        )
+
+    def view(self, state: UnoState, viewer: int | None) -> UnoView:
+        config = state.config
+        attack = state.attack
+        own = self.private_view(state, viewer)
         winner, points = state.last_hand
-        hand: tuple[UnoCard, ...] = ()
-        drawn = None
-        if viewer is not None and seen:
-            hand = tuple(CARD_VIEWS[c] for c in sorted(state.hands[viewer]))
-            if state.drawn >= 0 and viewer == state.current:
-                drawn = CARD_VIEWS[state.drawn]
         return UnoView(
             phase=self.phase(state),
             scores=state.scores,
-            you=viewer if seen else None,
-            hand=hand,
+            you=own.you,
+            hand=own.hand,
             hand_counts=tuple(len(h) for h in state.hands),
             top_card=CARD_VIEWS[state.discard[-1]],
             color=_COLOR_OF[state.color],
@@ -619,8 +636,8 @@ class UnoEngine:
             pending_penalty=attack.penalty if attack is not None else 0,
             attacker=attack.attacker if attack is not None else None,
             prior_color=_COLOR_OF[attack.prior_color] if attack is not None else UnoColor.UNSPECIFIED,
-            drawn_card=drawn,
-            reveal=reveal,
+            drawn_card=own.drawn_card,
+            reveal=own.reveal,
             uno_catchable=state.catchable if state.catchable >= 0 else None,
             hand_number=state.hand_number,
             dealer=state.dealer,

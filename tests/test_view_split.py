@@ -1,0 +1,124 @@
+"""A view split in two (`toadstool.engine.view_split`): the fields every viewer is told alike, serialised once
+per version from the spectator's view, and each viewer's private fields. It exists for speed (issue #24);
+what must hold is that, in every game, at every version, for every seat and a spectator, the two parts
+joined parse to exactly the message the whole view built for that viewer makes, and that a game's wrong
+declaration is refused rather than sent."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import re
+from typing import Any
+
+import pytest
+
+from toadstool.api.v1 import table_pb2
+from toadstool.bots import RandomBot
+from toadstool.engine import view_split
+from toadstool.games import GAMES, get_game
+from toadstool.selfplay import PlayoutTooLong, play
+from toadstool.server import messages
+from toadstool.server.tables import Status, Table, TableRegistry
+
+SPLIT_GAMES = sorted(name for name in GAMES if view_split(type(get_game(name).engine)) is not None)
+
+
+def joined(table: Table, viewer: int | None) -> table_pb2.Update:
+    """The game's part of `viewer`'s update as the split builds it: the public part, then the private one."""
+    split = view_split(type(table.engine))
+    assert split is not None
+    data = messages._public_part(table, split[0]) + messages._private_part(table, viewer)
+    return table_pb2.Update.FromString(data)
+
+
+def test_the_four_games_split_their_views() -> None:
+    assert SPLIT_GAMES == ["kart", "levelup", "powerup", "uno"]
+
+
+@pytest.mark.parametrize("game", SPLIT_GAMES)
+async def test_the_two_parts_join_to_the_whole_view_for_every_viewer_at_every_version(game: str) -> None:
+    engine = get_game(game).engine
+    players = max(engine.min_players, min(4, engine.max_players))
+    checked = 0
+    async with TableRegistry(bot_delay=3600.0, store=None) as registry:
+        table, _ = registry.create(game, players, bots=players, seed=1, options=dict(engine.quick_options))
+
+        def observe(state: Any, seat: int | None, action: Any) -> None:
+            nonlocal checked
+            status = Status.FINISHED if engine.outcome(state) is not None else Status.PLAYING
+            shadow = dataclasses.replace(table, state=state, status=status)
+            for viewer in (None, *range(players)):
+                whole = messages._viewer_part(shadow, viewer)
+                split = joined(shadow, viewer)
+                assert split == whole, f"{game}, seed {seed}, viewer {viewer}: the joined parts differ"
+                assert split.SerializeToString(deterministic=True) == whole.SerializeToString(deterministic=True)
+                checked += 1
+
+        for seed in range(3):
+            with contextlib.suppress(PlayoutTooLong):  # 200 steps of a long game are checked as well as a whole one
+                play(engine, [RandomBot() for _ in range(players)], seed, max_actions=200, observe=observe)
+        # A game ended early (its host ended it): the phase says so, nobody is waited for, nothing offered.
+        ended = dataclasses.replace(table, status=Status.FINISHED, ended="Ended by the host")
+        for viewer in (None, *range(players)):
+            update = joined(ended, viewer)
+            assert update == messages._viewer_part(ended, viewer)
+            assert update.phase == "Ended by the host"
+            assert not update.to_act
+            assert not update.legal_actions
+    assert checked > 300
+
+
+@pytest.mark.parametrize("game", SPLIT_GAMES)
+async def test_every_update_a_stream_sends_carries_the_public_part_once_and_the_viewers_own_fields(game: str) -> None:
+    engine = get_game(game).engine
+    players = max(engine.min_players, min(4, engine.max_players))
+    async with TableRegistry(bot_delay=3600.0, store=None) as registry:
+        table, _ = registry.create(game, players, bots=players, seed=2, options=dict(engine.quick_options))
+        for viewer in (None, *range(players)):
+            update = messages.update_for(table, viewer, None)
+            view = getattr(update.view, game)
+            expected = table_pb2.GameView()
+            messages.game_view_message(engine, engine.view(table.state, viewer), table.names(), into=expected)
+            assert view == getattr(expected, game), f"{game}, viewer {viewer}: the update's view is not its own"
+            assert update.to_act == list(engine.to_act(table.state))
+            legal = engine.legal_actions(table.state, viewer) if viewer is not None else ()
+            assert len(update.legal_actions) == len(legal)
+
+
+@dataclasses.dataclass(frozen=True)
+class _SomeView:
+    """A view class for declarations to be checked against (`view_split` reads only the classes)."""
+
+    phase: str
+    scores: tuple[int, ...]
+    hand: tuple[int, ...]
+
+
+def _engine_type(private_fields: dict[str, Any] | None) -> type:
+    """An engine class with `_SomeView` as its view and, unless None, a private view of these fields."""
+    namespace: dict[str, Any] = {"view_type": _SomeView}
+    if private_fields is not None:
+        namespace["private_view_type"] = dataclasses.make_dataclass("Private", list(private_fields.items()))
+        namespace["private_view"] = lambda self, state, viewer: None
+    return type("Game", (), namespace)
+
+
+@pytest.mark.parametrize(
+    ("fields", "named"),
+    [
+        ({"hand": tuple, "cards": tuple}, "['cards']"),
+        ({"hand": tuple, "phase": str}, "['phase']"),
+        ({"scores": tuple}, "['scores']"),
+    ],
+)
+def test_a_private_view_the_server_cannot_honour_is_refused_with_the_fields_it_got_wrong(
+    fields: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(TypeError, match=re.escape(f"Game.private_view_type has {named}")):
+        view_split(_engine_type(fields))
+
+
+def test_a_game_without_a_private_view_has_no_split_and_one_with_it_has_both_halves() -> None:
+    assert view_split(_engine_type(None)) is None
+    assert view_split(_engine_type({"hand": tuple})) == (frozenset({"phase", "scores"}), frozenset({"hand"}))
