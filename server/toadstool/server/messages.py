@@ -81,21 +81,24 @@ def action_message(engine: Engine[Any, Any], action: Any, into: table_pb2.Action
     return message
 
 
-#: The serialised Action messages of the action objects offered last, by identity (as `action_ids.id_of`):
-#: `id(action)` -> (action, its game, its message).
-_ACTION_BYTES: dict[int, tuple[Any, str, bytes]] = {}
+#: The serialised LegalAction messages of the action objects offered last, by identity (as `action_ids.id_of`)
+#: and label: `(id(action), label)` -> (action, its game, its message).
+_LEGAL_BYTES: dict[tuple[int, str], tuple[Any, str, bytes]] = {}
 
 
-def _action_bytes(engine: Engine[Any, Any], action: Any) -> bytes:
-    """`action_message(engine, action)` serialised, built once for the same action object: the seat to act
-    is sent every legal action after every move, mostly the same objects (see `action_ids.id_of`)."""
-    entry = _ACTION_BYTES.get(id(action))
+def _legal_action_bytes(engine: Engine[Any, Any], action: Any, label: str) -> bytes:
+    """The serialised LegalAction of `action` (its id, `label` and action message), built once for the same
+    action object and label: the seat to act is sent every legal action after every move, mostly the same
+    objects with the same labels (see `action_ids.id_of`)."""
+    entry = _LEGAL_BYTES.get((id(action), label))
     if entry is not None and entry[0] is action and entry[1] == engine.name:
         return entry[2]
-    if len(_ACTION_BYTES) >= MAX_KNOWN_IDS:
-        _ACTION_BYTES.clear()
-    data = action_message(engine, action).SerializeToString()
-    _ACTION_BYTES[id(action)] = (action, engine.name, data)
+    if len(_LEGAL_BYTES) >= MAX_KNOWN_IDS:
+        _LEGAL_BYTES.clear()
+    legal = table_pb2.LegalAction(id=id_of(action), label=label)
+    action_message(engine, action, into=legal.action)
+    data = legal.SerializeToString()
+    _LEGAL_BYTES[id(action), label] = (action, engine.name, data)
     return data
 
 
@@ -289,27 +292,53 @@ def _private_part(table: Table, viewer: int | None) -> bytes:
     """What only `viewer` is told (a game with `view_split`): its private view (the engine's `private_view`,
     the very fields its whole view would hold) and its legal actions, serialised once per viewer and version.
     """
+    if table.ended is not None:  # a game ended early offers nothing
+        return _private_view_bytes(table, viewer)
+    return _private_view_bytes(table, viewer) + _legal_actions_bytes(table, viewer)
+
+
+def _private_view_bytes(table: Table, viewer: int | None) -> bytes:
+    """The serialised Update holding only `viewer`'s private view, converted again only when that view changed.
+
+    Most moves change nothing of most seats' own (the others' hands stay as they were), and equal private
+    views make the same bytes (`wire.converts_by_value`), so the table keeps each viewer's last one.
+    """
     engine: Any = table.engine
+    private = engine.private_view(table.state, viewer)
+    last = table._private_views.get(viewer)
+    if last is not None and last[0] == private:
+        return last[1]
     part = table_pb2.Update()
-    wire.to_message(engine.private_view(table.state, viewer), getattr(part.view, engine.name))
-    if table.ended is None:
-        _add_legal_actions(part, table, viewer)
-    return part.SerializeToString()
+    wire.to_message(private, getattr(part.view, engine.name))
+    data = part.SerializeToString()
+    if wire.converts_by_value(type(private)):
+        table._private_views[viewer] = (private, data)
+    return data
 
 
 def _add_legal_actions(part: table_pb2.Update, table: Table, viewer: int | None) -> None:
-    """`viewer`'s legal actions, each with its id, its label and its action message, added to `part`."""
+    """`viewer`'s legal actions (`_legal_actions_bytes`) added to `part`."""
+    part.MergeFromString(_legal_actions_bytes(table, viewer))
+
+
+def _legal_actions_bytes(table: Table, viewer: int | None) -> bytes:
+    """`viewer`'s legal actions, each with its id, its label and its action message, as the bytes of an
+    Update holding only them: each LegalAction's own bytes (`_legal_action_bytes`), keyed and length-prefixed
+    as an element of `Update.legal_actions`, joined."""
     if viewer is None:
-        return
+        return b""
     engine = table.engine
     state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
     names = table.names()
+    parts: list[bytes] = []
     for action in engine.legal_actions(state, viewer):
-        legal = part.legal_actions.add(
-            id=id_of(action), label=name_seats(engine.describe(state, viewer, action), names)
-        )
-        # The action's message, serialised once per action object (`_action_bytes`), parsed into place.
-        legal.action.MergeFromString(_action_bytes(engine, action))
+        data = _legal_action_bytes(engine, action, name_seats(engine.describe(state, viewer, action), names))
+        parts += (_LEGAL_ACTIONS_KEY, wire.varint(len(data)), data)
+    return b"".join(parts)
+
+
+#: `Update.legal_actions`'s key on the wire: its number, length-delimited.
+_LEGAL_ACTIONS_KEY = wire.varint(table_pb2.Update.LEGAL_ACTIONS_FIELD_NUMBER << 3 | 2)
 
 
 def update_for(table: Table, viewer: int | None, since_version: int | None) -> table_pb2.Update:

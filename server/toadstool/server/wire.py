@@ -80,6 +80,12 @@ def _cacheable(cls: type) -> bool:
     return able
 
 
+def converts_by_value(cls: type) -> bool:
+    """Whether two equal values of the dataclass `cls` always make the same message (see `_cacheable`), so
+    that the bytes of one may be sent for the other."""
+    return _cacheable(cls)
+
+
 def _written_by_dataclass(method: Any) -> bool:
     code = getattr(method, "__code__", None)
     return code is not None and code.co_filename == "<string>"  # dataclasses makes its methods with exec

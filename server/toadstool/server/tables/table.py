@@ -143,6 +143,8 @@ class Table:
     _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
     #: The seats' messages for what `_seats_shown` showed (built by toadstool.messages.seat_messages).
     _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
+    #: Each viewer's last private view and its serialised part (toadstool.messages._private_view_bytes).
+    _private_views: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False)
     _rng: random.Random = field(default_factory=random.Random)
     _replaying: bool = field(default=False, init=False, repr=False)
 
