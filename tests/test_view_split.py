@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import random
 import re
 from typing import Any
 
 import pytest
 
-from toadstool.api.v1 import table_pb2
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import action_id, name_seats, view_split
 from toadstool.games import GAMES, get_game
@@ -138,3 +139,42 @@ def test_a_private_view_the_server_cannot_honour_is_refused_with_the_fields_it_g
 def test_a_game_without_a_private_view_has_no_split_and_one_with_it_has_both_halves() -> None:
     assert view_split(_engine_type(None)) is None
     assert view_split(_engine_type({"hand": tuple})) == (frozenset({"phase", "scores"}), frozenset({"hand"}))
+
+
+@pytest.mark.parametrize("game", SPLIT_GAMES)
+async def test_each_viewer_reads_the_events_as_event_text_tells_them_whoever_asked_first(game: str) -> None:
+    # Each update is joined from parts cached for the table's version and shared between viewers: a seat told
+    # a text of its own ("you drew the red 5") must read it, and nobody else may, in whatever order the
+    # viewers' streams ask after a move, live or joining.
+    engine = get_game(game).engine
+    players = max(engine.min_players, min(4, engine.max_players))
+    rng = random.Random(4)
+    told_apart = 0
+    async with TableRegistry(bot_delay=3600.0, store=None) as registry:
+        table, _ = registry.create(game, players, bots=players, seed=4, options=dict(engine.quick_options))
+        viewers: list[int | None] = [None, *range(players)]
+        for step in range(120):
+            if table.status is not Status.PLAYING:
+                break
+            seat = engine.to_act(table.state)[0]
+            action = rng.choice(engine.legal_actions(table.state, seat))
+            table._advance(seat, action, engine.apply(table.state, seat, action), "", "")
+            since = max(0, len(table.events) - 1 - step % 3)  # a live stream one, two or three events behind
+            rng.shuffle(viewers)
+            texts: dict[int | None, list[str]] = {}
+            for viewer in viewers:
+                got = service_pb2.WatchResponse.FromString(messages.watch_response(table, viewer, None, since))
+                expected = [
+                    messages.event_message(version, event, viewer, table.names())
+                    for version, event in table.events[since:]
+                ]
+                assert list(got.update.events) == expected, f"{game}, step {step}, viewer {viewer}"
+                joining = messages.update_for(table, viewer, None)
+                assert list(joining.events) == [
+                    messages.event_message(version, event, viewer, table.names())
+                    for version, event in table.events[-messages.HISTORY_ON_JOIN :]
+                ]
+                texts[viewer] = [event.text for event in got.update.events]
+            told_apart += any(texts[seat] != texts[None] for seat in range(players))
+    if game != "kart":  # Kart tells every event alike (nothing of it is hidden)
+        assert told_apart > 0, "no seat was ever told an event of its own: the test does not test the sharing"
