@@ -163,18 +163,17 @@ async def test_each_viewer_reads_the_events_as_event_text_tells_them_whoever_ask
             rng.shuffle(viewers)
             texts: dict[int | None, list[str]] = {}
             for viewer in viewers:
-                got = service_pb2.WatchResponse.FromString(messages.watch_response(table, viewer, None, since))
-                expected = [
-                    messages.event_message(version, event, viewer, table.names())
-                    for version, event in table.events[since:]
-                ]
-                assert list(got.update.events) == expected, f"{game}, step {step}, viewer {viewer}"
+
+                def told(first: int, viewer: int | None = viewer) -> list[table_pb2.Event]:
+                    """The events from `first` on, each built alone as `viewer` is told it."""
+                    names = table.names()
+                    return [messages.event_message(v, event, viewer, names) for v, event in table.events[first:]]
+
+                live = service_pb2.WatchResponse.FromString(messages.watch_response(table, viewer, None, since))
+                assert list(live.update.events) == told(since), f"{game}, step {step}, viewer {viewer}"
                 joining = messages.update_for(table, viewer, None)
-                assert list(joining.events) == [
-                    messages.event_message(version, event, viewer, table.names())
-                    for version, event in table.events[-messages.HISTORY_ON_JOIN :]
-                ]
-                texts[viewer] = [event.text for event in got.update.events]
+                assert list(joining.events) == told(max(0, len(table.events) - messages.HISTORY_ON_JOIN))
+                texts[viewer] = [event.text for event in live.update.events]
             told_apart += any(texts[seat] != texts[None] for seat in range(players))
     if game != "kart":  # Kart tells every event alike (nothing of it is hidden)
         assert told_apart > 0, "no seat was ever told an event of its own: the test does not test the sharing"
