@@ -1,5 +1,5 @@
-"""How a table wakes what waits on it: streams between messages (`Table.wait_change`) and bots between
-moves (`Beat`). Both replace per-waiter asyncio primitives for speed (bench/load.py), so these pin down
+"""How a table wakes what waits on it: streams between messages (`Table.next_change`, `Table.wait_change`)
+and bots between moves (`Beat`). Both replace per-waiter asyncio primitives for speed (bench/load.py), so these pin down
 what the primitives gave for free: every waiter wakes, a cancelled waiter neither wakes nor stops the
 others, and nothing is kept for waiters that went away."""
 
@@ -10,6 +10,7 @@ import asyncio
 import pytest
 from timing import Clock, turns, until
 
+from toadstool.server.app import RunningServer
 from toadstool.server.tables import (
     BACKLOG_RECHECK,
     BEAT_SECONDS,
@@ -20,6 +21,7 @@ from toadstool.server.tables import (
     Table,
     TableRegistry,
 )
+from toadstool_clients.connection import Client
 
 
 class LoopTurns:
@@ -183,6 +185,36 @@ async def test_many_streams_coming_and_going_on_a_quiet_table_leave_nothing_behi
         assert len(table._changed) == own
         with pytest.raises(TimeoutError):  # and a quiet table still makes its streams wait
             await asyncio.wait_for(table.wait_change(table.revision), 0.05)
+
+
+async def test_watch_streams_cancelled_while_waiting_on_a_quiet_table_leave_nothing_behind(
+    server: RunningServer, client: Client
+) -> None:
+    # A real Watch waits on the table's change future itself (`Table.next_change`), not through
+    # `wait_change`: a stream that goes away while waiting must take its future with it, or a quiet table
+    # (a lobby nobody joins) would keep one for every reconnect of the evening.
+    created = await client.create_table("uno", 2, manual_start=True)
+    await client.join(created.table.table_id, "Ann")
+    table = server.registry.tables[created.table.table_id]
+    await turns()
+    own = len(table._changed)
+    for _ in range(5):
+        # Onlookers' streams: a seat's connecting and going would change the table, waking every stream.
+        calls = [client.watch(created.table.table_id) for _ in range(10)]
+        for call in calls:
+            await asyncio.wait_for(call.read(), 10)  # each stream sent its first update and now waits
+        await until(lambda: len(table._changed) == own + 10)
+        for call in calls:
+            call.cancel()
+        await until(lambda: len(table._changed) == own)
+    # A stream opened now still waits, and wakes at the next change.
+    call = client.watch(created.table.table_id)
+    first = await asyncio.wait_for(call.read(), 10)
+    await client.add_bot(created.table.table_id, created.host_token)
+    second = await asyncio.wait_for(call.read(), 10)
+    assert [seat.name for seat in second.update.seats] == ["Ann", "Bot 1"], second.update.seats
+    assert [seat.name for seat in first.update.seats] == ["Ann", ""], first.update.seats
+    call.cancel()
 
 
 def behind_backlog(clock: Clock) -> tuple[Backlog, list[int]]:

@@ -12,6 +12,7 @@ rules; toadstool.messages builds what each viewer is sent from a table; toadstoo
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import random
@@ -196,6 +197,14 @@ class Table:
         """Return once the table's revision differs from `seen_revision`."""
         while self.revision == seen_revision:
             await self._changed.wait()
+
+    def next_change(self) -> asyncio.Future[None]:
+        """A future done at the table's next change (its revision moves on): the Watch stream's wait,
+        awaited without a coroutine around it (`Waiters.next`). `forget_change` it when no longer waiting."""
+        return self._changed.next()
+
+    def forget_change(self, future: asyncio.Future[None]) -> None:
+        self._changed.forget(future)
 
     def _people_changed(self) -> None:
         """Who is at the table changed (a join, a leave, a connection, a seat a bot gave back, the start,

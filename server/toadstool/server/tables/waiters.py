@@ -35,17 +35,28 @@ class Waiters:
 
     async def wait(self) -> None:
         """Return at the next `wake_all`."""
+        future = self.next()
+        try:
+            await future
+        except BaseException:  # the waiter went away: do not keep its future until the next wake-up
+            self.forget(future)
+            raise
+
+    def next(self) -> asyncio.Future[None]:
+        """A future done at the next `wake_all`, for the hottest wait (a Watch stream's, which awaits it
+        itself: two coroutines fewer to resume and to keep alive, per stream and per change). Whoever stops
+        waiting before it is done must `forget` it, as `wait` does."""
         loop = kept_loop(self._loop)
         if loop is not self._loop:
             self._loop, self._futures = loop, []  # any futures left belonged to a closed loop
         future = loop.create_future()
         self._futures.append(future)
-        try:
-            await future
-        except BaseException:  # the waiter went away: do not keep its future until the next wake-up
-            with contextlib.suppress(ValueError):
-                self._futures.remove(future)
-            raise
+        return future
+
+    def forget(self, future: asyncio.Future[None]) -> None:
+        """Let go of a future from `next` that nobody waits for any more (a stream that ended)."""
+        with contextlib.suppress(ValueError):
+            self._futures.remove(future)
 
     def wake_all(self) -> None:
         futures, self._futures = self._futures, []
