@@ -1,7 +1,7 @@
 """How a table wakes what waits on it: streams between messages (`Table.next_change`, `Table.wait_change`)
-and bots between moves (`Beat`). Both replace per-waiter asyncio primitives for speed (bench/load.py), so these pin down
-what the primitives gave for free: every waiter wakes, a cancelled waiter neither wakes nor stops the
-others, and nothing is kept for waiters that went away."""
+and bots between moves (`Beat`). Both replace per-waiter asyncio primitives for speed (bench/load.py), so
+these pin down what the primitives gave for free: every waiter wakes, a cancelled waiter neither wakes nor
+stops the others, and nothing is kept for waiters that went away."""
 
 from __future__ import annotations
 
@@ -210,10 +210,10 @@ async def test_watch_streams_cancelled_while_waiting_on_a_quiet_table_leave_noth
     # A stream opened now still waits, and wakes at the next change.
     call = client.watch(created.table.table_id)
     first = await asyncio.wait_for(call.read(), 10)
+    assert [seat.name for seat in first.update.seats] == ["Ann", ""], first.update.seats
     await client.add_bot(created.table.table_id, created.host_token)
     second = await asyncio.wait_for(call.read(), 10)
     assert [seat.name for seat in second.update.seats] == ["Ann", "Bot 1"], second.update.seats
-    assert [seat.name for seat in first.update.seats] == ["Ann", ""], first.update.seats
     call.cancel()
 
 

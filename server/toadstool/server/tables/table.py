@@ -204,6 +204,7 @@ class Table:
         return self._changed.next()
 
     def forget_change(self, future: asyncio.Future[None]) -> None:
+        """Let go of a `next_change` future whose stream ended before the change came."""
         self._changed.forget(future)
 
     def _people_changed(self) -> None:
