@@ -173,9 +173,11 @@ def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
         saturated_at = marks[-1] + load.GAP
         marks += [saturated_at + i * budget.window for i in range(budget.windows + 1)]
         cpu: list[float] = []
+        client_cpu: list[float] = []
         for mark in marks:
             time.sleep(max(0.0, mark - time.time()))
             cpu.append(cpu_seconds(server.pid))
+            client_cpu.append(sum(cpu_seconds(w.pid) for w in workers))
         results = [json.loads(load._read_line(worker, 30.0 + load.GAP * 2)) for worker in workers]
         rss_end = rss_bytes(server.pid)
     finally:
@@ -186,11 +188,10 @@ def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
             load.stop(worker, 15.0)
         load.stop(server)
     n = budget.windows
-    cpu_windows = {
-        "paced": [cpu[i + 1] - cpu[i] for i in range(n)],
-        "saturated": [cpu[n + 2 + i] - cpu[n + 1 + i] for i in range(n)],
+    cpu_windows, client_windows = _phase_windows(cpu, n), _phase_windows(client_cpu, n)
+    phases = {
+        phase: _merge(results, phase, cpu_windows[phase], client_windows[phase]) for phase in ("paced", "saturated")
     }
-    phases = {phase: _merge(results, phase, cpu_windows[phase]) for phase in ("paced", "saturated")}
     viewers = tables * SEATS
     return {
         "target": "boardgame.io",
@@ -206,15 +207,27 @@ def run_peer_point(tables: int, budget: load.Budget) -> dict[str, Any]:
     }
 
 
+def _phase_windows(marks: list[float], n: int) -> dict[str, list[float]]:
+    """CPU seconds per window of each phase, from a CPU reading at every mark (n windows a phase; the gap
+    between the phases has a mark at each end and belongs to neither)."""
+    return {
+        "paced": [marks[i + 1] - marks[i] for i in range(n)],
+        "saturated": [marks[n + 2 + i] - marks[n + 1 + i] for i in range(n)],
+    }
+
+
 def _number(value: Any) -> float:
     """JSON has no NaN: Node writes an empty window's percentile as null."""
     return float("nan") if value is None else float(value)
 
 
-def _merge(results: list[dict[str, Any]], phase: str, cpu_windows: list[float]) -> list[dict[str, Any]]:
-    """The load processes' windows added up, with the server's CPU of each window (bench/load.py's merge)."""
+def _merge(
+    results: list[dict[str, Any]], phase: str, cpu_windows: list[float], client_windows: list[float]
+) -> list[dict[str, Any]]:
+    """The load processes' windows added up, with the server's and the load processes' CPU of each window
+    (bench/load.py's merge)."""
     merged = []
-    for i, server_cpu in enumerate(cpu_windows):
+    for i, (server_cpu, client_cpu) in enumerate(zip(cpu_windows, client_windows, strict=True)):
         windows = [r[phase][i] for r in results]
         latencies = sorted(x for w in windows for x in w["latencies_sample"])
         accepted = sum(w["accepted"] for w in windows)
@@ -232,6 +245,7 @@ def _merge(results: list[dict[str, Any]], phase: str, cpu_windows: list[float]) 
                 "server_cpu": server_cpu,
                 "cpu_per_action": server_cpu / accepted if accepted else float("nan"),
                 "cpu_per_view": server_cpu / messages if messages else float("nan"),
+                "client_cpu": client_cpu,
             }
         )
     return merged
@@ -275,10 +289,15 @@ def _spread(values: list[float]) -> dict[str, float]:
 
 def _side_line(side: str, s: dict[str, Any]) -> str:
     q, o = s["saturated"], s["other_load"]
+    # On a machine of few cores the load processes share it with the server: when the two fill it, views/s
+    # measures both, and this says how much of it each had.
+    clients = q["client_cpu_us_per_view"]["median"] * q["views_per_s"]["median"] / 1e6
     return (
         f"    {side:<17} {fmt(q['views_per_s']['median']):>7} views/s, {fmt(q['cpu_ms_per_action']['median'], 3)}"
         f" ms CPU/move, paced p99 {fmt(s['paced']['latency_p99_ms']['median'], 1)} ms,"
         f" {fmt(s['memory_per_viewer_kib'], 1)} KiB/client, {fmt(q['mean_message_bytes'])} B/update"
+        f" | saturated: server {fmt(q['server_cpu_share']['median'], 2)} cores, load processes"
+        f" {fmt(clients, 2)} cores ({fmt(q['client_cpu_us_per_view']['median'], 1)} µs/view)"
         f" | other load: {o['other_cores_busy']:.2f} cores busy, loadavg {o['loadavg_before']:.2f}"
         f"->{o['loadavg_after']:.2f} (this run: {o['own_cores_busy']:.2f} cores)"
     )

@@ -52,6 +52,9 @@ def test_the_peer_benchmark_runs_toadstool_and_boardgame_io_alternately_and_prin
     # The other load on the machine is recorded beside every run.
     other = r"other load: [\d.]+ cores busy, loadavg [\d.]+->[\d.]+ \(this run: [\d.]+ cores\)"
     assert len(re.findall(other, out)) == 6, out
+    # And how the machine's cores were shared while saturated: the server's and the load processes'.
+    shared = r"saturated: server [\d.]+ cores, load processes [\d.]+ cores \([\d.,]+ µs/view\)"
+    assert len(re.findall(shared, out)) == 6, out
 
     figures = json.loads(out.strip().splitlines()[-1])
     assert figures["benchmark"] == "peers"
@@ -65,6 +68,8 @@ def test_the_peer_benchmark_runs_toadstool_and_boardgame_io_alternately_and_prin
             assert summary["saturated"]["views_per_s"]["median"] > 0, f"{side} delivered no view"
             assert summary["saturated"]["actions_per_s"]["median"] > 0, f"{side} made no move"
             assert summary["saturated"]["mean_message_bytes"] > 0
+            # Every side's load processes are measured, boardgame.io's Node ones too.
+            assert summary["saturated"]["client_cpu_us_per_view"]["median"] > 0, f"{side}: no load CPU"
             assert {"other_cores_busy", "own_cores_busy", "loadavg_before", "loadavg_after"} <= set(
                 summary["other_load"]
             )

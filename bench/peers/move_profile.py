@@ -1,14 +1,16 @@
 """Where a move's time goes: py-spy samples a real `toadstool serve` under bench/load.py's people-acting load,
 and each sample is put in one share of the path of a move (issue #24, part 3).
 
-Usage: ``python bench/peers/move_profile.py [--tables 100] [--transport grpc|connect] [--seconds 20] [--native]
-[--out DIR]``
+Usage: ``python bench/peers/move_profile.py [--tables 100] [--transport grpc|connect] [--phase saturated|paced]
+[--seconds 20] [--native] [--out DIR]``
 
 Why this and not cProfile: cProfile's cost per Python call inflates the pure-Python parts and it sees
 nothing of gRPC's C core and Cython layer, protobuf's upb or SQLite, which are much of a move. py-spy samples
 the running server from outside (every thread; `--native` also unwinds C frames), so the shares are those
-of the server as deployed. It samples only the saturated phase (every table acting as soon as it can), so
-setup and the paced phase's idle time are not in it.
+of the server as deployed. It samples one phase: the saturated one (every table acting as soon as it can)
+by default, or with `--phase paced` the paced one (every table acting once a second), where a move costs
+more (each wake of the loop serves fewer events) and where the act-to-view latency is measured. Setup and
+idle time are not in it.
 
 Each sample goes to the first share (in FIRST_MATCH order) that one of its frames belongs to, looking from
 the innermost frame outwards; the per-move figure is the share of the server's CPU in the phase divided by
@@ -191,9 +193,16 @@ def _user_system(pid: int) -> tuple[float, float]:
 
 
 def profile(
-    tables: int, seconds: float, native: bool, out: Path, spy: str, rate: int = 250, transport: str = "grpc"
+    tables: int,
+    seconds: float,
+    native: bool,
+    out: Path,
+    spy: str,
+    rate: int = 250,
+    transport: str = "grpc",
+    phase: str = "saturated",
 ) -> dict[str, Any]:
-    """Run the people-acting load once, over `transport`, with py-spy sampling the server's saturated phase."""
+    """Run the people-acting load once, over `transport`, with py-spy sampling the server in `phase`."""
     budget = load.Budget(tables=(tables,), windows=1, window=seconds, workers=2, setup_timeout=240.0)
     raw = out / "move-profile.txt"
     out.mkdir(parents=True, exist_ok=True)
@@ -205,7 +214,7 @@ def profile(
         if not watch.set_up.wait(budget.setup_timeout):
             return
         # bench/load.py starts the phases 0.3 + 0.5 s after set-up; the paced phase lasts one window.
-        time.sleep(0.8 + seconds + load.GAP + 0.2)
+        time.sleep(0.8 + 0.2 + (seconds + load.GAP if phase == "saturated" else 0.0))
         command = [spy, "record", "--pid", str(pid), "--rate", str(rate), "--format", "raw", "--output", str(raw)]
         command += ["--duration", str(max(1, int(seconds - 0.5)))]
         # Native unwinding has to pause the server at each sample; Python frames alone need not.
@@ -227,13 +236,15 @@ def profile(
     if "spy" not in result or result["spy"][0] != 0:
         raise RuntimeError(f"py-spy failed: {result.get('spy')}")
     counts = classify(raw.read_text())
-    saturated = point["saturated"]
+    sampled = point[phase]
     return {
         "tables": tables,
+        "phase": phase,
         "counts": counts,
-        "cpu_ms_per_move": saturated["cpu_ms_per_action"]["median"],
-        "moves_per_s": saturated["actions_per_s"]["median"],
-        "views_per_s": saturated["views_per_s"]["median"],
+        "cpu_ms_per_move": sampled["cpu_ms_per_action"]["median"],
+        "moves_per_s": sampled["actions_per_s"]["median"],
+        "views_per_s": sampled["views_per_s"]["median"],
+        "latency_p99_ms": sampled["latency_p99_ms"]["median"],
         "raw": str(raw),
         "user_s": result["user_s"],
         "system_s": result["system_s"],
@@ -245,8 +256,9 @@ def print_table(figures: dict[str, Any]) -> None:
     total = sum(counts.values()) or 1
     per_move = figures["cpu_ms_per_move"]
     print(
-        f"{figures['tables']} tables, saturated: {figures['moves_per_s']:,.0f} moves/s,"
-        f" {figures['views_per_s']:,.0f} views/s, server CPU {per_move:.3f} ms per move; {total} samples;"
+        f"{figures['tables']} tables, {figures['phase']}: {figures['moves_per_s']:,.0f} moves/s,"
+        f" {figures['views_per_s']:,.0f} views/s, act-to-view p99 {figures['latency_p99_ms']:.1f} ms,"
+        f" server CPU {per_move:.3f} ms per move; {total} samples;"
         f" the server's CPU was {figures['system_s'] / max(1e-9, figures['user_s'] + figures['system_s']):.0%}"
         " in the kernel (sockets, the disk: in the share of the Python line that called it)"
     )
@@ -264,13 +276,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--transport", choices=tuple(TARGETS), default="grpc", help="the people's transport (connect: the browser's)"
     )
+    parser.add_argument("--phase", choices=("saturated", "paced"), default="saturated", help="the phase py-spy samples")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase (py-spy samples one)")
     parser.add_argument("--native", action="store_true", help="also unwind C frames (gRPC core, upb, SQLite)")
     parser.add_argument("--rate", type=int, default=250, help="samples a second (lower it with --native)")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results")
     parser.add_argument("--py-spy", default=shutil.which("py-spy") or "py-spy", help="the py-spy program")
     args = parser.parse_args(argv)
-    print_table(profile(args.tables, args.seconds, args.native, args.out, args.py_spy, args.rate, args.transport))
+    figures = profile(
+        args.tables, args.seconds, args.native, args.out, args.py_spy, args.rate, args.transport, args.phase
+    )
+    print_table(figures)
     return 0
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import ipaddress
 import logging
 import re
@@ -42,7 +43,11 @@ DEFAULT_REFRESH_SECONDS = 1.0
 _WILDCARDS = {"", "0.0.0.0", "::", "[::]"}
 
 
+@functools.cache
 def package_version() -> str:
+    """The installed package's version, read once: reading it walks sys.path and parses the package's
+    METADATA (about half a millisecond, more on a busy server), and the announcement's refresh asks for it
+    every second on the event loop, where it stalled the moves in flight (docs/benchmarks.md, round 7)."""
     try:
         return metadata.version("toadstool")
     except metadata.PackageNotFoundError:  # running from a source tree that is not installed
