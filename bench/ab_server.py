@@ -1,7 +1,7 @@
 """A/B of two versions of the server under bench/load.py's people-acting load, run alternately in one run
 (issue #24: every change to the move's path measured against the code before it, on the same machine).
 
-Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|connect] [--tables 100] [--pairs 3]
+Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|connect|socket] [--tables 100] [--pairs 3]
 [--window 2] [--windows 2]``
 
 Why: on a shared 2-core machine absolute figures drift by a factor of two within minutes, so a change is
@@ -9,7 +9,8 @@ judged only by the ratio of runs made back to back, A B A B. Side A is the serve
 holding another version's `server/` tree, e.g. ``git archive HEAD server | tar -x -C DIR``), put first on
 PYTHONPATH of the server and its load processes; side B is `--other`'s, or this working tree's. Both run
 `load.run_point` unchanged: a real `toadstool serve` with its SQLite log, acted on over gRPC (one channel a
-seat) or `--transport connect` (the browser's Connect over HTTP/1.1, load.py's raw client). With `--then`
+seat), `--transport connect` (the browser's Connect over HTTP/1.1, load.py's raw client) or `--transport
+socket` (each seat's Watch and Acts on one WebSocket, toadstool.server.web_socket). With `--then`
 steps between them (A, B, C...: each change on top of the one before), every round runs every side in order.
 Prints each round's figures, then per comparison (each side / A, each side / the one before) the ratio's
 median [min..max] over rounds (server CPU per move: below 1 is better; saturated views/s: above 1 is; paced
@@ -30,7 +31,7 @@ import load
 from common import spread
 
 #: The people's transport (`--transport`): bench/load.py's target for each.
-TARGETS = {"grpc": "toadstool", "connect": "connect-raw"}
+TARGETS = {"grpc": "toadstool", "connect": "connect-raw", "socket": "socket"}
 FIGURES = (
     ("cpu_ms_per_move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"]),
     ("saturated_views_per_s", lambda s: s["saturated"]["views_per_s"]["median"]),

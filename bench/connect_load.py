@@ -134,14 +134,15 @@ def _http_errors() -> tuple[type[BaseException], ...]:
 
 
 class ConnectWorker(load.Worker):
-    """load.Worker whose seats watch and act over Connect on HTTP/1.1 (httpx, or raw_http's hand-written
-    client with `raw`); setup stays on gRPC."""
+    """load.Worker whose seats watch and act on the server's HTTP side: over Connect on HTTP/1.1 (`client`
+    "httpx", or "raw": raw_http's hand-written client) or on one WebSocket a seat ("socket": raw_http's
+    SocketSeat); setup stays on gRPC."""
 
-    def __init__(self, address: str, web_address: str, tables: int, seed: int, raw: bool = False) -> None:
+    def __init__(self, address: str, web_address: str, tables: int, seed: int, client: str = "httpx") -> None:
         super().__init__("connect", address, tables, seed)
-        self.target = "connect-raw" if raw else "connect"
+        self.target = {"httpx": "connect", "raw": "connect-raw", "socket": "socket"}[client]
         self.web_address = web_address
-        self.raw_client = raw
+        self.client = client
         self.seats: list[Any] = []
         self.refusals = 0
         self.errors = _http_errors()
@@ -150,8 +151,10 @@ class ConnectWorker(load.Worker):
 
     def _seat_channel(self) -> Any:
         seat: Any
-        if self.raw_client:
-            host, _, port = self.web_address.rpartition(":")
+        host, _, port = self.web_address.rpartition(":")
+        if self.client == "socket":
+            seat = raw_http.SocketSeat(host, int(port))
+        elif self.client == "raw":
             seat = raw_http.RawSeat(host, int(port))
         else:
             seat = HttpxSeat(f"http://{self.web_address}", self._tls)

@@ -75,8 +75,11 @@ SEATS = 4
 #: The runs whose clients act (a unary Act per move); in the others the server changes its tables itself
 #: (bots, tick) or only sends (push), and the clients only count. connect: people acting as `toadstool`,
 #: with every seat's Watch and Act over the browser's transport (Connect over HTTP/1.1, bench/connect_load.py;
-#: connect-raw: the same with a hand-written HTTP client instead of httpx).
-CLIENTS_ACT = ("toadstool", "raw", "connect", "connect-raw")
+#: connect-raw: the same with a hand-written HTTP client instead of httpx; socket: each seat's Watch and Acts
+#: on one WebSocket, toadstool.server.web_socket).
+CLIENTS_ACT = ("toadstool", "raw", "connect", "connect-raw", "socket")
+#: The runs whose seats use the server's HTTP side, and the client each one's seats use (bench/connect_load.py).
+WEB_TARGETS = {"connect": "httpx", "connect-raw": "raw", "socket": "socket"}
 #: The runs served by the minimal grpc.aio server (`--role raw-server`).
 RAW_TARGETS = ("raw", "tick", "push")
 #: Per-channel arg that stops gRPC sharing one connection between channels to the same address.
@@ -594,10 +597,10 @@ def worker_main(target: str, address: str, tables: int, seed: int, web_address: 
 
     async def go() -> None:
         worker: Worker
-        if target in ("connect", "connect-raw"):
+        if target in WEB_TARGETS:
             from connect_load import ConnectWorker
 
-            worker = ConnectWorker(address, web_address, tables, seed, raw=target == "connect-raw")
+            worker = ConnectWorker(address, web_address, tables, seed, client=WEB_TARGETS[target])
         else:
             worker = Worker(target, address, tables, seed)
         try:
@@ -734,7 +737,7 @@ def _run_point(
     port = free_port()
     # Our server's browser side on a port of its own: the connect target's seats use it, and the gRPC runs
     # compared with them serve it too, so both sides run the very same server.
-    web_port = free_port() if target in ("toadstool", "connect", "connect-raw") else None
+    web_port = free_port() if target == "toadstool" or target in WEB_TARGETS else None
     server = start_server(target, port, tables, size, state_dir, store, profile, server_loop, web_port)
     workers: list[subprocess.Popen[str]] = []
     try:
@@ -747,7 +750,7 @@ def _run_point(
         for index, share in enumerate(s for s in shares if s):
             command = [sys.executable, __file__, "--role", "worker", "--target", target]
             command += ["--address", f"{HOST}:{port}", "--worker-tables", str(share), "--seed", str(index + 1)]
-            if target in ("connect", "connect-raw"):
+            if target in WEB_TARGETS:
                 command += ["--web-address", f"{HOST}:{web_port}"]
             workers.append(start_load_process(command))
         setup_started = time.monotonic()
@@ -1189,7 +1192,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--target",
-        choices=("toadstool", "bots", "raw", "tick", "push", "connect", "connect-raw"),
+        choices=("toadstool", "bots", "raw", "tick", "push", *WEB_TARGETS),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--address", help=argparse.SUPPRESS)

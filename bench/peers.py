@@ -2,7 +2,7 @@
 pair by pair (issue #24).
 
 Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--workers N]
-[--transports grpc,connect] [--out DIR]``
+[--transports grpc,connect,socket] [--out DIR]``
 
 Why: a person choosing a server compares it with its peers, so the comparison must be one anyone can run
 again. Side A is bench/load.py's "people acting" mode, unchanged (`load.run_point("toadstool", ...)`: a
@@ -68,10 +68,16 @@ BUDGETS = {
     # A smoke test of the harness: a few seconds a side, well under a minute in all.
     "quick": (load.Budget(tables=(3,), windows=1, window=1.5, workers=1, setup_timeout=30.0), 2),
 }
-#: Toadstool's sides, by transport (`--transports`): bench/load.py's target for each. Both are the same
+#: Toadstool's sides, by transport (`--transports`): bench/load.py's target for each. All are the same
 #: server and the same service; "connect" is the browser's transport (Connect over HTTP/1.1, binary
-#: protobuf, served by uvicorn on the server's event loop), its seats driven by bench/raw_http.py.
-TOADSTOOL_SIDES = {"grpc": ("toadstool", "toadstool"), "connect": ("toadstool/connect", "connect-raw")}
+#: protobuf, served by uvicorn on the server's event loop), its seats driven by bench/raw_http.py, and
+#: "socket" each seat's Watch and Acts on one WebSocket (toadstool.server.web_socket; not in the default set
+#: until the browser client uses it).
+TOADSTOOL_SIDES = {
+    "grpc": ("toadstool", "toadstool"),
+    "connect": ("toadstool/connect", "connect-raw"),
+    "socket": ("toadstool/socket", "socket"),
+}
 PEER = "boardgame.io"
 
 

@@ -11,17 +11,22 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ratios(tmp_path: Path) -> None:
-    # Three sides: A (--base), a step B (--then) and C (this tree), over the browser's transport.
+@pytest.mark.parametrize("transport", ["connect", "socket"])
+def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ratios(
+    tmp_path: Path, transport: str
+) -> None:
+    # Three sides: A (--base), a step B (--then) and C (this tree), over one of the browser's transports.
     sides = []
     for name in ("base", "step"):
         sides.append(tmp_path / name)
         shutil.copytree(ROOT / "server" / "toadstool", sides[-1] / "server" / "toadstool")
     command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(sides[0]), "--then", str(sides[1])]
-    command += ["--transport", "connect", "--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1"]
+    command += ["--transport", transport, "--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1"]
     command += ["--workers", "1"]
     completed = subprocess.run(
         command,
@@ -39,7 +44,7 @@ def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ra
     assert " | C cpu_ms_per_move" in lines[0]
     figures = json.loads(lines[-1])
     assert figures["benchmark"] == "ab_server"
-    assert figures["transport"] == "connect"
+    assert figures["transport"] == transport
     assert figures["sides"] == [str(sides[0]), str(sides[1]), "."]
     (runs,) = figures["rounds"]
     assert len(runs) == 3

@@ -1,7 +1,7 @@
 """Where a move's time goes: py-spy samples a real `toadstool serve` under bench/load.py's people-acting load,
 and each sample is put in one share of the path of a move (issue #24, part 3).
 
-Usage: ``python bench/peers/move_profile.py [--tables 100] [--transport grpc|connect] [--phase saturated|paced]
+Usage: ``python bench/peers/move_profile.py [--tables 100] [--transport grpc|connect|socket] [--phase saturated|paced]
 [--seconds 20] [--native] [--out DIR]``
 
 Why this and not cProfile: cProfile's cost per Python call inflates the pure-Python parts and it sees
@@ -96,7 +96,7 @@ SHARES: tuple[tuple[str, str, Callable[[str, str], bool]], ...] = (
     ("event loop", "asyncio's Python: the selector, _run_once, handles", lambda p, f: p.startswith("asyncio/")),
 )
 #: The transports the people act over (`--transport`): bench/load.py's target for each.
-TARGETS = {"grpc": "toadstool", "connect": "connect-raw"}
+TARGETS = {"grpc": "toadstool", "connect": "connect-raw", "socket": "socket"}
 OTHER = "other"
 #: A Python frame "function (path:line)"; with --native also C frames "function (library)" (line 0).
 FRAME = re.compile(r"^(?P<function>.*) \((?P<path>[^()]*?)(?::(?P<line>\d+))?\)$")

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
-from toadstool.server import web_accept, web_assets, web_http
+from toadstool.server import web_accept, web_assets, web_http, web_socket
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
 
@@ -41,8 +41,14 @@ class WebApp:
         self.assets = web_assets.AssetsApp(web_assets.load(assets_root))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "websocket":
+            if scope["path"] == web_socket.SOCKET_PATH:
+                await web_socket.serve_socket(self.api.procedures, scope, receive, send)
+            else:  # closed before it is accepted: uvicorn answers 403
+                await send({"type": "websocket.close", "code": web_socket.POLICY_VIOLATION})
+            return
         if scope["type"] != "http":
-            return  # no lifespan, no websockets: uvicorn runs with lifespan="off" and answers these itself
+            return  # no lifespan: uvicorn runs with lifespan="off" and answers it itself
         if scope["path"].startswith(PREFIX):
             await self.api(scope, receive, send)
         else:
@@ -104,6 +110,10 @@ async def web_listener(
         # httptools with a cap on a request's head (uvicorn has none under httptools), or h11 with its own.
         http=web_http.protocol(MAX_HEADER_BYTES),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
+        # A seat's socket (web_socket.py): websockets' sans-I/O protocol, a frame at most a request's size
+        # and its kind byte (a larger one closes the socket, 1009), uvicorn's pings every 20 s.
+        ws="websockets-sansio",
+        ws_max_size=service.guard.limits.max_request_bytes + 1,
         # Nobody stands in front: a peer is its socket's address, never an X-Forwarded-For header (which
         # uvicorn would believe from 127.0.0.1, letting a local program pick the address limits count).
         proxy_headers=False,

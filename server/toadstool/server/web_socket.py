@@ -1,0 +1,203 @@
+"""A seat's Watch and Acts on one WebSocket: the browser's lighter transport, beside Connect.
+
+Why: over Connect on HTTP/1.1 every Act is a request of its own (its head parsed, an ASGI task, a response
+cycle with a keep-alive timer, a head and a body written), and a move's Act answer goes out on a second
+connection beside the seat's Watch stream. On one WebSocket an Act is a frame in and a frame out. Measured
+against Connect under bench/load.py's people-acting load at 250 tables: server CPU per move 0.87 to 0.94,
+and 0.77 to 0.85 while paced (docs/benchmarks.md, round 7).
+
+The socket is at `SOCKET_PATH` on the browser's HTTP side, and speaks binary frames only, each one byte of
+kind and then its payload (docs/custom-clients.md has the full protocol):
+
+- client to server: `HELLO` (the seat token in UTF-8, optional, and only as the first frame: a browser
+  cannot set a WebSocket's headers; other clients may send the token as the handshake's `x-seat-token`
+  header instead), `WATCH` (a WatchRequest: at most one per socket, within `WATCH_WAIT_SECONDS` of the
+  socket opening), `ACT` (an ActRequest; answered before the next frame is read);
+- server to client: `VIEW` (a WatchResponse), `ACTED` (an ActResponse), `ACT_REFUSED` (a refused Act, as
+  Connect's JSON error: the socket stays open), `END` (the Watch stream's end, as Connect's end-of-stream
+  JSON, then the socket closes), `REFUSED` (a frame that breaks the protocol, the same JSON, then the socket
+  closes with code 1008).
+
+The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token reaches it as
+the same metadata, a page of another site is refused at the handshake (uvicorn answers 403), a frame over
+the request limit closes the socket (1009, by uvicorn's `ws_max_size`), and uvicorn's pings close the
+socket of a peer that went away, which ends its Watch and gives back its stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+from google.protobuf.message import DecodeError, Message
+
+from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.server.web_transport import (
+    CONNECT_CODES,
+    PREFIX,
+    Procedure,
+    Receive,
+    Scope,
+    Send,
+    WebAbort,
+    WebContext,
+    cross_origin,
+    headers_of,
+    peer_of,
+)
+
+SOCKET_PATH = f"{PREFIX}socket"
+#: Frame kinds, client to server.
+HELLO, WATCH, ACT = 0x00, 0x01, 0x02
+#: Frame kinds, server to client.
+VIEW, ACTED, ACT_REFUSED, END, REFUSED = 0x01, 0x02, 0x03, 0x04, 0x05
+#: The close code after a frame that breaks the protocol (RFC 6455: policy violation).
+POLICY_VIOLATION = 1008
+#: How long a socket may stay open without its WATCH: an HTTP connection idle for 5 s is closed, and a
+#: socket must not become a way to hold connections open for nothing.
+WATCH_WAIT_SECONDS = 10.0
+
+
+def error_json(abort: WebAbort) -> bytes:
+    """A refusal as Connect's JSON error: {"code": "not_found", "message": "..."}."""
+    return json.dumps({"code": CONNECT_CODES[abort.code][0], "message": abort.details}).encode()
+
+
+class _Broken(Exception):
+    """A frame that breaks the protocol: said in a REFUSED frame, then the socket closes."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.abort = WebAbort(grpc.StatusCode.INVALID_ARGUMENT, message)
+
+
+class SeatSocket:
+    """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own."""
+
+    def __init__(self, act: Procedure, watch: Procedure, scope: Scope, send: Send) -> None:
+        self.act, self.watch, self.send = act, watch, send
+        self.headers = headers_of(scope)
+        self.peer = peer_of(scope)
+        self.context = WebContext(self.headers, self.peer)
+        self.frames = 0
+        self.pump: asyncio.Future[None] | None = None
+
+    async def frame(self, data: bytes) -> None:
+        """One frame from the client."""
+        self.frames += 1
+        kind, payload = data[0], data[1:]
+        if kind == ACT:
+            await self._act(payload)
+        elif kind == WATCH:
+            if self.pump is not None:
+                raise _Broken("a socket carries one Watch; open another socket for another table")
+            self.pump = asyncio.ensure_future(self._pump(_decode(self.watch, payload)))
+        elif kind == HELLO:
+            if self.frames != 1:
+                raise _Broken("the HELLO frame (the seat token) can only be the socket's first")
+            try:
+                token = payload.decode("utf-8")
+            except UnicodeDecodeError:
+                raise _Broken("the HELLO frame's seat token is not UTF-8") from None
+            self.context = WebContext({**self.headers, SEAT_TOKEN_KEY: token}, self.peer)
+        else:
+            raise _Broken(f"no such frame kind: {kind} (1 WATCH, 2 ACT, 0 HELLO)")
+
+    async def _act(self, payload: bytes) -> None:
+        try:
+            request = _decode(self.act, payload)
+        except _Broken as broken:
+            out = bytes((ACT_REFUSED,)) + error_json(broken.abort)
+        else:
+            try:
+                response = await self.act.handler(request, self.context)
+            except WebAbort as abort:
+                out = bytes((ACT_REFUSED,)) + error_json(abort)
+            else:
+                out = bytes((ACTED,)) + _bytes(response)
+        await self.send({"type": "websocket.send", "bytes": out})
+
+    async def _pump(self, request: Message) -> None:
+        """The Watch's messages as VIEW frames; its end as an END frame, then the socket closes."""
+        ending: dict[str, Any] = {}
+        responses: AsyncIterator[Any] = self.watch.handler(request, self.context)
+        try:
+            async for response in responses:
+                await self.send({"type": "websocket.send", "bytes": bytes((VIEW,)) + _bytes(response)})
+        except WebAbort as abort:
+            ending["error"] = json.loads(error_json(abort))
+        finally:
+            await responses.aclose()  # type: ignore[attr-defined]
+        await self.send({"type": "websocket.send", "bytes": bytes((END,)) + json.dumps(ending).encode()})
+        await self.send({"type": "websocket.close", "code": 1000})
+
+    async def close(self) -> None:
+        """Stop the Watch (its stream's count and its seat's connection are given back)."""
+        if self.pump is not None:
+            self.pump.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.pump
+
+
+def _decode(procedure: Procedure, payload: bytes) -> Message:
+    request = procedure.request_type()
+    try:
+        request.ParseFromString(payload)
+    except DecodeError as error:
+        raise _Broken(f"the {procedure.name} frame is not a valid {request.DESCRIPTOR.name}: {error}") from None
+    return request
+
+
+def _bytes(response: Message | bytes) -> bytes:
+    return response if isinstance(response, bytes) else response.SerializeToString()
+
+
+async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: Receive, send: Send) -> None:
+    """The ASGI application of one WebSocket at SOCKET_PATH."""
+    message = await receive()
+    if message["type"] != "websocket.connect":
+        return
+    if cross_origin(_as_http(scope), headers_of(scope)) is not None:
+        await send({"type": "websocket.close", "code": POLICY_VIOLATION})  # before accept: uvicorn answers 403
+        return
+    await send({"type": "websocket.accept"})
+    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], scope, send)
+    watch_by = asyncio.get_running_loop().time() + WATCH_WAIT_SECONDS
+    try:
+        while True:
+            try:
+                message = await _next(receive, None if seat.pump is not None else watch_by)
+                if message["type"] == "websocket.disconnect":
+                    return
+                data = message.get("bytes")
+                if not data:
+                    raise _Broken("frames are binary, one byte of kind and then the message")
+                await seat.frame(data)
+            except _Broken as broken:
+                await send({"type": "websocket.send", "bytes": bytes((REFUSED,)) + error_json(broken.abort)})
+                await send({"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "protocol"})
+                return
+    except OSError:  # uvicorn's ClientDisconnected: the peer went while an answer was being sent
+        return
+    finally:
+        await seat.close()
+
+
+async def _next(receive: Receive, deadline: float | None) -> dict[str, Any]:
+    """The socket's next message; before its WATCH, only until `deadline` (loop time)."""
+    if deadline is None:
+        return dict(await receive())
+    try:
+        async with asyncio.timeout_at(deadline):
+            return dict(await receive())
+    except TimeoutError:
+        raise _Broken(f"no WATCH frame in the socket's first {WATCH_WAIT_SECONDS:g} s") from None
+
+
+def _as_http(scope: Scope) -> Scope:
+    """The scope with its scheme as a page's origin names it (ws is http's, wss https's)."""
+    return {**scope, "scheme": "https" if scope.get("scheme") == "wss" else "http"}

@@ -1,0 +1,314 @@
+"""A seat's Watch and Acts on one WebSocket (toadstool.server.web_socket, issue #24), on a real server.
+
+The server on loopback, its HTTP side on a free port, its socket reached with the `websockets` client: each
+viewer's socket must get exactly what that viewer's gRPC Watch gets, an Act must be answered on the socket
+that sent it, a refused Act must carry the code and message Connect gives and change nothing, a frame that
+breaks the protocol must be refused and close only its own socket, and a closed socket must give back its
+stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import uuid
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+import websockets
+from test_web_transport import STEPS, Follower, _grpc_stream, _state, _two_seat_uno, base, web_server
+from web_helpers import CODES, ConnectError, WebClient
+from websockets.asyncio.client import ClientConnection, connect
+
+from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.server import web_socket
+from toadstool.server.app import RunningServer
+from toadstool.server.limits import Limits
+from toadstool.server.web_socket import (
+    ACT,
+    ACT_REFUSED,
+    ACTED,
+    END,
+    HELLO,
+    POLICY_VIOLATION,
+    REFUSED,
+    SOCKET_PATH,
+    VIEW,
+    WATCH,
+)
+from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
+
+SECONDS = 10.0
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[RunningServer]:
+    async with web_server() as running:
+        yield running
+
+
+def _url(server: RunningServer, path: str = SOCKET_PATH) -> str:
+    return f"ws://{server.web_address}{path}"
+
+
+class Seat:
+    """One socket: its VIEW frames read into a list in the background, its other frames queued."""
+
+    def __init__(self, socket: ClientConnection) -> None:
+        self.socket = socket
+        self.views: list[table_pb2.Update] = []
+        self.others: asyncio.Queue[tuple[int, bytes]] = asyncio.Queue()
+        self.follower = Follower(self._views())
+
+    async def _views(self) -> AsyncIterator[service_pb2.WatchResponse]:
+        async for frame in self.socket:
+            assert isinstance(frame, bytes), "the server sends binary frames only"
+            if frame[0] == VIEW:
+                yield service_pb2.WatchResponse.FromString(frame[1:])
+            else:
+                await self.others.put((frame[0], frame[1:]))
+
+    async def act(self, request: service_pb2.ActRequest) -> tuple[int, bytes]:
+        """Send an ACT frame; the frame that answers it (ACTED or ACT_REFUSED) and its payload."""
+        await self.socket.send(bytes((ACT,)) + request.SerializeToString())
+        return await asyncio.wait_for(self.others.get(), SECONDS)
+
+    async def close(self) -> None:
+        await self.socket.close()
+        await self.follower.close()
+
+
+@contextlib.asynccontextmanager
+async def seat_socket(
+    server: RunningServer, table_id: str, token: str | None, since: int | None = None, in_header: bool = False
+) -> AsyncIterator[Seat]:
+    """A socket watching `table_id` as the seat of `token`: told in a HELLO frame, as a browser must, or
+    (`in_header`) in the handshake's header, as other clients may."""
+    headers = {SEAT_TOKEN_KEY: token} if in_header and token else None
+    async with connect(_url(server), open_timeout=SECONDS, additional_headers=headers) as socket:
+        if token is not None and not in_header:
+            await socket.send(bytes((HELLO,)) + token.encode())
+        request = service_pb2.WatchRequest(table_id=table_id)
+        if since is not None:
+            request.since_version = since
+        await socket.send(bytes((WATCH,)) + request.SerializeToString())
+        seat = Seat(socket)
+        try:
+            yield seat
+        finally:
+            await seat.close()
+
+
+def _act_request(table_id: str, version: int, action_id: str) -> service_pb2.ActRequest:
+    return service_pb2.ActRequest(table_id=table_id, version=version, action_id=action_id, request_id=uuid.uuid4().hex)
+
+
+async def test_each_viewers_socket_gets_what_its_grpc_watch_gets_and_its_acts_are_answered_on_it(
+    server: RunningServer,
+) -> None:
+    async with Client(server.address) as client:
+        table_id, tokens = await _two_seat_uno(client)
+        viewers: list[str | None] = [tokens[0], tokens[1], None]
+        async with (
+            seat_socket(server, table_id, tokens[0]) as ann,
+            seat_socket(server, table_id, tokens[1]) as bea,
+            seat_socket(server, table_id, None) as onlooker,
+        ):
+            sockets = [ann, bea, onlooker]
+            grpc_sides = [Follower(_grpc_stream(client, table_id, token)) for token in viewers]
+            try:
+                table = server.registry.tables[table_id]
+                for step in range(STEPS + 1):
+                    version = table.version
+                    for over_grpc, over_socket in zip(grpc_sides, sockets, strict=True):
+                        assert _state(await over_socket.follower.at(version)) == _state(await over_grpc.at(version)), (
+                            f"step {step}"
+                        )
+                    seat = table.engine.to_act(table.state)[0]
+                    mine = await sockets[seat].follower.at(version)
+                    kind, payload = await sockets[seat].act(_act_request(table_id, version, mine.legal_actions[0].id))
+                    assert kind == ACTED, payload
+                    assert service_pb2.ActResponse.FromString(payload).version == version + 1
+                for over_grpc, over_socket in zip(grpc_sides, sockets, strict=True):
+                    await over_grpc.at(table.version)
+                    await over_socket.follower.at(table.version)
+                # Told exactly the events the gRPC viewer was told, and only ever its own viewer's messages.
+                for over_grpc, over_socket, viewer in zip(grpc_sides, sockets, (0, 1, None), strict=True):
+                    told = [event for update in over_socket.follower.updates for event in update.events]
+                    assert told == [event for update in over_grpc.updates for event in update.events]
+                    for update in over_socket.follower.updates:
+                        assert (update.viewer_seat if update.HasField("viewer_seat") else None) == viewer
+                        assert viewer is not None or not update.legal_actions
+            finally:
+                for follower in grpc_sides:
+                    await follower.close()
+
+
+async def test_a_refused_act_is_answered_with_connects_code_and_message_and_the_socket_plays_on(
+    server: RunningServer,
+) -> None:
+    async with Client(server.address) as client, WebClient(base(server), "proto") as web:
+        table_id, tokens = await _two_seat_uno(client)
+        table = server.registry.tables[table_id]
+        seat = table.engine.to_act(table.state)[0]
+        async with (
+            seat_socket(server, table_id, tokens[seat], in_header=True) as mine,
+            seat_socket(server, table_id, None) as onlooker,
+        ):
+            view = await mine.follower.at(table.version)
+            stale = _act_request(table_id, table.version - 1 if table.version else 99, view.legal_actions[0].id)
+            wrong_seat = _act_request(table_id, table.version, view.legal_actions[0].id)
+            for request, token_of_socket in ((stale, mine), (wrong_seat, onlooker)):
+                before = table.version
+                kind, payload = await token_of_socket.act(request)
+                assert kind == ACT_REFUSED
+                refusal = json.loads(payload)
+                token = tokens[seat] if token_of_socket is mine else None
+                with pytest.raises(ConnectError) as over_http:
+                    await web.call("Act", request, service_pb2.ActResponse, token=token)
+                assert (CODES[refusal["code"]], refusal["message"]) == (over_http.value.code, over_http.value.message)
+                assert table.version == before, "a refused Act changes nothing"
+            kind, payload = await mine.act(_act_request(table_id, table.version, view.legal_actions[0].id))
+            assert kind == ACTED, payload
+
+
+@pytest.mark.parametrize(
+    ("frames", "said"),
+    [
+        ([b""], "frames are binary"),
+        (["a text frame"], "frames are binary"),
+        ([b"\x09hello"], "no such frame kind: 9"),
+        ([b"\x01\xff\xff\xff"], "not a valid WatchRequest"),
+        ([b"\x01", b"\x01"], "a socket carries one Watch"),
+        ([b"\x01", b"\x00token"], "can only be the socket's first"),
+        ([b"\x00\xff\xfe"], "not UTF-8"),
+    ],
+)
+async def test_a_frame_that_breaks_the_protocol_is_refused_and_closes_only_its_own_socket(
+    server: RunningServer, frames: list[bytes | str], said: str
+) -> None:
+    async with Client(server.address) as client:
+        table_id, tokens = await _two_seat_uno(client)
+        async with seat_socket(server, table_id, tokens[0]) as bystander:
+            await bystander.follower.first()
+            async with connect(_url(server), open_timeout=SECONDS) as socket:
+                for frame in frames:
+                    await socket.send(frame if frame != b"\x01" else b"\x01" + _watch(table_id))
+                received, code = await _until_closed(socket)
+            assert code == POLICY_VIOLATION
+            refused = [f for f in received if isinstance(f, bytes) and f[0] == REFUSED]
+            assert len(refused) == 1, received
+            refusal = json.loads(refused[0][1:])
+            assert refusal["code"] == "invalid_argument"
+            assert said in refusal["message"]
+            # The other socket plays on.
+            table = server.registry.tables[table_id]
+            seat = table.engine.to_act(table.state)[0]
+            if seat == 0:
+                view = await bystander.follower.at(table.version)
+                kind, _ = await bystander.act(_act_request(table_id, table.version, view.legal_actions[0].id))
+                assert kind == ACTED
+
+
+async def _until_closed(socket: ClientConnection) -> tuple[list[bytes | str], int | None]:
+    """Every frame the server sends until it closes the socket, and the close code it sent."""
+    received: list[bytes | str] = []
+    with contextlib.suppress(websockets.ConnectionClosed):  # a close other than 1000 raises here
+        async with asyncio.timeout(SECONDS):
+            async for frame in socket:
+                received.append(frame)
+    close = socket.protocol.close_rcvd
+    return received, close.code if close is not None else None
+
+
+def _watch(table_id: str) -> bytes:
+    return service_pb2.WatchRequest(table_id=table_id).SerializeToString()
+
+
+@pytest.mark.parametrize("first", [[], [b"\x00" + b"a-token"], [b"\x02" + b"\x0a\x01x"]])
+async def test_a_socket_that_sends_no_watch_in_time_is_refused_and_closed(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch, first: list[bytes]
+) -> None:
+    monkeypatch.setattr(web_socket, "WATCH_WAIT_SECONDS", 0.3)
+    async with connect(_url(server), open_timeout=SECONDS) as socket:
+        for frame in first:  # nothing, a HELLO, or Acts: none of them is a WATCH
+            await socket.send(frame)
+        received, code = await _until_closed(socket)
+    assert code == POLICY_VIOLATION
+    (refused,) = [f for f in received if isinstance(f, bytes) and f[0] == REFUSED]
+    assert "no WATCH frame in the socket's first 0.3 s" in json.loads(refused[1:])["message"]
+
+
+async def test_a_frame_over_the_request_limit_closes_the_socket_with_1009() -> None:
+    limits = Limits(max_request_bytes=2048, actions_per_second=1000, action_burst=1000)
+    async with web_server(limits) as server:
+        async with connect(_url(server), open_timeout=SECONDS, max_size=None) as socket:
+            await socket.send(bytes((ACT,)) + b"x" * 2048)  # the kind byte and the limit: allowed in
+            kind = (await asyncio.wait_for(socket.recv(), SECONDS))[0]
+            assert kind == ACT_REFUSED, "a frame at the limit is read (and this one is not an ActRequest)"
+            await socket.send(bytes((ACT,)) + b"x" * 2049)
+            with pytest.raises(websockets.ConnectionClosed) as closed:
+                await asyncio.wait_for(socket.recv(), SECONDS)
+        assert closed.value.rcvd is not None
+        assert closed.value.rcvd.code == 1009
+
+
+async def test_a_page_of_another_site_and_any_other_path_are_refused_at_the_handshake(server: RunningServer) -> None:
+    for url, origin in (
+        (_url(server), "http://elsewhere.example"),
+        (_url(server, "/somewhere"), None),
+        (_url(server, "/toadstool.v1.ToadstoolService/Act"), None),
+    ):
+        with pytest.raises(websockets.InvalidStatus) as refused:
+            async with connect(url, origin=origin, open_timeout=SECONDS):  # type: ignore[arg-type]
+                pass
+        assert refused.value.response.status_code == 403, url
+    # The server's own page is its origin: accepted.
+    async with connect(_url(server), origin=f"http://{server.web_address}", open_timeout=SECONDS) as socket:  # type: ignore[arg-type]
+        await socket.send(bytes((WATCH,)) + _watch("no-such-table"))
+        frame = await asyncio.wait_for(socket.recv(), SECONDS)
+        assert isinstance(frame, bytes)
+        assert frame[0] == END
+        assert json.loads(frame[1:])["error"]["code"] == "not_found"
+
+
+async def test_a_closed_socket_gives_back_its_stream_and_its_seats_connection() -> None:
+    limits = Limits(max_streams_per_client=1, actions_per_second=1000, action_burst=1000)
+    async with web_server(limits) as server, Client(server.address) as client:
+        table_id, tokens = await _two_seat_uno(client)
+        table = server.registry.tables[table_id]
+        async with seat_socket(server, table_id, tokens[0]) as ann:
+            await ann.follower.first()
+            assert table.seats[0].connections == 1
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.watch(table_id).read()
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+        async with asyncio.timeout(SECONDS):
+            while server.registry.backlog.open > 0 or table.seats[0].connections:
+                await asyncio.sleep(0.02)
+        first = await client.watch(table_id).read()
+        assert first.update.table_id == table_id
+
+
+async def test_an_open_socket_is_told_the_server_is_going_away_when_it_stops() -> None:
+    """Told by an END frame (unavailable) if its Watch ends first, else by uvicorn's close 1012 (service
+    restart): either way a client knows to reconnect, not that it was refused."""
+    async with web_server() as server:
+        async with Client(server.address) as client:
+            table_id, _ = await _two_seat_uno(client)
+        socket = await connect(_url(server), open_timeout=SECONDS)
+        await socket.send(bytes((WATCH,)) + _watch(table_id))
+        first = await asyncio.wait_for(socket.recv(), SECONDS)
+        assert isinstance(first, bytes)
+        assert first[0] == VIEW
+        ending = asyncio.ensure_future(_until_closed(socket))
+    frames, code = await ending
+    ends = [json.loads(f[1:])["error"] for f in frames if isinstance(f, bytes) and f[0] == END]
+    if code != 1012:  # the Watch's own goodbye came first
+        assert code == 1000
+        assert len(ends) == 1, frames
+        assert ends[0]["code"] == "unavailable"
+        assert "shutting down" in ends[0]["message"]
+    await socket.close()
