@@ -170,6 +170,11 @@ def test_one_person_plays_uno_to_the_end_by_clicks_and_a_reload_keeps_the_seat(w
             screenshot(driver, "uno-midgame-phone")
     assert reloads >= 1 or turns < 3
     assert "won" in text_of(driver, ".outcome")
+    # The table screen acted on its WebSocket (socket.ts): since the last reload, no Act went over Connect.
+    acts_over_http = driver.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name).filter(n => n.endsWith('/Act'))"
+    )
+    assert acts_over_http == [], acts_over_http
     driver.execute_script("window.scrollTo(0, 0)")
     check_layout(driver, "UNO at its end", "uno-game-over")
     resize(driver, LAPTOP)

@@ -4,15 +4,19 @@
 // big die and sliding events (display.ts). It follows the table's Watch stream, reconnecting with backoff
 // and resuming from the last version it saw; it never decides what is legal (the update lists it).
 //
-// A hidden tab closes its stream and resumes from its version when shown again: a browser opens at most 6
-// HTTP/1.1 connections to one server and each open Watch holds one, so without this a seventh tab of the
-// same browser (or its lobby) would stall until another closed. A seat whose tab stays hidden is away, as
-// a locked phone is: after the table's takeover wait a bot plays it until the tab is shown again.
+// The stream and the seat's Acts go on one WebSocket (socket.ts); where WebSockets never open, over Connect.
+// A hidden tab closes its stream and resumes from its version when shown again: over Connect a browser
+// opens at most 6 HTTP/1.1 connections to one server and each open Watch holds one, so without this a
+// seventh tab of the same browser (or its lobby) would stall until another closed. A seat whose tab stays
+// hidden is away, as a locked phone is: after the table's takeover wait a bot plays it until the tab is
+// shown again.
 
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
+import type { WatchResponse } from "./gen/toadstool/v1/service_pb";
 import { api, requestId, seatHeaders } from "./api";
+import { SeatSocket } from "./socket";
 import { actionId, choiceTree, entryLabel, isLeaf } from "./choices";
 import type { Choice, Step } from "./choices";
 import { h, replace } from "./dom";
@@ -43,6 +47,9 @@ export class TableScreen {
   private stopped = false;
   /** The open stream's abort: stopping the screen, or hiding the tab, closes it. */
   private connection: AbortController | null = null;
+  /** The seat's WebSocket (socket.ts) while it is open: the Watch, and the Acts beside it. */
+  private socket: SeatSocket | null = null;
+  private socketWorks = true;
   /** Resolves the wait of a hidden tab's stream when the tab is shown again. */
   private shown: (() => void) | null = null;
   private held: HeldSeat | null;
@@ -109,10 +116,18 @@ export class TableScreen {
       const connection = new AbortController();
       this.connection = connection;
       try {
-        const stream = api.watch(
-          { tableId: this.tableId, sinceVersion: since },
-          { headers: seatHeaders(this.held?.token), signal: connection.signal },
-        );
+        let stream: AsyncIterable<WatchResponse>;
+        if (this.socketWorks) {
+          const socket = new SeatSocket(this.tableId, since, this.held?.token);
+          this.socket = socket;
+          connection.signal.addEventListener("abort", () => socket.close());
+          stream = this.fallBackUnlessOpened(socket);
+        } else {
+          stream = api.watch(
+            { tableId: this.tableId, sinceVersion: since },
+            { headers: seatHeaders(this.held?.token), signal: connection.signal },
+          );
+        }
         for await (const response of stream) {
           if (!response.update) continue;
           delay = 500;
@@ -154,6 +169,16 @@ export class TableScreen {
     }
   }
 
+  /** The socket's responses; if it never opened (a network or proxy that refuses WebSockets), this screen
+   * falls back to Connect from then on. */
+  private async *fallBackUnlessOpened(socket: SeatSocket): AsyncGenerator<WatchResponse> {
+    try {
+      yield* socket.responses();
+    } finally {
+      if (!socket.opened) this.socketWorks = false;
+    }
+  }
+
   private receive(update: Update, first: boolean): void {
     const events: LoggedEvent[] = update.events.map((e) => ({
       text: e.text,
@@ -181,10 +206,14 @@ export class TableScreen {
     this.problem = "";
     this.render();
     try {
-      await api.act(
-        { tableId: this.tableId, version: update.version, actionId: actionId(leaf, [...this.togglesOn]), requestId: requestId() },
-        { headers: seatHeaders(this.held.token) },
-      );
+      const request = {
+        tableId: this.tableId,
+        version: update.version,
+        actionId: actionId(leaf, [...this.togglesOn]),
+        requestId: requestId(),
+      };
+      if (this.socket?.ready) await this.socket.act(request);
+      else await api.act(request, { headers: seatHeaders(this.held.token) });
       this.togglesOn.clear();
     } catch (error) {
       this.sending = false;
