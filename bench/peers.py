@@ -7,9 +7,10 @@ Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--wo
 Why: a person choosing a server compares it with its peers, so the comparison must be one anyone can run
 again. Side A is bench/load.py's "people acting" mode, unchanged (`load.run_point("toadstool", ...)`: a
 real `toadstool serve` with its SQLite log, 4-seat UNO tables, one gRPC channel per seat, the seat to act
-choosing from its own view). Side B is the same over the browser's transport, Connect on HTTP/1.1 (the
-same server and service; `load.run_point("connect-raw", ...)`: each seat a client of its own, with one
-connection for its Watch stream and one for its Acts). Side C is a boardgame.io 0.50 server
+choosing from its own view). Side B is the same over the browser's transport, each seat's Watch and Acts
+on one WebSocket (the same server and service; `load.run_point("socket", ...)`; `--transports` adds
+"connect", Connect on HTTP/1.1 with one connection for a seat's Watch and one for its Acts, the browser's
+fallback). Side C is a boardgame.io 0.50 server
 (bench/peers/server.js: Koa + socket.io, a simplified UNO whose `playerView` hides the hands and the deck,
 its default in-memory storage) under boardgame.io's own client (bench/peers/load.js: one socket.io
 connection per seat, the same phases, windows and counting as bench/load.py's workers). Server CPU comes
@@ -71,8 +72,8 @@ BUDGETS = {
 #: Toadstool's sides, by transport (`--transports`): bench/load.py's target for each. All are the same
 #: server and the same service; "connect" is the browser's transport (Connect over HTTP/1.1, binary
 #: protobuf, served by uvicorn on the server's event loop), its seats driven by bench/raw_http.py, and
-#: "socket" each seat's Watch and Acts on one WebSocket (toadstool.server.web_socket; not in the default set
-#: until the browser client uses it).
+#: "socket" each seat's Watch and Acts on one WebSocket (toadstool.server.web_socket), what the browser's
+#: table screen uses (Connect is its fallback).
 TOADSTOOL_SIDES = {
     "grpc": ("toadstool", "toadstool"),
     "connect": ("toadstool/connect", "connect-raw"),
@@ -399,9 +400,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=RESULTS, help="directory for the CSV")
     parser.add_argument(
         "--transports",
-        default="grpc,connect",
-        help="Toadstool's sides, comma-separated: grpc (one gRPC channel per seat) and connect (the browser's"
-        " Connect over HTTP/1.1); each is compared with boardgame.io in the same pairs (default: both)",
+        default="grpc,socket",
+        help="Toadstool's sides, comma-separated: grpc (one gRPC channel per seat), socket (the browser's"
+        " table screen: a seat's Watch and Acts on one WebSocket) and connect (Connect over HTTP/1.1, the"
+        " browser's fallback); each is compared with boardgame.io in the same pairs (default: grpc,socket)",
     )
     parser.add_argument(
         "--server-store",

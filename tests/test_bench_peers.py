@@ -20,7 +20,7 @@ CAPTURE = ROOT / "test-output" / "bench" / "peers-quick.txt"
 NUMBER = r"[\d.]+"
 SPAN = rf"{NUMBER}\.\.{NUMBER}"
 #: Toadstool's two sides: over gRPC and over the browser's Connect transport.
-OURS = ("toadstool", "toadstool/connect")
+OURS = ("toadstool", "toadstool/socket")
 FIGURES = ("saturated views/s", "server CPU per move", "paced p99", "server RSS per client", "bytes per update")
 
 
