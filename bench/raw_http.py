@@ -235,6 +235,9 @@ class SocketSeat:
                     self.answer.set_result(data)
         except (asyncio.IncompleteReadError, ConnectionError) as error:
             raise HttpError(f"the socket broke off: {error!r}") from None
+        finally:  # an Act still waiting for its answer gets none now
+            if self.answer is not None and not self.answer.done():
+                self.answer.set_exception(HttpError("the socket closed before the Act was answered"))
 
     async def close(self) -> None:
         writer, self.writer = self.writer, None

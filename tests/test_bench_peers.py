@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 CAPTURE = ROOT / "test-output" / "bench" / "peers-quick.txt"
 NUMBER = r"[\d.]+"
 SPAN = rf"{NUMBER}\.\.{NUMBER}"
-#: Toadstool's two sides: over gRPC and over the browser's Connect transport.
+#: Toadstool's two default sides: over gRPC and over the browser's transport, a seat's WebSocket.
 OURS = ("toadstool", "toadstool/socket")
 FIGURES = ("saturated views/s", "server CPU per move", "paced p99", "server RSS per client", "bytes per update")
 

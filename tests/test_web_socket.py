@@ -23,7 +23,7 @@ from web_helpers import CODES, ConnectError, WebClient
 from websockets.asyncio.client import ClientConnection, connect
 
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.server import web_socket
+from toadstool.server import messages, web_socket
 from toadstool.server.app import RunningServer
 from toadstool.server.limits import Limits
 from toadstool.server.web_socket import (
@@ -239,6 +239,10 @@ async def test_a_socket_that_sends_no_watch_in_time_is_refused_and_closed(
     assert code == POLICY_VIOLATION
     (refused,) = [f for f in received if isinstance(f, bytes) and f[0] == REFUSED]
     assert "no WATCH frame in the socket's first 0.3 s" in json.loads(refused[1:])["message"]
+    acts = [f for f in received if isinstance(f, bytes) and f[0] == ACT_REFUSED]
+    assert len(acts) == sum(frame[0] == ACT for frame in first), "an Act before the WATCH is still answered"
+    if acts:
+        assert json.loads(acts[0][1:])["code"] == "invalid_argument"  # it has no request_id
 
 
 async def test_a_frame_over_the_request_limit_closes_the_socket_with_1009() -> None:
@@ -256,13 +260,14 @@ async def test_a_frame_over_the_request_limit_closes_the_socket_with_1009() -> N
 
 
 async def test_a_page_of_another_site_and_any_other_path_are_refused_at_the_handshake(server: RunningServer) -> None:
-    for url, origin in (
-        (_url(server), "http://elsewhere.example"),
-        (_url(server, "/somewhere"), None),
-        (_url(server, "/toadstool.v1.ToadstoolService/Act"), None),
+    for url, origin, headers in (
+        (_url(server), "http://elsewhere.example", None),
+        (_url(server), None, {"sec-fetch-site": "cross-site"}),  # the browser's own verdict
+        (_url(server, "/somewhere"), None, None),
+        (_url(server, "/toadstool.v1.ToadstoolService/Act"), None, None),
     ):
         with pytest.raises(websockets.InvalidStatus) as refused:
-            async with connect(url, origin=origin, open_timeout=SECONDS):  # type: ignore[arg-type]
+            async with connect(url, origin=origin, additional_headers=headers, open_timeout=SECONDS):  # type: ignore[arg-type]
                 pass
         assert refused.value.response.status_code == 403, url
     # The server's own page is its origin: accepted.
@@ -312,3 +317,68 @@ async def test_an_open_socket_is_told_the_server_is_going_away_when_it_stops() -
         assert ends[0]["code"] == "unavailable"
         assert "shutting down" in ends[0]["message"]
     await socket.close()
+
+
+async def test_the_socket_is_never_compressed_even_when_the_client_offers_it(server: RunningServer) -> None:
+    # The websockets client offers permessage-deflate by default; a browser does too.
+    async with connect(_url(server), open_timeout=SECONDS) as socket:
+        assert socket.request is not None
+        assert socket.response is not None
+        assert "permessage-deflate" in socket.request.headers.get("Sec-WebSocket-Extensions", "")
+        assert socket.response.headers.get("Sec-WebSocket-Extensions") is None
+
+
+async def test_an_act_sent_as_the_watch_ends_is_answered_before_the_end_or_not_applied(
+    server: RunningServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The WATCH (of a table that does not exist: it ends at once) and a legal ACT of another table in one
+    write: either the Act is applied and answered before END, or it is not applied at all."""
+    async with Client(server.address) as client:
+        table_id, tokens = await _two_seat_uno(client)
+        table = server.registry.tables[table_id]
+        for _ in range(5):
+            seat = table.engine.to_act(table.state)[0]
+            view = messages.update_for(table, seat, table.version)
+            before = table.version
+            async with connect(_url(server), open_timeout=SECONDS, max_queue=None) as socket:
+                await socket.send(bytes((HELLO,)) + tokens[seat].encode())
+                await socket.send(bytes((WATCH,)) + _watch("no-such-table"))
+                await socket.send(
+                    bytes((ACT,)) + _act_request(table_id, before, view.legal_actions[0].id).SerializeToString()
+                )
+                received, code = await _until_closed(socket)
+            kinds = [f[0] for f in received if isinstance(f, bytes)]
+            assert code == 1000
+            assert kinds[-1] == END, kinds
+            if ACTED in kinds:
+                assert kinds.index(ACTED) < kinds.index(END)
+                assert table.version == before + 1
+            else:
+                assert table.version == before, "an Act not answered was not applied"
+    assert not [r for r in caplog.records if "Exception in ASGI application" in r.getMessage()]
+
+
+async def test_a_client_that_floods_pings_and_never_reads_is_no_longer_read_from(server: RunningServer) -> None:
+    """uvicorn answers each ping at once; without flow control the server's buffer of pongs would grow as
+    long as the client kept sending. With it the server stops reading, and the client's own buffer fills."""
+    reader, writer = await asyncio.open_connection(*server.web_address.rsplit(":", 1))
+    try:
+        writer.write(
+            (
+                f"GET {SOCKET_PATH} HTTP/1.1\r\nhost: {server.web_address}\r\nupgrade: websocket\r\n"
+                "connection: Upgrade\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+                "sec-websocket-version: 13\r\n\r\n"
+            ).encode()
+        )
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), SECONDS)
+        assert head.startswith(b"HTTP/1.1 101")
+        ping = bytes((0x89, 0x80 | 125)) + b"\0\0\0\0" + b"p" * 125  # masked with a zero key
+        burst = ping * 1000  # 131 KB of pings a write, never a byte read back
+        async with asyncio.timeout(SECONDS * 3):
+            while writer.transport.get_write_buffer_size() < 4 * 1024 * 1024:
+                writer.write(burst)
+                await asyncio.sleep(0)
+        # The server stopped taking the client's bytes long before it had sent 4 MiB of them (the kernel's
+        # buffers on both sides hold a few MiB at most): what it holds is bounded.
+    finally:
+        writer.close()

@@ -110,10 +110,13 @@ async def web_listener(
         # httptools with a cap on a request's head (uvicorn has none under httptools), or h11 with its own.
         http=web_http.protocol(MAX_HEADER_BYTES),
         h11_max_incomplete_event_size=MAX_HEADER_BYTES,
-        # A seat's socket (web_socket.py): websockets' sans-I/O protocol, a frame at most a request's size
-        # and its kind byte (a larger one closes the socket, 1009), uvicorn's pings every 20 s.
-        ws="websockets-sansio",
+        # A seat's socket (web_socket.py): websockets' sans-I/O protocol under flow control, a frame at most
+        # a request's size and its kind byte (a larger one closes the socket, 1009), uvicorn's pings every
+        # 20 s, and no compression (zlib per frame and per socket would undo the views' shared bytes, and
+        # compressing a hand beside names others choose invites a compression side channel).
+        ws=web_socket.socket_protocol(),
         ws_max_size=service.guard.limits.max_request_bytes + 1,
+        ws_per_message_deflate=False,
         # Nobody stands in front: a peer is its socket's address, never an X-Forwarded-For header (which
         # uvicorn would believe from 127.0.0.1, letting a local program pick the address limits count).
         proxy_headers=False,

@@ -15,13 +15,14 @@ kind and then its payload (docs/custom-clients.md has the full protocol):
   socket opening), `ACT` (an ActRequest; answered before the next frame is read);
 - server to client: `VIEW` (a WatchResponse), `ACTED` (an ActResponse), `ACT_REFUSED` (a refused Act, as
   Connect's JSON error: the socket stays open), `END` (the Watch stream's end, as Connect's end-of-stream
-  JSON, then the socket closes), `REFUSED` (a frame that breaks the protocol, the same JSON, then the socket
-  closes with code 1008).
+  JSON, then the socket closes; an Act being handled is answered first), `REFUSED` (a frame that breaks the
+  protocol, the same JSON, then the socket closes with code 1008).
 
 The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token reaches it as
 the same metadata, a page of another site is refused at the handshake (uvicorn answers 403), a frame over
-the request limit closes the socket (1009, by uvicorn's `ws_max_size`), and uvicorn's pings close the
-socket of a peer that went away, which ends its Watch and gives back its stream.
+the request limit closes the socket (1009, by uvicorn's `ws_max_size`), a client that stops reading is
+stopped being read from (`socket_protocol`), and uvicorn's pings close the socket of a peer that went away,
+which ends its Watch and gives back its stream.
 """
 
 from __future__ import annotations
@@ -57,9 +58,9 @@ HELLO, WATCH, ACT = 0x00, 0x01, 0x02
 VIEW, ACTED, ACT_REFUSED, END, REFUSED = 0x01, 0x02, 0x03, 0x04, 0x05
 #: The close code after a frame that breaks the protocol (RFC 6455: policy violation).
 POLICY_VIOLATION = 1008
-#: How long a socket may stay open without its WATCH: an HTTP connection idle for 5 s is closed, and a
-#: socket must not become a way to hold connections open for nothing.
-WATCH_WAIT_SECONDS = 10.0
+#: How long a socket may stay open without its WATCH: as long as uvicorn keeps an idle HTTP connection, so
+#: a socket is no better way to hold connections open for nothing.
+WATCH_WAIT_SECONDS = 5.0
 
 
 def error_json(abort: WebAbort) -> bytes:
@@ -79,12 +80,28 @@ class SeatSocket:
     """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own."""
 
     def __init__(self, act: Procedure, watch: Procedure, scope: Scope, send: Send) -> None:
-        self.act, self.watch, self.send = act, watch, send
+        self.act, self.watch, self._send = act, watch, send
         self.headers = headers_of(scope)
         self.peer = peer_of(scope)
         self.context = WebContext(self.headers, self.peer)
         self.frames = 0
         self.pump: asyncio.Future[None] | None = None
+        #: Held while an Act is handled and answered: the Watch's end waits for it, so an applied Act is
+        #: always answered before END, and no Act is applied once the socket is closing.
+        self.acting = asyncio.Lock()
+        self.closed = False
+
+    async def send_frame(self, kind: int, payload: bytes) -> None:
+        """One frame to the client, unless the socket is already closing (then it is dropped)."""
+        if not self.closed:
+            await self._send({"type": "websocket.send", "bytes": bytes((kind,)) + payload})
+
+    async def close_with(self, kind: int, payload: bytes, code: int) -> None:
+        """A last frame, then the close (once: whoever ends the socket first)."""
+        if not self.closed:
+            await self.send_frame(kind, payload)
+            self.closed = True
+            await self._send({"type": "websocket.close", "code": code})
 
     async def frame(self, data: bytes) -> None:
         """One frame from the client."""
@@ -108,18 +125,20 @@ class SeatSocket:
             raise _Broken(f"no such frame kind: {kind} (1 WATCH, 2 ACT, 0 HELLO)")
 
     async def _act(self, payload: bytes) -> None:
-        try:
-            request = _decode(self.act, payload)
-        except _Broken as broken:
-            out = bytes((ACT_REFUSED,)) + error_json(broken.abort)
-        else:
+        async with self.acting:
+            if self.closed:
+                return  # the Watch ended first: nothing more is applied on this socket
+            try:
+                request = _decode(self.act, payload)
+            except _Broken as broken:
+                await self.send_frame(ACT_REFUSED, error_json(broken.abort))
+                return
             try:
                 response = await self.act.handler(request, self.context)
             except WebAbort as abort:
-                out = bytes((ACT_REFUSED,)) + error_json(abort)
+                await self.send_frame(ACT_REFUSED, error_json(abort))
             else:
-                out = bytes((ACTED,)) + _bytes(response)
-        await self.send({"type": "websocket.send", "bytes": out})
+                await self.send_frame(ACTED, _bytes(response))
 
     async def _pump(self, request: Message) -> None:
         """The Watch's messages as VIEW frames; its end as an END frame, then the socket closes."""
@@ -127,13 +146,13 @@ class SeatSocket:
         responses: AsyncIterator[Any] = self.watch.handler(request, self.context)
         try:
             async for response in responses:
-                await self.send({"type": "websocket.send", "bytes": bytes((VIEW,)) + _bytes(response)})
+                await self.send_frame(VIEW, _bytes(response))
         except WebAbort as abort:
             ending["error"] = json.loads(error_json(abort))
         finally:
             await responses.aclose()  # type: ignore[attr-defined]
-        await self.send({"type": "websocket.send", "bytes": bytes((END,)) + json.dumps(ending).encode()})
-        await self.send({"type": "websocket.close", "code": 1000})
+        async with self.acting:
+            await self.close_with(END, json.dumps(ending).encode(), 1000)
 
     async def close(self) -> None:
         """Stop the Watch (its stream's count and its seat's connection are given back)."""
@@ -178,8 +197,7 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
                     raise _Broken("frames are binary, one byte of kind and then the message")
                 await seat.frame(data)
             except _Broken as broken:
-                await send({"type": "websocket.send", "bytes": bytes((REFUSED,)) + error_json(broken.abort)})
-                await send({"type": "websocket.close", "code": POLICY_VIOLATION, "reason": "protocol"})
+                await seat.close_with(REFUSED, error_json(broken.abort), POLICY_VIOLATION)
                 return
     except OSError:  # uvicorn's ClientDisconnected: the peer went while an answer was being sent
         return
@@ -196,6 +214,31 @@ async def _next(receive: Receive, deadline: float | None) -> dict[str, Any]:
             return dict(await receive())
     except TimeoutError:
         raise _Broken(f"no WATCH frame in the socket's first {WATCH_WAIT_SECONDS:g} s") from None
+
+
+def socket_protocol() -> type[asyncio.Protocol]:
+    """uvicorn's sans-I/O WebSocket protocol, reading nothing more while its writes wait for the client.
+
+    uvicorn pauses reading after each data frame until the app takes it, but answers a ping at once
+    without waiting for the write buffer to drain: a client that sends pings and never reads would grow
+    the server's buffer without limit. Here reading also pauses while the transport's buffer is over its
+    high-water mark, as the HTTP side's flow control does, so what a client can make the server hold is
+    bounded by that mark.
+    """
+    import websockets  # noqa: F401  (a dependency of ours: uvicorn's protocol below is built on it)
+    from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+    class FlowControlledSocket(WebSocketsSansIOProtocol):
+        def pause_writing(self) -> None:
+            super().pause_writing()
+            self.transport.pause_reading()
+
+        def resume_writing(self) -> None:
+            super().resume_writing()
+            if not self.read_paused:  # else uvicorn resumes it when the app takes the queued frame
+                self.transport.resume_reading()
+
+    return FlowControlledSocket
 
 
 def _as_http(scope: Scope) -> Scope:

@@ -22,6 +22,8 @@ const ACTED = 2;
 const ACT_REFUSED = 3;
 const END = 4;
 const REFUSED = 5;
+/** How long a socket may take to open before it is given up (a proxy that swallows the upgrade). */
+const OPEN_MS = 5000;
 
 type ErrorJson = { code?: string; message?: string };
 
@@ -63,14 +65,19 @@ export class SeatSocket {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
     this.socket = new WebSocket(`${scheme}//${location.host}${SOCKET_PATH}`);
     this.socket.binaryType = "arraybuffer";
+    const giveUp = setTimeout(() => this.socket.close(), OPEN_MS);
     this.socket.onopen = () => {
+      clearTimeout(giveUp);
       this.opened = true;
       if (token) this.socket.send(framed(HELLO, new TextEncoder().encode(token)));
       const request = create(WatchRequestSchema, { tableId, sinceVersion: since });
       this.socket.send(framed(WATCH, toBinary(WatchRequestSchema, request)));
     };
     this.socket.onmessage = (event: MessageEvent) => this.frame(new Uint8Array(event.data as ArrayBuffer));
-    this.socket.onclose = () => this.end(new ConnectError("the connection to the server closed", Code.Unavailable));
+    this.socket.onclose = () => {
+      clearTimeout(giveUp);
+      this.end(new ConnectError("the connection to the server closed", Code.Unavailable));
+    };
   }
 
   private frame(data: Uint8Array): void {

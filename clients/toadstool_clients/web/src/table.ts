@@ -49,7 +49,7 @@ export class TableScreen {
   private connection: AbortController | null = null;
   /** The seat's WebSocket (socket.ts) while it is open: the Watch, and the Acts beside it. */
   private socket: SeatSocket | null = null;
-  private socketWorks = true;
+  private connectNext = false;
   /** Resolves the wait of a hidden tab's stream when the tab is shown again. */
   private shown: (() => void) | null = null;
   private held: HeldSeat | null;
@@ -117,7 +117,9 @@ export class TableScreen {
       this.connection = connection;
       try {
         let stream: AsyncIterable<WatchResponse>;
-        if (this.socketWorks) {
+        const overSocket = !this.connectNext;
+        this.connectNext = false;
+        if (overSocket) {
           const socket = new SeatSocket(this.tableId, since, this.held?.token);
           this.socket = socket;
           connection.signal.addEventListener("abort", () => socket.close());
@@ -169,13 +171,14 @@ export class TableScreen {
     }
   }
 
-  /** The socket's responses; if it never opened (a network or proxy that refuses WebSockets), this screen
-   * falls back to Connect from then on. */
+  /** The socket's responses. If it never opened (the server restarting, or a network or proxy that
+   * refuses WebSockets), the next attempt goes over Connect, and the one after tries the socket again:
+   * where WebSockets never work, a Connect stream then stays up, and a blip does not end socket use. */
   private async *fallBackUnlessOpened(socket: SeatSocket): AsyncGenerator<WatchResponse> {
     try {
       yield* socket.responses();
     } finally {
-      if (!socket.opened) this.socketWorks = false;
+      if (!socket.opened) this.connectNext = true;
     }
   }
 
