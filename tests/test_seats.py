@@ -109,7 +109,9 @@ def _saved_names(tmp_path: Path, key: str, until: list[str], seconds: float = 10
     seat just after the server seated it, so a test that saw the seat may read the file a moment early)."""
     deadline = time.monotonic() + seconds
     while True:
-        names = sorted(entry["name"] for entry in json.loads(_seats_file(tmp_path).read_text()).get(key, []))
+        path = _seats_file(tmp_path)
+        saved = json.loads(path.read_text()) if path.exists() else {}
+        names = sorted(entry["name"] for entry in saved.get(key, []))
         if names == until or time.monotonic() > deadline:
             return names
         time.sleep(0.1)
@@ -122,6 +124,9 @@ def test_the_same_name_goes_back_to_its_own_seat_without_being_asked(
     table_id = _new_table(tmp_path, address)
     first = _join(tmp_path, terminals, address, table_id, "--name", "Cat")
     cat = _seated(address, table_id, "Cat")
+    # Closed only once the client has saved the seat, just after the server seated it (a busy machine
+    # widens that moment: closed before, Cat's seat would be no one's to go back to).
+    assert _saved_names(tmp_path, f"{address}/{table_id}", until=["Cat"]) == ["Cat"]
     first.close()
     _connected(address, table_id, cat, wanted=False)
     again = _join(tmp_path, terminals, address, table_id, "--name", "cat")
@@ -137,6 +142,7 @@ def test_sitting_in_someone_elses_seat_happens_only_when_asked_for(
     table_id = _new_table(tmp_path, address)
     cat_terminal = _join(tmp_path, terminals, address, table_id, "--name", "Cat")
     cat = _seated(address, table_id, "Cat")
+    assert _saved_names(tmp_path, f"{address}/{table_id}", until=["Cat"]) == ["Cat"]  # as above
     cat_terminal.close()
     _connected(address, table_id, cat, wanted=False)
     dan = _join(tmp_path, terminals, address, table_id, "--name", "Dan")

@@ -9,6 +9,7 @@ built assets are what the sources build.
 
 from __future__ import annotations
 
+import fcntl
 import subprocess
 import time
 from collections.abc import Iterator
@@ -111,10 +112,24 @@ def _game_over(driver: Any) -> bool:
     return bool(find(driver, ".outcome"))
 
 
+def _build_web(*flags: str) -> subprocess.CompletedProcess[str]:
+    """scripts/build-web, one run at a time across the test workers: each run regenerates src/gen (and
+    without --check dist/), so two at once (a fresh clone's first run of the next two tests, on two
+    workers) would each find the other's files half made."""
+    lock = WEB / "build" / ".build-web.lock"  # build/ is ignored by git and never removed by the script
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        return subprocess.run(
+            [str(ROOT / "scripts" / "build-web"), *flags], capture_output=True, text=True, timeout=300, check=False
+        )
+
+
 def test_the_typescript_choice_tree_builds_the_same_trees_as_the_python_one() -> None:
     built = WEB / "build" / "choices_check.mjs"
     if not built.exists():
-        subprocess.run([str(ROOT / "scripts" / "build-web")], check=True, timeout=300, capture_output=True)
+        made = _build_web()
+        assert made.returncode == 0, made.stdout + made.stderr
     result = subprocess.run(
         ["node", str(built), str(ROOT / "tests" / "choices_cases.json")], capture_output=True, text=True, timeout=60
     )
@@ -123,9 +138,7 @@ def test_the_typescript_choice_tree_builds_the_same_trees_as_the_python_one() ->
 
 
 def test_the_committed_web_client_is_what_its_sources_build() -> None:
-    result = subprocess.run(
-        [str(ROOT / "scripts" / "build-web"), "--check"], capture_output=True, text=True, timeout=300
-    )
+    result = _build_web("--check")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
