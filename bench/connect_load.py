@@ -140,7 +140,7 @@ class ConnectWorker(load.Worker):
 
     def __init__(self, address: str, web_address: str, tables: int, seed: int, client: str = "httpx") -> None:
         super().__init__("connect", address, tables, seed)
-        self.target = {"httpx": "connect", "raw": "connect-raw", "socket": "socket"}[client]
+        self.target = next(target for target, used in load.WEB_TARGETS.items() if used == client)
         self.web_address = web_address
         self.client = client
         self.seats: list[Any] = []

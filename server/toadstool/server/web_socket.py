@@ -38,7 +38,6 @@ from google.protobuf.message import DecodeError, Message
 
 from toadstool.api import SEAT_TOKEN_KEY
 from toadstool.server.web_transport import (
-    CONNECT_CODES,
     PREFIX,
     Procedure,
     Receive,
@@ -47,7 +46,9 @@ from toadstool.server.web_transport import (
     WebAbort,
     WebContext,
     cross_origin,
+    error_body,
     headers_of,
+    message_bytes,
     peer_of,
 )
 
@@ -64,8 +65,8 @@ WATCH_WAIT_SECONDS = 5.0
 
 
 def error_json(abort: WebAbort) -> bytes:
-    """A refusal as Connect's JSON error: {"code": "not_found", "message": "..."}."""
-    return json.dumps({"code": CONNECT_CODES[abort.code][0], "message": abort.details}).encode()
+    """A refusal as Connect's JSON error, encoded."""
+    return json.dumps(error_body(abort)).encode()
 
 
 class _Broken(Exception):
@@ -79,10 +80,9 @@ class _Broken(Exception):
 class SeatSocket:
     """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own."""
 
-    def __init__(self, act: Procedure, watch: Procedure, scope: Scope, send: Send) -> None:
+    def __init__(self, act: Procedure, watch: Procedure, headers: dict[str, str], peer: str, send: Send) -> None:
         self.act, self.watch, self._send = act, watch, send
-        self.headers = headers_of(scope)
-        self.peer = peer_of(scope)
+        self.headers, self.peer = headers, peer
         self.context = WebContext(self.headers, self.peer)
         self.frames = 0
         self.pump: asyncio.Future[None] | None = None
@@ -138,7 +138,7 @@ class SeatSocket:
             except WebAbort as abort:
                 await self.send_frame(ACT_REFUSED, error_json(abort))
             else:
-                await self.send_frame(ACTED, _bytes(response))
+                await self.send_frame(ACTED, message_bytes(response))
 
     async def _pump(self, request: Message) -> None:
         """The Watch's messages as VIEW frames; its end as an END frame, then the socket closes."""
@@ -146,9 +146,9 @@ class SeatSocket:
         responses: AsyncIterator[Any] = self.watch.handler(request, self.context)
         try:
             async for response in responses:
-                await self.send_frame(VIEW, _bytes(response))
+                await self.send_frame(VIEW, message_bytes(response))
         except WebAbort as abort:
-            ending["error"] = json.loads(error_json(abort))
+            ending["error"] = error_body(abort)
         finally:
             await responses.aclose()  # type: ignore[attr-defined]
         async with self.acting:
@@ -171,20 +171,17 @@ def _decode(procedure: Procedure, payload: bytes) -> Message:
     return request
 
 
-def _bytes(response: Message | bytes) -> bytes:
-    return response if isinstance(response, bytes) else response.SerializeToString()
-
-
 async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: Receive, send: Send) -> None:
     """The ASGI application of one WebSocket at SOCKET_PATH."""
     message = await receive()
     if message["type"] != "websocket.connect":
         return
-    if cross_origin(_as_http(scope), headers_of(scope)) is not None:
+    headers = headers_of(scope)
+    if cross_origin(scope, headers) is not None:
         await send({"type": "websocket.close", "code": POLICY_VIOLATION})  # before accept: uvicorn answers 403
         return
     await send({"type": "websocket.accept"})
-    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], scope, send)
+    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], headers, peer_of(scope), send)
     watch_by = asyncio.get_running_loop().time() + WATCH_WAIT_SECONDS
     try:
         while True:
@@ -205,13 +202,13 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
         await seat.close()
 
 
-async def _next(receive: Receive, deadline: float | None) -> dict[str, Any]:
-    """The socket's next message; before its WATCH, only until `deadline` (loop time)."""
+async def _next(receive: Receive, deadline: float | None) -> Any:
+    """The socket's next ASGI message; before its WATCH, only until `deadline` (loop time)."""
     if deadline is None:
-        return dict(await receive())
+        return await receive()
     try:
         async with asyncio.timeout_at(deadline):
-            return dict(await receive())
+            return await receive()
     except TimeoutError:
         raise _Broken(f"no WATCH frame in the socket's first {WATCH_WAIT_SECONDS:g} s") from None
 
@@ -239,8 +236,3 @@ def socket_protocol() -> type[asyncio.Protocol]:
                 self.transport.resume_reading()
 
     return FlowControlledSocket
-
-
-def _as_http(scope: Scope) -> Scope:
-    """The scope with its scheme as a page's origin names it (ws is http's, wss https's)."""
-    return {**scope, "scheme": "https" if scope.get("scheme") == "wss" else "http"}

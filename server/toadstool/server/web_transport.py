@@ -153,6 +153,10 @@ def headers_of(scope: Scope) -> dict[str, str]:
     return {key.decode("latin-1").lower(): value.decode("latin-1") for key, value in scope.get("headers", ())}
 
 
+#: The scheme of the page a WebSocket's scheme belongs to.
+WEB_SCHEMES = {"ws": "http", "wss": "https"}
+
+
 def cross_origin(scope: Scope, headers: Mapping[str, str]) -> str | None:
     """Why a request comes from another site's page, or None: a browser names the page's origin, which must be
     this server's own (programs such as curl send none). The browser's own verdict (Sec-Fetch-Site) counts too."""
@@ -161,7 +165,9 @@ def cross_origin(scope: Scope, headers: Mapping[str, str]) -> str | None:
     origin = headers.get("origin")
     if origin is None:
         return None
-    own = f"{scope.get('scheme', 'http')}://{headers.get('host', '')}"
+    scheme = scope.get("scheme", "http")
+    # A WebSocket's scope says ws or wss; the page that opened it is http's or https's.
+    own = f"{WEB_SCHEMES.get(scheme, scheme)}://{headers.get('host', '')}"
     return None if origin == own else f"the page at {origin!r}"
 
 
@@ -169,10 +175,20 @@ def envelope(flags: int, data: bytes) -> bytes:
     return struct.pack(">BI", flags, len(data)) + data
 
 
+def error_body(abort: WebAbort) -> dict[str, str]:
+    """A refusal as Connect's JSON error: {"code": "not_found", "message": "..."}."""
+    return {"code": CONNECT_CODES[abort.code][0], "message": abort.details}
+
+
+def message_bytes(response: Message | bytes) -> bytes:
+    """A response's protobuf bytes (Watch's views come already serialised)."""
+    return response if isinstance(response, bytes) else response.SerializeToString()
+
+
 def end_of_stream(error: WebAbort | None) -> bytes:
     body: dict[str, Any] = {}
     if error is not None:
-        body["error"] = {"code": CONNECT_CODES[error.code][0], "message": error.details}
+        body["error"] = error_body(error)
     return envelope(END_STREAM, json.dumps(body).encode())
 
 
@@ -267,7 +283,7 @@ class ConnectApp:
 
     def _encode(self, procedure: Procedure, codec: str, response: Message | bytes) -> bytes:
         if codec == "proto":
-            return response if isinstance(response, bytes) else response.SerializeToString()
+            return message_bytes(response)
         if isinstance(response, bytes):  # Watch's shared pre-serialised view
             response = procedure.response_type.FromString(response)
         return json_format.MessageToJson(response, indent=None).encode()
@@ -368,8 +384,8 @@ async def _disconnected(receive: Receive) -> None:
 
 
 async def _send_unary_error(send: Send, abort: WebAbort, http_status: int | None = None) -> None:
-    name, status = CONNECT_CODES[abort.code]
-    data = json.dumps({"code": name, "message": abort.details}).encode()
+    status = CONNECT_CODES[abort.code][1]
+    data = json.dumps(error_body(abort)).encode()
     await send(
         {
             "type": "http.response.start",
