@@ -8,7 +8,8 @@ views or anything derived. Seat and host tokens are stored only as SHA-256 hashe
 Writes are synchronous and committed before the caller acknowledges anything: an action the client saw
 accepted is on disk. WAL mode with synchronous=NORMAL survives a killed process; `sync="full"` also
 survives a power cut, at the price of an fsync per action. What one request writes is one transaction
-(`batch`): a kill between two of its writes can never leave half of it (a table without its start).
+(`batch`): a kill between two of its writes can never leave half of it (a table without its start). The log
+is checkpointed into the file by a thread of its own, never inside a commit (toadstool.server.checkpoints).
 
 A disk that cannot take a write (full, read-only, failing) raises `DiskUnavailable`, whose message names
 it for a person; the store logs that once when it starts and once when writing works again, never per
@@ -27,6 +28,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from toadstool.server.checkpoints import EVERY, Checkpointer
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
@@ -183,11 +186,17 @@ class StoredAction:
 class Store:
     """One SQLite file (or ":memory:") holding every table of one server."""
 
-    def __init__(self, path: str | Path, sync: str = "normal", repair_damaged: bool = True) -> None:
+    def __init__(
+        self, path: str | Path, sync: str = "normal", repair_damaged: bool = True, checkpoint_every: int = EVERY
+    ) -> None:
         """Open (or create) the database at `path`. A damaged file is never written to: with
         `repair_damaged`, it is set aside untouched and its readable tables copied into a new file at
-        `path` (`toadstool.server.repair`), so a server starts with every table it can read."""
+        `path` (`toadstool.server.repair`), so a server starts with every table it can read. The
+        write-ahead log is checkpointed by a thread every `checkpoint_every` commits, never by a commit
+        (`toadstool.server.checkpoints`)."""
         self.path = str(path)
+        #: Checkpoints the file's write-ahead log off the caller's thread; None for ":memory:".
+        self.checkpoints: Checkpointer | None = None
         #: What was done about a damaged file found at this path (see `toadstool.server.repair`), if one was.
         self.repaired: Any = None
         #: Called with each write statement (and "COMMIT") before it runs: a test makes it raise or kill the
@@ -208,6 +217,9 @@ class Store:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
             self._open(sync)
+            if self.path != ":memory:":
+                self.db.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's thread does it
+                self.checkpoints = Checkpointer(self.path, checkpoint_every)
         except sqlite3.DatabaseError as error:
             raise StoreError(
                 f"{self.path} is not a usable Toadstool database ({error}); it was left as it is"
@@ -241,6 +253,9 @@ class Store:
         self.db.execute(f"PRAGMA synchronous = {'FULL' if sync == 'full' else 'NORMAL'}")
 
     def close(self) -> None:
+        """Stop the checkpointer, then close: the last connection to close checkpoints what is left."""
+        if self.checkpoints is not None:
+            self.checkpoints.close()
         self.db.close()
 
     @contextlib.contextmanager
@@ -299,7 +314,10 @@ class Store:
         return DiskUnavailable(message)
 
     def _wrote(self) -> None:
-        """A write reached the disk: if it had been refusing, say once that it works again."""
+        """A write reached the disk (a commit): counted for the checkpointer; if the disk had been refusing,
+        say once that it works again."""
+        if self.checkpoints is not None:
+            self.checkpoints.committed()
         if self.trouble is not None:
             log.warning("%s: writing works again; the games go on", self.path)
             self.trouble = None

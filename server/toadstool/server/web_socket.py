@@ -186,7 +186,8 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
     try:
         while True:
             try:
-                message = await _next(receive, None if seat.pump is not None else watch_by)
+                # Once watching, `receive` itself: no wrapper coroutine waits in every socket between frames.
+                message = await (receive() if seat.pump is not None else _before_watch(receive, watch_by))
                 if message["type"] == "websocket.disconnect":
                     return
                 data = message.get("bytes")
@@ -202,10 +203,8 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
         await seat.close()
 
 
-async def _next(receive: Receive, deadline: float | None) -> Any:
-    """The socket's next ASGI message; before its WATCH, only until `deadline` (loop time)."""
-    if deadline is None:
-        return await receive()
+async def _before_watch(receive: Receive, deadline: float) -> Any:
+    """The socket's next ASGI message before its WATCH: only until `deadline` (loop time)."""
     try:
         async with asyncio.timeout_at(deadline):
             return await receive()
