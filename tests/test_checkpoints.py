@@ -1,6 +1,7 @@
-"""The store's write-ahead log is checkpointed by a thread of its own, never inside a commit: commits only
-count, every Nth asks the thread, the thread copies the whole log back while nothing reads it, a failing
-checkpoint is said once and tried again, and closing the store stops the thread and leaves no log behind.
+"""The store's write-ahead log is checkpointed by a thread of its own, and inside a commit only as a backstop:
+commits only count the rows they write, every Nth row asks the thread, the thread copies the whole log back
+into the file, the log stays bounded under steady writing, a checkpoint that fails (or a connection that
+cannot be opened) is said once and tried again, and closing the store stops the thread and leaves no log.
 Every store is a real SQLite file."""
 
 from __future__ import annotations
@@ -8,16 +9,16 @@ from __future__ import annotations
 import logging
 import sqlite3
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
-from toadstool.server.checkpoints import Checkpointer
+from toadstool.server.checkpoints import BACKSTOP_PAGES, Checkpointer
 from toadstool.server.store import Store, StoredAction
 
-#: How long a test waits for the thread to finish a checkpoint before failing (not a timing assertion: a
-#: checkpoint of a few MiB takes milliseconds).
+#: How long a test waits for the thread before failing (not a timing assertion: a checkpoint of a few MiB
+#: takes milliseconds).
 PATIENCE = 20.0
 
 
@@ -35,66 +36,93 @@ def wait_for_checkpoints(checkpoints: Checkpointer, count: int) -> None:
     wait_until(lambda: checkpoints.done >= count, f"{count} checkpoints run")
 
 
-def write_moves(store: Store, count: int, start: int = 1) -> None:
-    """`count` commits of one move each (about 2 KiB a move, so the log grows by a page or more a commit)."""
+def write_moves(store: Store, count: int, start: int = 1, size: int = 2000) -> None:
+    """`count` commits of one move (one row) each; at 2,000 bytes a move, the log grows by a page a commit."""
     for version in range(start, start + count):
-        store.add_actions([("t", StoredAction(version, 0, "x" * 2000, f"r{version}", ""))])
+        store.add_actions([("t", StoredAction(version, 0, "x" * size, f"r{version}", ""))])
 
 
-def new_store(path: Path, every: int) -> Store:
-    store = Store(path, checkpoint_every=every)
-    store.db.execute("PRAGMA foreign_keys = OFF")  # the moves' table row is not the point here
-    return store
+@pytest.fixture
+def new_store(tmp_path: Path) -> Iterator[Callable[..., Store]]:
+    """Stores on files in tmp_path (foreign keys off: the moves' table row is not the point), closed after
+    the test whatever it asserted, so no checkpointer thread outlives it."""
+    stores: list[Store] = []
+
+    def make(every: int, name: str = "t.db") -> Store:
+        store = Store(tmp_path / name, checkpoint_every=every)
+        store.db.execute("PRAGMA foreign_keys = OFF")
+        stores.append(store)
+        return store
+
+    yield make
+    for store in stores:
+        store.close()
 
 
-def test_commits_never_checkpoint_the_log_themselves(tmp_path: Path) -> None:
-    store = new_store(tmp_path / "t.db", every=10**9)  # the thread is never asked
+def file_alone(path: Path) -> sqlite3.Connection:
+    """The database file as it is on disk, without its log (what a checkpoint has copied back, only)."""
+    return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+
+
+def test_commits_below_the_backstop_never_checkpoint_the_log_themselves(
+    tmp_path: Path, new_store: Callable[..., Store]
+) -> None:
+    store = new_store(every=10**9)  # the thread is never asked
     page = store.db.execute("PRAGMA page_size").fetchone()[0]
-    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    assert store.db.execute("PRAGMA wal_autocheckpoint").fetchone() == (BACKSTOP_PAGES,)
     write_moves(store, 1500)
-    # SQLite's own checkpoint would have reset the log at 1,000 pages and written it again from the start.
+    # SQLite's own checkpoint would have rewound the log at 1,000 pages and written it again from the start.
     assert (tmp_path / "t.db-wal").stat().st_size > 1200 * page
     assert store.checkpoints is not None
     assert store.checkpoints.done == 0
-    store.close()
 
 
-def test_every_nth_commit_asks_the_thread_which_copies_the_whole_log_back(tmp_path: Path) -> None:
-    store = new_store(tmp_path / "t.db", every=50)
+def test_every_nth_row_asks_the_thread_which_copies_the_whole_log_back(
+    tmp_path: Path, new_store: Callable[..., Store]
+) -> None:
+    store = new_store(every=50)
     checkpoints = store.checkpoints
     assert checkpoints is not None
     write_moves(store, 49)
-    assert checkpoints.done == 0
-    assert checkpoints.last is None
+    assert checkpoints._thread is None  # not asked yet
+    with file_alone(tmp_path / "t.db") as disk:
+        assert disk.execute("SELECT count(*) FROM actions").fetchone() == (0,)  # all of it still in the log
     write_moves(store, 1, start=50)
     wait_for_checkpoints(checkpoints, 1)
     assert checkpoints.last is not None
     busy, frames, copied = checkpoints.last
     assert busy == 0
     assert frames > 0
-    assert copied == frames
+    assert copied == frames  # nobody was reading: all of the log went back
+    with file_alone(tmp_path / "t.db") as disk:  # the store is still open: the thread did this, not a close
+        assert disk.execute("SELECT count(*), max(version) FROM actions").fetchone() == (50, 50)
     write_moves(store, 50, start=51)
     wait_for_checkpoints(checkpoints, 2)
-    store.close()
 
 
-def test_a_checkpoint_copies_back_what_another_connection_then_reads_from_the_file_alone(tmp_path: Path) -> None:
-    path = tmp_path / "t.db"
-    store = new_store(path, every=40)
+def test_a_commit_of_many_rows_counts_each_of_them(new_store: Callable[..., Store]) -> None:
+    store = new_store(every=50)
     assert store.checkpoints is not None
-    write_moves(store, 40)
-    wait_for_checkpoints(store.checkpoints, 1)
-    store.close()  # stops the thread, and the last connection to close removes the log
-    assert not (tmp_path / "t.db-wal").exists()
-    reader = sqlite3.connect(path)
-    try:
-        assert reader.execute("SELECT count(*), max(version) FROM actions").fetchone() == (40, 40)
-    finally:
-        reader.close()
+    store.add_actions([("t", StoredAction(version, 0, "draw", f"r{version}", "")) for version in range(1, 51)])
+    wait_for_checkpoints(store.checkpoints, 1)  # one commit, 50 rows: a group commit of 50 tables' moves
 
 
-def test_closing_the_store_stops_the_thread(tmp_path: Path) -> None:
-    store = new_store(tmp_path / "t.db", every=5)
+def test_the_log_stays_bounded_under_steady_writing(tmp_path: Path, new_store: Callable[..., Store]) -> None:
+    store = new_store(every=64)
+    page = store.db.execute("PRAGMA page_size").fetchone()[0]
+    largest = 0
+    for start in range(1, 16001, 100):  # four times the backstop's pages, written back to back
+        write_moves(store, 100, start=start)
+        largest = max(largest, (tmp_path / "t.db-wal").stat().st_size)
+    # Rewound by the thread's passes or, at worst, by the backstop (a commit while the thread holds the
+    # checkpoint lock only tries again at the next): never near the 16,000 pages written.
+    assert largest < 1.5 * BACKSTOP_PAGES * (page + 24)
+    assert store.checkpoints is not None
+    assert store.checkpoints.failed == 0
+
+
+def test_closing_the_store_stops_the_thread_and_leaves_no_log(tmp_path: Path, new_store: Callable[..., Store]) -> None:
+    store = new_store(every=5)
     write_moves(store, 5)
     assert store.checkpoints is not None
     wait_for_checkpoints(store.checkpoints, 1)
@@ -103,14 +131,27 @@ def test_closing_the_store_stops_the_thread(tmp_path: Path) -> None:
     assert thread.is_alive()
     store.close()
     assert not thread.is_alive()
+    assert not (tmp_path / "t.db-wal").exists()
     store.checkpoints.request()  # after close: nothing is started again
     assert store.checkpoints._thread is thread
     assert not thread.is_alive()
+    with file_alone(tmp_path / "t.db") as disk:
+        assert disk.execute("SELECT count(*) FROM actions").fetchone() == (5,)
 
 
-def test_a_store_kept_in_memory_has_no_checkpointer(tmp_path: Path) -> None:
+def test_checkpoint_now_leaves_everything_in_the_file_itself(tmp_path: Path, new_store: Callable[..., Store]) -> None:
+    store = new_store(every=10**9)
+    write_moves(store, 30)
+    store.checkpoint_now()
+    assert (tmp_path / "t.db-wal").stat().st_size == 0  # emptied (TRUNCATE), while the store is still open
+    with file_alone(tmp_path / "t.db") as disk:
+        assert disk.execute("SELECT count(*) FROM actions").fetchone() == (30,)
+
+
+def test_a_store_kept_in_memory_has_no_checkpointer() -> None:
     store = Store(":memory:")
     assert store.checkpoints is None
+    store.checkpoint_now()  # nothing to do, and no error
     store.close()
 
 
@@ -124,11 +165,33 @@ def test_a_failing_checkpoint_is_said_once_and_tried_again(tmp_path: Path, caplo
             checkpoints.request()
             wait_until(lambda: checkpoints.failed >= attempt, f"{attempt} failed checkpoints")  # noqa: B023
         assert checkpoints._thread is not None
-        assert checkpoints._thread.is_alive()
+        assert checkpoints._thread.is_alive()  # it keeps trying
         assert checkpoints.done == 0
         assert checkpoints.failed == 3
         warnings = [r for r in caplog.records if "checkpoint of the write-ahead log failed" in r.getMessage()]
         assert len(warnings) == 1
         assert str(path) in warnings[0].getMessage()
+    finally:
+        checkpoints.close()
+
+
+def test_a_missing_file_is_never_created_and_is_checkpointed_once_it_is_back(tmp_path: Path) -> None:
+    path = tmp_path / "moved-away.db"
+    checkpoints = Checkpointer(str(path), every=1)
+    try:
+        checkpoints.request()
+        wait_until(lambda: checkpoints.failed >= 1, "a failed checkpoint")
+        assert not path.exists()  # opened read-write only: an empty database was not made in its place
+        store = Store(path)  # the file is back
+        try:
+            store.db.execute("PRAGMA foreign_keys = OFF")
+            write_moves(store, 3)
+            checkpoints.request()
+            wait_for_checkpoints(checkpoints, 1)  # a new connection, the same thread
+            assert checkpoints.failed == 0
+            assert checkpoints.last is not None
+            assert checkpoints.last[2] == checkpoints.last[1]
+        finally:
+            store.close()
     finally:
         checkpoints.close()

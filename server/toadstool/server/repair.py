@@ -326,6 +326,7 @@ def salvage(source: Path, target: Path) -> Health:
                 for version, text in found.notes.get(table_id, []):
                     if version <= stopped_at:
                         store.add_note(table_id, version, text)
+        store.checkpoint_now()  # all of it in the file itself before the file is renamed into place
     finally:
         store.close()
     return health

@@ -9,7 +9,8 @@ Writes are synchronous and committed before the caller acknowledges anything: an
 accepted is on disk. WAL mode with synchronous=NORMAL survives a killed process; `sync="full"` also
 survives a power cut, at the price of an fsync per action. What one request writes is one transaction
 (`batch`): a kill between two of its writes can never leave half of it (a table without its start). The log
-is checkpointed into the file by a thread of its own, never inside a commit (toadstool.server.checkpoints).
+is checkpointed into the file by a thread of its own, inside a commit only as a backstop
+(toadstool.server.checkpoints).
 
 A disk that cannot take a write (full, read-only, failing) raises `DiskUnavailable`, whose message names
 it for a person; the store logs that once when it starts and once when writing works again, never per
@@ -24,12 +25,13 @@ import dataclasses
 import json
 import logging
 import sqlite3
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toadstool.server.checkpoints import EVERY, Checkpointer
+from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, Checkpointer
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
@@ -192,11 +194,12 @@ class Store:
         """Open (or create) the database at `path`. A damaged file is never written to: with
         `repair_damaged`, it is set aside untouched and its readable tables copied into a new file at
         `path` (`toadstool.server.repair`), so a server starts with every table it can read. The
-        write-ahead log is checkpointed by a thread every `checkpoint_every` commits, never by a commit
-        (`toadstool.server.checkpoints`)."""
+        write-ahead log is checkpointed by a thread every `checkpoint_every` rows written, and by a commit
+        only as a backstop (`toadstool.server.checkpoints`)."""
         self.path = str(path)
         #: Checkpoints the file's write-ahead log off the caller's thread; None for ":memory:".
         self.checkpoints: Checkpointer | None = None
+        self._rows_counted = 0  # the connection's total_changes when the checkpointer was last told
         #: What was done about a damaged file found at this path (see `toadstool.server.repair`), if one was.
         self.repaired: Any = None
         #: Called with each write statement (and "COMMIT") before it runs: a test makes it raise or kill the
@@ -218,8 +221,12 @@ class Store:
             self.db.execute("PRAGMA foreign_keys = ON")
             self._open(sync)
             if self.path != ":memory:":
-                self.db.execute("PRAGMA wal_autocheckpoint = 0")  # the checkpointer's thread does it
-                self.checkpoints = Checkpointer(self.path, checkpoint_every)
+                # The checkpointer's thread copies the log back; a commit only when the thread could not.
+                self.db.execute(f"PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES}")
+                self.db.execute(f"PRAGMA journal_size_limit = {LOG_SIZE_LIMIT}")
+                self.checkpoints = Checkpointer(self.path, sync, checkpoint_every)
+                weakref.finalize(self, self.checkpoints.stop)  # a store dropped unclosed stops its thread too
+                self._rows_counted = self.db.total_changes
         except sqlite3.DatabaseError as error:
             raise StoreError(
                 f"{self.path} is not a usable Toadstool database ({error}); it was left as it is"
@@ -251,6 +258,18 @@ class Store:
         if self.path != ":memory:":
             self.db.execute("PRAGMA journal_mode = WAL")
         self.db.execute(f"PRAGMA synchronous = {'FULL' if sync == 'full' else 'NORMAL'}")
+
+    def checkpoint_now(self) -> None:
+        """Copy the whole log into the database file and empty it, here and now, or raise StoreError if that
+        could not be done: for the end of a store's life that must leave one self-contained file (salvage's,
+        before it is renamed into place). The checkpointer's thread is stopped first (two checkpoints cannot
+        run at once); writes after this are checkpointed only by the backstop."""
+        if self.checkpoints is None:
+            return
+        self.checkpoints.close()
+        busy, frames, copied = self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+        if busy or copied != frames:
+            raise StoreError(f"{self.path}: its write-ahead log could not be copied back ({copied} of {frames} pages)")
 
     def close(self) -> None:
         """Stop the checkpointer, then close: the last connection to close checkpoints what is left."""
@@ -314,10 +333,12 @@ class Store:
         return DiskUnavailable(message)
 
     def _wrote(self) -> None:
-        """A write reached the disk (a commit): counted for the checkpointer; if the disk had been refusing,
-        say once that it works again."""
+        """A write reached the disk (a commit): its rows counted for the checkpointer; if the disk had been
+        refusing, say once that it works again."""
         if self.checkpoints is not None:
-            self.checkpoints.committed()
+            rows = self.db.total_changes
+            self.checkpoints.wrote(rows - self._rows_counted)
+            self._rows_counted = rows
         if self.trouble is not None:
             log.warning("%s: writing works again; the games go on", self.path)
             self.trouble = None
