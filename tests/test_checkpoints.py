@@ -8,32 +8,18 @@ from __future__ import annotations
 
 import logging
 import sqlite3
-import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from timing import wait_for
 
 from toadstool.server.checkpoints import BACKSTOP_PAGES, Checkpointer
 from toadstool.server.store import Store, StoredAction
 
-#: How long a test waits for the thread before failing (not a timing assertion: a checkpoint of a few MiB
-#: takes milliseconds).
-PATIENCE = 20.0
-
-
-def wait_until(condition: Callable[[], bool], what: str) -> None:
-    """Until `condition` holds (or PATIENCE runs out, which fails the test with `what`)."""
-    pause = threading.Event()
-    for _ in range(int(PATIENCE / 0.01)):
-        if condition():
-            return
-        pause.wait(0.01)
-    raise AssertionError(f"still not {what}")
-
 
 def wait_for_checkpoints(checkpoints: Checkpointer, count: int) -> None:
-    wait_until(lambda: checkpoints.done >= count, f"{count} checkpoints run")
+    wait_for(lambda: checkpoints.done >= count, f"{count} checkpoints run")
 
 
 def write_moves(store: Store, count: int, start: int = 1, size: int = 2000) -> None:
@@ -227,7 +213,7 @@ def test_a_failing_checkpoint_is_said_once_and_tried_again(tmp_path: Path, caplo
     try:
         for attempt in range(1, 4):
             checkpoints.request()
-            wait_until(lambda: checkpoints.failed >= attempt, f"{attempt} failed checkpoints")  # noqa: B023
+            wait_for(lambda: checkpoints.failed >= attempt, f"{attempt} failed checkpoints")  # noqa: B023
         assert checkpoints._thread is not None
         assert checkpoints._thread.is_alive()  # it keeps trying
         assert checkpoints.done == 0
@@ -244,7 +230,7 @@ def test_a_missing_file_is_never_created_and_is_checkpointed_once_it_is_back(tmp
     checkpoints = Checkpointer(str(path), every=1)
     try:
         checkpoints.request()
-        wait_until(lambda: checkpoints.failed >= 1, "a failed checkpoint")
+        wait_for(lambda: checkpoints.failed >= 1, "a failed checkpoint")
         assert not path.exists()  # opened read-write only: an empty database was not made in its place
         store = Store(path)  # the file is back
         try:

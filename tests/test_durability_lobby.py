@@ -196,14 +196,16 @@ STRACE_STEP = int(os.environ.get("TOADSTOOL_STRACE_STEP", "7"))
 async def _lobby_over_grpc(address: str, tokens: set[bytes], lost: list[tuple[str, str, str]]) -> bool:
     """The issue's requests over gRPC; False once the server died under them."""
     try:
-        async with Client(address, timeout=5) as client:
+        # Generous deadlines: under strace every syscall of the server's stops it twice, and a call that timed
+        # out would count as a kill; a killed server fails the call at once (the connection drops).
+        async with Client(address, timeout=30) as client:
             created = await client.create_table("uno", 4, bots=2, seed=1)
             table_id = created.table.table_id
             for name in ("Ann", "Bob"):
                 request_id = uuid.uuid4().hex
                 lost.append((table_id, name, request_id))
                 request = service_pb2.JoinTableRequest(table_id=table_id, name=name, request_id=request_id)
-                joined = await client.stub.JoinTable(request, timeout=5)  # once: a retry comes after the restart
+                joined = await client.stub.JoinTable(request, timeout=30)  # once: a retry comes after the restart
                 lost.pop()
                 tokens.add(hashlib.sha256(joined.seat_token.encode()).digest())
             await client.create_table("uno", 4, bots=4, seed=2)
@@ -278,7 +280,7 @@ def _serve_killed_at_write(
         traced = subprocess.Popen(
             [*strace, *serve_command(0, *flags)], env=env, stdout=out, stderr=out, start_new_session=True
         )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 120  # a loaded machine, every syscall traced: not a speed requirement
     while time.monotonic() < deadline:
         found = LISTENING.search(log.read_text(errors="replace"))
         if found:

@@ -109,7 +109,9 @@ async def test_a_failed_write_changes_nothing_and_the_bots_play_on_once_the_log_
         tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(3)]
         await until(lambda: all(t.version >= 3 for t in tables))
         store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full or read-only disk
-        await asyncio.sleep(0.05)  # a move already written may still land
+        # Each table's next move fails to be written (a move's write waits for the one before to be applied,
+        # so what a table shows now stays): however late a loaded machine lets each of them try.
+        await until(lambda: all(t.paused_by_disk for t in tables), 20)
         held = [t.version for t in tables]
         await asyncio.sleep(0.3)
         assert [t.version for t in tables] == held, "a bot move was applied without being written"

@@ -297,6 +297,8 @@ def test_a_person_catches_a_player_who_did_not_call_uno_by_tapping_catch_on_thei
         if find(bea, ".uno .catch"):
             break
         if not moved and _my_turn(bea) and not find(bea, ".actions button[disabled]"):
+            if find(bea, ".uno .catch"):  # it came with the update that gave Bea the turn: a play would end it
+                break
             toggle = find(bea, ".actions .toggle input")
             try:
                 if toggle and not toggle[0].is_selected():

@@ -231,14 +231,17 @@ def _watch(table_id: str) -> bytes:
 async def test_a_socket_that_sends_no_watch_in_time_is_refused_and_closed(
     server: RunningServer, monkeypatch: pytest.MonkeyPatch, first: list[bytes]
 ) -> None:
-    monkeypatch.setattr(web_socket, "WATCH_WAIT_SECONDS", 0.3)
+    # An Act must be read and answered before the deadline: time enough for a loaded machine, which this
+    # test's client shares a loop with (the other cases expect nothing before it).
+    wait = 3.0 if any(frame[0] == ACT for frame in first) else 0.3
+    monkeypatch.setattr(web_socket, "WATCH_WAIT_SECONDS", wait)
     async with connect(_url(server), open_timeout=SECONDS) as socket:
         for frame in first:  # nothing, a HELLO, or Acts: none of them is a WATCH
             await socket.send(frame)
         received, code = await _until_closed(socket)
     assert code == POLICY_VIOLATION
     (refused,) = [f for f in received if isinstance(f, bytes) and f[0] == REFUSED]
-    assert "no WATCH frame in the socket's first 0.3 s" in json.loads(refused[1:])["message"]
+    assert f"no WATCH frame in the socket's first {wait:g} s" in json.loads(refused[1:])["message"]
     acts = [f for f in received if isinstance(f, bytes) and f[0] == ACT_REFUSED]
     assert len(acts) == sum(frame[0] == ACT for frame in first), "an Act before the WATCH is still answered"
     if acts:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import itertools
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,16 @@ async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
     while not condition():
         assert loop.time() < end, "the condition did not hold in time"
         await asyncio.sleep(0.01)
+
+
+def wait_for(condition: Callable[[], bool], what: str, seconds: float = 20.0) -> None:
+    """The same wait for a test that is not a coroutine (a server in another process, a thread): polls
+    `condition()` until it holds, failing the test with `what` after `seconds`, a bound for a loaded two-core
+    machine, not a speed requirement."""
+    end = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < end, f"still not {what} after {seconds:g} s"
+        time.sleep(0.01)
 
 
 async def turns(count: int = 5) -> None:

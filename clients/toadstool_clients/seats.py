@@ -18,6 +18,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from toadstool_clients.files import replace_private
 from toadstool_clients.paths import hosted_file, seats_file
 
 
@@ -43,9 +44,7 @@ def _read(path: Path) -> dict[str, object]:
 
 
 def _write(path: Path, data: dict[str, object]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=1))
-    path.chmod(0o600)
+    replace_private(path, json.dumps(data, indent=1))
 
 
 def _key(address: str, table_id: str) -> str:

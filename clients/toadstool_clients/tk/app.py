@@ -22,6 +22,7 @@ from typing import Any
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, server_address
+from toadstool_clients.files import replace_private
 from toadstool_clients.paths import tk_settings_file
 from toadstool_clients.tk.games import FONT, safe_text
 from toadstool_clients.tk.network import Network
@@ -53,8 +54,7 @@ def save_settings(settings: dict[str, str]) -> None:
     """Remember the address and name for the next run (a failure to write is not worth a crash)."""
     path = settings_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(settings, indent=1))
+        replace_private(path, json.dumps(settings, indent=1))
     except OSError as error:
         log.warning("could not save %s: %s", path, error)
 

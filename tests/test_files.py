@@ -1,0 +1,37 @@
+"""A client's own files are written whole or not at all, 0600 from the start: a failed write leaves the old
+file as it was and no temporary file beside it (toadstool_clients.files)."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from toadstool_clients.files import replace_private
+
+
+def test_a_new_file_is_made_with_its_directory_readable_by_its_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "config" / "toadstool" / "seats.json"
+    replace_private(path, '{"a": 1}')
+    assert path.read_text() == '{"a": 1}'
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    assert [p.name for p in path.parent.iterdir()] == ["seats.json"]
+
+
+def test_an_old_file_is_replaced_whole_and_made_private(tmp_path: Path) -> None:
+    path = tmp_path / "tk.json"
+    path.write_text("x" * 10_000)
+    path.chmod(0o644)
+    replace_private(path, "short")
+    assert path.read_text() == "short"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+
+
+def test_a_write_that_fails_leaves_the_old_file_and_nothing_else(tmp_path: Path) -> None:
+    path = tmp_path / "seats.json"
+    path.write_text('{"held": "every seat"}')
+    with pytest.raises(UnicodeEncodeError):
+        replace_private(path, '{"name": "\ud800"}')  # fails halfway: a lone surrogate has no UTF-8
+    assert path.read_text() == '{"held": "every seat"}'
+    assert [p.name for p in tmp_path.iterdir()] == ["seats.json"]
