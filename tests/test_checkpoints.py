@@ -12,14 +12,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from timing import wait_for
+from timing import wait_until
 
 from toadstool.server.checkpoints import BACKSTOP_PAGES, Checkpointer
 from toadstool.server.store import Store, StoredAction
 
 
 def wait_for_checkpoints(checkpoints: Checkpointer, count: int) -> None:
-    wait_for(lambda: checkpoints.done >= count, f"{count} checkpoints run")
+    wait_until(lambda: checkpoints.done >= count, f"{count} checkpoints run")
 
 
 def write_moves(store: Store, count: int, start: int = 1, size: int = 2000) -> None:
@@ -48,6 +48,11 @@ def new_store(tmp_path: Path) -> Iterator[Callable[..., Store]]:
 def file_alone(path: Path) -> sqlite3.Connection:
     """The database file as it is on disk, without its log (what a checkpoint has copied back, only)."""
     return sqlite3.connect(f"file:{path}?immutable=1", uri=True)
+
+
+def log_frames(store: Store) -> int:
+    """Frames in the store's log now: the second figure of a passive checkpoint (which copies them back too)."""
+    return int(store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
 
 
 def test_commits_below_the_backstop_never_checkpoint_the_log_themselves(
@@ -82,7 +87,11 @@ def test_every_nth_row_asks_the_thread_which_copies_the_whole_log_back(
     assert copied == frames  # nobody was reading: all of the log went back
     with file_alone(tmp_path / "t.db") as disk:  # the store is still open: the thread did this, not a close
         assert disk.execute("SELECT count(*), max(version) FROM actions").fetchone() == (50, 50)
-    write_moves(store, 50, start=51)
+    # The next write rewinds the log: the thread's connection, kept open for the next checkpoint, holds no
+    # snapshot that would keep it (or the log would grow for as long as the server runs).
+    write_moves(store, 1, start=51)
+    assert log_frames(store) < 10
+    write_moves(store, 49, start=52)
     wait_for_checkpoints(checkpoints, 2)
 
 
@@ -91,11 +100,6 @@ def test_a_commit_of_many_rows_counts_each_of_them(new_store: Callable[..., Stor
     assert store.checkpoints is not None
     store.add_actions([("t", StoredAction(version, 0, "draw", f"r{version}", "")) for version in range(1, 51)])
     wait_for_checkpoints(store.checkpoints, 1)  # one commit, 50 rows: a group commit of 50 tables' moves
-
-
-def log_frames(store: Store) -> int:
-    """Frames in the store's log now (a passive checkpoint's second figure; it copies nothing new here)."""
-    return int(store.db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1])
 
 
 def test_the_backstop_alone_bounds_the_log_under_steady_writing(
@@ -213,7 +217,7 @@ def test_a_failing_checkpoint_is_said_once_and_tried_again(tmp_path: Path, caplo
     try:
         for attempt in range(1, 4):
             checkpoints.request()
-            wait_for(lambda: checkpoints.failed >= attempt, f"{attempt} failed checkpoints")  # noqa: B023
+            wait_until(lambda: checkpoints.failed >= attempt, f"{attempt} failed checkpoints")  # noqa: B023
         assert checkpoints._thread is not None
         assert checkpoints._thread.is_alive()  # it keeps trying
         assert checkpoints.done == 0
@@ -230,7 +234,7 @@ def test_a_missing_file_is_never_created_and_is_checkpointed_once_it_is_back(tmp
     checkpoints = Checkpointer(str(path), every=1)
     try:
         checkpoints.request()
-        wait_for(lambda: checkpoints.failed >= 1, "a failed checkpoint")
+        wait_until(lambda: checkpoints.failed >= 1, "a failed checkpoint")
         assert not path.exists()  # opened read-write only: an empty database was not made in its place
         store = Store(path)  # the file is back
         try:

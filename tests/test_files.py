@@ -11,7 +11,7 @@ import pytest
 from toadstool_clients.files import replace_private
 
 
-def test_a_new_file_is_made_with_its_directory_readable_by_its_owner_only(tmp_path: Path) -> None:
+def test_a_new_file_is_made_in_a_new_directory_readable_by_its_owner_only(tmp_path: Path) -> None:
     path = tmp_path / "config" / "toadstool" / "seats.json"
     replace_private(path, '{"a": 1}')
     assert path.read_text() == '{"a": 1}'
@@ -35,3 +35,14 @@ def test_a_write_that_fails_leaves_the_old_file_and_nothing_else(tmp_path: Path)
         replace_private(path, '{"name": "\ud800"}')  # fails halfway: a lone surrogate has no UTF-8
     assert path.read_text() == '{"held": "every seat"}'
     assert [p.name for p in tmp_path.iterdir()] == ["seats.json"]
+
+
+def test_a_file_that_is_a_symbolic_link_has_its_target_replaced(tmp_path: Path) -> None:
+    (tmp_path / "dotfiles").mkdir()
+    target = tmp_path / "dotfiles" / "tk.json"
+    target.write_text("old")
+    link = tmp_path / "tk.json"
+    link.symlink_to(target)
+    replace_private(link, "new")
+    assert link.is_symlink()
+    assert target.read_text() == "new"

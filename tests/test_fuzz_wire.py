@@ -21,7 +21,7 @@ import grpc
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from timing import wait_for
+from timing import wait_until
 
 from fuzz_helpers import (
     ALLOWED_CODES,
@@ -228,7 +228,7 @@ def test_a_request_path_that_is_not_utf8_keeps_the_port_open_and_every_stream_fl
         _send(serve, conversation, read_seconds=0.2)
         # The accept loop ends when the server's loop gets to the call, and the port is re-opened after: wait
         # for it, or the next request could reach the listener being retired and be reset unread.
-        wait_for(lambda: serve.log().count("listening again on port") >= restarts, f"re-opened {restarts} times")  # noqa: B023
+        wait_until(lambda: serve.log().count("listening again on port") >= restarts, f"re-opened {restarts} times")  # noqa: B023
         _send(serve, b"")  # the port takes a new connection
     assert serve.log().count("listening again on port") == 3, serve.log()[-3000:]
     _still_serving(serve)

@@ -20,7 +20,7 @@ async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
         await asyncio.sleep(0.01)
 
 
-def wait_for(condition: Callable[[], bool], what: str, seconds: float = 20.0) -> None:
+def wait_until(condition: Callable[[], bool], what: str, seconds: float = 20.0) -> None:
     """The same wait for a test that is not a coroutine (a server in another process, a thread): polls
     `condition()` until it holds, failing the test with `what` after `seconds`, a bound for a loaded two-core
     machine, not a speed requirement."""

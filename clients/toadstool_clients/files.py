@@ -18,7 +18,9 @@ from pathlib import Path
 def replace_private(path: Path, text: str) -> None:
     """Make `path` hold `text` (UTF-8), atomically, with mode 0600; creates its directory if needed.
 
-    Raises OSError (a full disk, a read-only home) with the old file left as it was."""
+    Raises OSError (a full disk, a read-only home) with the old file left as it was. A `path` that is a
+    symbolic link (dotfiles kept elsewhere) has the file it points to replaced, not the link."""
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")  # 0600
     try:
