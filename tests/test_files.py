@@ -3,12 +3,14 @@ file as it was and no temporary file beside it (toadstool_clients.files)."""
 
 from __future__ import annotations
 
+import logging
 import stat
 from pathlib import Path
 
 import pytest
 
 from toadstool_clients.files import replace_private
+from toadstool_clients.seats import remember_host_token, remember_seat, remembered_seat
 
 
 def test_a_new_file_is_made_in_a_new_directory_readable_by_its_owner_only(tmp_path: Path) -> None:
@@ -46,3 +48,17 @@ def test_a_file_that_is_a_symbolic_link_has_its_target_replaced(tmp_path: Path) 
     replace_private(link, "new")
     assert link.is_symlink()
     assert target.read_text() == "new"
+
+
+def test_a_seat_that_cannot_be_saved_is_said_and_the_game_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    (tmp_path / "config").write_text("a file where the config directory should be")  # even root cannot
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    caplog.set_level(logging.WARNING, logger="toadstool_clients.seats")
+    remember_seat("127.0.0.1:50051", "t1", 0, "a-token", "Ann")  # no exception: the join it follows stands
+    remember_host_token("127.0.0.1:50051", "t1", "a-host-token")
+    assert remembered_seat("127.0.0.1:50051", "t1", "Ann") is None
+    said = [r.getMessage() for r in caplog.records]
+    assert len(said) == 2
+    assert all("could not save" in line and "will not remember it after a restart" in line for line in said)

@@ -15,11 +15,14 @@ for asking the person anything (the commands do).
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from pathlib import Path
 
 from toadstool_clients.files import replace_private
 from toadstool_clients.paths import hosted_file, seats_file
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -44,7 +47,17 @@ def _read(path: Path) -> dict[str, object]:
 
 
 def _write(path: Path, data: dict[str, object]) -> None:
-    replace_private(path, json.dumps(data, indent=1))
+    """Save `data` whole; a file that cannot be written (a full disk, a read-only home, on Windows another
+    program holding it open) is said and otherwise ignored: the game in hand goes on with the token it has,
+    only resuming it after a restart is lost."""
+    try:
+        replace_private(path, json.dumps(data, indent=1))
+    except OSError as error:
+        log.warning(
+            "could not save %s (%s): the game goes on, but this machine will not remember it after a restart",
+            path,
+            error,
+        )
 
 
 def _key(address: str, table_id: str) -> str:
