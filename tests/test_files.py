@@ -1,10 +1,15 @@
 """A client's own files are written whole or not at all, 0600 from the start: a failed write leaves the old
-file as it was and no temporary file beside it (toadstool_clients.files)."""
+file as it was and no temporary file beside it, a file that cannot be saved is said and the game goes on,
+and two programs saving seats at once lose none of them (toadstool_clients.files, .seats)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -62,3 +67,29 @@ def test_a_seat_that_cannot_be_saved_is_said_and_the_game_goes_on(
     said = [r.getMessage() for r in caplog.records]
     assert len(said) == 2
     assert all("could not save" in line and "will not remember it after a restart" in line for line in said)
+
+
+SAVER = """
+import sys
+from toadstool_clients.seats import remember_seat
+who, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    remember_seat("127.0.0.1:50051", f"{who}-{n}", 0, f"token-{who}-{n}", who)
+"""
+
+
+def test_two_clients_saving_seats_at_once_keep_every_seat(tmp_path: Path) -> None:
+    # Two people at one laptop, each in a terminal, joining tables at the same moments: every seat saved by
+    # either is there after (each change reads, changes and writes back the file while the other waits).
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    savers = [
+        subprocess.Popen([sys.executable, "-c", SAVER, who, "60"], env=env, stderr=subprocess.PIPE)
+        for who in ("Ann", "Bea")
+    ]
+    for saver in savers:
+        _, errors = saver.communicate(timeout=120)
+        assert saver.returncode == 0, errors.decode()
+        assert not errors, errors.decode()  # nothing failed to save
+    saved = json.loads((tmp_path / "config" / "toadstool" / "seats.json").read_text())
+    missing = {f"127.0.0.1:50051/{who}-{n}" for who in ("Ann", "Bea") for n in range(60)} - set(saved)
+    assert not missing, f"{len(missing)} of 120 seats lost: {sorted(missing)[:5]}"

@@ -19,7 +19,7 @@ import logging
 from dataclasses import dataclass
 from pathlib import Path
 
-from toadstool_clients.files import replace_private
+from toadstool_clients.files import changing, replace_private
 from toadstool_clients.paths import hosted_file, seats_file
 
 log = logging.getLogger(__name__)
@@ -101,23 +101,25 @@ def remember_seat(address: str, table_id: str, seat: int, token: str, name: str 
     """Keep the seat token on this machine, under `name`, so `toadstool join` can resume after a crash or
     reboot. It replaces what was kept for the same seat or the same name at this table."""
     path = seats_file()
-    data = _read(path)
-    kept = [
-        old
-        for old in saved_seats(address, table_id)
-        if old.seat != seat and not (name is not None and old.is_for(name))
-    ]
-    kept.append(SavedSeat(name.strip() if name is not None else None, seat, token))
-    _put(data, _key(address, table_id), kept)
-    _write(path, data)
+    with changing(path):
+        data = _read(path)
+        kept = [
+            old
+            for old in saved_seats(address, table_id)
+            if old.seat != seat and not (name is not None and old.is_for(name))
+        ]
+        kept.append(SavedSeat(name.strip() if name is not None else None, seat, token))
+        _put(data, _key(address, table_id), kept)
+        _write(path, data)
 
 
 def forget_seat(address: str, table_id: str, seat: int) -> None:
     """Drop the saved token of one seat (it was left, or is no longer this machine's)."""
     path = seats_file()
-    data = _read(path)
-    _put(data, _key(address, table_id), [old for old in saved_seats(address, table_id) if old.seat != seat])
-    _write(path, data)
+    with changing(path):
+        data = _read(path)
+        _put(data, _key(address, table_id), [old for old in saved_seats(address, table_id) if old.seat != seat])
+        _write(path, data)
 
 
 def remembered_seat(address: str, table_id: str, name: str | None = None) -> tuple[int, str] | None:
@@ -133,9 +135,10 @@ def remembered_seat(address: str, table_id: str, name: str | None = None) -> tup
 def remember_host_token(address: str, table_id: str, token: str) -> None:
     """Keep the host token of a table created from this machine (it starts, kicks and deletes)."""
     path = hosted_file()
-    data = _read(path)
-    data[_key(address, table_id)] = token
-    _write(path, data)
+    with changing(path):
+        data = _read(path)
+        data[_key(address, table_id)] = token
+        _write(path, data)
 
 
 def remembered_host_token(address: str, table_id: str) -> str | None:
