@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from terminal_helpers import Tmux, save, terminal_client_command, terminal_env
+from timing import wait_until
 
 from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.api.v1 import table_pb2
@@ -57,16 +58,6 @@ def _choose(tmux: Tmux, label: str) -> str:
     return screen
 
 
-def _until(check: Any, seconds: float = 15.0) -> None:
-    """Wait (bounded) until the server's state satisfies `check`."""
-    import time
-
-    deadline = time.monotonic() + seconds
-    while not check():
-        assert time.monotonic() < deadline, "the server's state did not change"
-        time.sleep(0.1)
-
-
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
 def test_every_host_control_works_from_the_terminal_and_the_feed_is_on_the_screen(
@@ -95,7 +86,9 @@ def test_every_host_control_works_from_the_terminal_and_the_feed_is_on_the_scree
         assert entry in menu
     _choose(tmux, "Add a bot ▸")
     _choose(tmux, "A bot in seat 3")
-    _until(lambda: _seats(address, table_id)[2].kind == table_pb2.SEAT_KIND_BOT)
+    wait_until(
+        lambda: _seats(address, table_id)[2].kind == table_pb2.SEAT_KIND_BOT, "the server's state changed as asked", 15
+    )
 
     tmux.wait_for(lambda s: "Host controls" not in s and "(bot)" in s, timeout=10)
     tmux.send("h")
@@ -104,13 +97,21 @@ def test_every_host_control_works_from_the_terminal_and_the_feed_is_on_the_scree
     asked = tmux.wait_for(lambda s: "Remove Dan from the table?" in s, timeout=10)
     save(f"host-{width}x{height}-remove-asked", asked)
     tmux.send("y")
-    _until(lambda: _seats(address, table_id)[1].kind == table_pb2.SEAT_KIND_EMPTY)
+    wait_until(
+        lambda: _seats(address, table_id)[1].kind == table_pb2.SEAT_KIND_EMPTY,
+        "the server's state changed as asked",
+        15,
+    )
     dan = _call(address, "join", table_id, "Dan")  # back, with a new seat token
 
     tmux.wait_for(lambda s: "Host controls" not in s, timeout=10)
     tmux.send("h")
     _choose(tmux, "Start now")
-    _until(lambda: _call(address, "get_table", table_id).status == table_pb2.TABLE_STATUS_PLAYING)
+    wait_until(
+        lambda: _call(address, "get_table", table_id).status == table_pb2.TABLE_STATUS_PLAYING,
+        "the server's state changed as asked",
+        15,
+    )
 
     async def dan_connected() -> None:  # Dan's client follows the table, so his seat is a connected person's
         async with Client(address) as client:
@@ -126,7 +127,7 @@ def test_every_host_control_works_from_the_terminal_and_the_feed_is_on_the_scree
     assert "Start now" not in playing
     _choose(tmux, "Let a bot play a seat ▸")
     _choose(tmux, "Let a bot play Dan's seat")
-    _until(lambda: _seats(address, table_id)[1].bot_controlled)
+    wait_until(lambda: _seats(address, table_id)[1].bot_controlled, "the server's state changed as asked", 15)
 
     tmux.wait_for(lambda s: "Host controls" not in s, timeout=10)
     tmux.send("h")
@@ -134,7 +135,9 @@ def test_every_host_control_works_from_the_terminal_and_the_feed_is_on_the_scree
     _choose(tmux, "Remove Dan (a bot plays on)")
     tmux.wait_for(lambda s: "Remove Dan? A bot plays their seat from now on." in s, timeout=10)
     tmux.send("y")
-    _until(lambda: _seats(address, table_id)[1].kind == table_pb2.SEAT_KIND_BOT)
+    wait_until(
+        lambda: _seats(address, table_id)[1].kind == table_pb2.SEAT_KIND_BOT, "the server's state changed as asked", 15
+    )
 
     tmux.send("h")
     _choose(tmux, "End the table")

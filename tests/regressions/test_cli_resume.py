@@ -9,11 +9,10 @@ from __future__ import annotations
 import asyncio
 import json
 import os
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from terminal_helpers import Terminal
+from timing import wait_until
 
 from conftest import toadstool_command
 from toadstool.server.app import RunningServer
@@ -73,13 +72,6 @@ def _local_tables(tmp_path: Path) -> list[str]:
     return [key.split("/", 1)[1] for key in saved if key.startswith("local-play/")]
 
 
-def _until(what: Callable[[], bool], message: str, seconds: float = 30.0) -> None:
-    deadline = time.monotonic() + seconds
-    while not what():
-        assert time.monotonic() < deadline, message
-        time.sleep(0.1)
-
-
 def _play(tmp_path: Path) -> Terminal:
     command = toadstool_command("play", "UNO", "--bots", "1", "--bot-delay", "0.01", "--seed", "7")
     return Terminal(command, _play_env(tmp_path), columns=100, lines=30)
@@ -88,7 +80,7 @@ def _play(tmp_path: Path) -> Terminal:
 def test_play_again_offers_to_go_back_to_the_unfinished_game_and_no_starts_a_new_one(tmp_path: Path) -> None:
     first = _play(tmp_path)
     try:
-        _until(lambda: len(_local_tables(tmp_path)) == 1, "the first game was never saved to come back to")
+        wait_until(lambda: len(_local_tables(tmp_path)) == 1, "the first game saved to come back to", 30)
         [unfinished] = _local_tables(tmp_path)
         first.wait_for("UNO Super Mario")
         first.keys("C-c")  # leave the game at once, unfinished
@@ -115,7 +107,7 @@ def test_play_again_offers_to_go_back_to_the_unfinished_game_and_no_starts_a_new
         fresh.wait_for("Go back to it? [Y/n]")
         fresh.keys("n")
         fresh.keys("Enter")
-        _until(lambda: _local_tables(tmp_path) not in ([unfinished], []), "no new game was started")
+        wait_until(lambda: _local_tables(tmp_path) not in ([unfinished], []), "a new game started", 30)
         fresh.wait_for("UNO Super Mario", without="Go back to it?")
         fresh.keys("C-c")
         assert fresh.exit_status() == 0
@@ -131,7 +123,7 @@ def test_play_again_offers_to_go_back_to_the_unfinished_game_and_no_starts_a_new
 def test_ctrl_c_at_the_go_back_question_exits_0_and_starts_nothing(tmp_path: Path) -> None:
     first = _play(tmp_path)
     try:
-        _until(lambda: len(_local_tables(tmp_path)) == 1, "the first game was never saved to come back to")
+        wait_until(lambda: len(_local_tables(tmp_path)) == 1, "the first game saved to come back to", 30)
         first.wait_for("UNO Super Mario")
         first.keys("C-c")
         assert first.exit_status() == 0
@@ -155,7 +147,7 @@ def test_a_second_play_at_the_same_time_keeps_its_game_in_memory_and_says_so(tmp
     first = _play(tmp_path)
     second: Terminal | None = None
     try:
-        _until(lambda: len(_local_tables(tmp_path)) == 1, "the first game was never saved to come back to")
+        wait_until(lambda: len(_local_tables(tmp_path)) == 1, "the first game saved to come back to", 30)
         first.wait_for("UNO Super Mario")
         second = _play(tmp_path)
         second.wait_for("UNO Super Mario", without="Go back to it?")
