@@ -39,6 +39,7 @@ SYSTEM_PROGRAMS = (
     "chromedriver",
     "tmux",
     "strace",
+    "protoc",
     "valgrind",
 )
 
@@ -205,14 +206,14 @@ def test_it_installs_what_is_missing_then_runs_the_checks_and_pytest_with_its_ar
     result = checkout.run("tests/test_cli.py", "-x", **env)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "installing Debian packages: xvfb" in result.stdout
-    assert checkout.ran() == [*apt, *INSTALL, *CHECKS, "pytest -n 3 tests/test_cli.py -x"]
+    assert checkout.ran() == [*apt, *INSTALL, *CHECKS, "pytest -n 3 --dist loadgroup tests/test_cli.py -x"]
 
 
 def test_a_second_run_installs_nothing_and_exits_with_pytests_status(checkout: Checkout) -> None:
     checkout.mark_installed()
     result = checkout.run("-k", "nothing matches this", FAKE_PYTEST_EXIT="5")
     assert result.returncode == 5, "pytest's 'no tests collected' is not hidden"
-    assert checkout.ran() == [*CHECKS, "pytest -n 3 -k nothing matches this"]
+    assert checkout.ran() == [*CHECKS, "pytest -n 3 --dist loadgroup -k nothing matches this"]
 
 
 def test_a_changed_input_reinstalls_only_what_depends_on_it(checkout: Checkout) -> None:
@@ -220,12 +221,12 @@ def test_a_changed_input_reinstalls_only_what_depends_on_it(checkout: Checkout) 
     lock = checkout.root / "tools" / "buf" / "package-lock.json"
     lock.write_text(lock.read_text() + "\n")
     assert checkout.run("--no-checks").returncode == 0
-    assert checkout.ran() == ["npm ci --prefix tools/buf --no-audit --no-fund --silent", "pytest -n 3"]
+    assert checkout.ran() == ["npm ci --prefix tools/buf --no-audit --no-fund --silent", "pytest -n 3 --dist loadgroup"]
     checkout.log.write_text("")
     pyproject = checkout.root / "pyproject.toml"
     pyproject.write_text(pyproject.read_text() + "\n")
     assert checkout.run("--no-checks").returncode == 0
-    assert checkout.ran() == [*INSTALL[:2], "pytest -n 3"]
+    assert checkout.ran() == [*INSTALL[:2], "pytest -n 3 --dist loadgroup"]
 
 
 def test_a_failing_check_stops_it_before_pytest(checkout: Checkout) -> None:

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 import pytest
+from wire_walker import assert_singular_fields_once
 
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
@@ -29,7 +30,10 @@ def joined(table: Table, viewer: int | None) -> table_pb2.Update:
     """The game's part of `viewer`'s update as the split builds it: the public part, then the private one."""
     split = view_split(type(table.engine))
     assert split is not None
-    data = messages._public_part(table, split[0]) + messages._private_part(table, viewer)
+    data = messages.join_split(
+        table.engine.name, messages._public_part(table, split[0]), messages._private_part(table, viewer)
+    )
+    assert_singular_fields_once(table_pb2.Update.DESCRIPTOR, data)
     return table_pb2.Update.FromString(data)
 
 

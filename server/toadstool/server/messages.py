@@ -267,9 +267,10 @@ def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
     return part
 
 
-def _public_part(table: Table, public: frozenset[str]) -> bytes:
-    """What every viewer is told alike of the game (a game with `view_split`): phase, scores, whose turn and
-    the view's `public` fields, serialised once per version for every viewer.
+def _public_part(table: Table, public: frozenset[str]) -> tuple[bytes, bytes]:
+    """What every viewer is told alike of the game (a game with `view_split`), serialised once per version for
+    every viewer: the Update's phase, scores and whose turn (without its view), and the body of the game's
+    view message (`GameView.<game>`) holding the view's `public` fields.
 
     It is built from the spectator's view, so nothing a seat alone may know can be in it, whatever a game
     declares: a field a game wrongly leaves public would show each seat what a spectator sees, never
@@ -281,24 +282,27 @@ def _public_part(table: Table, public: frozenset[str]) -> bytes:
     view = engine.view(state, SPECTATOR)
     part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
     game_view_message(engine, view, names, into=part.view, fields=public)
+    body = getattr(part.view, engine.name).SerializeToString()
+    part.ClearField("view")
     if table.ended is not None:  # a game ended early waits for nobody and offers nothing
         part.phase = table.ended
     else:
         part.to_act.extend(engine.to_act(state))
-    return part.SerializeToString()
+    return part.SerializeToString(), body
 
 
-def _private_part(table: Table, viewer: int | None) -> bytes:
-    """What only `viewer` is told (a game with `view_split`): its private view (the engine's `private_view`,
-    the very fields its whole view would hold) and its legal actions, serialised once per viewer and version.
-    """
+def _private_part(table: Table, viewer: int | None) -> tuple[bytes, bytes]:
+    """What only `viewer` is told (a game with `view_split`), serialised once per viewer and version: the body
+    of its private view (the engine's `private_view`, the very fields its whole view would hold, as fields
+    of `GameView.<game>`) and the bytes of its legal actions as fields of an Update."""
     if table.ended is not None:  # a game ended early offers nothing
-        return _private_view_bytes(table, viewer)
-    return _private_view_bytes(table, viewer) + _legal_actions_bytes(table, viewer)
+        return _private_view_body(table, viewer), b""
+    return _private_view_body(table, viewer), _legal_actions_bytes(table, viewer)
 
 
-def _private_view_bytes(table: Table, viewer: int | None) -> bytes:
-    """The serialised Update holding only `viewer`'s private view, converted again only when that view changed.
+def _private_view_body(table: Table, viewer: int | None) -> bytes:
+    """The serialised body of `viewer`'s private view (fields of `GameView.<game>`), converted again only when
+    that view changed.
 
     Most moves change nothing of most seats' own (the others' hands stay as they were), and equal private
     views make the same bytes (`wire.converts_by_value`), so the table keeps each viewer's last one.
@@ -308,9 +312,9 @@ def _private_view_bytes(table: Table, viewer: int | None) -> bytes:
     last = table._private_views.get(viewer)
     if last is not None and last[0] == private:
         return last[1]
-    part = table_pb2.Update()
-    wire.to_message(private, getattr(part.view, engine.name))
-    data = part.SerializeToString()
+    member = getattr(table_pb2.GameView(), engine.name)
+    wire.to_message(private, member)
+    data: bytes = member.SerializeToString()
     if wire.converts_by_value(type(private)):
         table._private_views[viewer] = (private, data)
     return data
@@ -378,11 +382,13 @@ def _update_bytes(table: Table, viewer: int | None, since_version: int | None, s
     game with `view_split`, its public part (once per version, for every viewer) and the viewer's private
     part (once per viewer and version); for any other game, the viewer's part (once per viewer and version).
 
-    Protobuf parses fields written one after another as one message (repeated fields append, a later scalar
-    wins, a message field met twice is merged field by field), and these parts set disjoint fields (the two
-    halves of a view each set some fields of the same `view` message), so the join parses to exactly the
-    message that merging them would build; it only skips copying the parts into a message and serialising
-    them again for every viewer after every move.
+    The parts set disjoint fields of the Update, and each singular field is written exactly once at every
+    depth: the two halves of a split view are joined inside one `Update.view` holding one `GameView.<game>`
+    (`_view_field`), never written as two occurrences of `view`. The wire format lets a parser merge a
+    message field met twice, but protobufjs (Node's standard gRPC stack) replaces it instead, and a client
+    on it lost the public half of every view (docs/custom-clients.md names the runtimes the contract test
+    decodes with). Joining skips copying the parts into a message and serialising them again for every
+    viewer after every move.
     """
     table_part = table._cached(("table",), lambda: _table_part(table).SerializeToString())
     own = table_pb2.Update()
@@ -407,6 +413,34 @@ def _update_bytes(table: Table, viewer: int | None, since_version: int | None, s
     if split is None:
         viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
         return table_part + own.SerializeToString() + viewer_part
-    public_part = table._cached(("public",), lambda: _public_part(table, split[0]))
+    return table_part + own.SerializeToString() + _split_game_part(table, viewer, split[0])
+
+
+def _split_game_part(table: Table, viewer: int | None, public: frozenset[str]) -> bytes:
+    """The game's part of `viewer`'s update (a game with `view_split`): its public part, cached once per
+    version for every viewer, and the viewer's private part, cached once per viewer and version, joined."""
+    public_part = table._cached(("public",), lambda: _public_part(table, public))
     private_part = table._cached(("viewer", viewer), lambda: _private_part(table, viewer))
-    return table_part + own.SerializeToString() + public_part + private_part
+    return join_split(table.engine.name, public_part, private_part)
+
+
+def join_split(game: str, public: tuple[bytes, bytes], private: tuple[bytes, bytes]) -> bytes:
+    """The game's part of an update as Update fields, from `_public_part`'s (fields, view body) and
+    `_private_part`'s (view body, legal actions): the public fields (phase, scores, whose turn), then
+    `Update.view` written once, holding `GameView.<game>` written once, whose body joins the public and the
+    private fields of the view (disjoint sets: `view_split`), then the viewer's legal actions."""
+    (fields, public_body), (private_body, legal) = public, private
+    body = public_body + private_body
+    member = _game_member_key(game)
+    game_view = member + wire.varint(len(body)) + body
+    return fields + _VIEW_KEY + wire.varint(len(game_view)) + game_view + legal
+
+
+@cache
+def _game_member_key(game: str) -> bytes:
+    """The key of `GameView`'s member for `game` on the wire: its number, length-delimited."""
+    return wire.varint(table_pb2.GameView.DESCRIPTOR.fields_by_name[game].number << 3 | 2)
+
+
+#: `Update.view`'s key on the wire: its number, length-delimited.
+_VIEW_KEY = wire.varint(table_pb2.Update.VIEW_FIELD_NUMBER << 3 | 2)

@@ -478,9 +478,11 @@ class ActRequest(_message.Message):
     table_id: _builtins.str
     version: _builtins.int
     """The version of the update the client decided on; if the table has moved on since, the action is
-    refused with ABORTED (decide again on the newest update). In a simultaneous decision (Level Up!'s
-    vote) every accepted vote raises the version, so a vote sent on the version before someone else's
-    is ABORTED too.
+    refused with ABORTED (decide again on the newest update). One exception: a decision several seats
+    owe at once (Level Up!'s vote). Every accepted vote raises the version, but a seat's action sent on
+    any version since it began to owe its decision is accepted while the action is still legal for it and
+    only other seats have acted since; ABORTED is kept for a table that moved on for that seat (its own
+    decision was made or passed).
     """
     request_id: _builtins.str
     """Required (an empty one is refused with INVALID_ARGUMENT): a fresh id per intended action (a UUID),

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 def checked(table: Table, seat: int, wanted: str, expected_version: int, request_id: str) -> Any:
     """The validation ladder (table and token were checked by the caller): a request id seen before (same
     action: the `AppliedRequest` it was, answered again, never applied twice), the game running, the
-    action legal now, the version current. Returns the action to apply; a refusal raises `TableError`
+    action legal now, the version current or, in a decision the seat still owes, one it saw while owing it
+    (`_still_deciding`). Returns the action to apply; a refusal raises `TableError`
     and changes nothing."""
     if request_id and request_id in table.requests:
         prior = table.requests[request_id]
@@ -49,10 +50,23 @@ def checked(table: Table, seat: int, wanted: str, expected_version: int, request
                 (name_seats(table.engine.describe(table.state, seat, a), names) for a in legal), "; "
             )
         raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
-    if expected_version != table.version:
+    if expected_version != table.version and not _still_deciding(table, seat, expected_version):
         raise TableError(
             ErrorKind.STALE_VERSION,
             f"you acted on version {expected_version} but the table is at version {table.version}; "
             "look at the latest view and act again",
         )
     return action
+
+
+def _still_deciding(table: Table, seat: int, expected_version: int) -> bool:
+    """Whether `seat` acted on a version within the decision it still owes: it has owed a decision since that
+    version or earlier, and every move since was another seat's (a simultaneous decision such as Level Up!'s
+    vote, where everyone else's vote raises the version but changes nothing this seat decides on).
+
+    Its action is legal now (checked before), so it is accepted: a vote sent a moment after another's is
+    never refused for being a moment late. A seat whose own decision the table moved past (it acted, or its
+    turn ended and came back) owes it since a later version, and a stale action is refused as before.
+    """
+    since = table.owing_since.get(seat)
+    return since is not None and since <= expected_version < table.version

@@ -146,6 +146,9 @@ class Table:
     _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
     #: Each viewer's last private view and its serialised part (toadstool.messages._private_view_bytes).
     _private_views: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False)
+    #: Each seat that owes a decision now, and the version since which it has owed it without acting: a
+    #: simultaneous decision (Level Up!'s vote) stays open while others decide (see `ladder.checked`).
+    owing_since: dict[int, int] = field(default_factory=dict, init=False, repr=False)
     _rng: random.Random = field(default_factory=random.Random)
     _replaying: bool = field(default=False, init=False, repr=False)
 
@@ -425,6 +428,7 @@ class Table:
         for seat in self.seats:  # a person who joined but never connected is away from the start
             if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
                 seat.away_since = self.decision_started
+        self.owing_since = dict.fromkeys(self.engine.to_act(self.state), self.version)
         self._record_events(self.engine.last_events(self.state))
         self._check_finished()
 
@@ -477,6 +481,10 @@ class Table:
             self._note(f"{{p{seat}}} ran out of time; a default move was made for them", durable=False)
         self.decision_started = self.now()
         self.actions.append((seat, action))
+        owing = self.owing_since
+        self.owing_since = {
+            s: owing.get(s, self.version) if s != seat else self.version for s in self.engine.to_act(state)
+        }
         if request_id:
             self.requests[request_id] = AppliedRequest(seat, id_of(action), self.version)
             while len(self.requests) > REMEMBERED_REQUESTS:
