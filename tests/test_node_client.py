@@ -21,6 +21,8 @@ from toadstool_clients.certs import make_certificate
 from toadstool_clients.connection import Client
 
 NODE_CLIENT = ROOT / "examples" / "node" / "client.js"
+#: A word each game's public state line holds (examples/node/client.js's PUBLIC_STATE).
+STATE_SHOWS = {"uno": "top card", "powerup": "tokens", "levelup": "coins", "kart": "field"}
 
 
 def node() -> str:
@@ -68,6 +70,13 @@ async def test_the_node_client_creates_a_table_and_plays_it_to_the_end(
     table = await client.get_table(table_id)
     assert table.status == table_pb2.TABLE_STATUS_FINISHED
     assert table.seats[0].name == "Nodey"
+    # It shows the game's public state from every live view, resumed and in history (and stops with an
+    # error if a field it shows is missing, as every view did when it arrived without its public half).
+    states = [line for line in out.splitlines() if line.startswith("  state: ")]
+    assert len(states) > 3
+    assert all(STATE_SHOWS[game] in line and "Nodey" in line for line in states), states[:3]
+    assert f"resumed since {table.version - 2}: " in out
+    assert "each view read whole" in out
 
 
 async def test_the_node_client_joins_an_existing_table_and_plays_beside_a_python_player(

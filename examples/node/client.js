@@ -219,6 +219,13 @@ function play(client, { tableId, seat, token }, limitSeconds) {
         retries = 0;
         const update = response.update;
         for (const event of update.events) console.log(`  [v${event.version}] ${clean(event.text)}`);
+        try {
+          const state = publicState(update, update.view);
+          if (state) console.log(`  state: ${state}`);
+        } catch (error) {
+          finish(error);
+          return;
+        }
         latest = update;
         if (update.status === "TABLE_STATUS_FINISHED") {
           finish(null, { update, actions });
@@ -242,6 +249,100 @@ function play(client, { tableId, seat, token }, limitSeconds) {
   });
 }
 
+// What every player may see of the table, read from the view: each game's main public state in one line.
+// Each reader also checks that what it shows is there, so a view that arrives without its public part (a
+// decoder that drops a field) fails loudly instead of printing blanks.
+function seatName(update, seat) {
+  const found = update.seats.find((s) => s.index === seat);
+  return found ? clean(found.name) || `seat ${seat}` : `seat ${seat}`;
+}
+
+function need(condition, what) {
+  if (!condition) throw new Error(`the view is missing ${what}`);
+}
+
+function unoCard(card) {
+  const colour = card.color.replace("UNO_COLOR_", "").toLowerCase();
+  const kind = card.kind.replace("UNO_KIND_", "").toLowerCase();
+  return card.number !== null && card.number !== undefined && kind === "number" ? `${colour} ${card.number}` : `${colour} ${kind}`;
+}
+
+const PUBLIC_STATE = {
+  uno(update, view) {
+    need(view.top_card, "UNO's top card");
+    need(view.hand_counts.length === update.seats.length, "UNO's hand counts");
+    const hands = view.hand_counts.map((n, seat) => `${seatName(update, seat)} ${n}`).join(", ");
+    return `top card ${unoCard(view.top_card)}, colour ${view.color.replace("UNO_COLOR_", "").toLowerCase()}, ` +
+      `draw pile ${view.draw_pile_count}; cards in hand: ${hands}`;
+  },
+  powerup(update, view) {
+    need(view.seats.length === update.seats.length, "Power Up's seats");
+    const seats = view.seats.map((s) => {
+      const card = s.level;
+      const level = !s.has_level ? "no level" : !s.face_up || !card ? "level face down" : card.castle ? "a castle" : `level ${card.value}`;
+      return `${seatName(update, s.seat)} ${s.tokens} tokens, ${level}`;
+    });
+    return `round ${view.round}, supply ${view.supply}; ${seats.join("; ")}`;
+  },
+  levelup(update, view) {
+    need(view.levels.length > 0, "Level Up!'s levels");
+    need(view.seats.length === update.seats.length, "Level Up!'s seats");
+    const board = view.levels
+      .filter((level) => level.characters.length > 0)
+      .map((level) => `L${level.level}: ${level.characters.map((c) => clean(view.character_names[c] ?? c)).join(" ")}`);
+    const coins = view.seats.map((s) => `${seatName(update, s.seat)} ${s.coins} coins`);
+    return `round ${view.round}; ${board.join(" | ") || "nobody placed yet"}; ${coins.join(", ")}`;
+  },
+  kart(update, view) {
+    need(view.track && view.track.length > 0, "Kart's track");
+    need(view.karts.length === update.seats.length, "Kart's karts");
+    const karts = view.karts.map((k) => `${seatName(update, k.seat)} lap ${k.lap} field ${k.field} ${k.coins} coins`);
+    return `${clean(view.track.title)}, ${view.laps} laps; ${karts.join("; ")}`;
+  },
+};
+
+// The public state line of an update or history step's view, or "" for a game this client does not know.
+function publicState(update, view) {
+  const game = view && view.game;
+  const reader = PUBLIC_STATE[game];
+  if (!reader || update.status === "TABLE_STATUS_LOBBY") return "";
+  return reader(update, view[game]);
+}
+
+// After the game: the same table resumed from an earlier version and read through its history, each view
+// read like a live one (what a reconnecting client and a replay viewer see).
+function resumedUpdate(client, tableId, token, sinceVersion) {
+  return new Promise((resolve, reject) => {
+    const stream = client.Watch({ table_id: tableId, since_version: sinceVersion }, withToken(SEAT_TOKEN_KEY, token));
+    stream.on("data", (response) => {
+      resolve(response.update);
+      stream.cancel();
+    });
+    stream.on("error", (error) => {
+      if (error.code !== grpc.status.CANCELLED) reject(error);
+    });
+  });
+}
+
+function history(client, tableId, token) {
+  return new Promise((resolve, reject) => {
+    const steps = [];
+    const stream = client.GetHistory({ table_id: tableId }, withToken(SEAT_TOKEN_KEY, token), { deadline: deadline() });
+    stream.on("data", (response) => steps.push(response.step));
+    stream.on("error", reject);
+    stream.on("end", () => resolve(steps));
+  });
+}
+
+async function checkResumeAndHistory(client, { tableId, token }, final) {
+  const since = String(Math.max(0, Number(final.version) - 2));
+  const resumed = await resumedUpdate(client, tableId, token, since);
+  console.log(`resumed since ${since}: ${publicState(resumed, resumed.view)}`);
+  const steps = await history(client, tableId, token);
+  for (const step of steps.slice(1)) publicState(final, step.view);
+  console.log(`history: ${steps.length} steps, each view read whole`);
+}
+
 function describeOutcome(update, seat) {
   const outcome = update.outcome || { winners: [], scores: [], summary: "" };
   const names = new Map(update.seats.map((s) => [s.index, clean(s.name) || `seat ${s.index}`]));
@@ -262,6 +363,7 @@ async function main() {
     const seat = await takeSeat(client, args);
     const { update, actions } = await play(client, seat, Number(args.timeout));
     console.log(describeOutcome(update, seat.seat));
+    await checkResumeAndHistory(client, seat, update);
     console.log(`finished at version ${update.version} after ${actions} actions of ours`);
     return 0;
   } catch (error) {
