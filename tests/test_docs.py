@@ -1,6 +1,6 @@
 """The project's documents stay citable: no file cites a document that is not in the repository (the
-direction's DESIGN.md or the rulings' RULINGS.md), every "docs/rules/<game>.md §N" and "docs/design.md §N /
-principle N" a file cites exists, and docs/benchmarks.md stays a short document.
+direction's DESIGN.md, the rulings' RULINGS.md, the printed rule texts), every "docs/rules/<game>.md §N"
+and "docs/design.md §N / principle N" a file cites exists, and docs/benchmarks.md stays a short document.
 
 Read from the tracked files themselves, so a citation that points nowhere fails here with its file and line,
 before a contributor goes looking for a section that is not there.
@@ -22,9 +22,9 @@ BENCHMARKS = DOCS / "benchmarks.md"
 #: docs/benchmarks.md keeps the method, the current figures and what changed them; rounds live in git.
 MAX_BENCHMARK_LINES = 400
 
-#: A citation of a document outside the repository: the direction (DESIGN.md) or the rulings (RULINGS.md,
-#: also quoted as "RULINGS:" or "RULINGS section N").
-OUTSIDE = re.compile(r"\bDESIGN\.md\b|\bRULINGS\b")
+#: A citation of a document outside the repository: the direction (DESIGN.md), the rulings (RULINGS.md, also
+#: quoted as "RULINGS:" or "RULINGS section N") or the printed rule texts they were written from (uno.txt...).
+OUTSIDE = re.compile(r"\bDESIGN\.md\b|\bRULINGS\b|\b(?:uno|kart\.de|level-up|power-up)\.txt\b")
 #: Between a cited file and its section: spaces, a comma, and what a comment's line break leaves (#, //, *).
 _GAP = r"[\s,#/*]*"
 _SECTION = r"§\s*(\d+(?:\.\d+)*)"
@@ -154,7 +154,15 @@ def test_a_citation_of_a_missing_section_or_principle_is_found(text: str, wrong:
 
 
 @pytest.mark.parametrize(
-    "line", ["(DESIGN.md principle 4)", 'RULINGS: "7 cards each"', "RULINGS.md section 2", "(RULINGS 3: ...)"]
+    "line",
+    [
+        "(DESIGN.md principle 4)",
+        'RULINGS: "7 cards each"',
+        "RULINGS.md section 2",
+        "(RULINGS 3: ...)",
+        'uno.txt: "must draw 6 cards"',
+        "worked examples (kart.de.txt)",
+    ],
 )
 def test_each_way_the_outside_documents_were_cited_is_caught(line: str) -> None:
     assert OUTSIDE.search(line)
