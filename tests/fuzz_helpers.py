@@ -72,7 +72,7 @@ def fuzz_settings(ci_examples: int, long_examples: int | None = None) -> setting
 
 # -- what the server may answer ---------------------------------------------------------------------------
 
-#: The documented refusals (DESIGN.md principle 6 plus the limits): anything else, INTERNAL and UNKNOWN
+#: The documented refusals (docs/design.md, principle 6, and the limits): anything else, INTERNAL and UNKNOWN
 #: above all, means the server failed on hostile input.
 ALLOWED_CODES = frozenset(
     {

@@ -1,4 +1,4 @@
-"""The conformance suite: every registered game obeys the engine contract (DESIGN.md principle 8).
+"""The conformance suite: every registered game obeys the engine contract (docs/design.md, principle 9).
 
 Random playouts end; a finished game offers nobody an action; every seat the game waits for has a legal
 action; every seat and a spectator get a view at every step, and the views convert to the wire format;

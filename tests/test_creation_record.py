@@ -1,4 +1,4 @@
-"""A table stores what its game was created from (DESIGN.md, "The layout"): a Kart table keeps its track's
+"""A table stores what its game was created from (docs/design.md §4.5): a Kart table keeps its track's
 content, so editing or deleting the track file later changes nothing of an existing table (its views, its
 history, its restore after a restart), while a new table races on the file as it is now. Real server
 processes on loopback, a real SQLite file, real user track files."""

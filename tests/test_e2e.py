@@ -3,7 +3,7 @@
 For every registered game, people (scripted random players on their own channels), bots and a spectator
 play a full game; then every message each of them received is checked against the engine: it must be
 exactly that viewer's view, legal actions and events at that version, so nothing else can leave the
-server (DESIGN.md principle 4).
+server (docs/design.md, principle 4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The layout holds (issue #18, DESIGN.md "The layout"): imports run one way and the domain holds no protobuf.
+"""The layout holds (issue #18, docs/design.md §4): imports run one way and the domain holds no protobuf.
 
 Read from the source with `ast`, so a violation fails here with the module and the import named, before it
 shows up as a tangle somewhere else.

@@ -234,8 +234,8 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
     _sit_down(driver, web_url, table_id, ".levelup .lu-board")
     token = _seat_token(driver, table_id)
     seen = {"votes": 0}
-    # The first placement in two taps on the board: a character, then its level (RULINGS 3: "onto any
-    # level 1-4 with room"); the character is then drawn on that level.
+    # The first placement in two taps on the board: a character, then its level (docs/rules/levelup.md
+    # §3.2: "on any level 1 to 4 with room"); the character is then drawn on that level.
     deadline = time.monotonic() + 20
     while not (_my_turn(driver) and find(driver, ".lu-tray button.lu-char")):
         assert time.monotonic() < deadline, page_text(driver)

@@ -1,6 +1,6 @@
 """The one engine interface that all four games implement, and the small value types they share.
 
-This module is for what every game has in common: the `Engine` protocol (DESIGN.md principle 1), events
+This module is for what every game has in common: the `Engine` protocol (docs/design.md, principle 1), events
 with their per-viewer visibility, outcomes, option specs, the stable action id, and how every error message
 quotes what a client sent (`preview`, `listing`). It is not for anything a particular game decides: rules
 live in `toadstool.games.<game>`, and nothing here speaks gRPC.
@@ -292,7 +292,7 @@ def _snake(name: str) -> str:
 
 
 class Engine(Protocol[S, A]):
-    """The rules of one game as pure functions over an immutable state (DESIGN.md principle 1).
+    """The rules of one game as pure functions over an immutable state (docs/design.md, principle 1).
 
     The server, bots, store and clients never branch on which game it is: they call these.
 

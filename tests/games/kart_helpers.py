@@ -1,4 +1,4 @@
-"""Builders for Kart scenario tests: a race with chosen karts, turn, deck and dice (RULINGS.md section 4)."""
+"""Builders for Kart scenario tests: a race with chosen karts, turn, deck and dice (docs/rules/kart.md)."""
 
 from __future__ import annotations
 

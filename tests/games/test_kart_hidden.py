@@ -1,5 +1,5 @@
-"""Kart hidden information and invariants: 'Nothing is secret except the order of the item deck'
-(RULINGS.md section 4), and 'the 20 coins are always either in the bank or with players'."""
+"""Kart hidden information and invariants: 'Nothing is secret but the order of the item deck'
+(docs/rules/kart.md §9), and 'The 20 coins are always either in the bank or with the players' (§1.4)."""
 
 from __future__ import annotations
 

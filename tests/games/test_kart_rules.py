@@ -1,5 +1,6 @@
-"""Scenario tests for Super Mario Kart: one or more per ruling of RULINGS.md section 4 and the source's
-worked examples (kart.de.txt). Each test quotes the rule it checks.
+"""Scenario tests for Super Mario Kart: one or more per rule of docs/rules/kart.md and the printed
+rules' worked examples. Each test quotes the ruling it checks, in the words of the rulings the engine was
+written from.
 
 Mushroom Loop: ? 9 16 23 30 38 45 52 57; booster 12 27 41 55; mushroom 19 34 48; Thwomp 21 36 50;
 shortcuts A 13 -> 20, B 42 -> 49.

@@ -1,4 +1,4 @@
-"""The Kart track format (docs/tracks.md): the shipped tracks match RULINGS.md section 4, user tracks load
+"""The Kart track format (docs/tracks.md): the shipped tracks match docs/rules/kart.md §2, user tracks load
 from $TOADSTOOL_TRACKS, and every broken file gets an error naming the file and the problem."""
 
 from __future__ import annotations

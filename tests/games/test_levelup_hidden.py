@@ -1,7 +1,7 @@
 """Hidden information in Level Up!: objective cards, face-down ? blocks, Power Up hands and votes.
 
-RULINGS.md section 3: 'Own objective card (everyone's is revealed at scoring); face-down ? blocks (nobody
-knows them; not in any view); Power Up cards (own only; others see counts); votes until the reveal'.
+docs/rules/levelup.md §5: your own objective card (everyone's is shown at scoring) and Power Up cards (of the
+others, how many); face-down ? blocks known to nobody and in no view; each vote secret until all are shown.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Scenario tests for Super Mario: Level Up! (RULINGS.md section 3); each quotes the rule it checks."""
+"""Scenario tests for Super Mario: Level Up! (docs/rules/levelup.md); each quotes the rule it checks, in the
+words of the rulings the engine was written from."""
 
 from __future__ import annotations
 

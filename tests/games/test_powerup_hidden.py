@@ -1,7 +1,7 @@
 """Hidden information in the Power Up Card Game: views and events tell a viewer only what it may know.
 
-"Own Level card until the reveal (plus any card you looked at with Boo); own ? cards (others see counts);
-deck order never. Warp Pipe and trades: both parties learn the card they receive." (RULINGS.md section 2)
+docs/rules/powerup.md §6: your own Level card until the reveal, and any card Boo showed you; your own ? cards
+(of the others, how many); the order of neither deck; in a trade or Warp Pipe both learn the card they receive.
 """
 
 from __future__ import annotations

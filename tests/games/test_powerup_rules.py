@@ -1,4 +1,5 @@
-"""Scenario tests for the Power Up Card Game: one test per ruling of RULINGS.md section 2, each quoting it.
+"""Scenario tests for the Power Up Card Game: one test per rule of docs/rules/powerup.md, each quoting
+the ruling it checks in the words of the rulings the engine was written from.
 
 Deals are constructed with `powerup_helpers.game` (deal[i] goes to the i-th seat from the dealer's left,
 the dealer last; seat 0 deals first).
@@ -121,7 +122,8 @@ def test_a_dealt_castle_is_revealed_at_once_and_draws_one_question_card() -> Non
 
 
 def test_the_castle_question_card_is_drawn_once_not_again_at_the_reveal() -> None:
-    """ "(once per Castle per round: the reveal-step mention in power-up.txt is the same draw)" """
+    """docs/rules/powerup.md §2: "once per Castle per round (the rulebook's mention of a draw at the reveal is this
+    same draw)" """
     state = game(3, [castle(), L(7), L(9)], setup=[q(K.GOOMBA), q(K.GOOMBA, 1), q(K.GOOMBA, 2)])
     assert len(state.hands[1]) == 2
     state = keep_all_until_modify(state)
@@ -578,7 +580,7 @@ def test_red_shell_takes_a_random_card_and_only_the_two_players_learn_which() ->
 
 
 def test_the_five_player_walkthrough_of_the_rulebook() -> None:
-    """power-up.txt, "Let's Go!": player 1 trades a 2 to player 2, who must keep it because player 3 revealed a
+    """The printed rulebook's "Let's Go!": player 1 trades a 2 to player 2, who must keep it because player 3 revealed a
     Castle; player 4 keeps an 8; the dealer reveals a 4, discards it and draws a 3; players 1 and 4 reveal
     matching 8s and draw a ? card, player 3 drew one for the Castle; player 2 plays Koopa Troopa (-2) on the
     dealer, who has the lowest Level (1) and loses a token; player 1 deals next."""

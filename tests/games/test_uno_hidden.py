@@ -1,7 +1,7 @@
 """Hidden information in UNO: a viewer's view and legal actions depend only on what that viewer may know, and
-no view or event text for a viewer carries another seat's private cards (RULINGS section 1: "A player sees
-their own hand; of others only the card count. No one sees the draw pile. Cards drawn by another player are
-never shown. Challenge reveal: the challenger only.")."""
+no view or event text for a viewer carries another seat's private cards (docs/rules/uno.md §10: "A
+player sees their own hand; of the others, only how many cards they hold." "Nobody sees the draw pile, and
+cards another player draws are never shown." A challenge's reveal is in the challenger's view only.)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Scenario tests for UNO Super Mario: one or more per ruling of RULINGS.md section 1 (quoted in each test)
-and the worked examples of uno.txt."""
+"""Scenario tests for UNO Super Mario: one or more per rule of docs/rules/uno.md (quoted in each test)
+and the worked examples of the printed rule sheet."""
 
 from __future__ import annotations
 
@@ -58,8 +58,8 @@ def _seed_with_first(kind: UnoKind, players: int = 3, start: int = 0) -> tuple[i
 
 
 def test_the_deck_has_112_cards_25_per_colour_and_12_wild_ones() -> None:
-    """RULINGS: "112 cards. Per colour: one 0, two each of 1-9, two Skip, two Reverse, two Draw Two
-    (25 x 4 = 100); plus 4 Wild, 4 Wild Draw Four, 2 Wild Customizable, 2 Super Star." """
+    """docs/rules/uno.md §1.1: "one 0, two of each number 1 to 9, two Skip, two Reverse and two Draw Two, 25
+    cards a colour and 100 in all. Then 4 Wild, 4 Wild Draw Four, 2 Wild Customizable and 2 Super Star." """
     assert len(ALL_CARDS) == 112
     per_colour = Counter(CARD_COLOR[c] for c in ALL_CARDS)
     assert per_colour == {1: 25, 2: 25, 3: 25, 4: 25, 0: 12}
@@ -98,8 +98,8 @@ def test_a_house_rule_longer_than_200_characters_is_refused() -> None:
 
 @pytest.mark.parametrize("seed", range(30))
 def test_the_highest_number_drawn_deals_and_ties_draw_again(seed: int) -> None:
-    """RULINGS: "Each player draws a card from the shuffled deck; the highest number deals (action cards
-    count 0); tied highest seats draw again among themselves." """
+    """docs/rules/uno.md §3.1: "The highest number deals; action and wild cards count as 0. Players tied for
+    the highest draw again among themselves." """
     state = ENGINE.new(4, DEFAULTS, seed)
     draws = _records(state, uno.E_DEALER_DRAW)
     ties = _records(state, uno.E_DEALER_TIE)
@@ -126,7 +126,8 @@ def test_a_tie_for_highest_makes_the_tied_seats_draw_again() -> None:
 
 @pytest.mark.parametrize("players", [2, 3, 10])
 def test_each_player_is_dealt_seven_cards_and_one_card_starts_the_discard_pile(players: int) -> None:
-    """RULINGS: "7 cards each; flip the top card to start the discard pile." """
+    """docs/rules/uno.md §3.2: "Each player gets 7 cards. The top card of the rest is turned over to start the
+    discard pile" """
     _, state = _seed_with_first(UnoKind.NUMBER, players)
     assert [len(h) for h in state.hands] == [7] * players
     assert len(state.discard) == 1
@@ -136,7 +137,8 @@ def test_each_player_is_dealt_seven_cards_and_one_card_starts_the_discard_pile(p
 
 
 def test_a_wild_draw_four_flipped_first_goes_back_and_the_pile_is_reshuffled() -> None:
-    """RULINGS: "Wild Draw Four: put it back into the draw pile, reshuffle, flip again." """
+    """docs/rules/uno.md §3.3: "Wild Draw Four: it goes back into the draw pile, the pile is shuffled and a new
+    card is turned over." """
     for seed in range(3000):
         state = ENGINE.new(3, DEFAULTS, seed)
         returned = _records(state, uno.E_FLIP_RETURNED)
@@ -152,8 +154,8 @@ def test_a_wild_draw_four_flipped_first_goes_back_and_the_pile_is_reshuffled() -
 
 @pytest.mark.parametrize("kind", [UnoKind.WILD, UnoKind.WILD_CUSTOMIZABLE, UnoKind.SUPER_STAR])
 def test_a_wild_card_flipped_first_lets_the_first_player_choose_the_colour_then_play(kind: UnoKind) -> None:
-    """RULINGS: "Wild, Wild Customizable, Super Star: the first player (dealer's left) chooses the colour,
-    then plays." """
+    """docs/rules/uno.md §3.3: "Wild, Wild Customizable, Super Star: the first player chooses the colour, then
+    plays." """
     _, state = _seed_with_first(kind)
     first = (state.dealer + 1) % 3
     assert state.current == first
@@ -168,14 +170,14 @@ def test_a_wild_card_flipped_first_lets_the_first_player_choose_the_colour_then_
 
 
 def test_a_skip_flipped_first_skips_the_first_player() -> None:
-    """RULINGS: "Skip: the first player is skipped." """
+    """docs/rules/uno.md §3.3: "Skip: the first player loses their turn." """
     _, state = _seed_with_first(UnoKind.SKIP)
     assert state.current == (state.dealer + 2) % 3
     assert any("skipped" in t for t in texts(state, None))
 
 
 def test_a_reverse_flipped_first_lets_the_dealer_play_first_counter_clockwise() -> None:
-    """RULINGS: "Reverse: the dealer plays first and play goes counter-clockwise." """
+    """docs/rules/uno.md §3.3: "Reverse: the dealer plays first, and play runs counter-clockwise." """
     _, state = _seed_with_first(UnoKind.REVERSE)
     assert state.current == state.dealer
     assert state.direction == -1
@@ -185,7 +187,7 @@ def test_a_reverse_flipped_first_lets_the_dealer_play_first_counter_clockwise() 
 
 
 def test_a_draw_two_flipped_first_makes_the_first_player_draw_two_and_lose_the_turn() -> None:
-    """RULINGS: "Draw Two: the first player draws 2 and is skipped." """
+    """docs/rules/uno.md §3.3: "Draw Two: the first player draws 2 and loses their turn." """
     _, state = _seed_with_first(UnoKind.DRAW_TWO)
     first = (state.dealer + 1) % 3
     assert len(state.hands[first]) == 9
@@ -194,7 +196,7 @@ def test_a_draw_two_flipped_first_makes_the_first_player_draw_two_and_lose_the_t
 
 
 def test_a_draw_two_flipped_first_cannot_be_answered_with_a_super_star() -> None:
-    """RULINGS: "a Draw Two flipped as the first card cannot be answered." """
+    """docs/rules/uno.md §3.3: "This Draw Two cannot be answered with a Super Star" """
     for seed in range(20000):
         state = ENGINE.new(3, DEFAULTS, seed)
         first = (state.dealer + 1) % 3
@@ -210,7 +212,7 @@ def test_a_draw_two_flipped_first_cannot_be_answered_with_a_super_star() -> None
 
 
 def test_a_number_flipped_first_lets_the_dealers_left_play() -> None:
-    """RULINGS: "Number: the first player plays." """
+    """docs/rules/uno.md §3.3: "A number: the first player plays as usual." """
     _, state = _seed_with_first(UnoKind.NUMBER)
     assert state.current == (state.dealer + 1) % 3
     assert state.color == CARD_COLOR[state.discard[-1]]
@@ -220,24 +222,24 @@ def test_a_number_flipped_first_lets_the_dealers_left_play() -> None:
 
 
 def test_a_red_5_accepts_a_red_card_or_any_5() -> None:
-    """uno.txt: "if the top card on the Discard pile is a red 5, then you can play a red card, or a number 5
-    card of any color." """
+    """The printed rule sheet: "if the top card on the Discard pile is a red 5, then you can play a red card,
+    or a number 5 card of any color." """
     hand = [card("red 2"), card("blue 5"), card("green 5"), card("blue 7"), card("yellow Skip")]
     state = table([hand, [card("red 9")]], card("red 5"))
     assert _plays(state, 0) == {card("red 2"), card("blue 5"), card("green 5")}
 
 
 def test_a_red_reverse_accepts_a_red_card_or_any_reverse() -> None:
-    """uno.txt: "If the top card on the Discard pile is a red Reverse card, you can play a red card or Reverse
-    of any color on top of that red Reverse." """
+    """The printed rule sheet: "If the top card on the Discard pile is a red Reverse card, you can play a red
+    card or Reverse of any color on top of that red Reverse." """
     hand = [card("red 2"), card("blue Reverse"), card("green Skip"), card("blue 7")]
     state = table([hand, [card("red 9")]], card("red Reverse"))
     assert _plays(state, 0) == {card("red 2"), card("blue Reverse")}
 
 
 def test_wild_cards_can_be_played_at_any_time_with_a_chosen_colour() -> None:
-    """RULINGS: "or a Wild, Wild Customizable or Super Star (choose a colour) at any time; or a Wild Draw
-    Four (choose a colour; see the challenge)." """
+    """docs/rules/uno.md §4.1: "A Wild, Wild Customizable or Super Star may be played at any time, its player
+    naming the new colour. A Wild Draw Four may also be played at any time" """
     wilds = [card("Wild"), card("Wild Customizable"), card("Super Star"), card("Wild Draw Four")]
     state = table([[*wilds, card("red 2")], [card("red 9")]], card("red 5"))
     legal = ENGINE.legal_actions(state, 0)
@@ -253,15 +255,15 @@ def test_wild_cards_can_be_played_at_any_time_with_a_chosen_colour() -> None:
 
 
 def test_a_player_may_always_draw_instead_of_playing() -> None:
-    """RULINGS: "Instead of playing, a player may always draw one card (also when holding a playable
-    card)." """
+    """docs/rules/uno.md §4.2: "Instead of playing, a player may always draw one card, also when they hold a
+    playable card." """
     state = table([[card("red 2")], [card("red 9")]], card("red 5"))
     assert Draw() in ENGINE.legal_actions(state, 0)
 
 
 def test_after_drawing_a_playable_card_the_player_may_play_it_or_keep_it() -> None:
-    """RULINGS: "After drawing, the player may play the drawn card if it is playable, or keep it; the turn
-    then ends." """
+    """docs/rules/uno.md §4.2: "If the drawn card can be played they may play it at once or keep it; either way
+    the turn then ends." """
     state = table([[card("red 2"), card("blue 3")], [card("red 9")]], card("red 5"), pile=[card("red 7")])
     state = act(state, 0, Draw())
     assert state.hands[0][-1] == card("red 7")
@@ -279,8 +281,8 @@ def test_after_drawing_a_playable_card_the_player_may_play_it_or_keep_it() -> No
 
 def test_after_drawing_an_unplayable_card_the_player_keeps_it_by_acting() -> None:
     """The turn waits for Keep even then, so others cannot tell a playable drawn card from an unplayable one
-    (RULINGS general rules: "Everything else waits for the seat, even when it has exactly one legal
-    action")."""
+    (docs/rules/README.md §1.4: "Everything else waits for its seat, even when the seat has exactly one
+    legal action")."""
     state = table([[card("red 2")], [card("red 9")]], card("red 5"), pile=[card("blue 7")])
     state = act(state, 0, Draw())
     assert ENGINE.to_act(state) == (0,)
@@ -288,14 +290,14 @@ def test_after_drawing_an_unplayable_card_the_player_keeps_it_by_acting() -> Non
 
 
 def test_a_skip_makes_the_next_player_lose_the_turn() -> None:
-    """RULINGS: "Skip: the next player loses the turn." """
+    """docs/rules/uno.md §4.3: "Skip: the next player loses their turn." """
     state = table([[card("red Skip"), card("red 1")], [card("red 9")], [card("red 8")]], card("red 5"))
     state = play(state, 0, "red Skip")
     assert state.current == 2
 
 
 def test_a_reverse_changes_the_direction() -> None:
-    """RULINGS: "Reverse: direction changes" """
+    """docs/rules/uno.md §4.3: "Reverse: the direction of play changes" """
     hands = [[card("red 1")], [card("red Reverse"), card("red 2")], [card("red 9")], [card("red 8")]]
     state = table(hands, card("red 5"), current=1)
     state = play(state, 1, "red Reverse")
@@ -305,14 +307,15 @@ def test_a_reverse_changes_the_direction() -> None:
 
 
 def test_a_reverse_with_two_players_acts_as_a_skip() -> None:
-    """RULINGS: "with 2 players it acts as Skip." """
+    """docs/rules/uno.md §4.3: "with two players a Reverse works as a Skip." """
     state = table([[card("red Reverse"), card("red 1")], [card("red 9")]], card("red 5"))
     state = play(state, 0, "red Reverse")
     assert state.current == 0
 
 
 def test_a_draw_two_makes_the_next_player_draw_two_and_lose_the_turn() -> None:
-    """RULINGS: "Draw Two: the next player draws 2 and is skipped (unless they answer with a Super Star)."
+    """docs/rules/uno.md §4.4: "The next player draws 2 cards and loses their turn, unless they answer with a
+    Super Star"
     The victim is asked even without a Super Star (no hint what they hold)."""
     hands = [[card("red Draw Two"), card("red 1"), card("red 2")], [card("red 9")], [card("red 8")]]
     state = table(hands, card("red 5"))
@@ -326,8 +329,8 @@ def test_a_draw_two_makes_the_next_player_draw_two_and_lose_the_turn() -> None:
 
 
 def test_a_wild_customizable_is_a_plain_wild_and_the_house_rule_is_only_shown() -> None:
-    """RULINGS: "Wild Customizable: a plain Wild (its house-rule text is not enforced by the server; a table
-    may show a free-text house rule chosen at table creation)." """
+    """docs/rules/uno.md §4.5: "Plays as a plain Wild. Its house-rule text is not enforced by the server; a
+    table may show a free text for it, chosen when the table is created" """
     hands = [[card("Wild Customizable"), card("red 1")], [card("red 9")], [card("red 8")]]
     state = table(hands, card("red 5"), options={"house_rule": "Run a lap around the living room"})
     state = play(state, 0, "Wild Customizable", GREEN)
@@ -347,8 +350,8 @@ def _after_wd4(attacker_hand: list[int], victim_hand: list[int] | None = None) -
 
 
 def test_the_victim_of_a_wild_draw_four_may_accept_or_challenge() -> None:
-    """RULINGS: "The next player then chooses one of: accept (draw 4, skipped), challenge, or answer with a
-    Super Star." """
+    """docs/rules/uno.md §5.1: "the next player chooses one of: accept (draw 4 and lose the turn), challenge
+    (§5.2), or answer with a Super Star (§6.2)." """
     state = _after_wd4([card("red 1")])
     assert ENGINE.to_act(state) == (1,)
     assert list(ENGINE.legal_actions(state, 1)) == [AcceptPenalty(), Challenge()]
@@ -359,8 +362,8 @@ def test_the_victim_of_a_wild_draw_four_may_accept_or_challenge() -> None:
 
 
 def test_a_successful_challenge_makes_the_player_of_the_card_draw_four_and_the_challenger_plays() -> None:
-    """RULINGS: "If that hand held a card of the colour that was active before the Wild Draw Four ..., the
-    player of the card draws 4 and the challenger is not skipped ... The chosen colour stands either way." """
+    """docs/rules/uno.md §5.3: "If the hand held such a card, its player draws 4 and the challenger keeps their
+    turn." §5.1: "The chosen colour stands in every case." """
     state = _after_wd4([card("red 1"), card("blue 3")])
     state = act(state, 1, Challenge())
     assert len(state.hands[0]) == 2 + 4
@@ -370,7 +373,8 @@ def test_a_successful_challenge_makes_the_player_of_the_card_draw_four_and_the_c
 
 
 def test_a_failed_challenge_makes_the_challenger_draw_six_and_lose_the_turn() -> None:
-    """RULINGS: "otherwise the challenger draws 6 and is skipped." Number matches and wilds do not count."""
+    """docs/rules/uno.md §5.3: "If not, the challenger draws 6 and loses their turn." Number matches and wilds
+    do not count."""
     state = _after_wd4([card("blue 5"), card("Wild"), card("green 2")])
     state = act(state, 1, Challenge())
     assert len(state.hands[0]) == 3
@@ -380,8 +384,8 @@ def test_a_failed_challenge_makes_the_challenger_draw_six_and_lose_the_turn() ->
 
 
 def test_only_the_challenger_sees_the_hand_of_the_player_of_the_wild_draw_four() -> None:
-    """RULINGS: "the player of the card shows their hand to the challenger only (a private reveal: only the
-    challenger's view contains it)." """
+    """docs/rules/uno.md §5.2: "The player of the Wild Draw Four shows their hand to the challenger alone: only
+    the challenger's view holds the revealed hand." """
     attacker_hand = [card("red 1"), card("blue 3")]
     state = act(_after_wd4(attacker_hand), 1, Challenge())
     reveal = ENGINE.view(state, 1).reveal
@@ -408,7 +412,7 @@ def test_the_reveal_disappears_after_the_next_turn_action() -> None:
 
 
 def test_a_super_star_can_be_played_as_a_wild() -> None:
-    """RULINGS: "A Wild in itself (play it as a Wild at any time)." """
+    """docs/rules/uno.md §6.1: "A Super Star is a Wild: it may be played at any time" """
     hands = [[card("Super Star"), card("red 1")], [card("blue 9")], [card("green 8")]]
     state = play(table(hands, card("red 5")), 0, "Super Star", BLUE)
     assert state.color == BLUE
@@ -417,9 +421,9 @@ def test_a_super_star_can_be_played_as_a_wild() -> None:
 
 
 def test_a_super_star_answers_a_draw_two() -> None:
-    """RULINGS: "when a Draw Two or a Wild Draw Four is played on you, you may answer with a Super Star
-    instead of drawing: the attacker draws the 2 or 4 (and is not skipped), you choose the colour, and play
-    continues with the player after you." """
+    """docs/rules/uno.md §6.2: "When a Draw Two or a Wild Draw Four is played on you, you may answer with a
+    Super Star instead of drawing. The attacker then draws the 2 or 4 cards themselves and is not skipped,
+    you name the colour, and play goes on with the player after you." """
     hands = [[card("red Draw Two"), card("red 1")], [card("Super Star"), card("blue 9")], [card("green 8")]]
     state = play(table(hands, card("red 5")), 0, "red Draw Two", uno_flag=True)
     legal = ENGINE.legal_actions(state, 1)
@@ -445,8 +449,8 @@ def test_a_super_star_answers_a_wild_draw_four_and_the_attacker_draws_four() -> 
 
 
 def test_a_super_star_answer_as_last_card_wins_the_hand_and_the_attackers_draw_counts() -> None:
-    """RULINGS: "if it is the player's last card they win the hand (the attacker's drawn cards count for
-    scoring)." """
+    """docs/rules/uno.md §6.4: "If the Super Star was the player's last card they win the hand, and the cards
+    the attacker drew count for scoring." """
     hands = [[card("red Draw Two"), card("red 1")], [card("Super Star")], [card("green 8")]]
     state = table(hands, card("red 5"), pile=[card("blue 9"), card("Wild")] + [card("red 0")] * 0)
     state = play(state, 0, "red Draw Two")
@@ -472,8 +476,8 @@ def _two_left(flag: bool) -> uno.UnoState:
 
 
 def test_the_uno_flag_is_offered_only_with_the_next_to_last_card() -> None:
-    """RULINGS: "A player who plays their next-to-last card may call UNO with the play (a flag on the play
-    action)" """
+    """docs/rules/uno.md §7.1: "A player who plays their next-to-last card may call UNO with that play (a flag
+    on the play action)" """
     hands = [[card("red 1"), card("red 2")], [card("red 3"), card("red 4"), card("red 6")]]
     state = table(hands, card("red 5"))
     assert PlayCard(card("red 1"), RED, True) in ENGINE.legal_actions(state, 0)
@@ -489,8 +493,8 @@ def test_calling_uno_with_the_play_leaves_nobody_to_catch() -> None:
 
 
 def test_a_player_who_did_not_call_uno_can_be_caught_by_any_other_seat_and_draws_two() -> None:
-    """RULINGS: "Until they have called, every other seat may `catch` them in that same window ... a caught
-    player draws 2." Catching is optional: the game waits only for the next player."""
+    """docs/rules/uno.md §7.2: "Until the player has called, every other seat may catch them, in the same
+    window. ... A caught player draws 2." Catching is optional: the game waits only for the next player."""
     state = _two_left(flag=False)
     assert ENGINE.to_act(state) == (1,)
     assert Catch(0) in ENGINE.legal_actions(state, 1)
@@ -506,8 +510,8 @@ def test_a_player_who_did_not_call_uno_can_be_caught_by_any_other_seat_and_draws
 
 
 def test_a_separate_call_uno_closes_the_window_before_a_catch() -> None:
-    """RULINGS: "or by a separate `call_uno` action until the next turn action by any seat ... whichever of
-    the call or the first catch the engine receives first counts" """
+    """docs/rules/uno.md §7.1: "or with a separate call action, until any seat makes its next turn action";
+    §7.2: "Whichever of the call or the first catch reaches the engine first counts." """
     state = act(_two_left(flag=False), 0, CallUno())
     assert len(state.hands[0]) == 1
     assert ENGINE.legal_actions(state, 2) == ()
@@ -525,7 +529,8 @@ def test_the_uno_window_closes_at_the_next_turn_action() -> None:
 
 
 def test_an_empty_draw_pile_is_rebuilt_from_the_discards_under_the_top_card() -> None:
-    """RULINGS: "keep the top discard and shuffle the rest into a new draw pile, then go on drawing" """
+    """docs/rules/uno.md §8.1: "the top card of the discard pile stays, the cards under it are shuffled into a
+    new draw pile, and the draw goes on." """
     under = [card("blue 1"), card("green 2"), card("yellow 3")]
     state = table([[card("red 1")], [card("red 9")]], card("red 5"), pile=[], under=under)
     assert Draw() in ENGINE.legal_actions(state, 0)
@@ -537,8 +542,8 @@ def test_an_empty_draw_pile_is_rebuilt_from_the_discards_under_the_top_card() ->
 
 
 def test_with_nothing_to_shuffle_the_draw_is_not_offered_and_a_stuck_player_passes() -> None:
-    """RULINGS: "If no card is left to shuffle, the rest of that draw is cancelled, and the voluntary draw is
-    not offered (a player with no playable card passes)." """
+    """docs/rules/uno.md §8.2: "If there is no card left to shuffle, the rest of that draw is cancelled, and
+    the chosen draw (§4.2) is not offered: a player with nothing to play passes." """
     state = table([[card("blue 1")], [card("red 9")]], card("red 5"), pile=[])
     assert list(ENGINE.legal_actions(state, 0)) == [PassTurn()]
     state = act(state, 0, PassTurn())
@@ -563,8 +568,8 @@ def test_a_penalty_is_cut_short_when_no_card_is_left_to_draw() -> None:
 
 
 def test_the_winner_scores_the_cards_left_in_the_other_hands() -> None:
-    """RULINGS: "numbers at face value; Skip, Reverse, Draw Two 20; Wild, Wild Draw Four, Wild Customizable,
-    Super Star 50." """
+    """docs/rules/uno.md §1.2: "a number card counts its number; Skip, Reverse and Draw Two count 20; Wild, Wild
+    Draw Four, Wild Customizable and Super Star count 50." """
     assert CARD_POINTS[card("red 7")] == 7
     assert {CARD_POINTS[card(f"blue {k}")] for k in ("Skip", "Reverse", "Draw Two")} == {20}
     assert {CARD_POINTS[card(k)] for k in ("Wild", "Wild Draw Four", "Wild Customizable", "Super Star")} == {50}
@@ -576,8 +581,8 @@ def test_the_winner_scores_the_cards_left_in_the_other_hands() -> None:
 
 
 def test_a_last_card_draw_two_still_makes_the_next_player_draw_for_scoring() -> None:
-    """RULINGS: "if that card is a Draw Two or Wild Draw Four the next player still draws, with no answer,
-    for scoring" """
+    """docs/rules/uno.md §9.1: "If that card is a Draw Two or a Wild Draw Four, the next player still draws
+    the cards, with no answer, so that they count for scoring." """
     hands = [[card("red Draw Two")], [card("Super Star")], [card("green 8")]]
     state = table(hands, card("red 5"), pile=[card("blue 9"), card("blue 3")])
     state = play(state, 0, "red Draw Two")
@@ -585,7 +590,7 @@ def test_a_last_card_draw_two_still_makes_the_next_player_draw_for_scoring() -> 
 
 
 def test_the_next_hand_is_dealt_by_the_seat_to_the_left_of_the_last_dealer() -> None:
-    """RULINGS: "Later hands: the deal passes left." """
+    """docs/rules/uno.md §3.1: "For every later hand the deal moves one seat left." """
     hands = [[card("red 1")], [card("blue 7")], [card("green 0")]]
     state = play(table(hands, card("red 5"), dealer=2), 0, "red 1")
     assert state.dealer == 0
@@ -596,7 +601,8 @@ def test_the_next_hand_is_dealt_by_the_seat_to_the_left_of_the_last_dealer() -> 
 
 
 def test_the_game_ends_when_a_player_reaches_the_target() -> None:
-    """RULINGS: "The game ends when a player reaches the target (default 500, a table option)." """
+    """docs/rules/uno.md §9.3: "The game ends when a player's score reaches the `target` (500 unless the table
+    chose another)." """
     hands = [[card("red 1")], [card("blue 7")], [card("green 0")]]
     state = play(table(hands, card("red 5"), scores=(495, 100, 0)), 0, "red 1")
     assert state.stage == uno.OVER
@@ -610,8 +616,8 @@ def test_the_game_ends_when_a_player_reaches_the_target() -> None:
 
 
 def test_lowest_wins_charges_each_player_their_own_hand() -> None:
-    """RULINGS: "Table option `lowest_wins`: the running tally variant where each player is charged their own
-    hand" """
+    """docs/rules/uno.md §9.4: "With `lowest_wins`, each player is charged the value of their own hand at the
+    end of each hand instead." """
     hands = [[card("red 1")], [card("blue 7")], [card("green 0")]]
     state = table(hands, card("red 5"), options={"lowest_wins": "true"}, scores=(10, 20, 30))
     state = play(state, 0, "red 1")
@@ -620,8 +626,8 @@ def test_lowest_wins_charges_each_player_their_own_hand() -> None:
 
 
 def test_lowest_wins_ends_at_the_target_and_players_tied_for_lowest_share_the_win() -> None:
-    """RULINGS: "when someone reaches the target, the lowest total wins (players tied for the lowest share
-    the win)." """
+    """docs/rules/uno.md §9.4: "When someone reaches the target the game ends and the lowest total wins;
+    players tied for the lowest share the win." """
     hands = [[card("red 1")], [card("blue 7")], [card("green 0")], [card("Wild")]]
     state = table(hands, card("red 5"), options={"lowest_wins": "true"}, scores=(100, 93, 100, 460))
     state = play(state, 0, "red 1")
@@ -658,8 +664,8 @@ def test_every_color_enum_value_round_trips() -> None:
 
 
 def test_a_last_card_wild_draw_four_makes_the_next_player_draw_four_with_no_challenge() -> None:
-    """RULINGS: "if that card is a Draw Two or Wild Draw Four the next player still draws, with no answer,
-    for scoring" (no challenge either: the hand is over)."""
+    """docs/rules/uno.md §9.1: "If that card is a Draw Two or a Wild Draw Four, the next player still draws
+    the cards, with no answer, so that they count for scoring." (no challenge either: the hand is over)."""
     hands = [[card("Wild Draw Four")], [card("Super Star")], [card("green 8")]]
     state = table(hands, card("red 5"), pile=[card("blue 1"), card("blue 2"), card("blue 3"), card("blue 4")])
     state = play(state, 0, "Wild Draw Four", RED)
@@ -691,7 +697,7 @@ def test_a_two_player_skip_as_next_to_last_card_leaves_the_player_to_act_and_cat
 
 
 def test_a_super_star_answer_with_the_next_to_last_card_can_be_caught_without_the_flag() -> None:
-    """RULINGS: "A Super Star answer is a play: it carries the UNO flag" """
+    """docs/rules/uno.md §6.4: "The answer carries the UNO call like any play (§7)." """
     hands = [[card("red Draw Two"), card("red 1"), card("red 2")], [card("Super Star"), card("blue 9")]]
     state = play(table([*hands, [card("green 8")]], card("red 5")), 0, "red Draw Two")
     state = play(state, 1, "Super Star", BLUE, uno_flag=False)

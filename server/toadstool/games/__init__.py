@@ -1,4 +1,4 @@
-"""The registry of games: the one place that knows which games exist (DESIGN.md principle 1).
+"""The registry of games: the one place that knows which games exist (docs/design.md, principle 1).
 
 A game is a module that exports ENGINE (an Engine) and BOT (a factory for the game's sensible bot), and may
 export ORDER (where the lobby lists it: lower first; games without one come last, by key). The games of

@@ -1,6 +1,6 @@
 """Every message that leaves the server is built here: the table-level `GameView` and `Action` wrappers of a
 game's view and action values, and from a table its TableInfo, its updates (first snapshot, live change,
-resume) and its history, for each viewer (DESIGN.md principle 4: the one door out).
+resume) and its history, for each viewer (docs/design.md, principle 4: the one door out).
 
 The game-specific message lives in the oneof member named like the game's registry key; a game without a
 member of its own (from another installed package) travels in the `generic` member as structured data.
@@ -349,7 +349,7 @@ def update_for(table: Table, viewer: int | None, since_version: int | None) -> t
     """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
 
     Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
-    the one door out of the server (DESIGN.md principle 4). It is `watch_response`'s very bytes, parsed.
+    the one door out of the server (docs/design.md, principle 4). It is `watch_response`'s very bytes, parsed.
     """
     return table_pb2.Update.FromString(_update_bytes(table, viewer, since_version, None))
 

@@ -1,4 +1,4 @@
-"""The gRPC service: the only place that speaks gRPC (DESIGN.md "The shape").
+"""The gRPC service: the only place that speaks gRPC (docs/design.md §2).
 
 It authenticates the caller (seat token / host token from metadata), turns requests into calls on the
 table layer, and maps the closed set of `TableError`s to gRPC status codes in one adapter

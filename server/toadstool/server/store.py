@@ -2,7 +2,7 @@
 back with every table at the same version.
 
 A table is its creation record plus its action list (state is a value derived from seed + actions,
-DESIGN.md principle 2), so the store keeps exactly that and rebuilds state by replaying. It is not for
+docs/design.md, principle 2), so the store keeps exactly that and rebuilds state by replaying. It is not for
 views or anything derived. Seat and host tokens are stored only as SHA-256 hashes.
 
 Writes are synchronous and committed before the caller acknowledges anything: an action the client saw

@@ -42,7 +42,7 @@ class _PowerUpCardKindEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_Power
     POWER_UP_CARD_KIND_BULLET_BILL: _PowerUpCardKind.ValueType  # 14
 
 class PowerUpCardKind(_PowerUpCardKind, metaclass=_PowerUpCardKindEnumTypeWrapper):
-    """The kinds of ? card (RULINGS.md section 2)."""
+    """The kinds of ? card (docs/rules/powerup.md §1.3)."""
 
 POWER_UP_CARD_KIND_UNSPECIFIED: PowerUpCardKind.ValueType  # 0
 POWER_UP_CARD_KIND_SUPER_STAR: PowerUpCardKind.ValueType  # 1

@@ -1,4 +1,4 @@
-"""Super Mario Kart, the fan-made board game (RULINGS.md section 4): registry entry point.
+"""Super Mario Kart, the fan-made board game (docs/rules/kart.md): registry entry point.
 
 Exports ENGINE (the rules) and BOT (the sensible bot's factory); nothing else belongs here.
 """

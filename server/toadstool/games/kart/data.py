@@ -1,4 +1,4 @@
-"""The Super Mario Kart board game as data (RULINGS.md section 4): items and their counts, karts, coin
+"""The Super Mario Kart board game as data (docs/rules/kart.md §1): items and their counts, karts, coin
 bundles, supplies, ranges and the Thwomp table.
 
 This module is for the numbers and names a correction would change with a one-line edit. It is not for rules

@@ -1,4 +1,4 @@
-"""The rules of the fan-made Super Mario Kart board game (RULINGS.md section 4) as a pure Engine.
+"""The rules of the fan-made Super Mario Kart board game (docs/rules/kart.md) as a pure Engine.
 
 This module is for the race itself: the start-order roll, turns (pre-roll choices, the roll pipeline,
 shortcuts, landing effects, items, skips), laps, the finish and the ranking, and the view every viewer
@@ -8,7 +8,7 @@ Position is progress p along the main route since the start; a kart stands on fi
 still at p = 0 are in the start area (exempt from the same-field rule). Every die roll is an Event carrying
 a DieRoll. The only secret is the order of the item deck: views carry its size only.
 
-Points RULINGS.md leaves open, decided here:
+Points the printed rules leave open, decided here (docs/rules/kart.md §4.1, §4.4, §5.3, §7.1, §7.3, §7.5):
 - The one-item-per-turn limit counts items used before a roll (Mushroom, Lightning, Ghost, shells). Spending
   the Feather on a shortcut after the roll is not limited by it, so a Feather stolen with the Ghost may be
   spent the same turn; a stolen Mushroom or shell waits for the next turn.

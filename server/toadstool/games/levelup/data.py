@@ -1,4 +1,4 @@
-"""Every card list, count, name and table of Super Mario: Level Up!, as data (RULINGS.md section 3).
+"""Every card list, count, name and table of Super Mario: Level Up!, as data (docs/rules/levelup.md §1).
 
 This module is for facts only (a correction is a one-line change here); it holds no rules logic: the
 engine in `engine.py` reads these tables.

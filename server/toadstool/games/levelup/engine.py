@@ -1,4 +1,4 @@
-"""The rules of Super Mario: Level Up! (RULINGS.md section 3) as a pure engine over an immutable state.
+"""The rules of Super Mario: Level Up! (docs/rules/levelup.md) as a pure engine over an immutable state.
 
 This module is for the rules only: setup, placement, movement with ? blocks and Power Ups, nomination,
 the pre-vote window, the secret vote, the 1-Up circle, scoring and the three rounds. Card lists and counts

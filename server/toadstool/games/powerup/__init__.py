@@ -1,4 +1,4 @@
-"""The Super Mario Bros. Power Up Card Game (RULINGS.md section 2): registry key `powerup`.
+"""The Super Mario Bros. Power Up Card Game (docs/rules/powerup.md): registry key `powerup`.
 
 Exports the engine and the sensible bot for the game registry; the rules live in `engine`, the card data
 in `data`, the wire shapes in `views` and the strategy in `bot`.

@@ -1,4 +1,4 @@
-"""The cards and counts of the Super Mario Bros. Power Up Card Game, as data (RULINGS.md section 2).
+"""The cards and counts of the Super Mario Bros. Power Up Card Game, as data (docs/rules/powerup.md §1).
 
 This module is for what is printed on the components: the 52 Level cards, the 30 ? cards (kind, name,
 effect text, when they are played, what they target, how they change a Level), and the token counts. A

@@ -1,4 +1,4 @@
-"""The rules of the Super Mario Bros. Power Up Card Game (RULINGS.md section 2) as a pure engine.
+"""The rules of the Super Mario Bros. Power Up Card Game (docs/rules/powerup.md) as a pure engine.
 
 This module is for play: setup, the round (deal, keep or trade, reveal, modify, score), elimination and
 the end, what each seat may do now, and what each viewer may know. It is not for card data (data.py), the

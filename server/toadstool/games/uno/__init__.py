@@ -1,4 +1,4 @@
-"""UNO Super Mario (RULINGS.md section 1): the registry entry exporting the engine and the sensible bot.
+"""UNO Super Mario (docs/rules/uno.md): the registry entry exporting the engine and the sensible bot.
 
 This package is for the UNO game only; the registry in `toadstool.games` finds it by its key `uno`.
 """

@@ -1,4 +1,4 @@
-"""UNO Super Mario card data: the 112-card deck, card names and points, as data (RULINGS section 1).
+"""UNO Super Mario card data: the 112-card deck, card names and points, as data (docs/rules/uno.md §1).
 
 This module is for facts printed on the cards and precomputed lookup tables derived from them (per card id:
 colour, rank, points, name; which ids may be played on which top card). A correction to the deck is a
@@ -83,7 +83,8 @@ KIND_NAMES: dict[UnoKind, str] = {
 HAND_SIZE = 7
 DRAW_TWO_PENALTY = 2
 WILD_DRAW_FOUR_PENALTY = 4
-#: A failed challenge: the challenger draws this many (uno.txt: "must draw 6 cards").
+#: A failed challenge: the challenger draws this many (the printed rule sheet: "must draw 6 cards";
+#: docs/rules/uno.md §5.3).
 FAILED_CHALLENGE_PENALTY = 6
 #: A successful challenge: the player of the Wild Draw Four draws this many.
 CAUGHT_BLUFF_PENALTY = 4

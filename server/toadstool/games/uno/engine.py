@@ -1,4 +1,4 @@
-"""The UNO Super Mario engine: the rules of RULINGS.md section 1 as pure functions over an immutable state.
+"""The UNO Super Mario engine: the rules of docs/rules/uno.md as pure functions over an immutable state.
 
 This module is for the rules: dealing, legality, applying actions (plays, draws, answers, challenges, UNO
 calls and catches), scoring and the per-viewer view. It is not for card facts (those are data in `data.py`),
@@ -380,7 +380,7 @@ def _deal(rng: random.Random, n: int, dealer: int, events: list[tuple[Any, ...]]
     events.append((E_DEALT, tuple(tuple(h) for h in hands)))
     first = deck.pop()
     while CARD_KIND[first] == _WILD_DRAW_FOUR:
-        # RULINGS: "Wild Draw Four: put it back into the draw pile, reshuffle, flip again."
+        # docs/rules/uno.md §3.3: a Wild Draw Four turned over first goes back, the pile is shuffled, another turns.
         events.append((E_FLIP_RETURNED, first))
         deck.append(first)
         rng.shuffle(deck)
@@ -457,8 +457,9 @@ def _start_hand(
 
 
 def _choose_dealer(rng: random.Random, n: int, events: list[tuple[Any, ...]]) -> int:
-    """RULINGS: each player draws a card; the highest number deals (action cards count 0); tied highest
-    seats draw again among themselves. (Drawing k cards from a shuffled deck is a sample of k cards.)"""
+    """docs/rules/uno.md §3.1: each player draws a card; the highest number deals (action and wild cards count
+    0); players tied for the highest draw again among themselves. (Drawing k cards from a shuffled deck is a
+    sample of k cards.)"""
     left = list(ALL_CARDS)
     drawing = list(range(n))
     while True:
@@ -483,7 +484,7 @@ def _choose_dealer(rng: random.Random, n: int, events: list[tuple[Any, ...]]) ->
 
 
 class UnoEngine:
-    """UNO Super Mario (RULINGS.md section 1)."""
+    """UNO Super Mario (docs/rules/uno.md)."""
 
     name = "uno"
     title = "UNO Super Mario"
@@ -728,8 +729,8 @@ def _end_hand(
     direction: int,
     events: list[tuple[Any, ...]],
 ) -> UnoState:
-    """Score the hand (RULINGS: "The winner scores all cards left in the other hands"; with lowest_wins each
-    player is charged their own hand), then end the game at the target or deal the next hand."""
+    """Score the hand (docs/rules/uno.md §9.2: the winner scores the cards left in the other hands; §9.4: with
+    lowest_wins each player is charged their own hand), then end the game at the target or deal the next hand."""
     config = state.config
     charged = tuple(_hand_points(h) for h in hands)
     total = sum(charged)
@@ -831,9 +832,9 @@ def _apply_accept(s: UnoState, seat: int, action: AcceptPenalty) -> UnoState:
 
 
 def _apply_challenge(s: UnoState, seat: int, action: Challenge) -> UnoState:
-    """RULINGS: "If that hand held a card of the colour that was active before the Wild Draw Four ..., the
-    player of the card draws 4 and the challenger is not skipped; otherwise the challenger draws 6 and is
-    skipped. The chosen colour stands either way." """
+    """docs/rules/uno.md §5.3: "If the hand held such a card, its player draws 4 and the challenger keeps their
+    turn. If not, the challenger draws 6 and loses their turn." §5.1: "The chosen colour stands in every
+    case." """
     attack = s.attack
     assert attack is not None
     events: list[tuple[Any, ...]] = [
@@ -882,8 +883,8 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
     stage = PLAY
     if answering:
         assert attack is not None
-        # RULINGS: "the attacker draws the 2 or 4 (and is not skipped), you choose the colour, and play
-        # continues with the player after you."
+        # docs/rules/uno.md §6.2: "The attacker then draws the 2 or 4 cards themselves and is not skipped, you
+        # name the colour, and play goes on with the player after you."
         hands, pile, discard, rng = _penalty(
             hands, pile, discard, rng, attack.attacker, attack.penalty, "answered with a Super Star", events
         )
@@ -891,8 +892,8 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
         if left == 0:
             return _end_hand(s, seat, hands, pile, discard, rng, color, direction, events)
     elif left == 0:
-        # RULINGS: "if that card is a Draw Two or Wild Draw Four the next player still draws, with no answer,
-        # for scoring"
+        # docs/rules/uno.md §9.1: "If that card is a Draw Two or a Wild Draw Four, the next player still draws
+        # the cards, with no answer, so that they count for scoring."
         if kind in (_DRAW_TWO, _WILD_DRAW_FOUR):
             amount = DRAW_TWO_PENALTY if kind == _DRAW_TWO else WILD_DRAW_FOUR_PENALTY
             hands, pile, discard, rng = _penalty(hands, pile, discard, rng, nxt, amount, "for scoring", events)
@@ -904,7 +905,7 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
         direction = -direction
         events.append((E_REVERSED, direction))
         if n == 2:
-            # RULINGS: "with 2 players it acts as Skip"
+            # docs/rules/uno.md §4.3: "with two players a Reverse works as a Skip"
             events.append((E_SKIPPED, nxt))
             current = seat
         else:

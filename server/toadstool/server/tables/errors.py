@@ -1,4 +1,4 @@
-"""The closed set of refusals a table gives (DESIGN.md principle 6), each with a message a person can act on;
+"""The closed set of refusals a table gives (docs/design.md, principle 6), each with a message a person can act on;
 `toadstool.service` maps them to gRPC status codes in one place.
 """
 
@@ -12,7 +12,7 @@ MAX_ERROR_LENGTH = 500
 
 
 class ErrorKind(enum.Enum):
-    """The closed set of table errors (DESIGN.md principle 6); the service maps each to one gRPC status."""
+    """The closed set of table errors (docs/design.md, principle 6); the service maps each to one gRPC status."""
 
     UNKNOWN_TABLE = "unknown table"
     UNAUTHENTICATED = "unauthenticated"
