@@ -4,8 +4,8 @@ message relies on a parser's leniency (docs/custom-clients.md, "Runtimes").
 A real server on loopback plays a whole game of each of the four games with a person in every seat (bots
 play the seats, the people keep watching) and a spectator. The test captures, as bytes on the wire: every
 live Watch update of every viewer over gRPC and over the browser's WebSocket, the lobby's update, updates
-resumed with `since_version`, every GetHistory step, the unary answers, and Watch over Connect in binary and
-in JSON. Each captured message is then:
+resumed with `since_version`, every GetHistory step, a seat's Play stream (updates and an act's answer), the
+unary answers, and Watch over Connect in binary and in JSON. Each captured message is then:
 - walked byte by byte (tests/wire_walker.py): no singular field or oneof written twice at any depth;
 - decoded by Python (upb), by protobufjs through `@grpc/proto-loader` (Node's standard gRPC stack), by
   protobuf-es (the browser client's runtime) and by `protoc --decode` (C++), which must all read the same.
@@ -106,6 +106,27 @@ class Capture:
                 if update.status == table_pb2.TABLE_STATUS_FINISHED or count >= MAX_LIVE:
                     return
 
+    async def play(self, table_id: str, token: str, where: str) -> None:
+        """Every message of one seat's Play stream until the game is over, with the answer of one act it sends
+        (refused: an id no action has), so both kinds of PlayResponse are captured."""
+        call = self.channel.stream_stream(SERVICE + "Play", request_serializer=lambda m: m.SerializeToString())(
+            metadata=((SEAT_TOKEN_KEY, token),), timeout=SECONDS
+        )
+        await call.write(service_pb2.PlayRequest(watch=service_pb2.WatchRequest(table_id=table_id)))
+        act = service_pb2.ActRequest(table_id=table_id, request_id="capture-act", action_id="no-such-action")
+        count = 0
+        try:
+            async for data in call:
+                self.keep("PlayResponse", f"{where} play #{count}", data)
+                if count == 0:
+                    await call.write(service_pb2.PlayRequest(act=act))
+                count += 1
+                response = service_pb2.PlayResponse.FromString(data)
+                if response.update.status == table_pb2.TABLE_STATUS_FINISHED or count >= MAX_LIVE:
+                    return
+        finally:
+            call.cancel()
+
     async def first(self, table_id: str, token: str | None, since: int | None, where: str) -> None:
         request = service_pb2.WatchRequest(table_id=table_id)
         if since is not None:
@@ -167,6 +188,7 @@ async def capture_game(capture: Capture, game: str) -> None:
     viewers.append((f"{game} spectator", None))
     followers = [asyncio.create_task(capture.live(table_id, token, where)) for where, token in viewers]
     followers += [asyncio.create_task(capture.socket(table_id, token, where)) for where, token in viewers]
+    followers.append(asyncio.create_task(capture.play(table_id, tokens[0], f"{game} seat 0")))
     await asyncio.sleep(0.2)  # every stream has had its lobby update before the game starts
     host_metadata = ((HOST_TOKEN_KEY, host),)
     await capture.unary("StartTable", service_pb2.StartTableRequest(table_id=table_id), f"{game} start", host_metadata)
@@ -223,12 +245,14 @@ def distinct(captured: list[Captured]) -> list[Captured]:
 def test_the_capture_holds_every_kind_of_message_of_every_game(captured: list[Captured]) -> None:
     wheres = [c.where for c in captured]
     for game in GAMES:
-        for part in ("grpc live", "socket", "resumed since", "history", "connect proto", "connect json"):
+        for part in ("grpc live", "socket", "play", "resumed since", "history", "connect proto", "connect json"):
             assert any(w.startswith(game) and part in w for w in wheres), f"nothing captured of {game} {part}"
         finished = [c for c in captured if c.where.startswith(f"{game} seat 0 grpc live") and c.type == "WatchResponse"]
         last = service_pb2.WatchResponse.FromString(finished[-1].data).update
         assert last.status == table_pb2.TABLE_STATUS_FINISHED, f"{game}'s game did not reach its end"
         assert len(finished) > 10
+        played = [service_pb2.PlayResponse.FromString(c.data) for c in captured if c.type == "PlayResponse"]
+        assert any(p.acted.code == grpc.StatusCode.FAILED_PRECONDITION.value[0] for p in played)
 
 
 def test_no_sent_message_writes_a_singular_field_twice_at_any_depth(captured: list[Captured]) -> None:

@@ -8,9 +8,10 @@ renders nothing.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import uuid
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,7 @@ import grpc
 from toadstool.api import DEFAULT_PORT, DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, KEEPALIVE, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.backoff import backoff
+from toadstool_clients.play_stream import PlayStream, StreamGone
 
 #: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows
 #: to 120 s, so after an outage a client would take long to notice the server is back.
@@ -81,6 +83,10 @@ class Client:
         else:
             self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
         self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
+        #: Follow a seat through `Play` and send its acts there (off: `Watch` and unary `Act`, as a server
+        #: without `Play` gets once it has answered UNIMPLEMENTED).
+        self.use_play = True
+        self._plays: dict[tuple[str, str], PlayStream] = {}
 
     async def __aenter__(self) -> Client:
         return self
@@ -230,11 +236,16 @@ class Client:
         self, table_id: str, seat_token: str, version: int, action_id: str, request_id: str | None = None
     ) -> service_pb2.ActResponse:
         """Send one legal action by its id, with `request_id` (a fresh one unless given: the server refuses an
-        Act without one); retried once on UNAVAILABLE with the same request id, which the server never
-        applies twice."""
+        Act without one): on the seat's open `Play` stream (`follow`) when there is one, else as a unary Act,
+        retried once on UNAVAILABLE with the same request id, which the server never applies twice."""
         request = service_pb2.ActRequest(
             table_id=table_id, version=version, action_id=action_id, request_id=request_id or uuid.uuid4().hex
         )
+        play = self._plays.get((table_id, seat_token))
+        if play is not None and play.open:  # the seat's Play stream is open: the act rides it
+            with contextlib.suppress(StreamGone, TimeoutError):
+                return await play.act(request, self.timeout)
+            # Not answered there: sent again as a unary Act with the same request id (never applied twice).
         response: service_pb2.ActResponse = await self._once_more_when_unavailable(
             self.stub.Act, request, ((SEAT_TOKEN_KEY, seat_token),)
         )
@@ -290,15 +301,15 @@ class Client:
         lost_at: float | None = None
         loop = asyncio.get_running_loop()
         while True:
-            call = self.watch(table_id, seat_token, since)
+            stream = self._open_stream(table_id, seat_token, since)
             try:
-                async for response in call:
+                async for update in stream:
                     if lost_at is not None:
                         lost_at = None
                         delays = backoff(cap=max_backoff)
                         yield StreamState(connected=True, message="reconnected")
-                    since = response.update.version
-                    yield response.update
+                    since = update.version
+                    yield update
                 # The server ended the stream (shutdown): treat it as a lost connection.
                 raise_message = "the server closed the stream"
             except grpc.aio.AioRpcError as error:
@@ -306,7 +317,7 @@ class Client:
                     raise
                 raise_message = describe_rpc_error(error)
             finally:
-                call.cancel()
+                await stream.aclose()
             now = loop.time()
             if lost_at is None:
                 lost_at = now
@@ -314,3 +325,35 @@ class Client:
             if give_up_after is not None and now - lost_at > give_up_after:
                 raise ConnectionError(f"gave up after {give_up_after:.0f} s: {raise_message}")
             await asyncio.sleep(next(delays))
+
+    async def _open_stream(
+        self, table_id: str, seat_token: str | None, since: int | None
+    ) -> AsyncGenerator[table_pb2.Update, None]:
+        """One stream of a table's updates: a seat's `Play` stream (whose acts `act` then sends on it), or
+        `Watch` for a spectator, for a server without `Play`, or with `use_play` off."""
+        if seat_token is None or not self.use_play:
+            call = self.watch(table_id, seat_token, since)
+            try:
+                async for response in call:
+                    yield response.update
+            finally:
+                call.cancel()
+            return
+        play = PlayStream(self.stub, table_id, seat_token, since)
+        key = (table_id, seat_token)
+        try:
+            await play.start()
+            self._plays[key] = play
+            async for update in play.updates():
+                yield update
+        except grpc.aio.AioRpcError as error:
+            if error.code() != grpc.StatusCode.UNIMPLEMENTED:
+                raise
+            self.use_play = False  # an older server: Watch and unary Act from now on
+            raise grpc.aio.AioRpcError(
+                grpc.StatusCode.UNAVAILABLE, error.initial_metadata(), error.trailing_metadata(), "watching instead"
+            ) from None
+        finally:
+            if self._plays.get(key) is play:
+                del self._plays[key]
+            await play.close()

@@ -58,10 +58,16 @@ class RefuseUndecodable(grpc.aio.ServerInterceptor):  # type: ignore[misc]
 
             if handler.stream_stream:
                 inner_ss = handler.stream_stream
+                if inspect.isasyncgenfunction(inner_ss):
 
-                async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
-                    async for response in inner_ss(checked(requests, context), context):
-                        yield response
+                    async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:
+                        async for response in inner_ss(checked(requests, context), context):
+                            yield response
+
+                else:  # a handler that writes with `context.write` (Play)
+
+                    async def stream_stream(requests: Any, context: grpc.aio.ServicerContext) -> Any:  # type: ignore[misc]
+                        return await inner_ss(checked(requests, context), context)
 
                 return grpc.stream_stream_rpc_method_handler(stream_stream, parse, serialize)
             return handler

@@ -9,11 +9,12 @@ and `Table.update_for`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import inspect
 import logging
-from collections.abc import AsyncIterator, Callable
-from typing import Any
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from typing import Any, cast
 
 import grpc
 
@@ -50,7 +51,9 @@ STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
 }
 
 
-WATCH_METHOD = f"/{service_pb2.DESCRIPTOR.services_by_name['ToadstoolService'].full_name}/Watch"
+_SERVICE_PATH = f"/{service_pb2.DESCRIPTOR.services_by_name['ToadstoolService'].full_name}/"
+WATCH_METHOD = f"{_SERVICE_PATH}Watch"
+PLAY_METHOD = f"{_SERVICE_PATH}Play"
 
 
 def _serialised(message: Any) -> bytes:
@@ -58,15 +61,21 @@ def _serialised(message: Any) -> bytes:
 
 
 class SerialisedWatch(grpc.aio.ServerInterceptor):  # type: ignore[misc]
-    """`Watch` yields its messages already serialised (`Table.watch_response`: once per change and viewer,
-    shared by every stream at the same point, instead of once per stream); the generated handler would
-    serialise them again, so it gets a serialiser that passes bytes through."""
+    """`Watch` yields (and `Play` writes) its messages already serialised (`Table.watch_response`: once per
+    change and viewer, shared by every stream at the same point, instead of once per stream); the generated
+    handler would serialise them again, so it gets a serialiser that passes bytes through."""
 
     async def intercept_service(self, continuation: Any, details: grpc.HandlerCallDetails) -> Any:
         handler = await continuation(details)
-        if handler is None or details.method != WATCH_METHOD:
+        if handler is None:
             return handler
-        return grpc.unary_stream_rpc_method_handler(handler.unary_stream, handler.request_deserializer, _serialised)
+        if details.method == WATCH_METHOD:
+            return grpc.unary_stream_rpc_method_handler(handler.unary_stream, handler.request_deserializer, _serialised)
+        if details.method == PLAY_METHOD:
+            return grpc.stream_stream_rpc_method_handler(
+                handler.stream_stream, handler.request_deserializer, _serialised
+            )
+        return handler
 
 
 async def _answer_failure(error: Exception, context: grpc.aio.ServicerContext, method: str) -> None:
@@ -279,9 +288,44 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         else:
             seat = self._seat(table, context)
             wanted = self._wanted_action_id(table, request)
+        return await self._act(table, seat, wanted, request)
+
+    async def _act(
+        self, table: Table, seat: int, wanted: str, request: service_pb2.ActRequest
+    ) -> service_pb2.ActResponse:
+        """An authenticated seat's act (`Act`'s, or one on a `Play` stream): its rate, then the table's ladder."""
         self.guard.check_action_rate(table.table_id, seat)
         version, replayed = await table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
+
+    async def _play_act(self, table: Table, seat: int | None, request: service_pb2.ActRequest) -> bytes:
+        """One act of a `Play` stream, answered as the PlayResponse's bytes: an `acted` with the code and
+        message a unary Act would have ended with (the one error map, `STATUS_OF`), never an exception."""
+        result = service_pb2.ActResult(request_id=request.request_id[:MAX_ID_LENGTH])
+        try:
+            if not request.request_id:
+                raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
+            if len(request.request_id) > MAX_ID_LENGTH:
+                raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+            if request.table_id and request.table_id != table.table_id:
+                raise TableError(
+                    ErrorKind.BAD_REQUEST, f"this stream plays table {table.table_id}; open another for another table"
+                )
+            if seat is None:
+                raise TableError(
+                    ErrorKind.UNAUTHENTICATED,
+                    f"no seat token: send the token from JoinTable in the {SEAT_TOKEN_KEY!r} metadata",
+                )
+            result.response.CopyFrom(await self._act(table, seat, self._wanted_action_id(table, request), request))
+        except TableError as error:
+            result.code, result.message = STATUS_OF[error.kind].value[0], error.message
+        except DiskUnavailable as error:
+            result.code, result.message = grpc.StatusCode.UNAVAILABLE.value[0], str(error)
+        except Exception:  # a bug: logged, and the person reads only that the server failed (as `Act`)
+            log.exception("unexpected failure in a Play stream's act")
+            result.code = grpc.StatusCode.INTERNAL.value[0]
+            result.message = "the server failed on this request; it has been logged"
+        return service_pb2.PlayResponse(acted=result).SerializeToString()
 
     @_maps_errors
     async def IssueDeviceToken(
@@ -376,3 +420,59 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             raise
         except Exception as error:
             await _answer_failure(error, context, "Watch")
+
+    async def Play(  # type: ignore[override]  # it writes messages already serialised: see SerialisedWatch
+        self, requests: AsyncIterator[service_pb2.PlayRequest], context: grpc.aio.ServicerContext
+    ) -> None:
+        """A seat's Watch and its Acts on one stream (see service.proto): the updates written as `Watch`
+        yields them, each act answered in-band, in order, by a reader of the stream's requests that runs
+        beside the updates and is cancelled when they end. Writes are one at a time (one lock), so an act's
+        answer and an update never interleave, and a client that stops reading holds the reader at its
+        next answer: it stops being read from."""
+        reader: asyncio.Task[None] | None = None
+        try:
+            first = await anext(aiter(requests), None)
+            if first is None or first.WhichOneof("kind") != "watch":
+                raise TableError(ErrorKind.BAD_REQUEST, "a Play stream starts with a watch request (which table)")
+            table = self._table(first.watch.table_id)
+            token = _metadata(context, SEAT_TOKEN_KEY)
+            seat = table.seat_of_token(token) if token else None
+            writing = asyncio.Lock()
+
+            async def write(data: bytes) -> None:
+                async with writing:
+                    await context.write(data)
+
+            async def read_acts() -> None:
+                async for request in requests:
+                    if request.WhichOneof("kind") != "act":
+                        await write(_bad_play_request(request))
+                        continue
+                    await write(await self._play_act(table, seat, request.act))
+
+            # Watch's own generator: its refusals (bad table, seat gone) and its end (shutdown) are this stream's.
+            updates = cast(AsyncGenerator[bytes, None], self.Watch(first.watch, context))
+            try:
+                async for response in updates:
+                    if reader is None:  # after the first update: an act's answer never comes before it
+                        reader = asyncio.create_task(read_acts(), name=f"play {table.table_id} acts")
+                    await write(response)
+            finally:
+                await updates.aclose()
+        except grpc.aio.BaseError:
+            raise
+        except Exception as error:
+            await _answer_failure(error, context, "Play")
+        finally:
+            if reader is not None:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await reader
+
+
+def _bad_play_request(request: service_pb2.PlayRequest) -> bytes:
+    """The answer to a request after the first that is not an act: refused in-band, the stream goes on."""
+    kind = request.WhichOneof("kind") or "empty"
+    message = f"a Play stream takes one watch, first; after it only acts (this request was {kind})"
+    result = service_pb2.ActResult(code=grpc.StatusCode.INVALID_ARGUMENT.value[0], message=message)
+    return service_pb2.PlayResponse(acted=result).SerializeToString()

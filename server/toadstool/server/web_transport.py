@@ -129,7 +129,7 @@ def procedures(service: ToadstoolService) -> dict[str, Procedure]:
     found = {}
     for method in SERVICE.methods:
         if method.client_streaming:
-            continue  # Connect over HTTP/1.1 cannot stream requests; the service has none
+            continue  # Connect over HTTP/1.1 cannot stream requests: Play is gRPC's (the browser has the socket)
         found[PREFIX + method.name] = Procedure(
             name=method.name,
             request_type=GetMessageClass(method.input_type),

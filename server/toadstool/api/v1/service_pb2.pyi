@@ -737,3 +737,98 @@ class EndTableResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___EndTableResponse: _TypeAlias = EndTableResponse  # noqa: Y015
+
+@_typing.final
+class PlayRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    WATCH_FIELD_NUMBER: _builtins.int
+    ACT_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def watch(self) -> Global___WatchRequest:
+        """The stream's first request: which table, and the last version seen (as WatchRequest)."""
+
+    @_builtins.property
+    def act(self) -> Global___ActRequest:
+        """An action of the stream's seat, at the stream's table (an empty table_id means that table), with
+        the same rules as Act: version, a fresh request_id, action_id or the typed action.
+        """
+
+    def __init__(
+        self,
+        *,
+        watch: Global___WatchRequest | None = ...,
+        act: Global___ActRequest | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "kind", b"kind", "watch", b"watch"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["act", b"act", "kind", b"kind", "watch", b"watch"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["watch", "act"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayRequest: _TypeAlias = PlayRequest  # noqa: Y015
+
+@_typing.final
+class PlayResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    UPDATE_FIELD_NUMBER: _builtins.int
+    ACTED_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def update(self) -> _table_pb2.Update:
+        """The same update Watch sends (the same field number as WatchResponse.update)."""
+
+    @_builtins.property
+    def acted(self) -> Global___ActResult:
+        """The answer to one act of this stream."""
+
+    def __init__(
+        self,
+        *,
+        update: _table_pb2.Update | None = ...,
+        acted: Global___ActResult | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "kind", b"kind", "update", b"update"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["acted", b"acted", "kind", b"kind", "update", b"update"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["update", "acted"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___PlayResponse: _TypeAlias = PlayResponse  # noqa: Y015
+
+@_typing.final
+class ActResult(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REQUEST_ID_FIELD_NUMBER: _builtins.int
+    CODE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    request_id: _builtins.str
+    """The act's request_id."""
+    code: _builtins.int
+    """The gRPC status code a unary Act would have ended with (0: OK) and its message."""
+    message: _builtins.str
+    @_builtins.property
+    def response(self) -> Global___ActResponse:
+        """When code is 0: the answer a unary Act would have given."""
+
+    def __init__(
+        self,
+        *,
+        request_id: _builtins.str = ...,
+        code: _builtins.int = ...,
+        message: _builtins.str = ...,
+        response: Global___ActResponse | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["response", b"response"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "message", b"message", "request_id", b"request_id", "response", b"response"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ActResult: _TypeAlias = ActResult  # noqa: Y015

@@ -129,6 +129,11 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
                 _registered_method=True)
+        self.Play = channel.stream_stream(
+                '/toadstool.v1.ToadstoolService/Play',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.PlayRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.PlayResponse.FromString,
+                _registered_method=True)
 
 
 class ToadstoolServiceServicer:
@@ -267,6 +272,20 @@ class ToadstoolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Play(self, request_iterator, context):
+        """A seat's Watch and Acts on one stream: the cheapest way to play (an act on an open stream costs the
+        server a fraction of a unary Act). The first request must be `watch` (the seat token in metadata, as
+        for Watch; without one the stream only watches); then any number of `act`s, each answered in-band by
+        an `acted` carrying its request id and the code and message a unary Act would have got (an act's
+        refusal never ends the stream). The updates are the ones Watch sends, and the stream ends as Watch
+        does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
+        A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
+        that stops reading stops being read from.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToadstoolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -344,6 +363,11 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     servicer.GetHistory,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.SerializeToString,
+            ),
+            'Play': grpc.stream_stream_rpc_method_handler(
+                    servicer.Play,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.PlayRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.PlayResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -771,6 +795,33 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/GetHistory',
             toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Play(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/toadstool.v1.ToadstoolService/Play',
+            toadstool_dot_v1_dot_service__pb2.PlayRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.PlayResponse.FromString,
             options,
             channel_credentials,
             insecure,

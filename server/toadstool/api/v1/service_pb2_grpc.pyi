@@ -98,6 +98,16 @@ class ToadstoolServiceStub:
     """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
     redacted history, anyone else the spectators' one.
     """
+    Play: _grpc.StreamStreamMultiCallable[_service_pb2.PlayRequest, _service_pb2.PlayResponse]
+    """A seat's Watch and Acts on one stream: the cheapest way to play (an act on an open stream costs the
+    server a fraction of a unary Act). The first request must be `watch` (the seat token in metadata, as
+    for Watch; without one the stream only watches); then any number of `act`s, each answered in-band by
+    an `acted` carrying its request id and the code and message a unary Act would have got (an act's
+    refusal never ends the stream). The updates are the ones Watch sends, and the stream ends as Watch
+    does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
+    A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
+    that stops reading stops being read from.
+    """
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
@@ -168,6 +178,16 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     GetHistory: _aio.UnaryStreamMultiCallable[_service_pb2.GetHistoryRequest, _service_pb2.GetHistoryResponse]  # type: ignore[assignment]
     """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
     redacted history, anyone else the spectators' one.
+    """
+    Play: _aio.StreamStreamMultiCallable[_service_pb2.PlayRequest, _service_pb2.PlayResponse]  # type: ignore[assignment]
+    """A seat's Watch and Acts on one stream: the cheapest way to play (an act on an open stream costs the
+    server a fraction of a unary Act). The first request must be `watch` (the seat token in metadata, as
+    for Watch; without one the stream only watches); then any number of `act`s, each answered in-band by
+    an `acted` carrying its request id and the code and message a unary Act would have got (an act's
+    refusal never ends the stream). The updates are the ones Watch sends, and the stream ends as Watch
+    does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
+    A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
+    that stops reading stops being read from.
     """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -326,6 +346,22 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_service_pb2.GetHistoryResponse], _abc.AsyncIterator[_service_pb2.GetHistoryResponse]]:
         """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
         redacted history, anyone else the spectators' one.
+        """
+
+    @_abc_1.abstractmethod
+    def Play(
+        self,
+        request_iterator: _MaybeAsyncIterator[_service_pb2.PlayRequest],
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_service_pb2.PlayResponse], _abc.AsyncIterator[_service_pb2.PlayResponse]]:
+        """A seat's Watch and Acts on one stream: the cheapest way to play (an act on an open stream costs the
+        server a fraction of a unary Act). The first request must be `watch` (the seat token in metadata, as
+        for Watch; without one the stream only watches); then any number of `act`s, each answered in-band by
+        an `acted` carrying its request id and the code and message a unary Act would have got (an act's
+        refusal never ends the stream). The updates are the ones Watch sends, and the stream ends as Watch
+        does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
+        A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
+        that stops reading stops being read from.
         """
 
 def add_ToadstoolServiceServicer_to_server(servicer: ToadstoolServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
