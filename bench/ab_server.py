@@ -1,7 +1,7 @@
 """A/B of two versions of the server under bench/load.py's people-acting load, run alternately in one run
 (issue #24: every change to the move's path measured against the code before it, on the same machine).
 
-Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|connect|socket] [--tables 100] [--pairs 3]
+Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|play|connect|socket] [--versus T] [--tables 100] [--pairs 3]
 [--window 2] [--windows 2]``
 
 Why: on a shared 2-core machine absolute figures drift by a factor of two within minutes, so a change is
@@ -10,7 +10,9 @@ holding another version's `server/` tree, e.g. ``git archive HEAD server | tar -
 PYTHONPATH of the server and its load processes; side B is `--other`'s, or this working tree's. Both run
 `load.run_point` unchanged: a real `toadstool serve` with its SQLite log, acted on over gRPC (one channel a
 seat), `--transport connect` (the browser's Connect over HTTP/1.1, load.py's raw client) or `--transport
-socket` (each seat's Watch and Acts on one WebSocket, toadstool.server.web_socket). With `--then`
+socket` (each seat's Watch and Acts on one WebSocket, toadstool.server.web_socket) or `--transport play`
+(each seat's Watch and Acts on one gRPC Play stream); `--versus T` runs the last side over transport T, so
+`--base . --versus play` compares two transports of one server. With `--then`
 steps between them (A, B, C...: each change on top of the one before), every round runs every side in order.
 Prints each round's figures, then per comparison (each side / A, each side / the one before) the ratio's
 median [min..max] over rounds (server CPU per move: below 1 is better; saturated views/s: above 1 is; paced
@@ -31,7 +33,7 @@ import load
 from common import spread
 
 #: The people's transport (`--transport`): bench/load.py's target for each.
-TARGETS = {"grpc": "toadstool", "connect": "connect-raw", "socket": "socket"}
+TARGETS = {"grpc": "toadstool", "play": "play", "connect": "connect-raw", "socket": "socket"}
 FIGURES = (
     ("cpu_ms_per_move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"]),
     ("saturated_views_per_s", lambda s: s["saturated"]["views_per_s"]["median"]),
@@ -68,6 +70,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--other", type=Path, help="the last side's folder with server/ (default: this working tree)")
     parser.add_argument("--transport", choices=tuple(TARGETS), default="grpc", help="the people's transport")
+    parser.add_argument(
+        "--versus",
+        choices=tuple(TARGETS),
+        help="the last side's transport instead (e.g. --base . --transport grpc --versus play: one server, two"
+        " transports)",
+    )
     parser.add_argument("--tables", type=int, default=100)
     parser.add_argument("--pairs", type=int, default=3, help="rounds: each runs every side once, in order")
     parser.add_argument("--window", type=float, default=2.0)
@@ -82,7 +90,8 @@ def main(argv: list[str] | None = None) -> int:
     budget = load.Budget(tables=(args.tables,), windows=args.windows, window=args.window, workers=args.workers)
     rounds: list[list[dict[str, float]]] = []
     for index in range(args.pairs):
-        runs = [run_side(side, args.tables, budget, TARGETS[args.transport]) for side in sides]
+        targets = [TARGETS[args.transport]] * (len(sides) - 1) + [TARGETS[args.versus or args.transport]]
+        runs = [run_side(side, args.tables, budget, target) for side, target in zip(sides, targets, strict=True)]
         rounds.append(runs)
         print(
             f"round {index + 1}: "
@@ -106,6 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             {
                 "benchmark": "ab_server",
                 "transport": args.transport,
+                "versus": args.versus,
                 "tables": args.tables,
                 "sides": [str(side) if side else "." for side in sides],
                 "rounds": rounds,

@@ -77,7 +77,7 @@ SEATS = 4
 #: with every seat's Watch and Act over the browser's transport (Connect over HTTP/1.1, bench/connect_load.py;
 #: connect-raw: the same with a hand-written HTTP client instead of httpx; socket: each seat's Watch and Acts
 #: on one WebSocket, toadstool.server.web_socket).
-CLIENTS_ACT = ("toadstool", "raw", "connect", "connect-raw", "socket")
+CLIENTS_ACT = ("toadstool", "play", "raw", "connect", "connect-raw", "socket")
 #: The runs whose seats use the server's HTTP side, and the client each one's seats use (bench/connect_load.py).
 WEB_TARGETS = {"connect": "httpx", "connect-raw": "raw", "socket": "socket"}
 #: The runs served by the minimal grpc.aio server (`--role raw-server`).
@@ -588,6 +588,63 @@ class Worker:
         await asyncio.gather(*(c.close() for c in self.channels), return_exceptions=True)
 
 
+class PlayWorker(Worker):
+    """The `play` target: each seat watches and acts on one bidirectional `Play` stream on its own channel
+    (issue #47), its acts answered in-band; everything else as the gRPC target's `Worker`."""
+
+    def _act_callable(self, channel: Any) -> Any:
+        return None  # acts ride the seat's Play call, opened by `_read`
+
+    async def _read(self, table: LoadTable, seat: int, channel: Any, first_view: Any) -> None:
+        import grpc
+
+        from toadstool.api.v1 import service_pb2
+
+        call = channel.stream_stream(SERVICE + "Play", request_serializer=service_pb2.PlayRequest.SerializeToString)(
+            metadata=(("x-seat-token", table.tokens[seat]),)
+        )
+        answers: dict[str, asyncio.Future[bool]] = {}
+        table.acts[seat] = (call, answers)
+        await call.write(service_pb2.PlayRequest(watch=service_pb2.WatchRequest(table_id=table.table_id)))
+        parse = service_pb2.PlayResponse.FromString
+        received = self._received
+        try:
+            async for data in call:
+                response = parse(data)
+                if response.HasField("update"):
+                    received(table, seat, response.update, len(data))
+                    if first_view is not None:
+                        first_view()
+                        first_view = None
+                else:
+                    answer = answers.pop(response.acted.request_id, None)
+                    if answer is not None and not answer.done():
+                        answer.set_result(response.acted.code == 0)
+        except grpc.aio.AioRpcError as error:
+            if not self.stopping and error.code() != grpc.StatusCode.CANCELLED:
+                print(f"stream ended: {error.code()}", file=sys.stderr, flush=True)
+
+    async def _send_act(self, table: LoadTable, seat: int, version: int, choice: str) -> bool:
+        """The act on the seat's Play stream: whether its in-band answer says it was accepted."""
+        from toadstool.api.v1 import service_pb2
+
+        call, answers = table.acts[seat]
+        request_id = f"{table.table_id}-{table.acted}"
+        answer = answers[request_id] = asyncio.get_running_loop().create_future()
+        await call.write(
+            service_pb2.PlayRequest(
+                act=service_pb2.ActRequest(
+                    table_id=table.table_id, version=version, request_id=request_id, action_id=choice
+                )
+            )
+        )
+        try:
+            return await asyncio.wait_for(answer, 10)
+        except TimeoutError:
+            answers.pop(request_id, None)
+            return False
+
+
 def worker_main(target: str, address: str, tables: int, seed: int, web_address: str = "") -> int:
     """Set up, say READY, wait for GO (a JSON line on stdin), run the phases, print one JSON result line.
 
@@ -601,6 +658,8 @@ def worker_main(target: str, address: str, tables: int, seed: int, web_address: 
             from connect_load import ConnectWorker
 
             worker = ConnectWorker(address, web_address, tables, seed, client=WEB_TARGETS[target])
+        elif target == "play":
+            worker = PlayWorker(target, address, tables, seed)
         else:
             worker = Worker(target, address, tables, seed)
         try:
@@ -737,7 +796,7 @@ def _run_point(
     port = free_port()
     # Our server's browser side on a port of its own: the connect target's seats use it, and the gRPC runs
     # compared with them serve it too, so both sides run the very same server.
-    web_port = free_port() if target == "toadstool" or target in WEB_TARGETS else None
+    web_port = free_port() if target in ("toadstool", "play") or target in WEB_TARGETS else None
     server = start_server(target, port, tables, size, state_dir, store, profile, server_loop, web_port)
     workers: list[subprocess.Popen[str]] = []
     try:
@@ -1192,7 +1251,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--target",
-        choices=("toadstool", "bots", "raw", "tick", "push", *WEB_TARGETS),
+        choices=("toadstool", "play", "bots", "raw", "tick", "push", *WEB_TARGETS),
         help=argparse.SUPPRESS,
     )
     parser.add_argument("--address", help=argparse.SUPPRESS)

@@ -69,3 +69,26 @@ def test_the_ab_benchmark_refuses_a_base_folder_without_a_server(tmp_path: Path)
     )
     assert completed.returncode == 2
     assert "has no server/toadstool" in completed.stderr
+
+
+def test_the_ab_benchmark_compares_the_play_stream_with_unary_acts_on_one_server(tmp_path: Path) -> None:
+    # One server (this tree, as both sides), its people acting by unary Act (A) and on Play streams (B).
+    command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(ROOT), "--versus", "play"]
+    command += ["--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1", "--workers", "1"]
+    completed = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=150,
+        cwd=ROOT,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert (figures["transport"], figures["versus"]) == ("grpc", "play")
+    (runs,) = figures["rounds"]
+    for name, run in zip("AB", runs, strict=True):
+        assert run["saturated_views_per_s"] > 0, f"side {name} delivered no view"
+        assert run["cpu_ms_per_move"] > 0, f"side {name} made no move"
+    assert set(figures["ratios"]) == {"B/A"}
