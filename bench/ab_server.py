@@ -1,8 +1,8 @@
 """A/B of two versions of the server under bench/load.py's people-acting load, run alternately in one run
 (issue #24: every change to the move's path measured against the code before it, on the same machine).
 
-Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|play|connect|socket] [--versus T] [--tables 100] [--pairs 3]
-[--window 2] [--windows 2]``
+Usage: ``python bench/ab_server.py --base DIR [--other DIR] [--transport grpc|play|connect|socket] [--versus T]
+[--tables 100] [--pairs 3] [--window 2] [--windows 2]``
 
 Why: on a shared 2-core machine absolute figures drift by a factor of two within minutes, so a change is
 judged only by the ratio of runs made back to back, A B A B. Side A is the server of `--base` (a folder
