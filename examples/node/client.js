@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A small Toadstool client in Node.js, written only from proto/toadstool/v1/*.proto: it joins (or creates)
-// a table, watches it with its seat token, and answers every turn with a random legal action until the
-// game ends. It knows no game rules: each update lists the legal actions with stable ids, and that is all
+// a table, plays it on one Play stream with its seat token (updates in, acts in-band), and answers every
+// turn with a random legal action until the game ends. It knows no game rules: each update lists the legal actions with stable ids, and that is all
 // a client needs. See docs/custom-clients.md for the walk-through.
 //
 //   node client.js --server 127.0.0.1:50051 --table k7m2qx [--name Ada] [--seat 2]
@@ -168,7 +168,7 @@ function play(client, { tableId, seat, token }, limitSeconds) {
       actedOn = update.version;
       try {
         const request = { table_id: tableId, version: update.version, request_id: crypto.randomUUID(), action_id: choice.id };
-        await call(client, "Act", request, withToken(SEAT_TOKEN_KEY, token));
+        await actOnStream(request);
         actions += 1;
         throttled = 0;
       } catch (error) {
@@ -209,14 +209,43 @@ function play(client, { tableId, seat, token }, limitSeconds) {
       setTimeout(watch, delay);
     }
 
+    // An act rides the seat's Play stream and is answered on it (`acted`, by request id) with the code and
+    // message a unary Act would have got; with no open stream it is sent as a unary Act instead.
+    const answers = new Map(); // request_id -> { resolve, reject }
+    function actOnStream(request) {
+      if (!stream || streamEnded) return call(client, "Act", request, withToken(SEAT_TOKEN_KEY, token));
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          answers.delete(request.request_id);
+          reject(Object.assign(new Error("no answer to the act"), { code: grpc.status.DEADLINE_EXCEEDED }));
+        }, CALL_TIMEOUT_MS);
+        answers.set(request.request_id, {
+          resolve: (value) => (clearTimeout(timer), resolve(value)),
+          reject: (error) => (clearTimeout(timer), reject(error)),
+        });
+        stream.write({ act: request });
+      });
+    }
+    let streamEnded = true;
+
     function watch() {
       if (finished) return;
       const request = { table_id: tableId };
       if (latest) request.since_version = latest.version;
-      const current = client.Watch(request, withToken(SEAT_TOKEN_KEY, token));
+      // Play: this seat's Watch and its Acts on one stream (a unary Act costs the server far more).
+      const current = client.Play(withToken(SEAT_TOKEN_KEY, token));
+      current.write({ watch: request });
       stream = current;
+      streamEnded = false;
       current.on("data", (response) => {
         retries = 0;
+        if (response.kind === "acted") {
+          const { request_id: id, code, message, response: answer } = response.acted;
+          const waiting = answers.get(id);
+          answers.delete(id);
+          if (waiting) code === 0 ? waiting.resolve(answer) : waiting.reject(Object.assign(new Error(message), { code, details: message }));
+          return;
+        }
         const update = response.update;
         for (const event of update.events) console.log(`  [v${event.version}] ${clean(event.text)}`);
         try {
@@ -236,6 +265,11 @@ function play(client, { tableId, seat, token }, limitSeconds) {
       // Every call ends with exactly one "status"; "error" repeats a non-OK one (and must be listened to).
       current.on("error", () => {});
       current.on("status", (status) => {
+        if (current === stream) streamEnded = true;
+        for (const waiting of answers.values()) {
+          waiting.reject(Object.assign(new Error("the stream ended"), { code: grpc.status.UNAVAILABLE }));
+        }
+        answers.clear();
         if (finished || current !== stream) return;
         if (status.code === grpc.status.OK || status.code === grpc.status.UNAVAILABLE) {
           reconnect(status.details || "the server ended the stream");
