@@ -30,9 +30,8 @@ def joined(table: Table, viewer: int | None) -> table_pb2.Update:
     """The game's part of `viewer`'s update as the split builds it: the public part, then the private one."""
     split = view_split(type(table.engine))
     assert split is not None
-    data = messages.join_split(
-        table.engine.name, messages._public_part(table, split[0]), messages._private_part(table, viewer)
-    )
+    public = messages._public_part(table, split[0])
+    data = public[0] + messages.join_split(table.engine.name, public, messages._private_part(table, viewer))
     assert_singular_fields_once(table_pb2.Update.DESCRIPTOR, data)
     return table_pb2.Update.FromString(data)
 

@@ -351,7 +351,7 @@ def update_for(table: Table, viewer: int | None, since_version: int | None) -> t
     Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
     the one door out of the server (docs/design.md, principle 4). It is `watch_response`'s very bytes, parsed.
     """
-    return table_pb2.Update.FromString(_update_bytes(table, viewer, since_version, None))
+    return table_pb2.Update.FromString(b"".join(_update_parts(table, viewer, since_version, None)))
 
 
 def watch_response(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
@@ -364,7 +364,7 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
     """
 
     def build() -> bytes:
-        update = _update_bytes(table, viewer, since_version, since_event)
+        update = b"".join(_update_parts(table, viewer, since_version, since_event))
         return _WATCH_UPDATE_TAG + wire.varint(len(update)) + update
 
     if since_event is None:
@@ -376,15 +376,18 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
 _WATCH_UPDATE_TAG = bytes([service_pb2.WatchResponse.UPDATE_FIELD_NUMBER << 3 | 2])
 
 
-def _update_bytes(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
-    """The serialised update for `viewer`, joined from parts serialised once each: the table's part (once per
-    version, for every viewer), this update's own fields (its viewer seat and events), and the game's: for a
-    game with `view_split`, its public part (once per version, for every viewer) and the viewer's private
-    part (once per viewer and version); for any other game, the viewer's part (once per viewer and version).
+def _update_parts(
+    table: Table, viewer: int | None, since_version: int | None, since_event: int | None
+) -> tuple[bytes, ...]:
+    """The serialised update for `viewer`, as the parts it is joined from, each serialised once: the table's
+    part (once per version, for every viewer), this update's own fields (its viewer seat and events), and the
+    game's: for a game with `view_split`, its public part (once per version, for every viewer) and the
+    viewer's private part (once per viewer and version); for any other game, the viewer's part (once per
+    viewer and version). The caller joins them in one copy (`watch_response`, `update_for`).
 
     The parts set disjoint fields of the Update, and each singular field is written exactly once at every
     depth: the two halves of a split view are joined inside one `Update.view` holding one `GameView.<game>`
-    (`_view_field`), never written as two occurrences of `view`. The wire format lets a parser merge a
+    (`join_split`), never written as two occurrences of `view`. The wire format lets a parser merge a
     message field met twice, but protobufjs (Node's standard gRPC stack) replaces it instead, and a client
     on it lost the public half of every view (docs/custom-clients.md names the runtimes the contract test
     decodes with). Joining skips copying the parts into a message and serialising them again for every
@@ -408,38 +411,40 @@ def _update_bytes(table: Table, viewer: int | None, since_version: int | None, s
     if table.state is None:
         open_count = len(table.open_seats())
         own.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
-        return table_part + own.SerializeToString()
+        return table_part, own.SerializeToString()
     split = view_split(type(table.engine)) if has_own_message(table.engine.name) else None
     if split is None:
         viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
-        return table_part + own.SerializeToString() + viewer_part
-    return table_part + own.SerializeToString() + _split_game_part(table, viewer, split[0])
-
-
-def _split_game_part(table: Table, viewer: int | None, public: frozenset[str]) -> bytes:
-    """The game's part of `viewer`'s update (a game with `view_split`): its public part, cached once per
-    version for every viewer, and the viewer's private part, cached once per viewer and version, joined."""
-    public_part = table._cached(("public",), lambda: _public_part(table, public))
-    private_part = table._cached(("viewer", viewer), lambda: _private_part(table, viewer))
-    return join_split(table.engine.name, public_part, private_part)
+        return table_part, own.SerializeToString(), viewer_part
+    public_part = table._cached(("public",), lambda: _public_part(table, split[0]))
+    game_part = table._cached(
+        ("viewer", viewer), lambda: join_split(table.engine.name, public_part, _private_part(table, viewer))
+    )
+    return table_part, own.SerializeToString(), public_part[0], game_part
 
 
 def join_split(game: str, public: tuple[bytes, bytes], private: tuple[bytes, bytes]) -> bytes:
-    """The game's part of an update as Update fields, from `_public_part`'s (fields, view body) and
-    `_private_part`'s (view body, legal actions): the public fields (phase, scores, whose turn), then
-    `Update.view` written once, holding `GameView.<game>` written once, whose body joins the public and the
-    private fields of the view (disjoint sets: `view_split`), then the viewer's legal actions."""
-    (fields, public_body), (private_body, legal) = public, private
-    body = public_body + private_body
-    member = _game_member_key(game)
-    game_view = member + wire.varint(len(body)) + body
-    return fields + _VIEW_KEY + wire.varint(len(game_view)) + game_view + legal
+    """A viewer's view and legal actions as Update fields (a game with `view_split`), from `_public_part`'s
+    (fields, view body) and `_private_part`'s (view body, legal actions): `Update.view` written once, holding
+    `GameView.<game>` written once, whose body joins the public and the private fields of the view (disjoint
+    sets: `view_split`), then the viewer's legal actions. Built once per viewer and version; the public
+    fields (phase, scores, whose turn: `public[0]`) go beside it, shared by every viewer."""
+    public_body = public[1]
+    private_body, legal = private
+    size = len(public_body) + len(private_body)
+    body_size = wire.varint(size)
+    member = _MEMBER_KEYS.get(game) or _member_key(game)
+    view_size = wire.varint(len(member) + len(body_size) + size)
+    return b"".join((_VIEW_KEY, view_size, member, body_size, public_body, private_body, legal))
 
 
-@cache
-def _game_member_key(game: str) -> bytes:
-    """The key of `GameView`'s member for `game` on the wire: its number, length-delimited."""
-    return wire.varint(table_pb2.GameView.DESCRIPTOR.fields_by_name[game].number << 3 | 2)
+#: The key of `GameView`'s member for each game on the wire (its number, length-delimited): `_member_key`.
+_MEMBER_KEYS: dict[str, bytes] = {}
+
+
+def _member_key(game: str) -> bytes:
+    key = _MEMBER_KEYS[game] = wire.varint(table_pb2.GameView.DESCRIPTOR.fields_by_name[game].number << 3 | 2)
+    return key
 
 
 #: `Update.view`'s key on the wire: its number, length-delimited.

@@ -303,6 +303,8 @@ def varint(value: int) -> bytes:
     """`value` as protobuf's base-128 varint (a field's key, the length before a length-delimited field)."""
     if value <= 0x7F:
         return _SMALL_VARINTS[value]
+    if value <= 0x3FFF:  # most lengths of a view's parts: two bytes
+        return bytes((value & 0x7F | 0x80, value >> 7))
     out = bytearray()
     while value > 0x7F:
         out.append(value & 0x7F | 0x80)
