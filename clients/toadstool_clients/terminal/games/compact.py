@@ -1,14 +1,16 @@
 """What the games' compact drawings (80x24, beside the menu and the log) share: each line stays one line.
 
 A compact drawing has a line budget; a line that wrapped would push the menu or the log off the screen,
-so a line too long for the terminal ends in an ellipsis instead. Drawing helpers only.
+so a line too long for the terminal ends in an ellipsis instead. Seats go in aligned columns as wide as
+the terminal (`Cells`: every seat shown, in fewer words when many), and a hand flows along lines broken
+between cards, never inside one (`Flow`). Drawing helpers only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from rich.console import RenderableType
+from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
 
 
@@ -19,3 +21,67 @@ def one_line_each(parts: Sequence[RenderableType], keep: Sequence[Text] = ()) ->
             part.no_wrap = True
             part.overflow = "ellipsis"
     return list(parts)
+
+
+class Cells:
+    """Seats (or any short items) in aligned columns as wide as the terminal: every item shown, none cut
+    unless one alone is wider than the terminal (then with an ellipsis). With `short`, the same items in
+    fewer words, used when the long ones would take more than `most_rows` lines."""
+
+    def __init__(self, cells: Sequence[Text], short: Sequence[Text] = (), most_rows: int = 2) -> None:
+        self.cells, self.short, self.most_rows = list(cells), list(short), most_rows
+
+    def rows(self, width: int) -> list[Text]:
+        rows = grid(self.cells, width)
+        if self.short and len(rows) > self.most_rows:
+            rows = grid(self.short, width)
+        return rows
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        yield from self.rows(options.max_width)
+
+
+def grid(cells: Sequence[Text], width: int) -> list[Text]:
+    """`cells` in as many aligned columns as fit `width`, row by row."""
+    if not cells:
+        return []
+    column = min(width, max(cell.cell_len for cell in cells) + 3)
+    per_row = max(1, (width + 3) // column)
+    rows: list[Text] = []
+    for start in range(0, len(cells), per_row):
+        row = Text(no_wrap=True, overflow="ellipsis")
+        for index, cell in enumerate(cells[start : start + per_row]):
+            cell = cell.copy()
+            cell.truncate(column - (3 if per_row > 1 else 0), overflow="ellipsis")
+            if index:
+                row.append(" " * (-row.cell_len % column))
+            row.append_text(cell)
+        row.truncate(width, overflow="ellipsis")
+        rows.append(row)
+    return rows
+
+
+class Flow:
+    """Items (cards, characters) flowing along lines after a `lead`, broken between items, never inside
+    one; lines after the first are indented under the first item."""
+
+    def __init__(self, lead: Text, items: Sequence[Text], gap: str = " ") -> None:
+        self.lead, self.items, self.gap = lead, list(items), gap
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        indent = min(self.lead.cell_len, width // 3)
+        line = self.lead.copy()
+        started = False
+        for item in self.items:
+            needed = (len(self.gap) if started else 0) + item.cell_len
+            if started and line.cell_len + needed > width:
+                yield line
+                line, started = Text(" " * indent), False
+            if started:
+                line.append(self.gap)
+            item = item.copy()
+            item.truncate(width - indent, overflow="ellipsis")
+            line.append_text(item)
+            started = True
+        yield line

@@ -45,6 +45,8 @@ STAGE_NAMES: dict[int, str] = {
     kart_pb2.KART_STAGE_FINISHED: "race over",
 }
 ROW = 20  # fields per row of the track strip
+#: How a banana chip on a field is drawn: a letter on yellow, unlike any field or kart.
+BANANA = ("b", "bold black on yellow")
 #: What a die roll was for, in words (the view carries the purpose as an identifier).
 ROLL_PURPOSES: dict[str, str] = {
     "start_order": "for the start order",
@@ -103,7 +105,7 @@ def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> Renderable
             symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
             cells.append(f" {symbol} ", style=style)
             if field in bananas:
-                marks.append(" ( ", style="bold yellow")
+                marks.append(f" {BANANA[0]} ", style=BANANA[1])
             elif field in starts:
                 marks.append(f"{starts[field]}→ ", style="bold red")
             elif field in exits:
@@ -132,7 +134,7 @@ def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> Renderable
         " mushroom  ",
         ("T", "bold white on grey23"),
         " Thwomp  ",
-        ("(", "bold yellow"),
+        (BANANA[0], BANANA[1]),
         " banana chip  ",
         ("A→ →A", "bold red"),
         " shortcut",
@@ -227,8 +229,9 @@ COMPACT_ROW = 60
 
 
 def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> list[Text]:
-    """The track one cell per field: numbers every ten, the fields (a banana chip shows as "("), the karts
-    (the driver's initial, or how many share the field)."""
+    """The track one cell per field: numbers every ten, the fields (a banana chip shows as "b"), the
+    shortcuts (its letter where it starts and where it comes out, ╌ over the fields it skips), the karts
+    (the driver's initial, or how many share the field); the legend at the right of the first rows."""
     track = view.track
     length = track.length or len(track.fields)
     here: dict[int, list[kart_pb2.KartRacer]] = {}
@@ -236,10 +239,14 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
         if not kart.in_start_area:
             here.setdefault(kart.field, []).append(kart)
     bananas = set(view.banana_fields)
-    starts = {cut.start for cut in track.shortcuts}
+    cut_marks: dict[int, tuple[str, str]] = {}
+    for cut in track.shortcuts:
+        for skipped in range(cut.start + 1, cut.exit) if cut.start < cut.exit else ():
+            cut_marks[skipped] = ("╌", "red")
+        cut_marks[cut.start] = cut_marks[cut.exit] = (cut.label[:1] or "?", "bold red")
     lines: list[Text] = []
     for row_start in range(0, length, COMPACT_ROW):
-        numbers, cells, karts, picks = Text(style="dim"), Text(), Text(), Text()
+        numbers, cells, cuts, karts, picks = Text(style="dim"), Text(), Text(), Text(), Text()
         for field in range(row_start, min(row_start + COMPACT_ROW, length)):
             if pick is not None:
                 picks.append_text(_pick_mark(pick, field, 1))
@@ -250,8 +257,9 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
             kind = track.fields[field] if field < len(track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
             symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
             if field in bananas:
-                symbol, style = "(", "bold yellow"
-            cells.append(symbol, style=style + (" underline" if field in starts else ""))
+                symbol, style = BANANA
+            cells.append(symbol, style=style)
+            cuts.append(*cut_marks.get(field, (" ", "")))
             on = here.get(field, [])
             if len(on) == 1:
                 karts.append(on[0].character[:1] or "?", style=COLOR_STYLE.get(on[0].color, "bold"))
@@ -259,10 +267,25 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
                 karts.append(str(len(on)), style="bold")
             else:
                 karts.append(" ")
-        lines.extend([numbers, cells, karts])
+        lines.extend([numbers, cells, *([cuts] if cut_marks else []), karts])
         if pick is not None and pick.fields & set(range(row_start, row_start + COMPACT_ROW)):
             lines.append(picks)
+    for line, words in zip(lines, _legend_rows(bool(cut_marks)), strict=False):
+        line.append(" " * (COMPACT_ROW + 2 - line.cell_len))
+        line.append_text(words)
     return lines
+
+
+def _legend_rows(shortcuts: bool) -> list[Text]:
+    """The compact track's legend, in short rows beside it (17 columns at 80)."""
+    rows = [
+        Text.assemble(("?", "bold yellow"), " item ", ("»", "bold cyan"), " booster"),
+        Text.assemble(("m", "bold red"), " mushroom"),
+        Text.assemble(("T", "bold white on grey23"), " Thwomp ", (BANANA[0], BANANA[1]), " banana"),
+    ]
+    if shortcuts:
+        rows.append(Text.assemble(("A╌A", "bold red"), " shortcut"))
+    return rows
 
 
 def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
