@@ -22,7 +22,7 @@ from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.names import counted, seat_name, you_or_name
-from toadstool_clients.terminal.games import render_game
+from toadstool_clients.terminal.games import has_medium, render_game
 from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Below this height the menu flows along lines and the game is drawn compact.
@@ -263,6 +263,8 @@ def screen_lines(
         game = _pause_lines(pause, width, height - len(top) - len(bottom) - MIN_LOG - 2)
     elif update.view.WhichOneof("game") is not None:
         game = _lines(render_game(update, compact=False, pick=pick), width) if height >= ROOMY_HEIGHT else []
+        if game and len(game) > room and has_medium(update):
+            game = _lines(render_game(update, pick=pick, medium=True), width)
         if not game or len(game) > room:
             game = _lines(render_game(update, compact=True, pick=pick), width)
         if len(game) > room:  # last resort: keep the top of the drawing
@@ -279,7 +281,7 @@ def _pause_lines(pause: Sequence[Text], width: int, room: int) -> list[str]:
     inner: list[str] = []
     for line in pause:
         inner.extend(_wrapped(line, width - 4, 2))
-    boxed = _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow"), width)
+    boxed = _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow", expand=False), width)
     if len(boxed) > room > 0:
         boxed = [*boxed[: room - 1], boxed[-1]]
     return boxed
