@@ -26,19 +26,55 @@ def one_line_each(parts: Sequence[RenderableType], keep: Sequence[Text] = ()) ->
 class Cells:
     """Seats (or any short items) in aligned columns as wide as the terminal: every item shown, none cut
     unless one alone is wider than the terminal (then with an ellipsis). With `short`, the same items in
-    fewer words, used when the long ones would take more than `most_rows` lines."""
+    fewer words, used when the long ones would take more than `most_rows` lines; never at `roomy_width`
+    or wider (0: at any width); `short_hint` says what their abbreviations mean, after the last. With
+    `flow`, the long items flow along lines instead of in columns."""
 
-    def __init__(self, cells: Sequence[Text], short: Sequence[Text] = (), most_rows: int = 2) -> None:
+    def __init__(
+        self,
+        cells: Sequence[Text],
+        short: Sequence[Text] = (),
+        most_rows: int = 2,
+        roomy_width: int = 0,
+        flow: bool = False,
+        short_hint: Text | None = None,
+    ) -> None:
         self.cells, self.short, self.most_rows = list(cells), list(short), most_rows
+        self.roomy_width, self.flow, self.short_hint = roomy_width, flow, short_hint
 
     def rows(self, width: int) -> list[Text]:
-        rows = grid(self.cells, width)
+        rows = flowed(self.cells, width) if self.flow else grid(self.cells, width)
+        if self.roomy_width and width >= self.roomy_width:
+            return rows
         if self.short and len(rows) > self.most_rows:
             rows = grid(self.short, width)
+            hint = self.short_hint
+            if hint is not None and rows[-1].cell_len + 3 + hint.cell_len <= width:
+                rows[-1] = rows[-1] + Text("   ") + hint
+            elif hint is not None:
+                rows.append(hint)
         return rows
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         yield from self.rows(options.max_width)
+
+
+def flowed(cells: Sequence[Text], width: int, gap: str = "   ") -> list[Text]:
+    """`cells` along lines of `width`, `gap` between them, broken between cells (one too wide is cut with
+    an ellipsis)."""
+    rows: list[Text] = []
+    row = Text(no_wrap=True, overflow="ellipsis")
+    for cell in cells:
+        if row.cell_len and row.cell_len + len(gap) + cell.cell_len > width:
+            rows.append(row)
+            row = Text(no_wrap=True, overflow="ellipsis")
+        if row.cell_len:
+            row.append(gap)
+        cell = cell.copy()
+        cell.truncate(width, overflow="ellipsis")
+        row.append_text(cell)
+    rows.append(row)
+    return rows
 
 
 def grid(cells: Sequence[Text], width: int) -> list[Text]:

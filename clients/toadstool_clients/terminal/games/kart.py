@@ -9,14 +9,14 @@ shell. Names from the network are always escaped.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import kart_pb2, table_pb2
 from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
-from toadstool_clients.terminal.games.compact import one_line_each
+from toadstool_clients.terminal.games.compact import Cells, one_line_each
 from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
@@ -228,7 +228,31 @@ def render_view(update: table_pb2.Update, pick: TrackPick | None = None) -> Rend
 COMPACT_ROW = 60
 
 
-def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> list[Text]:
+class _CompactTrack:
+    """The compact track as wide as the terminal allows: its legend beside it from 80 columns, below it
+    (one line) when narrower; rows of at most COMPACT_ROW fields."""
+
+    def __init__(self, view: kart_pb2.KartView, pick: TrackPick | None) -> None:
+        self.view, self.pick = view, pick
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        beside = width >= COMPACT_ROW + 2 + LEGEND_WIDTH
+        lines = _compact_track(self.view, self.pick, row=min(COMPACT_ROW, width), legend=beside)
+        if not beside:
+            lines.append(Text(" ").join(_legend_rows(bool(self.view.track.shortcuts))))
+        for line in lines:
+            line.no_wrap, line.overflow = True, "ellipsis"
+            yield line
+
+
+#: Columns the legend beside the compact track takes.
+LEGEND_WIDTH = 17
+
+
+def _compact_track(
+    view: kart_pb2.KartView, pick: TrackPick | None = None, row: int = 60, legend: bool = True
+) -> list[Text]:
     """The track one cell per field: numbers every ten, the fields (a banana chip shows as "b"), the
     shortcuts (its letter where it starts and where it comes out, ╌ over the fields it skips), the karts
     (the driver's initial, or how many share the field); the legend at the right of the first rows."""
@@ -245,9 +269,9 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
             cut_marks[skipped] = ("╌", "red")
         cut_marks[cut.start] = cut_marks[cut.exit] = (cut.label[:1] or "?", "bold red")
     lines: list[Text] = []
-    for row_start in range(0, length, COMPACT_ROW):
+    for row_start in range(0, length, row):
         numbers, cells, cuts, karts, picks = Text(style="dim"), Text(), Text(), Text(), Text()
-        for field in range(row_start, min(row_start + COMPACT_ROW, length)):
+        for field in range(row_start, min(row_start + row, length)):
             if pick is not None:
                 picks.append_text(_pick_mark(pick, field, 1))
             if field % 10 == 0:
@@ -268,10 +292,10 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
             else:
                 karts.append(" ")
         lines.extend([numbers, cells, *([cuts] if cut_marks else []), karts])
-        if pick is not None and pick.fields & set(range(row_start, row_start + COMPACT_ROW)):
+        if pick is not None and pick.fields & set(range(row_start, row_start + row)):
             lines.append(picks)
-    for line, words in zip(lines, _legend_rows(bool(cut_marks)), strict=False):
-        line.append(" " * (COMPACT_ROW + 2 - line.cell_len))
+    for line, words in zip(lines, _legend_rows(bool(cut_marks)) if legend else [], strict=False):
+        line.append(" " * (row + 2 - line.cell_len))
         line.append_text(words)
     return lines
 
@@ -279,7 +303,7 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
 def _legend_rows(shortcuts: bool) -> list[Text]:
     """The compact track's legend, in short rows beside it (17 columns at 80)."""
     rows = [
-        Text.assemble(("?", "bold yellow"), " item ", ("»", "bold cyan"), " booster"),
+        Text.assemble(("?", "bold yellow"), " item ", ("»", "bold cyan"), " boost"),
         Text.assemble(("m", "bold red"), " mushroom"),
         Text.assemble(("T", "bold white on grey23"), " Thwomp ", (BANANA[0], BANANA[1]), " banana"),
     ]
@@ -297,7 +321,9 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
     turn = view.turn if view.HasField("turn") else None
     cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
     title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
-    lines: list[RenderableType] = [title, *_compact_track(view, pick)]
+    lines: list[RenderableType] = [title, _CompactTrack(view, pick)]
+    long: list[Text] = []
+    short: list[Text] = []
     for kart in view.karts:
         line = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
         line.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
@@ -312,7 +338,19 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
         if kart.halving:
             line.append(" · next move halved", style="italic")
         line.append_text(_target_note(pick, kart.seat))
-        lines.append(line)
+        long.append(line)
+        brief = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
+        brief.append(kart.character[:1] or "?", style=COLOR_STYLE.get(kart.color, "bold"))
+        where = "start" if kart.in_start_area else f"f{kart.field}"
+        brief.append(f" {driver} lap{kart.lap} {where} {kart.coins}c")
+        if kart.HasField("item"):
+            brief.append(f" {KART_ITEM_NAMES.get(kart.item, '?')}", style="bold")
+        if kart.skips:
+            brief.append(f" skip{kart.skips}", style="italic")
+        brief.append_text(_target_note(pick, kart.seat))
+        short.append(brief)
+    # one kart a line from 80 columns; narrower, two or more a line in fewer words (f field, c coins)
+    lines.append(Cells(long, short, most_rows=3, roomy_width=80))
     notes = []
     if view.bundle_paid:
         notes.append(f"paid {counted(view.bundle_paid, 'coin')} for +{view.bundle_bonus}")

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from toadstool.api.v1 import levelup_pb2, table_pb2
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES, counted, seat_name
-from toadstool_clients.terminal.games.compact import Flow, one_line_each
+from toadstool_clients.terminal.games.compact import Cells, Flow, one_line_each
 
 _BLOCKS = {
     levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: "Coin",
@@ -171,34 +171,34 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         lines.append(Text("Nominee: ", style="bold magenta").append_text(characters([view.nominee])))
     if you is not None:
         lines.append(Flow(Text("Your favourites: ", style="bold cyan"), named(list(view.favourites)), gap=", "))
-    seat_lines: list[Text] = []
+    long: list[Text] = []
+    short: list[Text] = []
     for seat in view.seats:
-        acting = _acting(update, seat.seat)
-        line = Text("▶ " if acting else "  ", style="bold yellow")
+        line = Text("▶ " if _acting(update, seat.seat) else "  ", style="bold yellow")
         line.append(
             "you" if seat.seat == you else seat_name(update, seat.seat), style="bold" if seat.seat == you else ""
         )
+        brief = line.copy()
         score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
         if seat.seat == you:
             powers = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "no Power Ups"
             line.append(f"  {score} pts · {powers} · No! cards {seat.no_cards}")
         else:
             line.append(f"  {score} pts · {counted(seat.power_up_count, 'Power Up')} · No! cards {seat.no_cards}")
+        brief.append(f" {score} pts · No! {seat.no_cards}")
         if seat.held_blocks:
             line.append(" · " + ", ".join(_BLOCKS.get(b.kind, "?") for b in seat.held_blocks), style="green")
-        if seat.has_voted:
-            line.append(" · voted", style="yellow")
-        elif seat.revealed_vote in _VOTES:
-            word, style = _VOTES[seat.revealed_vote]
-            line.append(" · voted ", style="dim")
-            line.append(word, style="strike dim" if seat.vote_cancelled else style)
-        seat_lines.append(line)
-    # two seats to a line when both fit in 80 columns, so the board keeps its room
-    while seat_lines:
-        first = seat_lines.pop(0)
-        if seat_lines and first.cell_len + 3 + seat_lines[0].cell_len <= 78:
-            first = first + Text("   ") + seat_lines.pop(0)
-        lines.append(first)
+        for text in (line, brief):
+            if seat.has_voted:
+                text.append(" · voted", style="yellow")
+            elif seat.revealed_vote in _VOTES:
+                word, style = _VOTES[seat.revealed_vote]
+                text.append(" · voted ", style="dim")
+                text.append(word, style="strike dim" if seat.vote_cancelled else style)
+        long.append(line)
+        short.append(brief)
+    # as many seats to a line as fit, so the board keeps its room; fewer words below 80 columns
+    lines.append(Cells(long, short, most_rows=3, roomy_width=80, flow=True))
     return Group(*one_line_each(lines))
 
 

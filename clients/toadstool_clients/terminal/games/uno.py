@@ -205,9 +205,8 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         top.append("colour to be chosen", style="italic")
     top.append("  ↻" if view.direction == uno_pb2.UNO_DIRECTION_CLOCKWISE else "  ↺")
     top.append(f"  pile {view.draw_pile_count} · hand {view.hand_number} · target {view.target}", style="dim")
-    if len(short) > 4:
-        top.append(" · c: cards p: points", style="dim")
-    parts: list[RenderableType] = [Cells(cells, short), top]
+    hint = Text("(c: cards, p: points)", style="dim")
+    parts: list[RenderableType] = [Cells(cells, short, short_hint=hint), top]
     if you is not None:
         tiles = [card_text(card) for card in view.hand] or [Text("no cards", style="dim")]
         parts.append(Flow(Text("Your hand: ", style="bold cyan"), tiles))
