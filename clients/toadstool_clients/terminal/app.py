@@ -54,6 +54,8 @@ from toadstool_clients.terminal.track_pick import TrackPick
 
 __all__ = ["STATUS_NAMES", "TerminalClient", "render_update"]
 
+#: What a person reads when the table moved on before their action arrived and it is no longer offered.
+MOVED_ON = "The table moved on before your move arrived: look, and choose again."
 #: Seconds "auto" waits, visibly, before it plays a forced choice.
 AUTO_DELAY = 0.8
 
@@ -339,7 +341,9 @@ class TerminalClient:
                     self.sent_version = newest.version
                     await self._act(newest, action_id, again - 1)
                     return
-                self.note = "The table moved on before your move arrived: look, and choose again."
+                self.note = MOVED_ON
+            elif self.latest is not None and self.latest.version > update.version:  # refused as moved on
+                self.note = MOVED_ON
             else:
                 self.note = f"Not accepted: {describe_rpc_error(error)}"
             self.sent_version = None

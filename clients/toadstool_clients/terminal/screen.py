@@ -23,6 +23,7 @@ from rich.text import Text
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.names import counted, seat_name, you_or_name
 from toadstool_clients.terminal.games import has_medium, render_game
+from toadstool_clients.terminal.games.compact import tight
 from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Below this height the menu flows along lines and the game is drawn compact.
@@ -267,6 +268,9 @@ def screen_lines(
             game = _lines(render_game(update, pick=pick, medium=True), width)
         if not game or len(game) > room:
             game = _lines(render_game(update, compact=True, pick=pick), width)
+        if len(game) > room:  # seats in fewer words, so every seat stays in view
+            with tight():
+                game = _lines(render_game(update, compact=True, pick=pick), width)
         if len(game) > room:  # last resort: keep the top of the drawing
             game = game[: max(0, room - 1)] + (["…"] if room > 0 else [])
     log_room = height - len(top) - len(bottom) - len(menu_lines) - len(game) - 2

@@ -8,7 +8,9 @@ between cards, never inside one (`Flow`). Drawing helpers only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 from rich.console import Console, ConsoleOptions, RenderableType, RenderResult
 from rich.text import Text
@@ -23,12 +25,26 @@ def one_line_each(parts: Sequence[RenderableType], keep: Sequence[Text] = ()) ->
     return list(parts)
 
 
+#: Set while a drawing is made again because it did not fit: `Cells` then use their short form at any width.
+TIGHT: ContextVar[bool] = ContextVar("TIGHT", default=False)
+
+
+@contextmanager
+def tight() -> Iterator[None]:
+    """Draw in fewer words: seats in their short form even where the long one would fit the width."""
+    token = TIGHT.set(True)
+    try:
+        yield
+    finally:
+        TIGHT.reset(token)
+
+
 class Cells:
     """Seats (or any short items) in aligned columns as wide as the terminal: every item shown, none cut
     unless one alone is wider than the terminal (then with an ellipsis). With `short`, the same items in
     fewer words, used when the long ones would take more than `most_rows` lines; never at `roomy_width`
-    or wider (0: at any width); `short_hint` says what their abbreviations mean, after the last. With
-    `flow`, the long items flow along lines instead of in columns."""
+    or wider (0: at any width) unless drawn `tight`; `short_hint` says what their abbreviations mean,
+    after the last. With `flow`, the long items flow along lines instead of in columns."""
 
     def __init__(
         self,
@@ -44,10 +60,10 @@ class Cells:
 
     def rows(self, width: int) -> list[Text]:
         rows = flowed(self.cells, width) if self.flow else grid(self.cells, width)
-        if self.roomy_width and width >= self.roomy_width:
+        if self.roomy_width and width >= self.roomy_width and not TIGHT.get():
             return rows
         if self.short and len(rows) > self.most_rows:
-            rows = grid(self.short, width)
+            rows = min(grid(self.short, width), flowed(self.short, width), key=len)
             hint = self.short_hint
             if hint is not None and rows[-1].cell_len + 3 + hint.cell_len <= width:
                 rows[-1] = rows[-1] + Text("   ") + hint
