@@ -456,17 +456,17 @@ class TerminalClient:
         if self.stopped:
             self.console.print(Text(self.stopped, style="bold red"))
         elif self.latest is None or self.latest.status != table_pb2.TABLE_STATUS_FINISHED:
-            self.console.print(Text(self._leaving_words(), style="bold"))
+            self.console.print(Text(self._leaving_words(), style="bold"), soft_wrap=True)
 
     def _leaving_words(self) -> str:
         """What a person who left before the end reads: how to come back (their seat waits; a bot may play
         it meanwhile, as the table's settings say)."""
         if self.seat_token is None:
-            how = f": {self.come_back}" if self.come_back else ""
+            how = f" with:\n  {self.come_back}" if self.come_back else "."
             return f"You stopped watching table {self.table_id}. Watch again{how}"
         if not self.come_back:
             return f"You left table {self.table_id}. This game was not kept: there is no coming back to it."
-        return f"You left table {self.table_id}; your seat is kept for you. Come back with: {self.come_back}"
+        return f"You left table {self.table_id}; your seat is kept for you. Come back with:\n  {self.come_back}"
 
     async def _run_without_screen(self) -> int:
         """No terminal to draw on (input from a pipe, TERM=dumb): follow the table, printing its events,

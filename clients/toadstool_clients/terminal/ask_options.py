@@ -27,7 +27,7 @@ def ask_choice_options(
     for option in game.options:
         if option.kind != "choice" or option.name in given or len(option.choices) < 2:
             continue
-        write(f"{option.help or option.name}:")
+        write(f"{option.name.capitalize()}: {option.help}" if option.help else f"{option.name.capitalize()}:")
         for number, choice in enumerate(option.choices, start=1):
             label = (labels or {}).get(choice, "")
             default = " (default)" if choice == option.default_value else ""
