@@ -128,9 +128,7 @@ def test_your_last_move_stays_in_view_after_others_have_acted() -> None:
     text = "\n".join(
         _plain(screen_lines(update, log, [], Text("keys"), 80, 24, mine=["You roll 5", "You land on field 12"]))
     )
-    assert "Your last move" in text
-    assert "You roll 5" in text
-    assert "You land on field 12" in text
+    assert "Your last move: You roll 5 · You land on field 12" in text
     assert "Bot event 29" in text, text
 
 

@@ -99,7 +99,20 @@ def test_at_60x20_the_footer_keeps_q_leave_and_a_number_key_chooses_without_ente
     for bot in range(1, 10):
         assert f"Bot {bot} " in screen, screen
     entries = dict(re.findall(r"^[ \u203a](\d) (.+?)(?:\s{2,}|$)", screen, re.M))
-    leaf = next(number for number, label in entries.items() if not label.endswith("▸"))
+    leaf, label = next((number, label) for number, label in entries.items() if not label.endswith("▸"))
     tmux.send(leaf)  # no Enter
-    sent = tmux.wait_for(lambda s: "Your last move" in s or "Sent." in s, timeout=30)
+    sent = tmux.wait_for(lambda s: f"{leaf} {label}" not in s, timeout=30)
+    assert "Your choice:" not in sent, f"the number opened a level instead of choosing:\n{sent}"
     save("uno-60x20-chosen-by-number", sent)
+
+
+def test_your_kart_roll_stays_on_the_screen_after_six_bots_have_moved(terminal: list[Tmux], tmp_path: Path) -> None:
+    kart = ["play", "kart", "--bots", "6", "--seed", "5", "--bot-delay", "0.01", "--option", "track=mushroom-loop"]
+    tmux = _tmux(terminal, tmp_path, kart)
+    first = tmux.wait_for(lambda s: "1 Roll the die" in s, timeout=60)
+    tmux.send("1")
+    again = tmux.wait_for(
+        lambda s: "1 Roll the die" in s and s != first and "Your last move: You roll" in s, timeout=60
+    )
+    save("kart-80x24-your-last-roll", again)
+    assert "Bot 6" in again

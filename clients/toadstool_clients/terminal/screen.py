@@ -304,12 +304,12 @@ def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room:
 
     events = list(log)
     shown_plain = {event.plain if isinstance(event, Text) else event for event in events[-(room - 1) :]}
-    pinned: list[str] = []
     missing = [text for text in mine if text not in shown_plain]
-    if missing and room > 4:
-        pinned = _lines(Text("Your last move", style="bold cyan"), width)
-        for text in missing[-2:]:
-            pinned.extend(_wrapped(Text("· " + printable(text), style="cyan"), width, 1))
+    pinned: list[str] = []
+    if missing:  # one line, before any older event: it stays until the viewer acts again
+        line = Text("Your last move: ", style="bold cyan")
+        line.append(" · ".join(printable(text) for text in missing[-2:]), style="cyan")
+        pinned = _wrapped(line, width, 1)
     left = room - len(pinned) - 1
     body: list[str] = []
     for event in reversed(events):
