@@ -233,3 +233,50 @@ def test_a_stale_action_still_legal_is_sent_again_and_one_no_longer_legal_reads_
     assert moved_to > 0
     assert refused_note == "The table moved on before your move arrived: look, and choose again."
     assert "version" not in refused_note
+
+
+def _screen(update: table_pb2.Update, width: int = 80, height: int = 24) -> str:
+    menu = Menu.for_update(update).lines(width, one_per_line=height >= 40, most=None if height >= 40 else 5)
+    return "\n".join(
+        _plain(screen_lines(update, [], menu if update.legal_actions else [], Text("keys"), width, height))
+    )
+
+
+def test_level_up_marks_you_when_it_is_your_vote_and_labels_no_cards_and_votes() -> None:
+    votes = [u for u in _updates("levelup", 6) if len(u.to_act) > 1 and 0 in u.to_act]
+    assert votes, "no simultaneous vote in this seeded game"
+    screen = _screen(votes[0])
+    assert "▶ you" in screen, screen
+    assert "No! cards" in screen or "No! " in screen
+    revealed = next(u for u in _updates("levelup", 6) if any(s.revealed_vote for s in u.view.levelup.seats))
+    assert re.search(r"voted (Yes!|No!)", _screen(revealed)), _screen(revealed)
+
+
+def test_level_up_at_120x40_has_the_whole_board_beside_the_players_table() -> None:
+    update = next(u for u in _updates("levelup", 6) if u.legal_actions and u.view.levelup.round == 1)
+    screen = _screen(update, 120, 40)
+    assert "Board" in screen
+    assert "Players" in screen
+    assert re.search(r"Power Ups\s+No!\s+Blocks\s+Vote\s+Rounds", screen), screen
+    assert "Your Power Ups:" in screen
+
+
+def test_power_up_levels_read_plainly_and_your_cards_say_what_they_do() -> None:
+    update = next(u for u in _updates("powerup", 8) if len(u.view.powerup.hand) >= 1 and u.legal_actions)
+    screen = _screen(update)
+    assert not re.search(r"Level x\d", screen), screen
+    assert "(face down) =" not in screen
+    card = update.view.powerup.hand[0]
+    assert f"{card.name}  {card.effect[:20]}" in screen, screen
+
+
+def test_the_kart_legend_and_shortcuts_are_drawn_at_80x24_and_a_banana_is_a_b() -> None:
+    update = next(u for u in _updates("kart", 7) if u.view.kart.banana_fields and u.legal_actions)
+    screen = _screen(update)
+    for words in ("? item", "» boost", "m mushroom", "T Thwomp", "b banana", "A╌A shortcut"):
+        assert words in screen, screen
+    track = next(line for line in screen.splitlines() if line.startswith(("·", "?")))
+    assert "(" not in track
+    assert "b" in track[:60]
+    cuts = next(line for line in screen.splitlines() if "╌" in line and "shortcut" not in line[:60])
+    assert "A╌" in cuts[:60], screen

@@ -526,7 +526,8 @@ async def _play_remote(
                 feed.add(line)
         host_token = remembered_host_token(saved_under or address, table_id)
         if saved_under is not None:  # `toadstool play` offers the unfinished game kept under its name
-            back = shlex.join(["toadstool", "play", args.game, "--name", args.name.strip() or _default_name()])
+            again = ["toadstool", "play", args.game, "--name", args.name.strip() or _default_name()]
+            back = shlex.join([*again, "--lan"] if args.lan else again)
         else:
             back = _join_command(table_id, address, args.name.strip() or _default_name()) if args.server else ""
         return await play_at_table(
