@@ -2,7 +2,7 @@
 
 Bots play fast; the events that close a UNO hand, a Level Up! round or a Power Up round scroll past before
 a person reads them. When an update starts a new hand or round, the terminal shows, in place of the board,
-its closing events (in the viewer's words) and each seat's points or Extra Lives then, and what changed,
+first each seat's points or Extra Lives and what changed, then the closing events (in the viewer's words),
 until the person presses a key. It reads only the views (the hand or round number and the scores they
 carry) and the events; it knows no rules. Kart is one race: the game-over screen is its result.
 """
@@ -65,22 +65,23 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
     if member == "uno":
         old, new = previous.view.uno, update.view.uno
         lines.append(Text(f"Hand {before} is over", style="bold yellow"))
-        closing = [text for text in said if "went out" in text or "won the hand" in text] or said
-        lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
         variant = "the lowest total wins" if new.lowest_wins else "the first to reach it wins"
         lines.extend(_totals(update, list(old.scores), list(new.scores), "Points"))
         lines.append(Text(f"Target {new.target} points ({variant})", style="dim"))
+        closing = [text for text in said if "went out" in text or "won the hand" in text] or said
+        lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
     elif member == "levelup":
         old_up, new_up = previous.view.levelup, update.view.levelup
         lines.append(Text(f"Round {before} of 3 is over", style="bold yellow"))
+        lines.extend(_totals(update, list(old_up.scores), list(new_up.scores), "Points"))
         closing = [text for text in said if "objective was" in text or "coin point" in text] or said
         lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
-        lines.extend(_totals(update, list(old_up.scores), list(new_up.scores), "Points"))
     elif member == "powerup":
         old_pu, new_pu = previous.view.powerup, update.view.powerup
         lines.append(Text(f"Round {before} is over", style="bold yellow"))
-        lines.extend(Text(text) for text in said[-MOST_EVENTS:])
         old_lives = {seat.seat: seat.tokens for seat in old_pu.seats}
         lives = [seat.tokens for seat in sorted(new_pu.seats, key=lambda s: s.seat)]
         lines.extend(_totals(update, [old_lives.get(s, 0) for s in range(len(lives))], lives, "Extra Lives"))
+        start = next((index for index, text in enumerate(said) if "Final Levels" in text), 0)
+        lines.extend(Text(text) for text in said[start:][-MOST_EVENTS:])
     return lines

@@ -281,14 +281,18 @@ def screen_lines(
 
 
 def _pause_lines(pause: Sequence[Text], width: int, room: int) -> list[str]:
-    """The pause screen's lines (each up to two lines, with an ellipsis if cut) in a box, within `room`."""
-    inner: list[str] = []
-    for line in pause:
-        inner.extend(_wrapped(line, width - 4, 2))
-    boxed = _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow", expand=False), width)
-    if len(boxed) > room > 0:
-        boxed = [*boxed[: room - 1], boxed[-1]]
-    return boxed
+    """The pause screen's lines in a box within `room`: each on up to two lines, else one (with an
+    ellipsis if cut), but the second (every seat's total) on up to three; if still too tall, its first
+    lines and "…"."""
+    for most in (2, 1):
+        inner: list[str] = []
+        for index, line in enumerate(pause):
+            inner.extend(_wrapped(line, width - 4, 3 if index == 1 else most))
+        if len(inner) + 2 <= room:
+            break
+    else:
+        inner = [*inner[: max(1, room - 3)], "…"]
+    return _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow", expand=False), width)
 
 
 def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room: int) -> list[str]:
