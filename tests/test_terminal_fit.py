@@ -280,3 +280,10 @@ def test_the_kart_legend_and_shortcuts_are_drawn_at_80x24_and_a_banana_is_a_b() 
     assert "b" in track[:60]
     cuts = next(line for line in screen.splitlines() if "╌" in line and "shortcut" not in line[:60])
     assert "A╌" in cuts[:60], screen
+
+
+def test_kart_at_120x40_shows_the_karts_table_beside_the_compact_track_when_the_full_drawing_does_not_fit() -> None:
+    update = next(u for u in _updates("kart", 7) if len(u.legal_actions) >= 2)
+    screen = _screen(update, 120, 40)
+    assert re.search(r"Kart\s+┃ Driver\s+┃ Lap\s+┃ Field\s+┃ Progress\s+┃ Coins\s+┃ Item", screen), screen
+    assert "b banana" in screen

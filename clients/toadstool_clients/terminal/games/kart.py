@@ -365,3 +365,13 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
     notes.append(f"bank {view.bank} · banana chips {view.banana_chips_left}")
     lines.append(Text("  ·  ".join(notes), style="dim"))
     return Group(*one_line_each(lines))
+
+
+def render_medium(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
+    """The Kart part of a 120x40 screen: the compact track with its legend, the full karts' table (coins,
+    item, skips, start place) and the turn's status with the latest dice."""
+    view = update.view.kart
+    names = seat_names(update, len(view.karts))
+    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
+    title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
+    return Group(title, _CompactTrack(view, pick), _karts(view, names, pick), _status(view, names, update.phase))
