@@ -27,6 +27,8 @@ MINE = {"uno": "Your hand", "kart": "(you)", "levelup": "Your favourites", "powe
 #: Options that make a whole game short enough for a test.
 QUICK = {"uno": ["--option", "target=1"], "kart": ["--option", "track=mini-loop"], "levelup": [], "powerup": []}
 SIZES = [(80, 24), (160, 50)]
+#: What the pause screen between hands or rounds says at its foot.
+PAUSED = "back to the game"
 
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -77,14 +79,19 @@ def test_a_whole_game_is_played_to_the_end_by_keys_on_one_screen_that_never_scro
 ) -> None:
     tmux = _play(terminal, tmp_path, game, width, height)
     started = time.monotonic()
-    moves, screens = 0, []
+    moves, screens, pauses = 0, [], []
     last = ""
     while moves < 600 and time.monotonic() - started < 300:
-        screen = tmux.wait_for(lambda s: "Your choice" in s or "Your choice:" in s or _finished(s), timeout=60)
+        screen = tmux.wait_for(lambda s: "Your choice" in s or PAUSED in s or _finished(s), timeout=60)
         if _finished(screen):
             break
         if screen == last:  # the same screen as before our key: let the table answer first
             time.sleep(0.05)
+            continue
+        if PAUSED in screen:  # a hand or round ended: its result waits for a key
+            pauses.append(screen)
+            tmux.send("Enter")
+            last = screen
             continue
         lines = screen.splitlines()
         assert len(lines) <= height
@@ -105,7 +112,10 @@ def test_a_whole_game_is_played_to_the_end_by_keys_on_one_screen_that_never_scro
     assert "Game over" in final, final
     assert "EXIT=0" in final
     assert "Traceback" not in final
-    for index, screen in enumerate(screens):
+    if game in ("levelup", "powerup"):  # rounds (UNO here plays one hand of 1 point, Kart one race)
+        assert pauses, "no pause screen at the end of a hand or round"
+        assert " is over" in pauses[0], pauses[0]
+    for index, screen in enumerate(screens + pauses[:2]):
         save(f"{game}-{width}x{height}-{index}", screen)
     save(f"{game}-{width}x{height}-end", final)
 
@@ -146,7 +156,7 @@ def test_a_wild_is_chosen_in_two_short_menus_a_card_then_its_colour(terminal: li
         tmux.send("Enter")
         tmux.wait_for(lambda s, before=screen: s != before, timeout=30)
     assert wild, "no wild card was offered in this seeded game"
-    tmux.send(wild.group(1), "Enter")
+    tmux.send(wild.group(1))  # a whole number chooses at once: no Enter
     colours = tmux.wait_for(lambda s: "Your choice:" in s, timeout=10)
     save("uno-80x24-wild-colour", colours)
     assert re.search(r"1 red\s+.*2 yellow\s+.*3 green\s+.*4 blue", colours)

@@ -129,7 +129,7 @@ def test_a_banana_field_is_picked_on_the_drawn_track_by_arrows_and_its_number_an
     assert "You roll" in screen, f"the player's own roll does not read 'You roll':\n{screen}"
     assert "Player 1 rolls" not in screen
     save(f"kart-{width}x{height}-banana-menu", screen)
-    tmux.send("1", "Enter")
+    tmux.send("1")  # a whole number chooses at once: no Enter
     first = tmux.wait_for(lambda s: "▲ on the track (1 of" in s, timeout=10)
     candidates = int(re.search(r"\(1 of (\d+)\)", first).group(1))  # type: ignore[union-attr]
     first_field = int(re.search(POINTER + r" field (\d+) ", first).group(1))  # type: ignore[union-attr]

@@ -16,6 +16,7 @@ import contextlib
 import importlib
 import logging
 import os
+import shlex
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
@@ -307,14 +308,32 @@ async def play_at_table(
     host_token: str | None = None,
     host_feed: HostFeed | None = None,
     auto: bool = False,
+    come_back: str = "",
 ) -> int:
     """The terminal table: with the host token (given, or kept when this machine created the table), its
-    host controls too; with a feed, the host's lines."""
+    host controls too; with a feed, the host's lines; `come_back`, the command said to one who leaves."""
     from toadstool_clients.seats import remembered_host_token
     from toadstool_clients.terminal.app import TerminalClient
 
     host_token = host_token or remembered_host_token(client.address, table_id)
-    return await TerminalClient(client, table_id, token, auto=auto, host_token=host_token, host_feed=host_feed).run()
+    client_screen = TerminalClient(
+        client, table_id, token, auto=auto, host_token=host_token, host_feed=host_feed, come_back=come_back
+    )
+    return await client_screen.run()
+
+
+async def _nobody_there(address: str) -> bool:
+    """Say at once that no server listens at `address` (a refused connection), and return True."""
+    from toadstool_clients.terminal.reach import nobody_listening
+
+    said = await nobody_listening(address)
+    if said:
+        print(f"toadstool: {said}", file=sys.stderr)
+    return said is not None
+
+
+def _join_command(table_id: str, address: str, name: str) -> str:
+    return shlex.join(["toadstool", "join", table_id, "--server", address, "--name", name])
 
 
 async def cmd_join(client: Client, args: argparse.Namespace) -> int:
@@ -322,19 +341,26 @@ async def cmd_join(client: Client, args: argparse.Namespace) -> int:
     from toadstool_clients.seat_choice import seat_to_resume
     from toadstool_clients.seats import remember_seat
 
+    if await _nobody_there(client.address):
+        return 2
     name = args.name.strip() or _default_name()
     mine = await seat_to_resume(client, args.table, name, args.seat)
     if mine is not None:
         print(f"Back in your seat at table {args.table}, as {mine.name}")
         remember_seat(client.address, args.table, mine.seat, mine.token, mine.name)
-        return await play_at_table(client, args.table, mine.token, auto=args.auto)
+        back = _join_command(args.table, client.address, mine.name or name)
+        return await play_at_table(client, args.table, mine.token, auto=args.auto, come_back=back)
     joined = await client.join(args.table, name, args.seat)
     remember_seat(client.address, args.table, joined.seat, joined.seat_token, name)
-    return await play_at_table(client, args.table, joined.seat_token, auto=args.auto)
+    back = _join_command(args.table, client.address, name)
+    return await play_at_table(client, args.table, joined.seat_token, auto=args.auto, come_back=back)
 
 
 async def cmd_watch(client: Client, args: argparse.Namespace) -> int:
-    return await play_at_table(client, args.table, None)
+    if await _nobody_there(client.address):
+        return 2
+    again = shlex.join(["toadstool", "watch", args.table, "--server", client.address])
+    return await play_at_table(client, args.table, None, come_back=again)
 
 
 async def cmd_new(client: Client, args: argparse.Namespace) -> int:
@@ -486,6 +512,8 @@ async def _play_remote(
     from toadstool_clients.connection import Client
     from toadstool_clients.seats import remembered_host_token
 
+    if args.server and await _nobody_there(address):
+        return 2
     async with Client(address, tls_ca=args.tls_ca) as client:
         try:
             table_id, token = await _seat_to_play(client, args, saved_under)
@@ -497,7 +525,14 @@ async def _play_remote(
             if feed is not None:
                 feed.add(line)
         host_token = remembered_host_token(saved_under or address, table_id)
-        return await play_at_table(client, table_id, token, host_token=host_token, host_feed=feed, auto=args.auto)
+        if saved_under is not None:  # `toadstool play` offers the unfinished game kept under its name
+            again = ["toadstool", "play", args.game, "--name", args.name.strip() or _default_name()]
+            back = shlex.join([*again, "--lan"] if args.lan else again)
+        else:
+            back = _join_command(table_id, address, args.name.strip() or _default_name()) if args.server else ""
+        return await play_at_table(
+            client, table_id, token, host_token=host_token, host_feed=feed, auto=args.auto, come_back=back
+        )
 
 
 async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: str | None) -> tuple[str, str]:
@@ -507,17 +542,24 @@ async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: s
     from toadstool_clients.seats import remember_host_token, remember_seat
 
     name = args.name.strip() or _default_name()
-    game = _matching_game(args.game, [g.name for g in await client.list_games()])
+    games = await client.list_games()
+    game = _matching_game(args.game, [g.name for g in games])
     if saved_under is not None and sys.stdin.isatty():
         back = await unfinished_game(client, saved_under, game, name)
         if back is not None:
             return back
+    options = _options(args.option)
+    if sys.stdin.isatty():  # a choice the command line left out (Kart's track) is offered
+        from toadstool_clients.terminal.ask_options import ask_choice_options
+
+        info = next(g for g in games if g.name == game)
+        options = await asyncio.to_thread(ask_choice_options, info, options, _track_titles())
     players = args.players or args.bots + 1
     created = await client.create_table(
         game,
         players,
         args.bots,
-        _options(args.option),
+        options,
         seed=args.seed,
         turn_seconds=args.turn_seconds,
         takeover_seconds=args.takeover_seconds,
@@ -548,6 +590,16 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
         return 2
     print(json.dumps(summary))
     return 0
+
+
+def _track_titles() -> dict[str, str]:
+    """Each installed Kart track's title and length by its name ("Mini Loop, 40 fields"), for the question
+    `toadstool play kart` asks; empty without the Kart game."""
+    try:
+        from toadstool.games.kart.tracks import list_tracks
+    except ImportError:
+        return {}
+    return {t.name: f"{t.title}, {t.length} fields" for t in list_tracks() if not t.error}
 
 
 def cmd_tracks(args: argparse.Namespace) -> int:

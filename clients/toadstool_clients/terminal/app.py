@@ -37,12 +37,14 @@ from rich.text import Text
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 from toadstool_clients.host_feed import HostFeed
-from toadstool_clients.terminal.events import in_your_words
+from toadstool_clients.terminal.events import in_your_words, with_named_scores
 from toadstool_clients.terminal.host import HostCall, HostMenu, controls, perform
 from toadstool_clients.terminal.menu import Menu
+from toadstool_clients.terminal.pause import round_ended
 from toadstool_clients.terminal.screen import (
     ROOMY_HEIGHT,
     STATUS_NAMES,
+    fitted_keys,
     printable,
     render_update,
     screen_lines,
@@ -52,6 +54,8 @@ from toadstool_clients.terminal.track_pick import TrackPick
 
 __all__ = ["STATUS_NAMES", "TerminalClient", "render_update"]
 
+#: What a person reads when the table moved on before their action arrived and it is no longer offered.
+MOVED_ON = "The table moved on before your move arrived: look, and choose again."
 #: Seconds "auto" waits, visibly, before it plays a forced choice.
 AUTO_DELAY = 0.8
 
@@ -71,7 +75,10 @@ class TerminalClient:
         clock: Callable[[], float] = time.time,
         host_token: str | None = None,
         host_feed: HostFeed | None = None,
+        come_back: str = "",
     ) -> None:
+        """`come_back`: the command that brings the person back to this table, said when they leave it
+        before the end (empty: nothing to come back to)."""
         self.client = client
         self.give_up_after = give_up_after
         self.table_id = table_id
@@ -94,6 +101,12 @@ class TerminalClient:
             self.log_lines.append(_host_line(line))
         self.exit_code = 0
         self.stopped = ""
+        self.come_back = come_back
+        #: What the viewer's own last action did (events naming their seat), kept on screen until they act
+        #: again; and the hand or round just ended, shown until a key is pressed (pause.py).
+        self.mine: deque[str] = deque(maxlen=3)
+        self.pause: list[Text] | None = None
+        self._updated = asyncio.Event()
         self.app: Application[int] = self._application()
         self._tasks: set[asyncio.Task[Any]] = set()
 
@@ -103,23 +116,24 @@ class TerminalClient:
         size = self.app.output.get_size()
         return max(20, size.columns), max(8, size.rows)
 
-    def _footer(self) -> Text:
+    def _footer(self, width: int = 80) -> Text:
         if self.asking_to_leave:
             return Text("Leave the table? y: leave   n: stay", style="bold white on red")
-        host = "h: host   " if self._host_offered() else ""
+        if self.note:
+            return Text(self.note, style="bold red")
+        if self.pause is not None:
+            return Text("Enter (or any key): back to the game   q: leave", style="bold")
+        host = ["h: host"] if self._host_offered() else []
         if self.seat_token is None:  # a spectator chooses nothing
-            keys = f"{host}q: leave   Ctrl+C: leave at once"
+            keys = [*host, "q: leave", "Ctrl+C: leave at once"]
         else:
             auto = "on" if self.auto else "off"
-            keys = f"↑↓ Enter: choose   1-9: pick   Esc: back   a: auto {auto}   {host}q: leave"
-        footer = Text(keys, style="dim")
-        if self.note:
-            footer = Text(self.note, style="bold red")
-        return footer
+            keys = ["↑↓ Enter: choose", "1-9: choose", "Esc: back", f"a: auto {auto}", *host, "q: leave"]
+        return Text(fitted_keys(keys, width), style="dim")
 
     def _menu_lines(self, width: int, height: int) -> list[Text]:
         update = self.latest
-        if update is None or update.status == table_pb2.TABLE_STATUS_FINISHED:
+        if update is None or update.status == table_pb2.TABLE_STATUS_FINISHED or self.pause is not None:
             return []
         if self.host_menu is not None:
             return self.host_menu.lines(width)
@@ -136,6 +150,13 @@ class TerminalClient:
             if not update.HasField("viewer_seat"):
                 return [Text("Watching.", style="dim")]
             return [Text("Waiting for the other players…", style="dim")]
+        if update.status == table_pb2.TABLE_STATUS_LOBBY:
+            if self._host_offered():
+                hint = Text("The game starts when every seat is taken. ", style="dim")
+                hint.append("Press h", style="bold yellow")
+                hint.append(" to start now (a bot takes each open seat) or to add a bot.", style="dim")
+                return [hint]
+            return [Text("The game starts when every seat is taken, or when the host starts it.", style="dim")]
         return []
 
     def screen(self) -> list[str]:
@@ -147,12 +168,14 @@ class TerminalClient:
             self.latest,
             list(self.log_lines),
             self._menu_lines(width, height),
-            self._footer(),
+            self._footer(width),
             width,
             height,
             self.banner,
             now_ms=self.clock() * 1000,
             pick=self._track_pick(),
+            mine=list(self.mine),
+            pause=self.pause,
         )
 
     def _track_pick(self) -> TrackPick | None:
@@ -198,6 +221,9 @@ class TerminalClient:
             if key in ("y", "Y"):
                 self._leave(0)
             return
+        if self.pause is not None:  # the hand or round just ended: any key goes back to the game
+            self.pause = None
+            return
         if self.host_menu is not None or (key == "h" and self._host_offered()):
             self._on_host_key(key)
             return
@@ -211,7 +237,10 @@ class TerminalClient:
         elif key in ("down", "right", "tab"):
             menu.move(1)
         elif key.isdigit():
-            menu.type_digit(key)
+            if menu.type_digit(key):  # a whole number: chosen at once, as Enter would
+                chosen = menu.choose()
+                if chosen is not None:
+                    self._send(update, chosen)
         elif key in ("escape", "c-h", "backspace"):
             menu.back()
         elif key in ("c-m", "enter", " ", "c-j"):
@@ -295,19 +324,45 @@ class TerminalClient:
 
     def _send(self, update: table_pb2.Update, action_id: str) -> None:
         self.sent_version = update.version
+        self.mine.clear()
         self._spawn(self._act(update, action_id), "act")
 
-    async def _act(self, update: table_pb2.Update, action_id: str) -> None:
+    async def _act(self, update: table_pb2.Update, action_id: str, again: int = 3) -> None:
+        """Send the action; one the table refuses as stale (it moved on meanwhile: another seat's vote, a
+        bot) is sent again on the newest version while that version still offers the same action id, else
+        the newest state is shown with a plain sentence (never the server's version message)."""
         try:
             assert self.seat_token is not None
             await self.client.act(self.table_id, self.seat_token, update.version, action_id)
         except grpc.aio.AioRpcError as error:
-            self.note = f"Not accepted: {describe_rpc_error(error)}"
+            if error.code() == grpc.StatusCode.ABORTED:
+                newest = await self._newer_than(update.version)
+                if again and newest is not None and action_id in {a.id for a in newest.legal_actions}:
+                    self.sent_version = newest.version
+                    await self._act(newest, action_id, again - 1)
+                    return
+                self.note = MOVED_ON
+            elif self.latest is not None and self.latest.version > update.version:  # refused as moved on
+                self.note = MOVED_ON
+            else:
+                self.note = f"Not accepted: {describe_rpc_error(error)}"
             self.sent_version = None
         except (ConnectionError, OSError) as error:  # the stream's reconnect will say more
             self.note = f"Not sent: {error}"
             self.sent_version = None
         self.app.invalidate()
+
+    async def _newer_than(self, version: int, seconds: float = 5.0) -> table_pb2.Update | None:
+        """The newest update once it is past `version` (the stream brings it), or None after `seconds`."""
+        deadline = asyncio.get_running_loop().time() + seconds
+        while self.latest is None or self.latest.version <= version:
+            self._updated.clear()
+            left = deadline - asyncio.get_running_loop().time()
+            if left <= 0:
+                return None
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._updated.wait(), left)
+        return self.latest
 
     def _maybe_auto(self) -> None:
         if not self.auto or self.menu is None or self.latest is None:
@@ -343,10 +398,19 @@ class TerminalClient:
             self._leave(1)
 
     def _on_update(self, update: table_pb2.Update) -> None:
+        previous_update = self.latest
         for event in update.events:
-            self.log_lines.append(in_your_words(update, event))
+            said = with_named_scores(update, in_your_words(update, event))
+            self.log_lines.append(said)
+            if update.HasField("viewer_seat") and event.HasField("seat") and event.seat == update.viewer_seat:
+                self.mine.append(said)
+        if previous_update is not None and update.status == table_pb2.TABLE_STATUS_PLAYING:
+            ended = round_ended(previous_update, update)
+            if ended is not None:
+                self.pause = ended
         previous = self.menu
         self.latest = update
+        self._updated.set()
         if self.host_menu is not None:
             self.host_menu = self.host_menu.refreshed(update) if controls(update) else None
         self.menu = Menu.for_update(update, previous) if update.legal_actions else None
@@ -391,6 +455,18 @@ class TerminalClient:
             print("\n".join(line for line in lines if line.strip()))
         if self.stopped:
             self.console.print(Text(self.stopped, style="bold red"))
+        elif self.latest is None or self.latest.status != table_pb2.TABLE_STATUS_FINISHED:
+            self.console.print(Text(self._leaving_words(), style="bold"), soft_wrap=True)
+
+    def _leaving_words(self) -> str:
+        """What a person who left before the end reads: how to come back (their seat waits; a bot may play
+        it meanwhile, as the table's settings say)."""
+        if self.seat_token is None:
+            how = f" with:\n  {self.come_back}" if self.come_back else "."
+            return f"You stopped watching table {self.table_id}. Watch again{how}"
+        if not self.come_back:
+            return f"You left table {self.table_id}. This game was not kept: there is no coming back to it."
+        return f"You left table {self.table_id}; your seat is kept for you. Come back with:\n  {self.come_back}"
 
     async def _run_without_screen(self) -> int:
         """No terminal to draw on (input from a pipe, TERM=dumb): follow the table, printing its events,

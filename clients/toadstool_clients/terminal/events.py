@@ -146,6 +146,25 @@ def in_your_words(update: table_pb2.Update, event: table_pb2.Event) -> str:
     return "".join(pieces)
 
 
+#: The scores an event lists in seat order ("Game over: Ann won (scores 0, 532, 103, 443)").
+_SCORES = re.compile(r"\(scores (-?\d+(?:, -?\d+)*)\)")
+
+
+def with_named_scores(update: table_pb2.Update, text: str) -> str:
+    """`text` with a list of scores in seat order named ("(scores 0, 532)" reads "(you 0, Bob 532)"); a
+    list that is not one score per seat is left as it is."""
+
+    def named(found: re.Match[str]) -> str:
+        scores = found.group(1).split(", ")
+        if len(scores) != len(update.seats):
+            return found.group(0)
+        you = update.viewer_seat if update.HasField("viewer_seat") else None
+        names = ["you" if seat == you else seat_name(update, seat) for seat in range(len(scores))]
+        return "(" + ", ".join(f"{name} {score}" for name, score in zip(names, scores, strict=True)) + ")"
+
+    return _SCORES.sub(named, text)
+
+
 def _rewritten(found: str, clause: str, again: re.Pattern[str] | None, at_start: bool) -> str:
     """The name `found` and the rest of its clause in the second person; with `again` (the name's pattern),
     the name later in the clause too ("You play Super Mushroom on your Level")."""

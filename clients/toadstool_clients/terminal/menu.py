@@ -108,27 +108,32 @@ class Menu:
             self.highlighted = (self.highlighted + delta) % len(self.entries)
         self.typed = ""
 
-    def type_digit(self, digit: str) -> None:
-        """Digits pick an entry by its number (Enter confirms); a number too big starts again. On the track,
-        the number is a field's: the highlight goes to the field typed so far."""
+    def type_digit(self, digit: str) -> bool:
+        """Digits pick an entry by its number; a number too big starts again. On the track, the number is a
+        field's: the highlight goes to the field typed so far. True when the number typed is whole (no
+        further digit could make another entry's number): the caller then chooses it at once, so "3" picks
+        the third of up to nine entries without Enter, and "1" of twelve waits for a second digit or Enter."""
         if fields_only(self.update, self.entries):
-            self._type_field(digit)
-            return
+            return self._type_field(digit)
         typed = self.typed + digit
         if not typed.lstrip("0") or int(typed) > len(self.entries):
             typed = digit
+        self.typed = typed
         if typed.lstrip("0") and 1 <= int(typed) <= len(self.entries):
             self.highlighted = int(typed) - 1
-        self.typed = typed
+            return int(typed) * 10 > len(self.entries)
+        return False
 
-    def _type_field(self, digit: str) -> None:
+    def _type_field(self, digit: str) -> bool:
         fields = [place.field for place in (entry_place(self.update, e) for e in self.entries) if place is not None]
         typed = self.typed + digit
         if int(typed) not in fields and not any(str(f).startswith(typed) for f in fields):
             typed = digit
+        self.typed = typed
         if int(typed) in fields:
             self.highlighted = fields.index(int(typed))
-        self.typed = typed
+            return not any(str(f).startswith(typed) and str(f) != typed for f in fields)
+        return False
 
     def back(self) -> bool:
         """Up one level; False when already at the top."""

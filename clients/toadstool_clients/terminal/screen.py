@@ -17,11 +17,13 @@ from collections.abc import Sequence
 
 from google.protobuf.message import Message
 from rich.console import Console, RenderableType
+from rich.panel import Panel
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.names import counted, seat_name, you_or_name
-from toadstool_clients.terminal.games import render_game
+from toadstool_clients.terminal.games import has_medium, render_game
+from toadstool_clients.terminal.games.compact import tight
 from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Below this height the menu flows along lines and the game is drawn compact.
@@ -89,7 +91,7 @@ def result_line(update: table_pb2.Update) -> Text:
             name = re.escape(seat_name(update, you))
             summary = re.sub(rf"^{name} wins\b", "You win", summary)
             summary = re.sub(rf"^{name}\b", "You", summary)
-        return Text(f"Game over: {summary}", style="bold green")
+        return Text(f"Game over: {summary}", style="bold green").append_text(named_scores(update))
     if you is not None and you in winners:
         others = [you_or_name(update, w) for w in winners if w != you]
         who = "you win" if not others else "you and " + " and ".join(others) + " win"
@@ -97,7 +99,18 @@ def result_line(update: table_pb2.Update) -> Text:
         who = " and ".join(you_or_name(update, w) for w in winners) + (" wins" if len(winners) == 1 else " win")
     else:
         who = "nobody wins"
-    return Text(f"Game over: {who}", style="bold green")
+    return Text(f"Game over: {who}", style="bold green").append_text(named_scores(update))
+
+
+def named_scores(update: table_pb2.Update) -> Text:
+    """Every seat's final score by name ("  ·  you 0 · Bot 1 532 · ..."), from the outcome; empty
+    without one score per seat."""
+    scores = list(update.outcome.scores)
+    if not scores or len(scores) != len(update.seats):
+        return Text("")
+    text = Text("  ·  ", style="bold green")
+    text.append(" · ".join(f"{you_or_name(update, seat)} {score}" for seat, score in enumerate(scores)))
+    return text
 
 
 def table_title(update: table_pb2.Update) -> str:
@@ -180,6 +193,33 @@ def _needs_seats(update: table_pb2.Update) -> bool:
     )
 
 
+def fitted_keys(keys: Sequence[str], width: int) -> str:
+    """The footer's key hints that fit `width`: the last one (how to leave) always, then the others in order
+    while they fit, so a narrow terminal loses "a: auto", never "q: leave"."""
+    *others, last = keys
+    shown: list[str] = []
+    for key in others:
+        if len("   ".join([*shown, key, last])) <= width:
+            shown.append(key)
+    return "   ".join([*shown, last])
+
+
+def _wrapped(text: Text, width: int, most: int) -> list[str]:
+    """`text` on at most `most` lines of `width`, the last ending in "…" when some of it did not fit."""
+    lines = _lines(text, width)
+    if len(lines) <= most:
+        return lines
+    console = Console(width=width, force_terminal=True, color_system="256", legacy_windows=False)
+    wrapped = text.wrap(console, width)
+    kept = Text("\n").join(wrapped[: most - 1]) if most > 1 else Text()
+    last = Text("").join(wrapped[most - 1 :]) if len(wrapped) >= most else Text()
+    last.truncate(width, overflow="ellipsis")
+    if not last.plain.endswith("…"):
+        last.truncate(width - 1)
+        last.append("…")
+    return (_lines(kept, width) if most > 1 else []) + _lines(last, width)[:1]
+
+
 def _lines(renderable: RenderableType, width: int) -> list[str]:
     """`renderable` drawn `width` wide, as lines of ANSI text."""
     out = io.StringIO()
@@ -200,39 +240,90 @@ def screen_lines(
     banner: str = "",
     now_ms: float | None = None,
     pick: TrackPick | None = None,
+    mine: Sequence[str] = (),
+    pause: Sequence[Text] | None = None,
 ) -> list[str]:
     """The whole screen as at most `height` lines of ANSI text, each at most `width` cells wide (`now_ms`:
     the time now, for the turn clock; `pick`: the places on the Kart track the menu's level stands for). A
-    log line given as Text (the host's feed) keeps its own look (its maker scrubs it with `printable`)."""
+    log line given as Text (the host's feed) keeps its own look (its maker scrubs it with `printable`).
+    `mine`: what the viewer's last action did, kept in view above the log until they act again; `pause`:
+    the hand or round that just ended, drawn in place of the game (pause.py)."""
     update = scrubbed(update)  # type: ignore[assignment]
     first = turn_line(update, banner, now_ms)
     finished = update.status == table_pb2.TABLE_STATUS_FINISHED and not banner
     if not finished:  # one line: a long table name loses its end, never the turn
         first.truncate(width, overflow="ellipsis")
-    top = _lines(first, width)[:2]
+    top = _wrapped(first, width, 3) if finished else _lines(first, width)[:1]
     if height >= ROOMY_HEIGHT or _needs_seats(update):
         top.extend(_lines(seats_line(update), width)[: 2 if height >= ROOMY_HEIGHT else 1])
     bottom = _lines(footer, width)[:1]
     menu_lines = [line for entry in menu for line in _lines(entry, width)]
     room = height - len(top) - len(bottom) - len(menu_lines) - MIN_LOG - 2
     game: list[str] = []
-    if update.view.WhichOneof("game") is not None:
+    if pause is not None:
+        game = _pause_lines(pause, width, height - len(top) - len(bottom) - MIN_LOG - 2)
+    elif update.view.WhichOneof("game") is not None:
         game = _lines(render_game(update, compact=False, pick=pick), width) if height >= ROOMY_HEIGHT else []
+        if game and len(game) > room and has_medium(update):
+            game = _lines(render_game(update, pick=pick, medium=True), width)
         if not game or len(game) > room:
             game = _lines(render_game(update, compact=True, pick=pick), width)
+        if len(game) > room:  # seats in fewer words, so every seat stays in view
+            with tight():
+                game = _lines(render_game(update, compact=True, pick=pick), width)
         if len(game) > room:  # last resort: keep the top of the drawing
             game = game[: max(0, room - 1)] + (["…"] if room > 0 else [])
     log_room = height - len(top) - len(bottom) - len(menu_lines) - len(game) - 2
-    events = list(log)[-max(0, log_room - 1) :] if log_room > 1 else []
-    log_lines = []
-    if events:
-        log_lines = _lines(Text("Events", style="bold dim"), width)
-        for event in events:
-            line = Text("· ").append_text(event) if isinstance(event, Text) else Text("· " + printable(event))
-            log_lines.extend(_lines(line, width)[:1])
+    log_lines = _log_lines(log, mine, width, log_room)
     body = [*top, *game, "", *log_lines]
     filler = height - len(body) - len(menu_lines) - len(bottom) - 1
     return [*body, *([""] * max(0, filler)), "", *menu_lines, *bottom][:height]
+
+
+def _pause_lines(pause: Sequence[Text], width: int, room: int) -> list[str]:
+    """The pause screen's lines in a box within `room`: each on up to two lines, else one (with an
+    ellipsis if cut), but the second (every seat's total) on up to three; if still too tall, its first
+    lines and "…"."""
+    for most in (2, 1):
+        inner: list[str] = []
+        for index, line in enumerate(pause):
+            inner.extend(_wrapped(line, width - 4, 3 if index == 1 else most))
+        if len(inner) + 2 <= room:
+            break
+    else:
+        inner = [*inner[: max(1, room - 3)], "…"]
+    return _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow", expand=False), width)
+
+
+def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room: int) -> list[str]:
+    """The newest events that fit `room` lines under an "Events" heading, each on up to two lines (cut with
+    an ellipsis); and above them, while they are not among those shown, what the viewer's own last action
+    did ("You roll 5"), so it stays in view until their next turn."""
+    if room <= 1:
+        return []
+
+    def drawn(event: str | Text, most: int) -> list[str]:
+        line = Text("· ").append_text(event) if isinstance(event, Text) else Text("· " + printable(event))
+        return _wrapped(line, width, most)
+
+    events = list(log)
+    shown_plain = {event.plain if isinstance(event, Text) else event for event in events[-(room - 1) :]}
+    missing = [text for text in mine if text not in shown_plain]
+    pinned: list[str] = []
+    if missing:  # one line, before any older event: it stays until the viewer acts again
+        line = Text("Your last move: ", style="bold cyan")
+        line.append(" · ".join(printable(text) for text in missing[-2:]), style="cyan")
+        pinned = _wrapped(line, width, 1)
+    left = room - len(pinned) - 1
+    body: list[str] = []
+    for event in reversed(events):
+        space = left - len(body)
+        if space < 1:
+            break
+        body = drawn(event, min(2, space)) + body
+    if not body:
+        return pinned
+    return [*pinned, *_lines(Text("Events", style="bold dim"), width), *body]
 
 
 def render_update(update: table_pb2.Update, log_lines: Sequence[Text], banner: str = "") -> RenderableType:

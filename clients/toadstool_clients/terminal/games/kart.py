@@ -9,14 +9,14 @@ shell. Names from the network are always escaped.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import kart_pb2, table_pb2
 from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
-from toadstool_clients.terminal.games.compact import one_line_each
+from toadstool_clients.terminal.games.compact import Cells, one_line_each
 from toadstool_clients.terminal.track_pick import TrackPick
 
 #: Rich style per kart colour (black karts are drawn grey so they show on dark terminals).
@@ -45,6 +45,8 @@ STAGE_NAMES: dict[int, str] = {
     kart_pb2.KART_STAGE_FINISHED: "race over",
 }
 ROW = 20  # fields per row of the track strip
+#: How a banana chip on a field is drawn: a letter on yellow, unlike any field or kart.
+BANANA = ("b", "bold black on yellow")
 #: What a die roll was for, in words (the view carries the purpose as an identifier).
 ROLL_PURPOSES: dict[str, str] = {
     "start_order": "for the start order",
@@ -103,7 +105,7 @@ def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> Renderable
             symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
             cells.append(f" {symbol} ", style=style)
             if field in bananas:
-                marks.append(" ( ", style="bold yellow")
+                marks.append(f" {BANANA[0]} ", style=BANANA[1])
             elif field in starts:
                 marks.append(f"{starts[field]}→ ", style="bold red")
             elif field in exits:
@@ -132,7 +134,7 @@ def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> Renderable
         " mushroom  ",
         ("T", "bold white on grey23"),
         " Thwomp  ",
-        ("(", "bold yellow"),
+        (BANANA[0], BANANA[1]),
         " banana chip  ",
         ("A→ →A", "bold red"),
         " shortcut",
@@ -226,9 +228,34 @@ def render_view(update: table_pb2.Update, pick: TrackPick | None = None) -> Rend
 COMPACT_ROW = 60
 
 
-def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> list[Text]:
-    """The track one cell per field: numbers every ten, the fields (a banana chip shows as "("), the karts
-    (the driver's initial, or how many share the field)."""
+class _CompactTrack:
+    """The compact track as wide as the terminal allows: its legend beside it from 80 columns, below it
+    (one line) when narrower; rows of at most COMPACT_ROW fields."""
+
+    def __init__(self, view: kart_pb2.KartView, pick: TrackPick | None) -> None:
+        self.view, self.pick = view, pick
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        beside = width >= COMPACT_ROW + 2 + LEGEND_WIDTH
+        lines = _compact_track(self.view, self.pick, row=min(COMPACT_ROW, width), legend=beside)
+        if not beside:
+            lines.append(Text(" ").join(_legend_rows(bool(self.view.track.shortcuts))))
+        for line in lines:
+            line.no_wrap, line.overflow = True, "ellipsis"
+            yield line
+
+
+#: Columns the legend beside the compact track takes.
+LEGEND_WIDTH = 17
+
+
+def _compact_track(
+    view: kart_pb2.KartView, pick: TrackPick | None = None, row: int = 60, legend: bool = True
+) -> list[Text]:
+    """The track one cell per field: numbers every ten, the fields (a banana chip shows as "b"), the
+    shortcuts (its letter where it starts and where it comes out, ╌ over the fields it skips), the karts
+    (the driver's initial, or how many share the field); the legend at the right of the first rows."""
     track = view.track
     length = track.length or len(track.fields)
     here: dict[int, list[kart_pb2.KartRacer]] = {}
@@ -236,11 +263,15 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
         if not kart.in_start_area:
             here.setdefault(kart.field, []).append(kart)
     bananas = set(view.banana_fields)
-    starts = {cut.start for cut in track.shortcuts}
+    cut_marks: dict[int, tuple[str, str]] = {}
+    for cut in track.shortcuts:
+        for skipped in range(cut.start + 1, cut.exit) if cut.start < cut.exit else ():
+            cut_marks[skipped] = ("╌", "red")
+        cut_marks[cut.start] = cut_marks[cut.exit] = (cut.label[:1] or "?", "bold red")
     lines: list[Text] = []
-    for row_start in range(0, length, COMPACT_ROW):
-        numbers, cells, karts, picks = Text(style="dim"), Text(), Text(), Text()
-        for field in range(row_start, min(row_start + COMPACT_ROW, length)):
+    for row_start in range(0, length, row):
+        numbers, cells, cuts, karts, picks = Text(style="dim"), Text(), Text(), Text(), Text()
+        for field in range(row_start, min(row_start + row, length)):
             if pick is not None:
                 picks.append_text(_pick_mark(pick, field, 1))
             if field % 10 == 0:
@@ -250,8 +281,9 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
             kind = track.fields[field] if field < len(track.fields) else kart_pb2.KART_FIELD_TYPE_PLAIN
             symbol, style = FIELD_LOOK.get(kind, ("·", "dim"))
             if field in bananas:
-                symbol, style = "(", "bold yellow"
-            cells.append(symbol, style=style + (" underline" if field in starts else ""))
+                symbol, style = BANANA
+            cells.append(symbol, style=style)
+            cuts.append(*cut_marks.get(field, (" ", "")))
             on = here.get(field, [])
             if len(on) == 1:
                 karts.append(on[0].character[:1] or "?", style=COLOR_STYLE.get(on[0].color, "bold"))
@@ -259,10 +291,25 @@ def _compact_track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> li
                 karts.append(str(len(on)), style="bold")
             else:
                 karts.append(" ")
-        lines.extend([numbers, cells, karts])
-        if pick is not None and pick.fields & set(range(row_start, row_start + COMPACT_ROW)):
+        lines.extend([numbers, cells, *([cuts] if cut_marks else []), karts])
+        if pick is not None and pick.fields & set(range(row_start, row_start + row)):
             lines.append(picks)
+    for line, words in zip(lines, _legend_rows(bool(cut_marks)) if legend else [], strict=False):
+        line.append(" " * (row + 2 - line.cell_len))
+        line.append_text(words)
     return lines
+
+
+def _legend_rows(shortcuts: bool) -> list[Text]:
+    """The compact track's legend, in short rows beside it (17 columns at 80)."""
+    rows = [
+        Text.assemble(("?", "bold yellow"), " item ", ("»", "bold cyan"), " boost"),
+        Text.assemble(("m", "bold red"), " mushroom"),
+        Text.assemble(("T", "bold white on grey23"), " Thwomp ", (BANANA[0], BANANA[1]), " banana"),
+    ]
+    if shortcuts:
+        rows.append(Text.assemble(("A╌A", "bold red"), " shortcut"))
+    return rows
 
 
 def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
@@ -274,7 +321,9 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
     turn = view.turn if view.HasField("turn") else None
     cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
     title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
-    lines: list[RenderableType] = [title, *_compact_track(view, pick)]
+    lines: list[RenderableType] = [title, _CompactTrack(view, pick)]
+    long: list[Text] = []
+    short: list[Text] = []
     for kart in view.karts:
         line = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
         line.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
@@ -289,7 +338,19 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
         if kart.halving:
             line.append(" · next move halved", style="italic")
         line.append_text(_target_note(pick, kart.seat))
-        lines.append(line)
+        long.append(line)
+        brief = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
+        brief.append(kart.character[:1] or "?", style=COLOR_STYLE.get(kart.color, "bold"))
+        where = "start" if kart.in_start_area else f"f{kart.field}"
+        brief.append(f" {driver} lap{kart.lap} {where} {kart.coins}c")
+        if kart.HasField("item"):
+            brief.append(f" {KART_ITEM_NAMES.get(kart.item, '?')}", style="bold")
+        if kart.skips:
+            brief.append(f" skip{kart.skips}", style="italic")
+        brief.append_text(_target_note(pick, kart.seat))
+        short.append(brief)
+    # one kart a line from 80 columns; narrower, two or more a line in fewer words (f field, c coins)
+    lines.append(Cells(long, short, most_rows=3, roomy_width=80))
     notes = []
     if view.bundle_paid:
         notes.append(f"paid {counted(view.bundle_paid, 'coin')} for +{view.bundle_bonus}")
@@ -304,3 +365,13 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
     notes.append(f"bank {view.bank} · banana chips {view.banana_chips_left}")
     lines.append(Text("  ·  ".join(notes), style="dim"))
     return Group(*one_line_each(lines))
+
+
+def render_medium(update: table_pb2.Update, pick: TrackPick | None = None) -> RenderableType:
+    """The Kart part of a 120x40 screen: the compact track with its legend, the full karts' table (coins,
+    item, skips, start place) and the turn's status with the latest dice."""
+    view = update.view.kart
+    names = seat_names(update, len(view.karts))
+    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
+    title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
+    return Group(title, _CompactTrack(view, pick), _karts(view, names, pick), _status(view, names, update.phase))

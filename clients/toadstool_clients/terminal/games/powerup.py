@@ -40,9 +40,9 @@ def _level_text(seat: powerup_pb2.PowerUpSeat) -> Text:
         return Text("CASTLE", style="bold yellow")
     if not seat.HasField("level"):
         return Text("face down", style="dim")
-    text = Text(f"x{seat.level.value}", style="bold")
+    text = Text(f"{seat.level.value}", style="bold")
     if not seat.face_up:
-        text.append(" (face down)", style="dim")
+        text.append(" (face down; you know it)", style="dim")
     return text
 
 
@@ -153,7 +153,7 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         line.append_text(_level_text(seat))
         if seat.HasField("modifier"):
             line.append(f" + {seat.modifier.name}", style="italic")
-        if seat.HasField("value") and not seat.castle:
+        if seat.HasField("value") and not seat.castle and seat.HasField("modifier"):
             line.append(f" = {seat.value}", style="bold")
         line.append(f" · {counted(seat.hand_count, '? card')}", style="dim")
         if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
@@ -169,12 +169,11 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         )
         lines.append(Text(f"Boo showed you: {seen}", style="cyan"))
     if me is not None:
-        hand = Text("Your ? cards: ", style="bold cyan")
-        for index, card in enumerate(view.hand):
-            if index:
-                hand.append(", ")
-            hand.append(card.name, style=f"bold {_TIMING_STYLE.get(card.timing, 'white')}")
         if not view.hand:
-            hand.append("none", style="dim")
-        lines.append(hand)
+            lines.append(Text("Your ? cards: none", style="bold cyan"))
+        for index, card in enumerate(view.hand):  # one line each, with what it does
+            hand = Text("Your ? cards: " if index == 0 else " " * 14, style="bold cyan")
+            hand.append(card.name, style=f"bold {_TIMING_STYLE.get(card.timing, 'white')}")
+            hand.append(f"  {card.effect}", style="default")
+            lines.append(hand)
     return Group(*one_line_each(lines))

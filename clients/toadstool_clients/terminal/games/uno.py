@@ -17,7 +17,7 @@ from rich.text import Text
 
 from toadstool.api.v1 import table_pb2, uno_pb2
 from toadstool_clients.names import counted, seat_names, with_seat_names
-from toadstool_clients.terminal.games.compact import one_line_each
+from toadstool_clients.terminal.games.compact import Cells, Flow, one_line_each
 
 COLOR_STYLE: dict[int, str] = {
     uno_pb2.UNO_COLOR_RED: "bold white on red",
@@ -176,45 +176,40 @@ def render_view(update: table_pb2.Update) -> RenderableType:
 
 
 def render_compact(update: table_pb2.Update) -> RenderableType:
-    """The UNO part of an 80x24 screen: the seats on one line, the top card, the hand and what is pending."""
+    """The UNO part of an 80x24 screen: every seat's cards and points in columns, the top card, the hand
+    (broken between cards) and what is pending."""
     view = update.view.uno
     names = seat_names(update, len(view.hand_counts))
     you = view.you if view.HasField("you") else None
-    seats = Text()
+    cells, short = [], []
     for seat, count in enumerate(view.hand_counts):
-        if seat:
-            seats.append("  ")
-        marker = "▶ " if seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER else "  "
-        seats.append(marker, style="bold yellow")
-        seats.append("you" if seat == you else _name(names, seat), style="bold" if seat == you else "")
-        seats.append(f" {counted(count, 'card')}")
-        if count == 1:
-            seats.append(" UNO!", style="bold red")
-        if seat == view.uno_catchable and view.HasField("uno_catchable"):
-            seats.append(" catchable", style="bold magenta")
-        score = view.scores[seat] if seat < len(view.scores) else 0
-        seats.append(f" · {score} pts", style="dim")
+        for words in (True, False):
+            cell = Text("▶ " if seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER else "  ")
+            cell.stylize("bold yellow")
+            cell.append("you" if seat == you else _name(names, seat), style="bold" if seat == you else "")
+            score = view.scores[seat] if seat < len(view.scores) else 0
+            cell.append(f" {counted(count, 'card')}" if words else f" {count}c")
+            if count == 1:
+                cell.append(" UNO!", style="bold red")
+            if seat == view.uno_catchable and view.HasField("uno_catchable"):
+                cell.append(" catchable" if words else " catch!", style="bold magenta")
+            cell.append(f" · {score} pts" if words else f" {score}p", style="dim")
+            (cells if words else short).append(cell)
     top = Text("Top card ")
     if view.HasField("top_card"):
         top.append_text(card_text(view.top_card))
-    top.append("  colour ")
+    top.append("  ")
     if view.color in COLOR_NAMES:
         top.append(f" {COLOR_NAMES[view.color]} ", style=COLOR_STYLE[view.color])
     else:
-        top.append("to be chosen", style="italic")
+        top.append("colour to be chosen", style="italic")
     top.append("  ↻" if view.direction == uno_pb2.UNO_DIRECTION_CLOCKWISE else "  ↺")
-    top.append(f"  draw pile {view.draw_pile_count}  ·  hand {view.hand_number}, target {view.target}", style="dim")
-    parts: list[RenderableType] = [seats, top]
-    wraps: list[Text] = []  # a long hand may take two lines
+    top.append(f"  pile {view.draw_pile_count} · hand {view.hand_number} · target {view.target}", style="dim")
+    hint = Text("(c: cards, p: points)", style="dim")
+    parts: list[RenderableType] = [Cells(cells, short, short_hint=hint), top]
     if you is not None:
-        hand = Text("Your hand: ", style="bold cyan")
-        wraps.append(hand)
-        for card in view.hand:
-            hand.append_text(card_text(card))
-            hand.append(" ")
-        if not view.hand:
-            hand.append("no cards", style="dim")
-        parts.append(hand)
+        tiles = [card_text(card) for card in view.hand] or [Text("no cards", style="dim")]
+        parts.append(Flow(Text("Your hand: ", style="bold cyan"), tiles))
         if view.HasField("drawn_card"):
             parts.append(Text("You drew ").append_text(card_text(view.drawn_card)))
     if view.pending_penalty and view.HasField("attacker"):
@@ -222,9 +217,10 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         pending.append("you" if view.current == you else _name(names, view.current), style="bold red")
         parts.append(pending)
     if view.HasField("reveal"):
-        shown = Text(f"{_name(names, view.reveal.attacker)} showed you: ", style="magenta")
-        for card in view.reveal.cards:
-            shown.append_text(card_text(card))
-            shown.append(" ")
-        parts.append(shown)
-    return Group(*one_line_each(parts, keep=wraps))
+        parts.append(
+            Flow(
+                Text(f"{_name(names, view.reveal.attacker)} showed you: ", style="magenta"),
+                [card_text(card) for card in view.reveal.cards],
+            )
+        )
+    return Group(*one_line_each(parts))
