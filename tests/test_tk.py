@@ -242,7 +242,7 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     table_id = created.table.table_id
     lobby = await driver.connect(server.address)
     await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the table in the list")
-    name, game, seats, status = lobby.tree.item(table_id, "values")
+    name, game, seats, status = lobby.cells[table_id]  # whole (the list shows them cut to its columns)
     assert (name, game) == ("Peach's castle", "Super Mario: Level Up!")
     assert seats.startswith("1/3")
     assert status.startswith("waiting for players")
@@ -259,7 +259,7 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     driver.table.back_to_lobby()
     lobby = driver.app.screen
     await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the list again")
-    assert lobby.tree.item(table_id, "values")[3].endswith("your seat 2")
+    assert lobby.cells[table_id][3].endswith("your seat 2")
     lobby.tree.selection_set(table_id)
     await driver.settle(0.1)
     driver.click(lobby.join_button)  # back to the same seat, not a second one

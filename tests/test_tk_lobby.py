@@ -76,7 +76,8 @@ async def test_the_create_form_remembers_its_values_and_says_when_every_seat_is_
     assert again.selected_game() is not None
     assert again.selected_game().name == "kart"  # type: ignore[union-attr]
     assert (again.players_var.get(), again.bots_var.get()) == ("3", "3")
-    assert again.option_vars["track"].get() == "mini-loop"  # type: ignore[no-untyped-call]
+    assert again.option_values()["track"] == "mini-loop"
+    assert again.option_vars["track"].get() == "Mini Loop"  # type: ignore[no-untyped-call]
     again.bots_var.set("2")
     await driver.settle(0.05)
     assert again.create_button.cget("text") == "Create and sit down"

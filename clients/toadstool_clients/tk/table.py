@@ -9,6 +9,7 @@ no rules: its buttons are the update's legal actions, sent back by id with the u
 from __future__ import annotations
 
 import functools
+import time
 import tkinter as tk
 import tkinter.font as tkfont
 from tkinter import ttk
@@ -46,6 +47,17 @@ MIN_WIDTH, MIN_HEIGHT = 470, 340
 SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 222, 1000
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+
+
+def lost_banner(why: str) -> str:
+    """The banner while the stream is lost: why, once, with no brackets inside brackets ("the server cannot
+    be reached (is it running...?)" already has its own)."""
+    why = why.strip().rstrip(".")
+    return (
+        f"Connection to the server lost: {why}. Reconnecting…"
+        if why
+        else "Connection to the server lost. Reconnecting…"
+    )
 
 
 class TableScreen:
@@ -188,7 +200,7 @@ class TableScreen:
                 self.app.set_banner("")
                 self.set_status("Reconnected to the server.")
             else:
-                self.app.set_banner(f"Connection to the server lost ({item.message}). Reconnecting…")
+                self.app.set_banner(lost_banner(item.message))
             return
         rolled = False
         for event in item.events:
@@ -475,9 +487,27 @@ class TableScreen:
         self.status_for = self.latest.status if text and self.latest is not None else None
 
     def back_to_lobby(self) -> None:
+        """To the lobby, saying what happens to this person's seat while they are away (a bot plays it after
+        the table's takeover time, until they Join again)."""
         from toadstool_clients.tk.lobby import LobbyScreen
 
-        self.app.show(LobbyScreen(self.app))
+        self.app.show(LobbyScreen(self.app, self.leaving_note(), chosen=self.table_id))
+
+    def leaving_note(self) -> str:
+        """What leaving does to the seat, in words (and the moment it was left, for the lobby's countdown)."""
+        update = self.latest
+        if self.seat is None or self.token is None or update is None:
+            return ""
+        if update.status != table_pb2.TABLE_STATUS_PLAYING:
+            return ""
+        self.app.left_tables[self.table_id] = time.monotonic()
+        takeover = self.table_info.takeover_seconds
+        name = safe_text(update.table_name or self.window_title, 30)
+        back = "To go back, choose the table and Join."
+        if not takeover:
+            return f"You left {name}: your seat {self.seat + 1} waits for you. {back}"
+        return (f"You left {name}: if you are not back within {takeover} s, a bot plays your seat {self.seat + 1} "
+                f"until you are. {back}")  # fmt: skip
 
     def leave(self) -> None:
         self.left = True
