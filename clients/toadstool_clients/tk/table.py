@@ -47,6 +47,10 @@ MIN_WIDTH, MIN_HEIGHT = 470, 340
 SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 222, 1000
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+#: How often a move refused as late is sent again while it is still offered (a busy simultaneous vote).
+STALE_RETRIES = 3
+#: How many of the events after your move are shown beside it as its result.
+RESULT_EVENTS = 3
 
 
 def lost_banner(why: str) -> str:
@@ -113,6 +117,17 @@ class TableScreen:
         bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 6))
         self.status = tk.Label(bottom, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="w")
         self.status.pack(side="bottom", fill="x")
+        # Your own last move and what came of it, until you move again (width=1: cut to fit with "…").
+        self.last_move = tk.Label(bottom, text="", font=(FONT, 10), fg="#b3e5fc", bg="#1d2230", anchor="w", width=1)
+        self.last_move.pack(side="bottom", fill="x", before=self.status)
+        self.last_move_text = ""
+        self.last_move.bind("<Configure>", lambda _e: self._fit_last_move())
+        #: The version your last move was sent on: the first update after it carries what came of it.
+        self.result_after: int | None = None
+        self.move_label = ""
+        self.move_result: list[str] | None = None
+        #: A move the table refused as sent on an older version: (its id, its label, that version, tries).
+        self.stale: tuple[str, str, int, int] | None = None
         self.bar = ActionBar(bottom, self.act, lambda: self.schedule_redraw(0))
         self.bar.frame.pack(side="top", fill="x")
         self.host = HostControls(self, header, bottom)
@@ -209,6 +224,13 @@ class TableScreen:
             self.set_status("")  # "a bot sits in seat 2" is stale once the game has started
         recap = recap_of(self.latest, item)
         self.latest = item
+        if self.result_after is not None and item.version > self.result_after:
+            self.result_after = None  # the update your move made: what came of it
+            self.move_result = [safe_text(e.text, 120) for e in item.events if e.text.strip()][:RESULT_EVENTS]
+            if self.acting is None and self.move_label:
+                self._show_move()
+        if self.stale is not None and item.version > self.stale[2]:
+            self._act_again()
         if recap is not None:
             hold(self, recap)
         if item.table_name and item.table_name != self.window_title:
@@ -454,9 +476,10 @@ class TableScreen:
         y = event.y_root if event is not None else self.canvas.winfo_rooty()
         menu.tk_popup(x, y)
 
-    def act(self, legal: table_pb2.LegalAction, action_id: str | None = None) -> None:
-        """Send the action id (or `action_id`, its toggled twin) with the version it was offered at; a
-        refusal shows in the status line."""
+    def act(self, legal: table_pb2.LegalAction, action_id: str | None = None, tries: int = 0) -> None:
+        """Send the action id (or `action_id`, its toggled twin) with the version it was offered at. A move
+        refused because the table moved on meanwhile is sent again if it is still offered (`_act_again`);
+        any other refusal shows in the status line."""
         update = self.latest
         client = self.app.client
         if update is None or client is None or self.token is None or self.gone:
@@ -465,22 +488,63 @@ class TableScreen:
             self.set_status("Still sending your last move…")
             return
         sent = action_id or legal.id
-        label = next((a.label for a in update.legal_actions if a.id == sent), legal.label)
-        self.set_status(f"Sending: {safe_text(label, 60)}")
+        label = safe_text(next((a.label for a in update.legal_actions if a.id == sent), legal.label), 80)
+        version = update.version
+        self.set_status(f"Sending: {label}")
+        self.result_after, self.move_result = version, None
 
         def done(_response: Any) -> None:
             self.acting = None
             self.set_status("")
+            self.move_label = label
+            self._show_move()
 
         def refused(error: BaseException) -> None:
             self.acting = None
-            if isinstance(error, grpc.aio.AioRpcError) and error.code() == grpc.StatusCode.ABORTED:
-                self.set_status("The table moved on before your move arrived; choose again.")
+            self.result_after, self.move_result = None, None
+            code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+            if code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                # Sent on a view the table has moved past (ABORTED), or no longer legal once it had: sent
+                # again, or said in words, when the newer view is here; never the server's raw message.
+                again = code == grpc.StatusCode.ABORTED
+                self.stale = (sent, label, version, tries if again else STALE_RETRIES)
+                if self.latest is not None and self.latest.version > version:
+                    self._act_again()
+                else:
+                    self.set_status("" if again else f"“{label}” was not accepted.")
             else:
                 self.set_status(f"Not accepted: {explain(error)}")
 
-        self.acting = self.app.network.submit(client.act(self.table_id, self.token, update.version, sent), done,
-                                              refused)  # fmt: skip
+        self.acting = self.app.network.submit(client.act(self.table_id, self.token, version, sent), done, refused)
+
+    def _act_again(self) -> None:
+        """A move the table refused as sent on an older version: send it again when the newest update still
+        offers it (another seat's simultaneous decision raised the version, nothing of yours changed);
+        otherwise say in plain words that it came too late."""
+        if self.stale is None or self.latest is None:
+            return
+        sent, label, _version, tries = self.stale
+        self.stale = None
+        again = next((a for a in self.offered_actions() if a.id == sent), None)
+        if again is not None and tries < STALE_RETRIES:
+            self.act(again, tries=tries + 1)
+            return
+        mine = self.seat is not None and self.seat in self.latest.to_act
+        self.set_status(f"“{label}” came too late: the table had moved on, so it was not made."
+                        + (" Choose again." if mine else ""))  # fmt: skip
+
+    def _show_move(self) -> None:
+        """Your own last move, and what came of it once the table says (the events of the update it made),
+        under the action bar until you move again: the bots' moves after it never push it out of view."""
+        said = " · ".join(self.move_result or [])
+        self.last_move_text = f"Your last move: {self.move_label}" + (f" → {said}" if said else "")
+        self._fit_last_move()
+
+    def _fit_last_move(self) -> None:
+        font = self._last_move_font = getattr(self, "_last_move_font", None) or tkfont.Font(family=FONT, size=10)
+        text = cut_to(font.measure, self.last_move_text, self.last_move.winfo_width() - 6)
+        if self.last_move.cget("text") != text:
+            self.last_move.configure(text=text)
 
     def set_status(self, text: str) -> None:
         self.status.configure(text=text)
