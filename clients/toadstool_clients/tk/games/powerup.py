@@ -302,8 +302,8 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
             board.clickable(items, plays[card.kind], f"? card {card.id}", at=(x + min(step, card_w) / 2, y + 26))
 
 
-def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str]) -> \
-        tuple[str, list[str]] | None:  # fmt: skip
+def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str],
+          names: list[str]) -> tuple[str, list[str]] | None:  # fmt: skip
     """When a round was just scored: its result, to hold on screen a moment (the next round is dealt in the
     same instant, so otherwise the reveal and "lowest" would exist only in the log)."""
     if view.round == previous.round and view.stage == previous.stage:
