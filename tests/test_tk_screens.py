@@ -22,6 +22,7 @@ import tk_helpers
 from tk_helpers import ROOT, TkDriver, canvas_layout_problems, close_app, open_app, screen_of, widget_layout_problems
 from toadstool.api.v1 import table_pb2
 from toadstool.server.app import RunningServer
+from toadstool_clients.connection import Client
 from toadstool_clients.tk.app import load_settings
 from toadstool_clients.tk.lobby import LobbyScreen
 from toadstool_clients.tk.motion import Motion
@@ -209,3 +210,38 @@ async def test_every_game_is_whole_on_the_screen(
     problems += canvas_layout_problems(table.canvas, board.width, board.height)
     shot(screen, f"table-{game}")
     assert problems == []
+
+
+async def test_a_pending_power_up_trade_is_drawn_under_the_seats_panels(
+    screen: TkDriver, server: RunningServer, client: Client
+) -> None:
+    """The trade arrow (and the gold rings of the two seats) lie under every panel: no seat's Extra Lives,
+    notes or dealer badge is drawn over."""
+    created = await client.create_table("powerup", 2, 0, {}, 5, "Duel")
+    table_id = created.table.table_id
+    lobby = await screen.connect(server.address)
+    await screen.pump(lambda: table_id in lobby.tree.get_children(), 10, "the table in the list")
+    lobby.tree.selection_set(table_id)
+    await screen.settle(0.1)
+    screen.click(lobby.join_button)
+    await screen.pump(lambda: isinstance(screen.app.screen, TableScreen), 10, "the table screen")
+    table = screen.table
+    rival = await client.join(table_id, "Rival")
+    await screen.pump(lambda: table.latest is not None and table.latest.version == 0, 10, "the deal")
+    await client.act(table_id, rival.seat_token, 0, "trade:target=0")  # Rival asks the window's seat to trade
+    await screen.pump(
+        lambda: table.latest is not None and table.latest.view.powerup.pending.kind != 0 and table.redraw_pending
+        is None, 10, "the pending trade",
+    )  # fmt: skip
+    await screen.settle(0.2)
+    canvas = table.canvas
+    order = list(canvas.find_all())
+    arrows = [i for i in order if canvas.type(i) == "line" and canvas.itemcget(i, "arrow") == "last"]
+    assert len(arrows) == 1
+    panels = list(canvas.find_withtag("panel"))
+    assert panels, "the seats' panels are drawn"
+    assert all(order.index(arrows[0]) < order.index(panel) for panel in panels), "the arrow is under the panels"
+    shot(screen, "powerup-trade")
+    board = table.board
+    assert board is not None
+    assert canvas_layout_problems(canvas, board.width, board.height) == []

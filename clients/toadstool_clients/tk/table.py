@@ -115,11 +115,15 @@ class TableScreen:
 
         bottom = tk.Frame(self.frame, background="#1d2230")
         bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 6))
-        self.status = tk.Label(bottom, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="w")
-        self.status.pack(side="bottom", fill="x")
-        # Your own last move and what came of it, until you move again (width=1: cut to fit with "…").
-        self.last_move = tk.Label(bottom, text="", font=(FONT, 10), fg="#b3e5fc", bg="#1d2230", anchor="w", width=1)
-        self.last_move.pack(side="bottom", fill="x", before=self.status)
+        # One line under the action bar: a note of the moment on the right (a refusal, "Reconnected"), and
+        # your own last move with what came of it on the left until you move again (width=1: it is cut to
+        # the room the note leaves it, with "…").
+        line = tk.Frame(bottom, background="#1d2230")
+        line.pack(side="bottom", fill="x")
+        self.status = tk.Label(line, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="e")
+        self.status.pack(side="right")
+        self.last_move = tk.Label(line, text="", font=(FONT, 10), fg="#b3e5fc", bg="#1d2230", anchor="w", width=1)
+        self.last_move.pack(side="left", fill="x", expand=True)
         self.last_move_text = ""
         self.last_move.bind("<Configure>", lambda _e: self._fit_last_move())
         #: The version your last move was sent on: the first update after it carries what came of it.
