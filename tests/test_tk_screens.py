@@ -24,6 +24,7 @@ from toadstool.api.v1 import table_pb2
 from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
 from toadstool_clients.tk.app import load_settings
+from toadstool_clients.tk.games import kart
 from toadstool_clients.tk.lobby import LobbyScreen
 from toadstool_clients.tk.motion import Motion
 from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
@@ -242,6 +243,46 @@ async def test_a_pending_power_up_trade_is_drawn_under_the_seats_panels(
     assert panels, "the seats' panels are drawn"
     assert all(order.index(arrows[0]) < order.index(panel) for panel in panels), "the arrow is under the panels"
     shot(screen, "powerup-trade")
+    board = table.board
+    assert board is not None
+    assert canvas_layout_problems(canvas, board.width, board.height) == []
+
+
+@pytest.mark.timeout(240)
+async def test_kart_banana_chips_are_seen_on_the_track_and_named_in_the_legend(
+    screen: TkDriver, server: RunningServer
+) -> None:
+    await screen.connect(server.address)
+    table = await screen.create_table("kart", 7, 6, seed=11)
+
+    def bananas() -> bool:
+        return table.latest is not None and bool(table.latest.view.kart.banana_fields)
+
+    for _ in range(80):
+        if bananas() or (table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_FINISHED):
+            break
+        await play_until(screen, table, 1)
+    assert bananas(), "a banana was laid on the track"
+    await screen.pump(lambda: table.redraw_pending is None, 10, "the redraw")
+    await screen.settle(0.2)
+    canvas = table.canvas
+    legend = [canvas.itemcget(i, "text") for i in canvas.find_all() if canvas.type(i) == "text"]
+    assert "banana chip" in legend
+    chips = [i for i in canvas.find_all() if canvas.type(i) == "oval" and canvas.itemcget(i, "fill") == kart.BANANA]
+    on_track = [i for i in chips if (canvas.bbox(i)[2] - canvas.bbox(i)[0]) > 14]  # the legend's is smaller
+    assert table.latest is not None
+    assert len(on_track) == len(set(table.latest.view.kart.banana_fields)), "one chip on each banana's field"
+    for chip in on_track:
+        x0, y0, x1, y1 = canvas.bbox(chip)
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        above = [
+            i
+            for i in canvas.find_overlapping(cx, cy, cx, cy)
+            if canvas.find_all().index(i) > canvas.find_all().index(chip)
+        ]
+        fields = [i for i in above if canvas.type(i) == "polygon" and "move:" not in " ".join(canvas.gettags(i))]
+        assert not fields, f"the chip at ({cx:.0f}, {cy:.0f}) is under a field"
+    shot(screen, "kart-banana")
     board = table.board
     assert board is not None
     assert canvas_layout_problems(canvas, board.width, board.height) == []
