@@ -266,6 +266,9 @@ class LobbyScreen:
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
         self.option_vars = {}
         self.choice_ids = {}
+        if getattr(self, "hinting", False):  # another game's option help is stale now
+            self.status.configure(text="")
+            self.hinting = False
         self.help_labels: list[ttk.Label] = []
         if game is None:
             return
@@ -322,6 +325,7 @@ class LobbyScreen:
     def _hint(self, text: str, _event: object = None) -> None:
         if not self.help_labels or not self.help_labels[0].winfo_ismapped():
             self.status.configure(text=safe_text(text, 120))
+            self.hinting = True
 
     def _fit_form(self, width: int, height: int) -> None:
         """The game box as wide as the longest title where the window leaves room for it (the list keeps its

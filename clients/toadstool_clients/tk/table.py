@@ -377,13 +377,16 @@ class TableScreen:
         self._fit_phase()
 
     def _fit_phase(self) -> None:
-        """The phase in the room the header has for it, cut with "…" rather than at the label's edge."""
+        """The phase in the room the header has for it: a size smaller (11 points) before it is cut, and then
+        cut with "…" rather than at the label's edge."""
         text, room = self.phase_text, self.phase.winfo_width() - 6
-        font = self._phase_font = getattr(self, "_phase_font", None) or tkfont.Font(family=FONT, size=13,
-                                                                                        weight="bold")  # fmt: skip
+        fonts = self._phase_fonts = getattr(self, "_phase_fonts", None) or [
+            tkfont.Font(family=FONT, size=size, weight="bold") for size in (13, 11)
+        ]
+        font = next((f for f in fonts if f.measure(text) <= room), fonts[-1])
         text = cut_to(font.measure, text, room)
-        if self.phase.cget("text") != text:
-            self.phase.configure(text=text)
+        if self.phase.cget("text") != text or self.phase.cget("font") != str(font):
+            self.phase.configure(text=text, font=font)
 
     def _show_seats(self, update: table_pb2.Update) -> None:
         heading = safe_text(update.score_label, 14).capitalize() or "Score"
