@@ -45,6 +45,7 @@ async def screen(
     asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("LOGNAME", "tester")  # the login name comes first (getpass.getuser)
     monkeypatch.setattr(Motion, "frame_ms", 0)
     screen_of(request.param, monkeypatch)
     app = open_app()

@@ -257,6 +257,10 @@ class TkDriver:
                 self.screenshot(screenshot)
                 shot = True
                 continue
+            if table.held is not None:  # a hand's or round's result over the board: clicked away first
+                table.release_held()
+                await self.settle(0.05)
+                continue
             version = update.version
             table.set_status("")
             legal_ids = {a.id for a in table.offered_actions()}
@@ -304,6 +308,7 @@ async def driver(
     asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("LOGNAME", "tester")  # the login name comes first (getpass.getuser)
     app = open_app()
     driver = TkDriver(app)
     driver.watch_network(monkeypatch)

@@ -53,6 +53,13 @@ STALE_RETRIES = 3
 RESULT_EVENTS = 3
 
 
+def plain_refusal(error: grpc.aio.AioRpcError) -> str:
+    """The server's reason for refusing a move, as one sentence (without the list of legal actions it may
+    add in brackets, which the action bar shows anyway)."""
+    details = (error.details() or "").split(" (")[0].strip().rstrip(".")
+    return (details[:1].upper() + details[1:] + ".") if details else "the table did not take it."
+
+
 def lost_banner(why: str) -> str:
     """The banner while the stream is lost: why, once, with no brackets inside brackets ("the server cannot
     be reached (is it running...?)" already has its own)."""
@@ -100,7 +107,8 @@ class TableScreen:
         header = tk.Frame(self.frame, background="#1d2230")
         header.pack(side="top", fill="x", padx=10, pady=(8, 4))
         # The right-hand widgets are packed first so that a long phase squeezes itself, not the button.
-        ttk.Button(header, text="Back to lobby", command=self.back_to_lobby).pack(side="right")
+        self.back_button = ttk.Button(header, text="Back to lobby", command=self.back_to_lobby)
+        self.back_button.pack(side="right")
         self.role = tk.Label(header, text="", font=(FONT, 10), fg="#b0bec5", bg="#1d2230")
         self.role.pack(side="right", padx=10)
         self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
@@ -398,6 +406,8 @@ class TableScreen:
         if int(self.seats.cget("height")) != rows:
             self.seats.configure(height=rows)
         to_act = set(update.to_act)
+        self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(family=FONT, size=10)
+        room = int(self.seats.column("name", "width")) - 10
         for seat in update.seats:
             name = safe_text(seat.name or "(open)", 24)
             tags = []
@@ -414,6 +424,7 @@ class TableScreen:
                 state = "by bot"
             else:
                 state = "online" if seat.connected else "offline"
+            name = cut_to(self._seat_font.measure, name, room)  # a Treeview would cut it without a word
             score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
             turn = "▶" if seat.index in to_act else ""
             self.seats.insert("", "end", iid=f"seat{seat.index}", values=(turn, name, score, state), tags=tags)
@@ -518,7 +529,7 @@ class TableScreen:
                 if self.latest is not None and self.latest.version > version:
                     self._act_again()
                 else:
-                    self.set_status("" if again else f"“{label}” was not accepted.")
+                    self.set_status("" if again else f"Not accepted: {plain_refusal(error)}")
             else:
                 self.set_status(f"Not accepted: {explain(error)}")
 
