@@ -287,3 +287,28 @@ async def test_kart_banana_chips_are_seen_on_the_track_and_named_in_the_legend(
     board = table.board
     assert board is not None
     assert canvas_layout_problems(canvas, board.width, board.height) == []
+
+
+@pytest.mark.timeout(240)
+async def test_the_result_of_a_hand_is_held_whole_on_the_board(
+    screen: TkDriver, server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Motion, "frame_ms", None)  # the held result stays until the test steps it away
+    await screen.connect(server.address)
+    table = await screen.create_table("uno", 4, 3, seed=4, options={"target": "500"})
+    for _ in range(400):
+        if table.held is not None:
+            break
+        await play_until(screen, table, 1)
+    assert table.held is not None, "a hand was won"
+    await screen.pump(lambda: table.redraw_pending is None, 10, "the redraw")
+    await screen.settle(0.2)
+    shot(screen, "uno-hand-result")
+    held = [
+        table.canvas.itemcget(i, "text") for i in table.canvas.find_withtag("held") if table.canvas.type(i) == "text"
+    ]
+    assert "Hand 1: the result" in held
+    assert not any(text.endswith("…") for text in held if " = " in text), held
+    board = table.board
+    assert board is not None
+    assert canvas_layout_problems(table.canvas, board.width, board.height) == []
