@@ -233,8 +233,10 @@ async def test_names_from_the_network_are_drawn_as_plain_text(driver: TkDriver, 
     await driver.pump(lambda: table.redraw_pending is None and table.draw_count > 0, 10, "the first drawing")
     assert driver.app.root.title() == "Toadstool — $env(HOME) [exit]"
     players = [driver.table.seats.item(row, "values")[1] for row in driver.table.seats.get_children()]
-    full = "Bowser [destroy .] {\ufffd} (you)"  # as typed, or cut to the column with "…"
-    assert players[0] == full or (players[0].endswith("…") and full.startswith(players[0][:-1])), players[0]
+    full = "Bowser [destroy .] {\ufffd}"  # as typed, or cut to the column with "…"; "(you)" always whole
+    shown = players[0].removesuffix(" (you)")
+    assert players[0].endswith(" (you)")
+    assert shown == full or (shown.endswith("…") and full.startswith(shown[:-1])), players[0]
     canvas = table.canvas
     texts = [canvas.itemcget(i, "text") for i in canvas.find_all() if canvas.type(i) == "text"]
     assert any("Bot 1" in text for text in texts)

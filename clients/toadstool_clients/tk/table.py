@@ -413,8 +413,8 @@ class TableScreen:
             tags = []
             if seat.index in to_act:
                 tags.append("turn")
-            if self.seat == seat.index:
-                name += " (you)"
+            mark = " (you)" if self.seat == seat.index else ""
+            if mark:
                 tags.append("you")
             if seat.kind == table_pb2.SEAT_KIND_BOT:
                 state = "bot"
@@ -424,7 +424,8 @@ class TableScreen:
                 state = "by bot"
             else:
                 state = "online" if seat.connected else "offline"
-            name = cut_to(self._seat_font.measure, name, room)  # a Treeview would cut it without a word
+            # cut to the column with "…" (a Treeview would cut it without a word), "(you)" kept whole
+            name = cut_to(self._seat_font.measure, name, room - self._seat_font.measure(mark)) + mark
             score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
             turn = "▶" if seat.index in to_act else ""
             self.seats.insert("", "end", iid=f"seat{seat.index}", values=(turn, name, score, state), tags=tags)
