@@ -407,7 +407,7 @@ class TableScreen:
             self.seats.configure(height=rows)
         to_act = set(update.to_act)
         self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(family=FONT, size=10)
-        room = int(self.seats.column("name", "width")) - 10
+        room = int(self.seats.column("name", "width")) - 6
         for seat in update.seats:
             name = safe_text(seat.name or "(open)", 24)
             tags = []
