@@ -126,6 +126,9 @@ async def test_leaving_a_game_says_when_a_bot_takes_the_seat_and_the_lobby_tells
     await driver.pump(
         lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_PLAYING, 10, "the game"
     )
+    driver.hover(table.back_button, 10, 10)  # the pointer on the button says what leaving does
+    await driver.pump(lambda: "Back to lobby: a bot plays your seat after 2 s" in table.status.cget("text"), 5, "hint")
+    driver.screenshot("back-to-lobby-hint", tk_helpers.ROOT / "shots")
     driver.click(table.back_button)
     await driver.pump(lambda: isinstance(driver.app.screen, LobbyScreen), 10, "the lobby")
     lobby = driver.app.screen

@@ -109,6 +109,9 @@ class TableScreen:
         # The right-hand widgets are packed first so that a long phase squeezes itself, not the button.
         self.back_button = ttk.Button(header, text="Back to lobby", command=self.back_to_lobby)
         self.back_button.pack(side="right")
+        # Before leaving, the pointer on the button says what leaving does to your seat.
+        self.back_button.bind("<Enter>", lambda _e: self._say_leaving(), add="+")
+        self.back_button.bind("<Leave>", lambda _e: self._unsay_leaving(), add="+")
         self.role = tk.Label(header, text="", font=(FONT, 10), fg="#b0bec5", bg="#1d2230")
         self.role.pack(side="right", padx=10)
         self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
@@ -575,6 +578,25 @@ class TableScreen:
         from toadstool_clients.tk.lobby import LobbyScreen
 
         self.app.show(LobbyScreen(self.app, self.leaving_note(), chosen=self.table_id))
+
+    def leaving_hint(self) -> str:
+        """What leaving would do to your seat, said while the pointer is on "Back to lobby" ("" when it
+        does nothing to it: a spectator, a game not being played, a table without takeover)."""
+        update, takeover = self.latest, self.table_info.takeover_seconds
+        if self.seat is None or update is None or update.status != table_pb2.TABLE_STATUS_PLAYING:
+            return ""
+        if not takeover:
+            return "Back to lobby: your seat waits for you until you Join again."
+        return f"Back to lobby: a bot plays your seat after {takeover} s away, until you Join again."
+
+    def _say_leaving(self) -> None:
+        hint = self.leaving_hint()
+        if hint and not self.status.cget("text"):
+            self.set_status(hint)
+
+    def _unsay_leaving(self) -> None:
+        if self.status.cget("text") == self.leaving_hint():
+            self.set_status("")
 
     def leaving_note(self) -> str:
         """What leaving does to the seat, in words (and the moment it was left, for the lobby's countdown)."""
