@@ -22,6 +22,8 @@ from toadstool.api.v1 import table_pb2
 from toadstool.api.v1.levelup_pb2 import LEVEL_UP_STAGE_TURN
 from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool_clients.connection import Client
+from toadstool_clients.names import default_player_name
+from toadstool_clients.tk.connect import ConnectScreen
 from toadstool_clients.tk.table import TableScreen
 
 #: The window's fixtures (tests/tk_helpers.py).
@@ -115,7 +117,10 @@ async def test_a_lost_server_shows_a_banner_and_the_table_comes_back_when_the_se
         await driver.pump(lambda: bool(table.action_buttons), 15, "my first turn")
         version = table.latest.version if table.latest else 0
     await driver.pump(lambda: driver.app.banner.winfo_ismapped(), 15, "the lost-server banner")
-    assert "lost" in driver.app.banner.cget("text").lower()
+    banner = driver.app.banner.cget("text")
+    assert "lost" in banner.lower()
+    assert "))" not in banner, "brackets inside brackets"
+    assert banner.endswith("Reconnecting…")
     for _ in range(40):  # the window keeps answering while the server is away: it never waits for it
         driver.turn()
         await asyncio.sleep(0.01)
@@ -228,7 +233,10 @@ async def test_names_from_the_network_are_drawn_as_plain_text(driver: TkDriver, 
     await driver.pump(lambda: table.redraw_pending is None and table.draw_count > 0, 10, "the first drawing")
     assert driver.app.root.title() == "Toadstool — $env(HOME) [exit]"
     players = [driver.table.seats.item(row, "values")[1] for row in driver.table.seats.get_children()]
-    assert players[0] == "Bowser [destroy .] {\ufffd} (you)"
+    full = "Bowser [destroy .] {\ufffd}"  # as typed, or cut to the column with "…"; "(you)" always whole
+    shown = players[0].removesuffix(" (you)")
+    assert players[0].endswith(" (you)")
+    assert shown == full or (shown.endswith("…") and full.startswith(shown[:-1])), players[0]
     canvas = table.canvas
     texts = [canvas.itemcget(i, "text") for i in canvas.find_all() if canvas.type(i) == "text"]
     assert any("Bot 1" in text for text in texts)
@@ -242,7 +250,7 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     table_id = created.table.table_id
     lobby = await driver.connect(server.address)
     await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the table in the list")
-    name, game, seats, status = lobby.tree.item(table_id, "values")
+    name, game, seats, status = lobby.cells[table_id]  # whole (the list shows them cut to its columns)
     assert (name, game) == ("Peach's castle", "Super Mario: Level Up!")
     assert seats.startswith("1/3")
     assert status.startswith("waiting for players")
@@ -259,7 +267,7 @@ async def test_the_lobby_lists_tables_and_joins_the_chosen_seat_or_watches(
     driver.table.back_to_lobby()
     lobby = driver.app.screen
     await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the list again")
-    assert lobby.tree.item(table_id, "values")[3].endswith("your seat 2")
+    assert lobby.cells[table_id][3].endswith("your seat 2")
     lobby.tree.selection_set(table_id)
     await driver.settle(0.1)
     driver.click(lobby.join_button)  # back to the same seat, not a second one
@@ -304,7 +312,7 @@ async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, 
     table.act(taken)
     await driver.pump(lambda: table.latest is not None and table.latest.version > version, 15, "the move")
     table.act(taken)  # the same move again: no longer legal
-    refusals = ("Not accepted", "moved on")  # not legal now, or a bot moved first (stale version)
+    refusals = ("Not accepted", "came too late")  # not legal now, or a bot moved first (stale version)
     await driver.pump(
         lambda: table.acting is None and any(r in table.status.cget("text") for r in refusals), 15, "the refusal"
     )
@@ -341,3 +349,12 @@ async def test_the_connect_screen_offers_servers_announced_on_the_lan(driver: Tk
         assert screen.address.get() == f"127.0.0.1:{server.port}"
         driver.click(screen.connect_button)
         await driver.pump(lambda: type(driver.app.screen).__name__ == "LobbyScreen", 15, "the lobby")
+
+
+async def test_the_name_offered_is_the_login_name_as_every_client_offers_it(driver: TkDriver) -> None:
+    """One default for every client: the Tk window offers what `toadstool join` takes without --name."""
+    from toadstool.cli import _default_name
+
+    screen = driver.app.screen
+    assert isinstance(screen, ConnectScreen)
+    assert screen.name.get() == default_player_name() == _default_name() == "Tester"

@@ -76,7 +76,11 @@ async def test_the_create_form_remembers_its_values_and_says_when_every_seat_is_
     assert again.selected_game() is not None
     assert again.selected_game().name == "kart"  # type: ignore[union-attr]
     assert (again.players_var.get(), again.bots_var.get()) == ("3", "3")
-    assert again.option_vars["track"].get() == "mini-loop"  # type: ignore[no-untyped-call]
+    assert again.option_values()["track"] == "mini-loop"
+    shown = [str(label.cget("text")) for label in again.help_labels]
+    assert shown, "the track's help is in the form"
+    assert not any("`" in text or "toadstool tracks" in text for text in shown), shown
+    assert again.option_vars["track"].get() == "Mini Loop"  # type: ignore[no-untyped-call]
     again.bots_var.set("2")
     await driver.settle(0.05)
     assert again.create_button.cget("text") == "Create and sit down"
@@ -104,3 +108,42 @@ async def test_ctrl_a_in_a_text_field_selects_all_of_it(driver: TkDriver) -> Non
     assert screen.address_entry.index("sel.last") == len("192.168.1.20:50051")
     driver.key("BackSpace", widget=screen.address_entry)
     await driver.pump(lambda: screen.address.get() == "", 5, "the field to be emptied")
+
+
+async def test_leaving_a_game_says_when_a_bot_takes_the_seat_and_the_lobby_tells_the_truth_about_it(
+    driver: TkDriver, server: RunningServer, client: Client
+) -> None:
+    # slow bots (a second a move): the game is still on when the bot has taken the seat over
+    created = await client.create_table("uno", 2, bots=1, name="Quick", takeover_seconds=2, bot_delay_ms=1000)
+    table_id = created.table.table_id
+    lobby = await driver.connect(server.address)
+    await driver.pump(lambda: table_id in lobby.tree.get_children(), 10, "the table in the list")
+    lobby.tree.selection_set(table_id)
+    await driver.settle(0.1)
+    driver.click(lobby.join_button)
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "the table screen")
+    table = driver.table
+    await driver.pump(
+        lambda: table.latest is not None and table.latest.status == table_pb2.TABLE_STATUS_PLAYING, 10, "the game"
+    )
+    driver.hover(table.back_button, 10, 10)  # the pointer on the button says what leaving does
+    await driver.pump(lambda: "Back to lobby: a bot plays your seat after 2 s" in table.status.cget("text"), 5, "hint")
+    driver.screenshot("back-to-lobby-hint", tk_helpers.ROOT / "shots")
+    driver.click(table.back_button)
+    await driver.pump(lambda: isinstance(driver.app.screen, LobbyScreen), 10, "the lobby")
+    lobby = driver.app.screen
+    assert isinstance(lobby, LobbyScreen)
+    note = lobby.status.cget("text")
+    assert "if you are not back within 2 s, a bot plays your seat 1 until you are" in note
+    assert "choose the table and Join" in note
+    await driver.pump(lambda: table_id in lobby.cells, 10, "the table in the list")
+    assert lobby.tree.selection() == (table_id,), "the table just left is chosen"
+    await driver.pump(
+        lambda: "a bot plays it until you are back" in lobby.cells.get(table_id, ("",) * 4)[3],
+        20,
+        "the bot to take the seat",
+    )
+    assert "a bot plays it until you are back" in lobby.detail.cget("text")
+    driver.click(lobby.join_button)  # back to the seat: the person plays it again
+    await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "the table again")
+    assert driver.table.seat == 0

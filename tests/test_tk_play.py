@@ -223,6 +223,43 @@ async def test_a_power_up_round_result_is_held_on_the_board_until_its_frames_run
     assert not table.canvas.find_withtag(HELD)
 
 
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize(
+    ("game", "players", "options", "title"),
+    [("uno", 3, {"target": "500"}, "Hand 1: the result"), ("levelup", 3, {}, "Round 1: the result")],
+    ids=["uno", "levelup"],
+)
+async def test_the_end_of_an_uno_hand_or_a_level_up_round_is_held_with_every_seats_score(
+    driver: TkDriver, server: RunningServer, stepped: None, game: str, players: int, options: dict[str, str],
+    title: str,
+) -> None:  # fmt: skip
+    await driver.connect(server.address)
+    table = await driver.create_table(game, players, players - 1, seed=4, options=options)
+    rng = random.Random(4)
+    for _ in range(600):
+        if table.held is not None:
+            break
+        update = await my_turn(driver, table, 30)
+        table.act(rng.choice(update.legal_actions))
+        await driver.pump(
+            lambda v=update.version: table.held is not None or (table.latest is not None and table.latest.version > v),
+            10,
+            "the move",
+        )
+    assert table.held is not None, "a hand or round was scored"
+    await driver.pump(lambda: table.redraw_pending is None, 5, "the redraw")
+    held = texts(table, HELD)
+    assert title in held
+    scores = [text for text in held if " = " in text]
+    assert scores, held
+    for name in ("Tester", "Bot 1", "Bot 2"):
+        assert any(name in text for text in scores), (name, scores)
+    driver.screenshot(f"{game}-result-held", tk_helpers.ROOT / "shots")
+    for _ in range(HOLD_FRAMES + 1):
+        table.motion.step()
+    assert table.held is None
+
+
 async def test_the_result_card_closes_with_escape_and_rematch_sits_you_at_a_new_table(
     driver: TkDriver, server: RunningServer, still: None
 ) -> None:

@@ -38,11 +38,13 @@ NOTES_SCREENSHOTS = Path("/work/notes/screenshots")
 
 
 @contextmanager
-def xvfb(seconds: float = 10.0) -> Iterator[str]:
-    """A private Xvfb on a display number it picks itself (-displayfd); yields ":N" and stops it after."""
+def xvfb(seconds: float = 10.0, size: str = "1280x800", screens: tuple[str, ...] = ()) -> Iterator[str]:
+    """A private Xvfb with a screen of `size` (and further screens of the `screens` sizes) on a display number
+    it picks itself (-displayfd); yields ":N" and stops it after."""
+    more = [arg for index, extra in enumerate(screens, 1) for arg in ("-screen", str(index), f"{extra}x24")]
     read_end, write_end = os.pipe()
     process = subprocess.Popen(
-        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp"],
+        ["Xvfb", "-displayfd", str(write_end), "-screen", "0", f"{size}x24", *more, "-nolisten", "tcp"],
         pass_fds=(write_end,),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -64,6 +66,12 @@ def xvfb(seconds: float = 10.0) -> Iterator[str]:
     finally:
         os.close(read_end)
         stop_process(process, 5)
+
+
+def _screen() -> list[str]:
+    """xdotool's option for the screen DISPLAY names (":N.S"), which it would not otherwise move on."""
+    _display, dot, screen = os.environ.get("DISPLAY", "").rpartition(":")[2].partition(".")
+    return ["--screen", screen] if dot and screen.isdigit() else []
 
 
 class TkDriver:
@@ -134,14 +142,14 @@ class TkDriver:
         py = widget.winfo_rooty() + int(y if y is not None else widget.winfo_height() / 2)
         under = self.root.winfo_containing(px, py)
         assert under is not None, f"nothing of the window at ({px}, {py}) to click"
-        subprocess.run(["xdotool", "mousemove", str(px), str(py), "click", "1"], check=True, timeout=10)
+        subprocess.run(["xdotool", "mousemove", *_screen(), str(px), str(py), "click", "1"], check=True, timeout=10)
 
     def hover(self, widget: tk.Misc, x: float, y: float) -> None:
         """Move the real pointer (xdotool) to (x, y) inside `widget`."""
         self.root.update_idletasks()
         self.turn()
         px, py = widget.winfo_rootx() + int(x), widget.winfo_rooty() + int(y)
-        subprocess.run(["xdotool", "mousemove", str(px), str(py)], check=True, timeout=10)
+        subprocess.run(["xdotool", "mousemove", *_screen(), str(px), str(py)], check=True, timeout=10)
 
     def key(self, *keys: str, widget: tk.Misc | None = None) -> None:
         """Real key presses (xdotool) into the window (where its focus is), or into `widget` once it has it."""
@@ -249,6 +257,10 @@ class TkDriver:
                 self.screenshot(screenshot)
                 shot = True
                 continue
+            if table.held is not None:  # a hand's or round's result over the board: clicked away first
+                table.release_held()
+                await self.settle(0.05)
+                continue
             version = update.version
             table.set_status("")
             legal_ids = {a.id for a in table.offered_actions()}
@@ -274,7 +286,7 @@ class TkDriver:
 @pytest.fixture(scope="session")
 def display() -> Iterator[str]:
     """One private X server for this test session (or xdist worker)."""
-    with xvfb() as name:
+    with xvfb(screens=SCREEN_SIZES) as name:
         previous = os.environ.get("DISPLAY")
         os.environ["DISPLAY"] = name
         try:
@@ -296,6 +308,7 @@ async def driver(
     asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("LOGNAME", "tester")  # the login name comes first (getpass.getuser)
     app = open_app()
     driver = TkDriver(app)
     driver.watch_network(monkeypatch)
@@ -306,6 +319,20 @@ async def driver(
         record_property("slowest_tk_turn_seconds", round(driver.slowest, 3))
         print(f"the slowest turn of the Tk loop took {driver.slowest:.3f} s")
         close_app(app)
+
+
+#: The screens of the session's X server after its first (1280x800): the sizes people use, by index.
+SCREEN_SIZES = ("1024x600", "1366x768")
+
+
+def screen_of(size: str, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The session's X screen of `size` ("1024x600"), made this test's DISPLAY (its windows, clicks and
+    shots). The sizes are further screens of the one X server: Tk shares one connection between them, where
+    a window on a second X server after one on a first dies of an X I/O error."""
+    display = os.environ["DISPLAY"].split(".")[0]
+    name = f"{display}.{SCREEN_SIZES.index(size) + 1}"
+    monkeypatch.setenv("DISPLAY", name)
+    return name
 
 
 def open_app(address: str | None = None, discovery_interfaces: list[str] | None = None) -> App:

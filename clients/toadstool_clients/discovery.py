@@ -107,6 +107,15 @@ def _interfaces(interfaces: Sequence[str] | None) -> InterfaceChoice | list[str]
     return list(interfaces) if interfaces else InterfaceChoice.All
 
 
+def _listening(interfaces: Sequence[str] | None) -> AsyncZeroconf:
+    """A zeroconf listener on IPv4 and IPv6, or on IPv4 alone where the machine has no IPv6 (its sockets are
+    refused: a kernel without IPv6), so that discovery works there too instead of failing."""
+    try:
+        return AsyncZeroconf(interfaces=_interfaces(interfaces), ip_version=IPVersion.All)
+    except OSError:
+        return AsyncZeroconf(interfaces=_interfaces(interfaces), ip_version=IPVersion.V4Only)
+
+
 @dataclass(frozen=True)
 class Change:
     """A server that appeared (or changed its description) or went away."""
@@ -132,7 +141,7 @@ async def follow(
     loop = asyncio.get_running_loop()
     deadline = None if seconds is None else loop.time() + seconds
     known: dict[str, Found] = {}
-    async with AsyncZeroconf(interfaces=_interfaces(interfaces), ip_version=IPVersion.All) as aiozc:
+    async with _listening(interfaces) as aiozc:
         browser = AsyncServiceBrowser(aiozc.zeroconf, SERVICE_TYPE, handlers=[on_change])
         try:
             while True:

@@ -14,6 +14,19 @@ from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2, uno_pb2
 _SEAT_REF = re.compile(r"\{p(\d+)\}")
 
 
+def default_player_name() -> str:
+    """The name a client offers when a person gave none: the login name (getpass.getuser()), capitalised,
+    or "Player" where there is none. Every client uses this one, as `toadstool join` does, so one person
+    is called alike at every table whichever client they sit down with."""
+    import getpass
+
+    try:
+        user = getpass.getuser().strip()
+    except (OSError, KeyError):  # no $USER and no passwd entry (some containers)
+        user = ""
+    return user.capitalize() if user else "Player"
+
+
 def seat_name(update: table_pb2.Update, seat: int) -> str:
     """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
     for entry in update.seats:

@@ -12,7 +12,6 @@ import argparse
 import gc
 import json
 import logging
-import os
 import sys
 import time
 import tkinter as tk
@@ -23,6 +22,7 @@ from typing import Any
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, server_address
 from toadstool_clients.files import replace_private
+from toadstool_clients.names import default_player_name
 from toadstool_clients.paths import tk_settings_file
 from toadstool_clients.tk.games import FONT, safe_text
 from toadstool_clients.tk.network import Network
@@ -34,6 +34,10 @@ POLL_MS = 25
 GC_MS = 5000
 RETIRE_GRACE_S = 2.0
 TITLE = "Toadstool"
+#: The window's size when nothing is remembered (and the screen is big enough), and the smallest it may be.
+DEFAULT_SIZE, MIN_SIZE = (1200, 780), (760, 520)
+#: The share of the screen the window may take at most, so that its edges and the panel stay in view.
+SCREEN_SHARE = 0.9
 
 
 def settings_path() -> Path:
@@ -57,6 +61,14 @@ def save_settings(settings: dict[str, str]) -> None:
         replace_private(path, json.dumps(settings, indent=1))
     except OSError as error:
         log.warning("could not save %s: %s", path, error)
+
+
+def remembered_size(text: str) -> tuple[int, int] | None:
+    """A size saved as "WIDTHxHEIGHT", or None when there is none (or it is not one)."""
+    width, _x, height = text.partition("x")
+    if not (width.isdigit() and height.isdigit()) or not (100 <= int(width) <= 20000 and 100 <= int(height) <= 20000):
+        return None
+    return int(width), int(height)
 
 
 def load_form_memory(settings: dict[str, str]) -> dict[str, Any]:
@@ -96,17 +108,19 @@ class App:
         self.discovery_interfaces = discovery_interfaces
         self.settings = load_settings()
         self.address = address or self.settings.get("address") or server_address(None)
-        self.player_name = self.settings.get("name") or os.environ.get("USER", "Player").capitalize()
+        self.player_name = self.settings.get("name") or default_player_name()
         self.network = Network()
         self.client: Client | None = None
         self.games: list[table_pb2.GameInfo] = []
         self.host_tokens: dict[str, str] = {}
+        #: When this window left each table it held a seat at (time.monotonic()), for the lobby to say when a
+        #: bot takes the seat over.
+        self.left_tables: dict[str, float] = {}
         #: The create form's last values (game, players, bots, name, options per game), kept between runs.
         self.form_memory: dict[str, Any] = load_form_memory(self.settings)
         self.closed = False
         root.title(TITLE)
-        root.geometry("1200x780")
-        root.minsize(760, 520)
+        self.place_window()
         root.configure(background="#1d2230")
         self._style()
         self._text_keys()
@@ -129,6 +143,22 @@ class App:
         from toadstool_clients.tk.connect import ConnectScreen
 
         self.show(ConnectScreen(self))
+
+    def place_window(self) -> None:
+        """Size the window to the screen: the size remembered from the last run (or DEFAULT_SIZE), but never
+        more than SCREEN_SHARE of the screen, centred on it; the minimum size shrinks with a small screen."""
+        screen_w, screen_h = self.root.winfo_screenwidth(), self.root.winfo_screenheight()
+        most_w, most_h = int(screen_w * SCREEN_SHARE), int(screen_h * SCREEN_SHARE)
+        width, height = remembered_size(self.settings.get("size", "")) or DEFAULT_SIZE
+        width, height = min(width, most_w), min(height, most_h)
+        self.root.minsize(min(MIN_SIZE[0], most_w), min(MIN_SIZE[1], most_h))
+        self.root.geometry(f"{width}x{height}+{(screen_w - width) // 2}+{(screen_h - height) // 2}")
+
+    def remember_size(self) -> None:
+        """Keep the window's size for the next run (as the person last left it)."""
+        if self.root.winfo_ismapped() and self.root.winfo_width() > 1:
+            self.settings["size"] = f"{self.root.winfo_width()}x{self.root.winfo_height()}"
+            save_settings(self.settings)
 
     def _style(self) -> None:
         style = ttk.Style(self.root)
@@ -235,6 +265,7 @@ class App:
         if self.closed:
             return
         self.closed = True
+        self.remember_size()
         if self.screen is not None:
             self.screen.leave()
         if self.client is not None:

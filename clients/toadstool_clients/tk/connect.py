@@ -6,6 +6,7 @@ It is for getting to a server. It runs no game and knows no rules.
 
 from __future__ import annotations
 
+import logging
 import tkinter as tk
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
@@ -13,10 +14,13 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from toadstool_clients.connection import describe_rpc_error, server_address
+from toadstool_clients.names import default_player_name
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
     from toadstool_clients.tk.app import App
+
+log = logging.getLogger(__name__)
 
 
 def explain(error: BaseException) -> str:
@@ -51,6 +55,7 @@ class ConnectScreen:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame")
         self.pending: Any = None
+        self.left = False
         box = ttk.Frame(self.frame, style="Card.TFrame", padding=28)
         box.place(relx=0.5, rely=0.5, anchor="center")
         logo = tk.Canvas(box, width=96, height=84, background="#f4f1ea", highlightthickness=0)
@@ -101,6 +106,8 @@ class ConnectScreen:
 
         def done(found: list[Any]) -> None:
             self.finding = None
+            if self.left:
+                return
             self.find_button.state(["!disabled"])
             self.found = found
             self.servers.delete(0, "end")
@@ -111,9 +118,12 @@ class ConnectScreen:
 
         def failed(error: BaseException) -> None:
             self.finding = None
+            if self.left:
+                return
+            log.info("listening for servers failed: %s", error)
             self.find_button.state(["!disabled"])
             self.servers.delete(0, "end")
-            self.servers.insert("end", f"Could not listen on the LAN: {error}")
+            self.servers.insert("end", "Cannot listen for servers here; type an address above.")
 
         self.finding = self.app.network.submit(browse_async(2.0, self.app.discovery_interfaces), done, failed)
 
@@ -126,7 +136,7 @@ class ConnectScreen:
         if self.pending is not None:
             return
         address = server_address(self.address.get().strip() or None)
-        name = self.name.get().strip() or "Player"
+        name = self.name.get().strip() or default_player_name()
         self.status.configure(text=f"Connecting to {address}…", fg="#555555")
         self.connect_button.state(["disabled"])
         from toadstool_clients.tk.app import open_client
@@ -144,6 +154,7 @@ class ConnectScreen:
         self.pending = self.app.network.submit(open_client(address, self.app.tls_ca), done, failed)
 
     def leave(self) -> None:
+        self.left = True
         for call in (self.pending, self.finding):
             if call is not None:
                 call.cancel()

@@ -8,14 +8,17 @@ options each game declares (ListGames).
 from __future__ import annotations
 
 import functools
+import re
+import time
 import tkinter as tk
+import tkinter.font as tkfont
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token, remembered_seat
 from toadstool_clients.tk.connect import explain
-from toadstool_clients.tk.games import FONT, safe_text
+from toadstool_clients.tk.games import FONT, cut_to, safe_text
 
 if TYPE_CHECKING:
     from toadstool_clients.tk.app import App
@@ -23,6 +26,8 @@ if TYPE_CHECKING:
 REFRESH_MS = 2000
 #: The lobby's height below which options' help moves from the form to the status line.
 HELP_HEIGHT = 640
+#: The lobby's width from which the create form's game box shows every game's title whole.
+WIDE_LOBBY = 880
 STATUS_NAMES = {
     table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
     table_pb2.TABLE_STATUS_PLAYING: "playing",
@@ -68,6 +73,47 @@ def go_to_table(app: App, result: tuple[table_pb2.TableInfo, int | None, str | N
     app.show(TableScreen(app, table, seat, token, host_token))
 
 
+def option_title(name: str) -> str:
+    """An option's name as a form label: "track" -> "Track", "hand_size" -> "Hand size"."""
+    text = name.replace("_", " ").replace("-", " ").strip()
+    return text[:1].upper() + text[1:]
+
+
+def choice_title(value: str) -> str:
+    """A choice's id as a person reads it: "mushroom-loop" -> "Mushroom Loop" (ids with no dash or underscore,
+    such as "classic", are only capitalised)."""
+    words = re.split(r"[-_]+", value.strip())
+    return " ".join(word[:1].upper() + word[1:] for word in words if word) or value
+
+
+#: A hint about the command line inside an option's help ("(`toadstool tracks` lists them)"): of no use in a
+#: window, and cut from what the form shows.
+_COMMAND_HINT = re.compile(r"\s*\([^()]*`[^`]*`[^()]*\)|\s*`[^`]*`")
+
+
+def window_help(text: str) -> str:
+    """An option's help without the command-line hints it may carry for the terminal."""
+    return _COMMAND_HINT.sub("", text).strip()
+
+
+def seat_truth(table: table_pb2.TableInfo, seat: int, left_at: float | None, now: float) -> str:
+    """What is true of this person's seat at a table, in words: "your seat 2", "your seat 2: a bot plays it
+    until you are back", or, while it waits for them after they left (`left_at`, on the clock of `now`), when
+    a bot will take it over."""
+    mine = next((s for s in table.seats if s.index == seat), None)
+    said = f"your seat {seat + 1}"
+    if mine is None or table.status != table_pb2.TABLE_STATUS_PLAYING:
+        return said
+    if mine.bot_controlled:
+        return f"{said}: a bot plays it until you are back (Join)"
+    if mine.connected or not table.takeover_seconds:
+        return said
+    if left_at is None:
+        return f"{said}: away; a bot plays it after {table.takeover_seconds} s away"
+    remaining = max(0, round(table.takeover_seconds - (now - left_at)))
+    return f"{said}: away; a bot plays it in {remaining} s" if remaining else f"{said}: a bot takes it now"
+
+
 def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[table_pb2.TableInfo]:
     """Live tables first (open ones before those being played), finished ones last or not at all."""
     rank = {table_pb2.TABLE_STATUS_LOBBY: 0, table_pb2.TABLE_STATUS_PLAYING: 1}
@@ -78,9 +124,16 @@ def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[
 class LobbyScreen:
     """The tables on the server (refreshed every two seconds) and the form to create one."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: App, note: str = "", chosen: str | None = None) -> None:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame", padding=14)
+        #: The full text of each listed table's cells (the list shows them cut to their columns, with "…").
+        self.cells: dict[str, tuple[str, ...]] = {}
+        self.cell_font = tkfont.Font(family=FONT, size=10)
+        #: The choice options' titles by id, per option ("mushroom-loop" is shown as "Mushroom Loop").
+        self.choice_ids: dict[str, dict[str, str]] = {}
+        #: The table to choose in the list once it is there (the one just left).
+        self.chosen = chosen
         self.tables: list[table_pb2.TableInfo] = []
         self.refreshing: Any = None
         self.busy: Any = None
@@ -96,9 +149,10 @@ class LobbyScreen:
             side="left", padx=8
         )
         ttk.Button(top, text="Disconnect", command=app.disconnect).pack(side="right")
-        self.frame.bind("<Configure>", lambda e: self._fit_help(e.height))
-        self.status = ttk.Label(self.frame, text="", style="Status.TLabel")
+        self.frame.bind("<Configure>", lambda e: self._fit_form(e.width, e.height))
+        self.status = ttk.Label(self.frame, text=note, style="Status.TLabel", wraplength=600)
         self.status.pack(side="bottom", fill="x", pady=(8, 0))
+        self.status.bind("<Configure>", lambda e: self.status.configure(wraplength=max(200, e.width - 4)))
 
         main = ttk.Frame(self.frame, style="Shell.TFrame")
         main.pack(fill="both", expand=True, pady=(10, 0))
@@ -120,14 +174,19 @@ class LobbyScreen:
         self.tree = ttk.Treeview(tables_box, columns=columns, show="headings", selectmode="browse", height=8)
         headings = ("Table", "Game", "Players", "Status")
         # Narrow enough to fit a 760-pixel window; every column stretches with a wider one.
-        for column, title, width in zip(columns, headings, (110, 116, 74, 106), strict=True):
+        for column, title, width in zip(columns, headings, (110, 116, 66, 114), strict=True):
             self.tree.heading(column, text=title, anchor="w")
-            self.tree.column(column, width=width, minwidth=60, stretch=True, anchor="w")
+            self.tree.column(column, width=width, minwidth=60, stretch=column != "seats", anchor="w")
         self.tree.pack(fill="both", expand=True, pady=6)
         self.tree.bind("<<TreeviewSelect>>", lambda _e: self._selected())
+        self.tree.bind("<Configure>", lambda _e: self.tree.after_idle(self._fit_cells))
         self.tree.bind("<Double-1>", lambda _e: self.join())
         row = ttk.Frame(tables_box, style="Card.TFrame")
         row.pack(side="bottom", fill="x", before=self.tree)  # the buttons keep their room; the list shrinks
+        # The chosen table in full (the list's cells are cut to their columns).
+        self.detail = ttk.Label(tables_box, text="", style="Card.TLabel", wraplength=400, foreground="#37474f")
+        self.detail.pack(side="bottom", fill="x", before=self.tree)
+        self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(200, e.width - 4)))
         ttk.Label(row, text="Seat", style="Card.TLabel").pack(side="left")
         self.seat_choice = tk.StringVar(value="any open")
         self.seat_box = ttk.Combobox(row, textvariable=self.seat_choice, width=8, state="readonly")
@@ -148,6 +207,8 @@ class LobbyScreen:
         )
         titles = [f"{safe_text(g.title, 40)}" for g in self.app.games]
         self.game_var = tk.StringVar(value=titles[0] if titles else "")
+        #: The game box's width in a wide window: every title whole (a narrow one cuts the longest).
+        self.game_box_wide = max(24, min(40, max((len(title) for title in titles), default=24) + 1))
         self.game_box = ttk.Combobox(form, textvariable=self.game_var, values=titles, state="readonly", width=24)
         self._row(1, "Game", self.game_box)
         self.game_box.bind("<<ComboboxSelected>>", lambda _e: self._game_changed())
@@ -204,6 +265,10 @@ class LobbyScreen:
         self.options_frame = ttk.Frame(self.form, style="Card.TFrame")
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
         self.option_vars = {}
+        self.choice_ids = {}
+        if getattr(self, "hinting", False):  # another game's option help is stale now
+            self.status.configure(text="")
+            self.hinting = False
         self.help_labels: list[ttk.Label] = []
         if game is None:
             return
@@ -212,17 +277,21 @@ class LobbyScreen:
             self.players_var.set(str(game.min_players))
         self.bots_var.set(str(max(0, int(self.players_var.get()) - 1)))
         for row, option in enumerate(game.options):
-            label = ttk.Label(self.options_frame, text=safe_text(option.name, 24), style="Card.TLabel")
+            label = ttk.Label(self.options_frame, text=safe_text(option_title(option.name), 24), style="Card.TLabel")
             label.grid(row=2 * row, column=0, sticky="e", padx=6, pady=(4, 0))
             widget: tk.Widget
             if option.kind == "bool":
                 var: tk.Variable = tk.BooleanVar(value=option.default_value.lower() == "true")
                 widget = ttk.Checkbutton(self.options_frame, variable=var)
             elif option.kind == "choice" and option.choices:
-                var = tk.StringVar(value=option.default_value)
-                widget = ttk.Combobox(
-                    self.options_frame, textvariable=var, values=list(option.choices), state="readonly", width=16
-                )
+                shown = {choice_title(safe_text(choice, 40)): choice for choice in option.choices}
+                if len(shown) < len(option.choices):  # two ids read alike: show the ids
+                    shown = {safe_text(choice, 40): choice for choice in option.choices}
+                self.choice_ids[option.name] = shown
+                titles_of = {choice: title for title, choice in shown.items()}
+                var = tk.StringVar(value=titles_of.get(option.default_value, option.default_value))
+                widget = ttk.Combobox(self.options_frame, textvariable=var, values=list(shown), state="readonly",
+                                      width=max(16, min(30, max(len(t) for t in shown) + 1)))  # fmt: skip
             else:
                 var = tk.StringVar(value=option.default_value)
                 widget = ttk.Entry(self.options_frame, textvariable=var, width=18)
@@ -231,11 +300,15 @@ class LobbyScreen:
             remembered = self.app.form_memory.get(f"options:{game.name}", {})
             if isinstance(remembered, dict) and option.name in remembered:
                 value = str(remembered[option.name])
+                if option.name in self.choice_ids:
+                    titles_of = {choice: title for title, choice in self.choice_ids[option.name].items()}
+                    value = titles_of.get(value, value)
                 var.set(value.lower() == "true" if isinstance(var, tk.BooleanVar) else value)
-            if option.help:
+            help_text = window_help(option.help)
+            if help_text:
                 help_label = ttk.Label(
                     self.options_frame,
-                    text=safe_text(option.help, 80),
+                    text=safe_text(help_text, 80),
                     style="Card.TLabel",
                     foreground="#777777",
                     wraplength=220,
@@ -243,7 +316,7 @@ class LobbyScreen:
                 )
                 help_label.grid(row=2 * row + 1, column=1, sticky="w")
                 self.help_labels.append(help_label)
-                hint = functools.partial(self._hint, option.help)
+                hint = functools.partial(self._hint, help_text)
                 for shown in (label, widget):  # in a short window the help is in the status line instead
                     shown.bind("<Enter>", lambda _e, hint=hint: hint(), add="+")
         self._bind_return(self.form)
@@ -252,6 +325,15 @@ class LobbyScreen:
     def _hint(self, text: str, _event: object = None) -> None:
         if not self.help_labels or not self.help_labels[0].winfo_ismapped():
             self.status.configure(text=safe_text(text, 120))
+            self.hinting = True
+
+    def _fit_form(self, width: int, height: int) -> None:
+        """The game box as wide as the longest title where the window leaves room for it (the list keeps its
+        buttons), and the options' help only where the window is tall enough (see `_fit_help`)."""
+        wanted = self.game_box_wide if width >= WIDE_LOBBY else 24
+        if int(self.game_box.cget("width")) != wanted:
+            self.game_box.configure(width=wanted)
+        self._fit_help(height)
 
     def _fit_help(self, height: int) -> None:
         """Options' help under each option only in a window tall enough for it, so Create is never cut off."""
@@ -263,7 +345,20 @@ class LobbyScreen:
                 help_label.grid_remove()
 
     def set_option(self, name: str, value: str) -> None:
-        self.option_vars[name].set(value)
+        """Set an option in the form by its value as the server knows it (a choice by its id)."""
+        titles_of = {choice: title for title, choice in self.choice_ids.get(name, {}).items()}
+        self.option_vars[name].set(titles_of.get(value, value))
+
+    def option_values(self) -> dict[str, str]:
+        """The form's options as the server takes them (a choice by its id, a flag as "true"/"false")."""
+        options = {}
+        for name, var in self.option_vars.items():
+            value = var.get()  # type: ignore[no-untyped-call]
+            if isinstance(value, bool):
+                options[name] = "true" if value else "false"
+            else:
+                options[name] = self.choice_ids.get(name, {}).get(str(value), str(value))
+        return options
 
     def create(self) -> None:
         game = self.selected_game()
@@ -276,10 +371,7 @@ class LobbyScreen:
         except ValueError:
             self.status.configure(text="Players, bots and seed are whole numbers.")
             return
-        options = {}
-        for name, var in self.option_vars.items():
-            value = var.get()  # type: ignore[no-untyped-call]
-            options[name] = ("true" if value else "false") if isinstance(value, bool) else str(value)
+        options = self.option_values()
         client = self.app.client
         name = (self.name_var.get().strip() or f"{safe_text(self.app.player_name, 16)}'s {game.title}")[:40].strip()
         self.remember_form()
@@ -302,10 +394,7 @@ class LobbyScreen:
         memory["bots"] = self.bots_var.get()
         memory["name"] = self.name_var.get()
         if game is not None:
-            memory[f"options:{game.name}"] = {
-                name: str(var.get())
-                for name, var in self.option_vars.items()  # type: ignore[no-untyped-call]
-            }
+            memory[f"options:{game.name}"] = self.option_values()
         self.app.save_form_memory()
 
     def _restore_form(self) -> None:
@@ -340,6 +429,7 @@ class LobbyScreen:
 
     def _selected(self) -> None:
         table = self._selected_table()
+        self.detail.configure(text=self._describe(table) if table is not None else "")
         if table is None:
             return
         open_seats = [str(s.index + 1) for s in table.seats if s.kind == table_pb2.SEAT_KIND_EMPTY]
@@ -406,30 +496,59 @@ class LobbyScreen:
         self.tree.delete(*self.tree.get_children())
         titles = {g.name: g.title for g in self.app.games}
         shown = sort_tables(self.tables, self.show_finished.get())
+        self.cells = {}
         for table in shown:
-            mine = remembered_seat(self.app.address, table.table_id)
             taken = [s for s in table.seats if s.kind != table_pb2.SEAT_KIND_EMPTY]
-            seats = f"{len(taken)}/{len(table.seats)}"
-            self.tree.insert(
-                "",
-                "end",
-                iid=table.table_id,
-                values=(
-                    safe_text(table.name or table.table_id, 30),
-                    safe_text(titles.get(table.game, table.game), 40),
-                    seats,
-                    STATUS_NAMES.get(table.status, "?")
-                    + (f", {table.open_seats} open" if table.open_seats else "")
-                    + (f" · your seat {mine[0] + 1}" if mine else ""),
-                ),
+            self.cells[table.table_id] = (
+                safe_text(table.name or table.table_id, 40),
+                safe_text(titles.get(table.game, table.game), 40),
+                f"{len(taken)}/{len(table.seats)}",
+                self._status_of(table),
             )
-        if selection and selection[0] in {t.table_id for t in shown}:
+            self.tree.insert("", "end", iid=table.table_id)
+        self._fit_cells()
+        if selection and selection[0] in self.cells:
             self.tree.selection_set(selection[0])
+        elif self.chosen in self.cells:
+            self.tree.selection_set(self.chosen)
+            self.chosen = None
+        chosen = self._selected_table()
+        self.detail.configure(text=self._describe(chosen) if chosen is not None else "")
+
+    def _status_of(self, table: table_pb2.TableInfo) -> str:
+        """The status column: the table's state, its open seats, and the truth about this person's seat."""
+        mine = remembered_seat(self.app.address, table.table_id)
+        text = STATUS_NAMES.get(table.status, "?") + (f", {table.open_seats} open" if table.open_seats else "")
+        if mine is not None:
+            left_at = self.app.left_tables.get(table.table_id)
+            text += " · " + seat_truth(table, mine[0], left_at, time.monotonic())
+        return text
+
+    def _describe(self, table: table_pb2.TableInfo) -> str:
+        """The chosen table in one or two lines: every cell of its row in full."""
+        name, game, players, status = self.cells.get(table.table_id, ("", "", "", ""))
+        return f"{name} — {game} · {players} players · {status}"
+
+    def _fit_cells(self) -> None:
+        """Each cell cut to its column's width with "…" (a Treeview cuts text silently)."""
+        if self.left:
+            return
+        columns = self.tree.cget("columns")
+        room = self.tree.winfo_width() - 4
+        if room > 200:  # the columns share the list's width (the players column keeps its own)
+            fixed = int(self.tree.column("seats", "width"))
+            for column, share in (("name", 0.3), ("game", 0.3), ("status", 0.4)):
+                self.tree.column(column, width=max(60, int((room - fixed) * share)))
+        widths = [int(self.tree.column(column, "width")) - 10 for column in columns]
+        for iid, values in self.cells.items():
+            if self.tree.exists(iid):
+                pairs = zip(values, widths, strict=True)
+                self.tree.item(iid, values=tuple(cut_to(self.cell_font.measure, text, room) for text, room in pairs))
 
     def _list_failed(self, error: BaseException) -> None:
         self.refreshing = None
         if not self.left:
-            self.app.set_banner(f"Server lost: {explain(error)} Retrying…")
+            self.app.set_banner(f"Server lost: {explain(error).rstrip('.')}. Retrying…")
 
     def leave(self) -> None:
         self.left = True

@@ -9,6 +9,7 @@ no rules: its buttons are the update's legal actions, sent back by id with the u
 from __future__ import annotations
 
 import functools
+import time
 import tkinter as tk
 import tkinter.font as tkfont
 from tkinter import ttk
@@ -46,6 +47,28 @@ MIN_WIDTH, MIN_HEIGHT = 470, 340
 SIDE_W, SIDE_W_SMALL, SMALL_WINDOW = 270, 222, 1000
 
 DIE_FACES = "⚀⚁⚂⚃⚄⚅"
+#: How often a move refused as late is sent again while it is still offered (a busy simultaneous vote).
+STALE_RETRIES = 3
+#: How many of the events after your move are shown beside it as its result.
+RESULT_EVENTS = 3
+
+
+def plain_refusal(error: grpc.aio.AioRpcError) -> str:
+    """The server's reason for refusing a move, as one sentence (without the list of legal actions it may
+    add in brackets, which the action bar shows anyway)."""
+    details = (error.details() or "").split(" (")[0].strip().rstrip(".")
+    return (details[:1].upper() + details[1:] + ".") if details else "the table did not take it."
+
+
+def lost_banner(why: str) -> str:
+    """The banner while the stream is lost: why, once, with no brackets inside brackets ("the server cannot
+    be reached (is it running...?)" already has its own)."""
+    why = why.strip().rstrip(".")
+    return (
+        f"Connection to the server lost: {why}. Reconnecting…"
+        if why
+        else "Connection to the server lost. Reconnecting…"
+    )
 
 
 class TableScreen:
@@ -84,7 +107,11 @@ class TableScreen:
         header = tk.Frame(self.frame, background="#1d2230")
         header.pack(side="top", fill="x", padx=10, pady=(8, 4))
         # The right-hand widgets are packed first so that a long phase squeezes itself, not the button.
-        ttk.Button(header, text="Back to lobby", command=self.back_to_lobby).pack(side="right")
+        self.back_button = ttk.Button(header, text="Back to lobby", command=self.back_to_lobby)
+        self.back_button.pack(side="right")
+        # Before leaving, the pointer on the button says what leaving does to your seat.
+        self.back_button.bind("<Enter>", lambda _e: self._say_leaving(), add="+")
+        self.back_button.bind("<Leave>", lambda _e: self._unsay_leaving(), add="+")
         self.role = tk.Label(header, text="", font=(FONT, 10), fg="#b0bec5", bg="#1d2230")
         self.role.pack(side="right", padx=10)
         self.title = tk.Label(header, text=safe_text(table.name or table.table_id, 30), font=(FONT, 16, "bold"),
@@ -99,8 +126,23 @@ class TableScreen:
 
         bottom = tk.Frame(self.frame, background="#1d2230")
         bottom.pack(side="bottom", fill="x", padx=10, pady=(0, 6))
-        self.status = tk.Label(bottom, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="w")
-        self.status.pack(side="bottom", fill="x")
+        # One line under the action bar: a note of the moment on the right (a refusal, "Reconnected"), and
+        # your own last move with what came of it on the left until you move again (width=1: it is cut to
+        # the room the note leaves it, with "…").
+        line = tk.Frame(bottom, background="#1d2230")
+        line.pack(side="bottom", fill="x")
+        self.status = tk.Label(line, text="", font=(FONT, 10, "bold"), fg="#ffb74d", bg="#1d2230", anchor="e")
+        self.status.pack(side="right")
+        self.last_move = tk.Label(line, text="", font=(FONT, 10), fg="#b3e5fc", bg="#1d2230", anchor="w", width=1)
+        self.last_move.pack(side="left", fill="x", expand=True)
+        self.last_move_text = ""
+        self.last_move.bind("<Configure>", lambda _e: self._fit_last_move())
+        #: The version your last move was sent on: the first update after it carries what came of it.
+        self.result_after: int | None = None
+        self.move_label = ""
+        self.move_result: list[str] | None = None
+        #: A move the table refused as sent on an older version: (its id, its label, that version, tries).
+        self.stale: tuple[str, str, int, int] | None = None
         self.bar = ActionBar(bottom, self.act, lambda: self.schedule_redraw(0))
         self.bar.frame.pack(side="top", fill="x")
         self.host = HostControls(self, header, bottom)
@@ -188,7 +230,7 @@ class TableScreen:
                 self.app.set_banner("")
                 self.set_status("Reconnected to the server.")
             else:
-                self.app.set_banner(f"Connection to the server lost ({item.message}). Reconnecting…")
+                self.app.set_banner(lost_banner(item.message))
             return
         rolled = False
         for event in item.events:
@@ -197,6 +239,13 @@ class TableScreen:
             self.set_status("")  # "a bot sits in seat 2" is stale once the game has started
         recap = recap_of(self.latest, item)
         self.latest = item
+        if self.result_after is not None and item.version > self.result_after:
+            self.result_after = None  # the update your move made: what came of it
+            self.move_result = [safe_text(e.text, 120) for e in item.events if e.text.strip()][:RESULT_EVENTS]
+            if self.acting is None and self.move_label:
+                self._show_move()
+        if self.stale is not None and item.version > self.stale[2]:
+            self._act_again()
         if recap is not None:
             hold(self, recap)
         if item.table_name and item.table_name != self.window_title:
@@ -339,13 +388,16 @@ class TableScreen:
         self._fit_phase()
 
     def _fit_phase(self) -> None:
-        """The phase in the room the header has for it, cut with "…" rather than at the label's edge."""
+        """The phase in the room the header has for it: a size smaller (11 points) before it is cut, and then
+        cut with "…" rather than at the label's edge."""
         text, room = self.phase_text, self.phase.winfo_width() - 6
-        font = self._phase_font = getattr(self, "_phase_font", None) or tkfont.Font(family=FONT, size=13,
-                                                                                        weight="bold")  # fmt: skip
+        fonts = self._phase_fonts = getattr(self, "_phase_fonts", None) or [
+            tkfont.Font(family=FONT, size=size, weight="bold") for size in (13, 11)
+        ]
+        font = next((f for f in fonts if f.measure(text) <= room), fonts[-1])
         text = cut_to(font.measure, text, room)
-        if self.phase.cget("text") != text:
-            self.phase.configure(text=text)
+        if self.phase.cget("text") != text or self.phase.cget("font") != str(font):
+            self.phase.configure(text=text, font=font)
 
     def _show_seats(self, update: table_pb2.Update) -> None:
         heading = safe_text(update.score_label, 14).capitalize() or "Score"
@@ -357,13 +409,15 @@ class TableScreen:
         if int(self.seats.cget("height")) != rows:
             self.seats.configure(height=rows)
         to_act = set(update.to_act)
+        self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(family=FONT, size=10)
+        room = int(self.seats.column("name", "width")) - 6
         for seat in update.seats:
             name = safe_text(seat.name or "(open)", 24)
             tags = []
             if seat.index in to_act:
                 tags.append("turn")
-            if self.seat == seat.index:
-                name += " (you)"
+            mark = " (you)" if self.seat == seat.index else ""
+            if mark:
                 tags.append("you")
             if seat.kind == table_pb2.SEAT_KIND_BOT:
                 state = "bot"
@@ -373,6 +427,8 @@ class TableScreen:
                 state = "by bot"
             else:
                 state = "online" if seat.connected else "offline"
+            # cut to the column with "…" (a Treeview would cut it without a word), "(you)" kept whole
+            name = cut_to(self._seat_font.measure, name, room - self._seat_font.measure(mark)) + mark
             score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
             turn = "▶" if seat.index in to_act else ""
             self.seats.insert("", "end", iid=f"seat{seat.index}", values=(turn, name, score, state), tags=tags)
@@ -442,9 +498,10 @@ class TableScreen:
         y = event.y_root if event is not None else self.canvas.winfo_rooty()
         menu.tk_popup(x, y)
 
-    def act(self, legal: table_pb2.LegalAction, action_id: str | None = None) -> None:
-        """Send the action id (or `action_id`, its toggled twin) with the version it was offered at; a
-        refusal shows in the status line."""
+    def act(self, legal: table_pb2.LegalAction, action_id: str | None = None, tries: int = 0) -> None:
+        """Send the action id (or `action_id`, its toggled twin) with the version it was offered at. A move
+        refused because the table moved on meanwhile is sent again if it is still offered (`_act_again`);
+        any other refusal shows in the status line."""
         update = self.latest
         client = self.app.client
         if update is None or client is None or self.token is None or self.gone:
@@ -453,31 +510,109 @@ class TableScreen:
             self.set_status("Still sending your last move…")
             return
         sent = action_id or legal.id
-        label = next((a.label for a in update.legal_actions if a.id == sent), legal.label)
-        self.set_status(f"Sending: {safe_text(label, 60)}")
+        label = safe_text(next((a.label for a in update.legal_actions if a.id == sent), legal.label), 80)
+        version = update.version
+        self.set_status(f"Sending: {label}")
+        self.result_after, self.move_result = version, None
 
         def done(_response: Any) -> None:
             self.acting = None
             self.set_status("")
+            self.move_label = label
+            self._show_move()
 
         def refused(error: BaseException) -> None:
             self.acting = None
-            if isinstance(error, grpc.aio.AioRpcError) and error.code() == grpc.StatusCode.ABORTED:
-                self.set_status("The table moved on before your move arrived; choose again.")
+            self.result_after, self.move_result = None, None
+            code = error.code() if isinstance(error, grpc.aio.AioRpcError) else None
+            if code in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+                # Sent on a view the table has moved past (ABORTED), or no longer legal once it had: sent
+                # again, or said in words, when the newer view is here; never the server's raw message.
+                again = code == grpc.StatusCode.ABORTED
+                self.stale = (sent, label, version, tries if again else STALE_RETRIES)
+                if self.latest is not None and self.latest.version > version:
+                    self._act_again()
+                else:
+                    self.set_status("" if again else f"Not accepted: {plain_refusal(error)}")
             else:
                 self.set_status(f"Not accepted: {explain(error)}")
 
-        self.acting = self.app.network.submit(client.act(self.table_id, self.token, update.version, sent), done,
-                                              refused)  # fmt: skip
+        self.acting = self.app.network.submit(client.act(self.table_id, self.token, version, sent), done, refused)
+
+    def _act_again(self) -> None:
+        """A move the table refused as sent on an older version: send it again when the newest update still
+        offers it (another seat's simultaneous decision raised the version, nothing of yours changed);
+        otherwise say in plain words that it came too late."""
+        if self.stale is None or self.latest is None:
+            return
+        sent, label, _version, tries = self.stale
+        self.stale = None
+        again = next((a for a in self.offered_actions() if a.id == sent), None)
+        if again is not None and tries < STALE_RETRIES:
+            self.act(again, tries=tries + 1)
+            return
+        mine = self.seat is not None and self.seat in self.latest.to_act
+        self.set_status(f"“{label}” came too late: the table had moved on, so it was not made."
+                        + (" Choose again." if mine else ""))  # fmt: skip
+
+    def _show_move(self) -> None:
+        """Your own last move, and what came of it once the table says (the events of the update it made),
+        under the action bar until you move again: the bots' moves after it never push it out of view."""
+        said = " · ".join(self.move_result or [])
+        self.last_move_text = f"Your last move: {self.move_label}" + (f" → {said}" if said else "")
+        self._fit_last_move()
+
+    def _fit_last_move(self) -> None:
+        font = self._last_move_font = getattr(self, "_last_move_font", None) or tkfont.Font(family=FONT, size=10)
+        text = cut_to(font.measure, self.last_move_text, self.last_move.winfo_width() - 6)
+        if self.last_move.cget("text") != text:
+            self.last_move.configure(text=text)
 
     def set_status(self, text: str) -> None:
         self.status.configure(text=text)
         self.status_for = self.latest.status if text and self.latest is not None else None
 
     def back_to_lobby(self) -> None:
+        """To the lobby, saying what happens to this person's seat while they are away (a bot plays it after
+        the table's takeover time, until they Join again)."""
         from toadstool_clients.tk.lobby import LobbyScreen
 
-        self.app.show(LobbyScreen(self.app))
+        self.app.show(LobbyScreen(self.app, self.leaving_note(), chosen=self.table_id))
+
+    def leaving_hint(self) -> str:
+        """What leaving would do to your seat, said while the pointer is on "Back to lobby" ("" when it
+        does nothing to it: a spectator, a game not being played, a table without takeover)."""
+        update, takeover = self.latest, self.table_info.takeover_seconds
+        if self.seat is None or update is None or update.status != table_pb2.TABLE_STATUS_PLAYING:
+            return ""
+        if not takeover:
+            return "Back to lobby: your seat waits for you until you Join again."
+        return f"Back to lobby: a bot plays your seat after {takeover} s away, until you Join again."
+
+    def _say_leaving(self) -> None:
+        hint = self.leaving_hint()
+        if hint and not self.status.cget("text"):
+            self.set_status(hint)
+
+    def _unsay_leaving(self) -> None:
+        if self.status.cget("text") == self.leaving_hint():
+            self.set_status("")
+
+    def leaving_note(self) -> str:
+        """What leaving does to the seat, in words (and the moment it was left, for the lobby's countdown)."""
+        update = self.latest
+        if self.seat is None or self.token is None or update is None:
+            return ""
+        if update.status != table_pb2.TABLE_STATUS_PLAYING:
+            return ""
+        self.app.left_tables[self.table_id] = time.monotonic()
+        takeover = self.table_info.takeover_seconds
+        name = safe_text(update.table_name or self.window_title, 30)
+        back = "To go back, choose the table and Join."
+        if not takeover:
+            return f"You left {name}: your seat {self.seat + 1} waits for you. {back}"
+        return (f"You left {name}: if you are not back within {takeover} s, a bot plays your seat {self.seat + 1} "
+                f"until you are. {back}")  # fmt: skip
 
     def leave(self) -> None:
         self.left = True

@@ -426,8 +426,9 @@ def draw_game(board: Board) -> str:
 
 
 def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tuple[str, list[str]] | None:
-    """What a game wants held on screen a moment after this update (a Power Up round's result): its
-    module's optional `recap(previous_view, view, event_texts)`; None when it has none or nothing to hold."""
+    """What a game wants held on screen a moment after this update (the result of a hand or round just
+    scored): its module's optional `recap(previous_view, view, event_texts, seat_names)`; None when it has
+    none or nothing to hold."""
     if previous is None:
         return None
     member, view = view_of(update)
@@ -442,8 +443,18 @@ def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tup
     if recap is None:
         return None
     try:
-        found = recap(before, view, [safe_text(e.text, 120) for e in update.events])
+        names = [safe_text(seat.name or f"Player {seat.index + 1}", 18) for seat in update.seats]
+        found = recap(before, view, [safe_text(e.text, 120) for e in update.events], names)
     except Exception:  # a recap is a nicety: never a reason to fail
         log.warning("the %s recap failed", member, exc_info=True)
         return None
     return found if isinstance(found, tuple) else None
+
+
+def score_lines(before: Iterable[int], after: Iterable[int], names: list[str], per_line: int = 3) -> list[str]:
+    """What a hand or round scored, seat by seat ("Bot 1 +91 = 91"), a few seats to a line, for a recap."""
+    scored = []
+    for seat, (old, new) in enumerate(zip(before, after, strict=False)):
+        name = names[seat] if seat < len(names) else f"Player {seat + 1}"
+        scored.append(f"{name} {new - old:+d} = {new}")
+    return [" · ".join(scored[i : i + per_line]) for i in range(0, len(scored), per_line)]

@@ -33,6 +33,7 @@ FIELDS = {
     kart_pb2.KART_FIELD_TYPE_MUSHROOM: ("#e53935", "M"),
     kart_pb2.KART_FIELD_TYPE_THWOMP: ("#37474f", "▼"),
 }
+BANANA = "#ffe135"
 SHORT = {"donkey kong": "DK", "bowser jr.": "BJ", "toadette": "Tt", "waluigi": "Wa"}
 
 
@@ -79,6 +80,16 @@ LEGEND = (
     (kart_pb2.KART_FIELD_TYPE_MUSHROOM, "mushroom"),
     (kart_pb2.KART_FIELD_TYPE_THWOMP, "Thwomp"),
 )
+
+
+def banana_chip(board: Board, x: float, y: float, r: float) -> list[int]:
+    """A banana chip: a yellow disc with a dark rim and a banana's curve on it."""
+    c = board.canvas
+    items = [c.create_oval(x - r, y - r, x + r, y + r, fill=BANANA, outline="#4e342e", width=2)]
+    inner = r * 0.62
+    items.append(c.create_arc(x - inner, y - inner * 1.25, x + inner, y + inner * 0.75, start=200, extent=140,
+                              style="arc", outline="#6d4c00", width=max(2, int(r / 4))))  # fmt: skip
+    return items
 
 
 def panel_width(board: Board) -> float:
@@ -213,12 +224,8 @@ def _draw_fields(board: Board, view: kart_pb2.KartView, loop: Loop, tile: float,
             if not (12 <= lx <= right - 12 and 8 <= ly <= board.height - 8):
                 lx, ly = x - nx * (tile + 6), y - ny * (tile + 6)
             board.text(lx, ly, str(index), 7, fill="#e8f5e9")
-        if index in bananas:
-            bx, by = x - nx * tile * 0.1, y - ny * tile * 0.1
-            items.append(c.create_arc(bx - half * 0.8, by - half * 0.8, bx + half * 0.8, by + half * 0.8, start=200,
-                                      extent=140, style="arc", outline="#fff176", width=5))  # fmt: skip
-            items.append(c.create_arc(bx - half * 0.8, by - half * 0.8, bx + half * 0.8, by + half * 0.8, start=200,
-                                      extent=140, style="arc", outline="#8d6e00", width=1))  # fmt: skip
+        if index in bananas:  # a banana chip lies on the field, over its mark (the colour still says its kind)
+            items += banana_chip(board, x, y, half * 0.82)
         if index in field_offers:
             board.clickable(items, field_offers[index], f"field {index}")
 
@@ -285,7 +292,9 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
     room = x1 - x0 - 20
     cx = (x0 + x1) / 2
     title = f"{view.track.title or view.track.name} · {view.laps} laps"
-    board.text(cx, y0 + 16, safe_text(title, max(6, int(room / 9.5))), 11, "bold", fill=GOLD)
+    title = safe_text(title, 60)  # measured: a smaller size before any cut
+    size = next((size for size in (11, 10, 9) if text_width(board.canvas, title, size, "bold") <= room), 9)
+    board.text(cx, y0 + 16, fitted(board.canvas, title, room, size, "bold"), size, "bold", fill=GOLD)
     facts = f"Bank ● {view.bank} · items {view.deck_count} · bananas {view.banana_chips_left}"
     board.text(cx, y0 + 36, safe_text(facts, max(6, int(room / 5.6))), 8, fill="#c8e6c9")
     notes = []
@@ -318,7 +327,7 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
     room = x1 - x0 - 20
     racers = sorted(view.karts, key=lambda r: (-r.progress, r.start_place))
     ranked = bool(view.ranking)
-    legend_h = 40.0
+    legend_h = 56.0
     die_h = 80.0 if board.actions("kart", "roll") else 0.0
     rolls_h = 54.0 if view.last_rolls else 0.0
     row_h = max(14.0, min(30.0, (y1 - y0 - 30 - legend_h - die_h - rolls_h) / max(len(racers), 1)))
@@ -388,3 +397,6 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         if mark and kind != kart_pb2.KART_FIELD_TYPE_MUSHROOM:
             board.text(lx + 6, yy, mark, 7, "bold", fill=text_colour_on(fill))
         board.text(lx + 17, yy, name, 8, anchor="w", fill="#e8f5e9")
+    yy = ly + (len(LEGEND) // 2) * 16  # the banana chip, on a line of its own below the fields
+    banana_chip(board, x0 + 16, yy, 6)
+    board.text(x0 + 27, yy, "banana chip", 8, anchor="w", fill="#e8f5e9")

@@ -11,7 +11,7 @@ from typing import Any
 
 from toadstool.api.v1 import levelup_pb2
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
-from toadstool_clients.tk.games import Board, character_colour, safe_text, text_colour_on, text_width
+from toadstool_clients.tk.games import Board, character_colour, safe_text, score_lines, text_colour_on, text_width
 
 SKY = "#5c94fc"
 GOLD = "#ffd54a"
@@ -351,3 +351,16 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
     piles = f"? blocks left {view.block_pile} · Power Up deck {view.power_deck}"
     if y < h - 28:
         board.text(x0 + 14, h - 20, safe_text(piles, max(10, int(room / 5))), 7, anchor="w", fill="#c5cae9")
+
+
+def recap(previous: levelup_pb2.LevelUpView, view: levelup_pb2.LevelUpView, texts: list[str], names: list[str]) -> \
+        tuple[str, list[str]] | None:  # fmt: skip
+    """When a round has just been scored (the next begins in the same instant): what it scored for every
+    seat and why (the scoring's own lines), held on screen a moment."""
+    if view.round == previous.round or not previous.round:
+        return None
+    begins = next((i for i, text in enumerate(texts) if text.lower().startswith("round ")), len(texts))
+    said = [text for text in texts[:begins] if "objective" not in text][-2:]
+    if view.HasField("you") and view.you < len(names):  # why you scored what you did
+        said += [text for text in texts[:begins] if text.startswith(f"{names[view.you]}'s objective")][:1]
+    return f"Round {previous.round}: the result", [*said, *score_lines(previous.scores, view.scores, names)]

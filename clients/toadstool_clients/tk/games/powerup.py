@@ -7,10 +7,11 @@ it knows no rules.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from toadstool.api.v1 import powerup_pb2
-from toadstool_clients.tk.games import Board, safe_text, text_colour_on
+from toadstool_clients.tk.games import Board, safe_text, text_colour_on, text_width
 
 FELT = "#2b3f8c"
 PANEL_H = 132
@@ -88,14 +89,23 @@ def draw_question_card(board: Board, x: float, y: float, w: float, h: float, car
         items.append(board.rounded(x - 4, y - 4, x + w + 4, y + h + 4, 12, fill=ring, outline=""))
     items.append(board.rounded(x + 2, y + 3, x + w + 2, y + h + 3, 10, fill="#111a3a", outline=""))
     items.append(board.rounded(x, y, x + w, y + h, 10, fill="#fffdf5", outline=colour, width=3))
-    items.append(board.rounded(x + 5, y + 5, x + w - 5, y + 27, 7, fill=colour, outline=""))
-    items.append(board.text(x + w / 2, y + 16, fit(card.name, w - 14, 9), 9, "bold", fill="white"))
-    items.append(board.text(x + w / 2, y + 38, fit(TIMING.get(card.timing, ""), w - 10, 7), 7, "bold",
+    name = safe_text(card.name, 40)
+    size = next((size for size in (9, 8) if text_width(board.canvas, name, size, "bold") <= w - 12), 0)
+    # a name too long for one line at 8 points takes two lines of the band (the effect starts lower)
+    band = 22 if size else 34
+    items.append(board.rounded(x + 5, y + 5, x + w - 5, y + 5 + band, 7, fill=colour, outline=""))
+    if size:
+        items.append(board.text(x + w / 2, y + 16, name, size, "bold", fill="white"))
+    else:
+        items.append(board.text(x + w / 2, y + 5 + band / 2, name, 8, "bold", fill="white", width=w - 12,
+                                justify="center"))  # fmt: skip
+    top = y + band - 22
+    items.append(board.text(x + w / 2, top + 38, fit(TIMING.get(card.timing, ""), w - 10, 7), 7, "bold",
                             fill="#7e57c2"))  # fmt: skip
-    icon = h >= 150
+    icon = h >= 150 + (band - 22)
     per_line = max(6, int((w - 14) / 5.6))
-    lines = max(1, int((h - 56 - (40 if icon else 6)) / 12))
-    items.append(board.text(x + w / 2, y + 48, safe_text(card.effect, per_line * lines), 7, fill="#333333",
+    lines = max(1, int((h - 56 - (band - 22) - (40 if icon else 6)) / 12))
+    items.append(board.text(x + w / 2, top + 48, safe_text(card.effect, per_line * lines), 7, fill="#333333",
                             anchor="n", width=w - 14, justify="center"))  # fmt: skip
     if icon:  # a ? block, for the look of the printed card
         bx, by = x + w / 2, y + h - 20
@@ -141,7 +151,7 @@ def seat_grid(board: Board, others: list[int], top: float, bottom: float) -> tup
 def draw(board: Board, view: powerup_pb2.PowerUpView) -> None:
     w, h = board.width, board.height
     board.canvas.configure(background=FELT)
-    board.rounded(8, 8, w - 8, h - 8, 40, fill=TABLE, outline="#3f51b5", width=3)
+    felt = board.rounded(8, 8, w - 8, h - 8, 40, fill=TABLE, outline="#3f51b5", width=3)
     you = view.you if view.HasField("you") else None
     others = [s.seat for s in view.seats if s.seat != you]
     band = bottom_band(board) if you is not None else 0.0
@@ -157,26 +167,54 @@ def draw(board: Board, view: powerup_pb2.PowerUpView) -> None:
     for legal, payload in board.actions("powerup", "play_card"):
         if payload.HasField("target"):
             targets.setdefault(payload.target, []).append(legal)
+    boxes: dict[int, tuple[float, float, float, float]] = {}
     for seat in view.seats:
         if seat.seat in positions:
             mine = seat.seat == you
-            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), 190.0 if mine else pw,
-                       min(PANEL_H, band - 16) if mine else ph)  # fmt: skip
+            sw, sh = (190.0, min(PANEL_H, band - 16)) if mine else (pw, ph)
+            _draw_seat(board, view, seat, positions[seat.seat], targets.get(seat.seat, []), sw, sh)
+            cx, cy = positions[seat.seat]
+            boxes[seat.seat] = (cx - sw / 2, cy - sh / 2, cx + sw / 2, cy + sh / 2)
     if view.HasField("pending") and view.pending.kind:
-        _draw_pending(board, view.pending, positions)
+        _draw_pending(board, view.pending, boxes, felt)
     _draw_centre(board, view, seats_bottom + 8, h - band - 6)
     if you is not None:
         _draw_hand(board, view, h - band)
 
 
-def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap, positions: dict[int, Any]) -> None:
-    """A trade or Warp Pipe waiting for its answer: an arrow between the two seats (named in the centre)."""
-    if pending.from_seat not in positions or pending.to_seat not in positions:
+def _border_point(box: tuple[float, float, float, float], towards: tuple[float, float]) -> tuple[float, float]:
+    """Where the line from the box's centre towards a point leaves the box."""
+    x0, y0, x1, y1 = box
+    cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+    dx, dy = towards[0] - cx, towards[1] - cy
+    scale = min((x1 - cx) / abs(dx) if dx else float("inf"), (y1 - cy) / abs(dy) if dy else float("inf"))
+    return (cx + dx * scale, cy + dy * scale) if scale != float("inf") else (cx, cy)
+
+
+def _draw_pending(board: Board, pending: powerup_pb2.PowerUpPendingSwap,
+                  boxes: dict[int, tuple[float, float, float, float]], felt: int) -> None:  # fmt: skip
+    """A trade or Warp Pipe waiting for its answer: both seats' panels ringed in gold and an arrow from
+    one to the other (its names are in the centre). The arrow runs between the panels, under every panel,
+    so it never covers a seat's Extra Lives or the dealer badge."""
+    if pending.from_seat not in boxes or pending.to_seat not in boxes:
         return
-    (x0, y0), (x1, y1) = positions[pending.from_seat], positions[pending.to_seat]
+    start, end = boxes[pending.from_seat], boxes[pending.to_seat]
+    c = board.canvas
+    for x0, y0, x1, y1 in (start, end):
+        ring = board.rounded(x0 - 5, y0 - 5, x1 + 5, y1 + 5, 18, fill="", outline=GOLD, width=3, dash=(8, 5))
+        c.itemconfigure(ring, state="disabled")
+        c.tag_raise(ring, felt)
+    centres = [((b[0] + b[2]) / 2, (b[1] + b[3]) / 2) for b in (start, end)]
+    a, b = _border_point(start, centres[1]), _border_point(end, centres[0])
+    if math.hypot(b[0] - a[0], b[1] - a[1]) >= 36:
+        points = [*a, *b]
+    else:  # neighbours: an arc under the two panels, from one's bottom edge to the other's
+        low = max(start[3], end[3]) + 26
+        points = [centres[0][0], start[3], (centres[0][0] + centres[1][0]) / 2, low, centres[1][0], end[3]]
     # disabled: a click on the arrow goes to the seat under it
-    board.canvas.create_line(x0, y0, x1, y1, fill=GOLD, width=5, arrow="last", arrowshape=(18, 22, 8), dash=(10, 6),
-                             state="disabled")  # fmt: skip
+    arrow = c.create_line(*points, fill=GOLD, width=5, arrow="last", arrowshape=(18, 22, 8), smooth=True,
+                          dash=(10, 6), state="disabled")  # fmt: skip
+    c.tag_raise(arrow, felt)
 
 
 def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.PowerUpSeat,
@@ -274,7 +312,11 @@ def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, top: float, bottom
         if board.canvas.bbox(item)[3] > bottom:  # two lines do not fit here: one, cut short
             board.canvas.delete(item)
             item = board.text(tx, y, fit(text, width, size), size, weight, anchor="nw", fill=colour)
-        y = board.canvas.bbox(item)[3] + 4
+        box = board.canvas.bbox(item)
+        # on a patch of the table's own colour: a trade arrow passing under the centre never crosses its words
+        back = board.canvas.create_rectangle(box[0] - 2, box[1], box[2] + 2, box[3], fill=TABLE, outline="")
+        board.canvas.tag_lower(back, item)
+        y = box[3] + 4
 
 
 def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
@@ -302,8 +344,8 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
             board.clickable(items, plays[card.kind], f"? card {card.id}", at=(x + min(step, card_w) / 2, y + 26))
 
 
-def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str]) -> \
-        tuple[str, list[str]] | None:  # fmt: skip
+def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str],
+          names: list[str]) -> tuple[str, list[str]] | None:  # fmt: skip
     """When a round was just scored: its result, to hold on screen a moment (the next round is dealt in the
     same instant, so otherwise the reveal and "lowest" would exist only in the log)."""
     if view.round == previous.round and view.stage == previous.stage:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.api.v1 import uno_pb2
-from toadstool_clients.tk.games import Board, fitted, safe_text, text_width
+from toadstool_clients.tk.games import Board, fitted, safe_text, score_lines, text_width
 
 COLOURS = {
     uno_pb2.UNO_COLOR_RED: "#d72600",
@@ -320,3 +320,14 @@ def _draw_swatches(board: Board, cx: float, card_top: float, plays: list[Any]) -
         disc = board.canvas.create_oval(x, y0 + gap, x + size, y0 + gap + size, fill=COLOURS[colour], outline="white",
                                         width=2)  # fmt: skip
         board.clickable([disc], by_colour[colour], f"swatch {COLOUR_NAMES.get(colour, '?')}")
+
+
+def recap(previous: uno_pb2.UnoView, view: uno_pb2.UnoView, texts: list[str], names: list[str]) -> \
+        tuple[str, list[str]] | None:  # fmt: skip
+    """When a hand has just been won (the next is dealt in the same instant): who went out and what every
+    seat scored, held on screen a moment so that the end of a hand never scrolls past unseen."""
+    if view.hand_number == previous.hand_number or not previous.hand_number:
+        return None
+    dealt = next((i for i, text in enumerate(texts) if text.lower().startswith(("hand ", "you were dealt"))), None)
+    said = texts[:dealt] if dealt else texts
+    return f"Hand {previous.hand_number}: the result", [*said[-3:], *score_lines(previous.scores, view.scores, names)]
