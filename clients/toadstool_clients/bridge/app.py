@@ -511,7 +511,8 @@ class Bridge:
             self.outbox.clear(formats.awtrix_topic(prefix, table_id))
         for device, _ in devices.tasmota:
             self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
-            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
+            # An event: after every roll the die was given, before any roll of the next table.
+            self.outbox.event(formats.tasmota_clear_topic(device), b"")
 
     def clear_table(self, table_id: str, seats: int = 0) -> None:
         """Delete every retained topic of a table (finished, deleted, or left over from an earlier run)."""
@@ -559,10 +560,11 @@ class Bridge:
             return
         log.info("deleting a retained %s that an older bridge left", topic)
         current = self.outbox.pending.get(topic, (None, False))[0] or self.outbox.sent.get(topic)
-        self.outbox.clear(topic, then=current)
-        if current is None:
-            device = topic.split("/")[1]
-            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
+        self.outbox.event(topic, b"", retain=True)
+        if current is not None:
+            self.outbox.event(topic, current)
+        else:
+            self.outbox.event(formats.tasmota_clear_topic(topic.split("/")[1]), b"")
 
     async def _ignore_message(self, message: aiomqtt.Message) -> None:
         """The server-state connection subscribes to nothing."""

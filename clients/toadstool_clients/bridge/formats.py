@@ -175,9 +175,9 @@ def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
 
     While a table plays the line is its scores with whose turn marked (">Ann 3|Bot 1 5"); names are
     shortened to one length, fitted for one mark (or as many as the seats marked at once) and two-digit
-    scores, so the layout does not change from turn to turn. In the lobby it starts "Waiting|"; once the game is over, ended by its host
-    included, "Game over|" with the winners marked "*". That head comes first and is never cut: only the
-    scores' end can be, at 10 seats.
+    scores, so the layout does not change from turn to turn. In the lobby it starts "Waiting|"; once the
+    game is over, ended by its host included, "Game over|" with the winners marked "*". That head comes
+    first and is never cut: only the scores' end can be, at 10 seats.
     """
     scores = list(update.scores)
     seats = [

@@ -69,7 +69,7 @@ class Outbox:
         self.followups: dict[str, bytes] = {}
         #: Events (not retained): each one published, in order, never coalesced, an equal one too (every
         #: die roll, a repeated value included). Bounded: the oldest go first when a dead broker lets them pile up.
-        self.events: collections.deque[tuple[str, bytes]] = collections.deque(maxlen=MAX_EVENTS)
+        self.events: collections.deque[tuple[str, bytes, bool]] = collections.deque(maxlen=MAX_EVENTS)
         self.changed = asyncio.Event()
 
     def put(self, topic: str, payload: bytes, retain: bool = True, force: bool = False) -> None:
@@ -101,9 +101,10 @@ class Outbox:
         if then is not None:
             self.followups[topic] = then
 
-    def event(self, topic: str, payload: bytes) -> None:
-        """Publish `payload` on `topic` not retained, after every event put before it, whatever it repeats."""
-        self.events.append((topic, payload))
+    def event(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        """Publish `payload` on `topic` after every event put before it, whatever it repeats; not retained
+        (an empty retained one deletes what the broker holds there)."""
+        self.events.append((topic, payload, retain))
         self.changed.set()
 
     def forget(self, topic: str) -> None:
@@ -147,7 +148,7 @@ class Outbox:
             ready, wait = self.due(loop.time())
             while self.events:
                 entry = self.events[0]
-                await publish(*entry, False)  # an event not published stays first, for the next connection
+                await publish(*entry)  # an event not published stays first, for the next connection
                 if self.events and self.events[0] is entry:
                     self.events.popleft()
             if not ready:
