@@ -216,16 +216,31 @@ async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where
         async with Client(address) as client:
             table = await kart_waiting_for_ann(client)
         tid = table.table_id
-        async with recording(broker.address) as recorder, running_bridge(*bridge_args(address, broker)):
+        args = bridge_args(address, broker, "--homeassistant")
+        async with recording(broker.address) as recorder, running_bridge(*args):
             await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
+            await recorder.wait_for(lambda r: r.latest(TOPICS.ha_config(tid, "turn")))
             assert recorder.latest(TOPICS.server) == b"connected"
+            # Home Assistant's entities are available while the bridge is online and reaches the server.
+            configs = [
+                json.loads(m.payload) for m in recorder.messages if m.topic.startswith("homeassistant/") and m.payload
+            ]
+            assert len(configs) > 5
+
+            def available(r: Recorder) -> set[bool]:
+                latest = {topic: r.latest(topic) or b"" for topic in (TOPICS.status, TOPICS.server)}
+                return {ha_available(config, latest) for config in configs}
+
+            assert available(recorder) == {True}
             before = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
             processes[0].terminate()
             await asyncio.to_thread(processes[0].wait, 10)
             await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"unreachable")
             assert recorder.latest(TOPICS.turn(tid)) == b"Ann", "a server outage clears nothing"
+            assert available(recorder) == {False}, "no entity shows a stale value as current"
             processes.append(await asyncio.to_thread(start))
             await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"connected")
+            assert available(recorder) == {True}
             async with Client(address) as client:
                 update = await wait_until_waiting(client, tid)
                 await client.act(tid, table.seat_token, update.version, "roll")
@@ -711,11 +726,16 @@ async def test_a_table_its_host_ended_is_published_finished_with_why_and_no_winn
     created = await client.create_table("uno", 3, bots=2, seed=3, manual_start=True)
     tid = created.table.table_id
     await client.join(tid, "Ann")
-    args = bridge_args(server.address, broker, "--linger", "30")
-    async with recording(broker.address, f"toadstool/tables/{tid}/#") as recorder, running_bridge(*args):
+    args = bridge_args(server.address, broker, "--linger", "30", "--wled", f"{tid}=wled/m")
+    async with recording(broker.address) as recorder, running_bridge(*args):
         await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
         await client.end_table(tid, created.host_token)
         await recorder.wait_for(lambda r: b'"finished"' in (r.latest(TOPICS.state(tid)) or b""))
+        # The end is said on a WLED, in its 32 bytes, a host-ended game too.
+        await recorder.wait_for(lambda r: b"Game over" in (r.latest("wled/m/api") or b""))
+    text = json.loads(recorder.latest("wled/m/api") or b"")["seg"][0]["n"]
+    assert text == "Game over", "ended in its lobby: no scores to show"
+    assert len(text) <= formats.WLED_TEXT_LIMIT
     state = json.loads(recorder.latest(TOPICS.state(tid)) or b"{}")
     assert state["outcome"]["ended"] == "The host ended the game"
     assert state["outcome"]["winners"] == []

@@ -559,12 +559,15 @@ class Bridge:
         if not retain or not payload:
             return
         log.info("deleting a retained %s that an older bridge left", topic)
-        current = self.outbox.pending.get(topic, (None, False))[0] or self.outbox.sent.get(topic)
-        self.outbox.event(topic, b"", retain=True)
+        outbox = self.outbox
+        outbox.event(topic, b"", retain=True)
+        if topic in outbox.pending:
+            return  # the number it should show is on its way, after the deletion (events go first)
+        current = outbox.inflight.get(topic) or outbox.sent.get(topic)
         if current is not None:
-            self.outbox.event(topic, current)
+            outbox.event(topic, current)
         else:
-            self.outbox.event(formats.tasmota_clear_topic(topic.split("/")[1]), b"")
+            outbox.event(formats.tasmota_clear_topic(topic.split("/")[1]), b"")
 
     async def _ignore_message(self, message: aiomqtt.Message) -> None:
         """The server-state connection subscribes to nothing."""

@@ -202,7 +202,7 @@ def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
 
     cap = next((cap for cap in (None, 12, 10, 8, 6, 5, 4, 3, 2) if widest(cap) <= limit), 1)
     parts = [f"{mark if index in marked else ''}{abbreviated(name, cap)} {score}" for index, name, score in seats]
-    return (prefix + "|".join(parts))[:limit]
+    return "|".join([head, *parts] if head else parts)[:limit]
 
 
 @dataclass(frozen=True)
