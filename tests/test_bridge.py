@@ -219,7 +219,9 @@ async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where
         args = bridge_args(address, broker, "--homeassistant")
         async with recording(broker.address) as recorder, running_bridge(*args):
             await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
-            await recorder.wait_for(lambda r: r.latest(TOPICS.ha_config(tid, "turn")))
+            announced = [TOPICS.ha_config(tid, "seat1_score"), TOPICS.ha_config(tid, "roll", "event")]
+            announced += [TOPICS.ha_spotlight_config("seat1_name"), TOPICS.ha_spotlight_config("roll", "event")]
+            await recorder.wait_for(lambda r: all(r.latest(topic) for topic in announced))
             assert recorder.latest(TOPICS.server) == b"connected"
             # Home Assistant's entities are available while the bridge is online and reaches the server.
             configs = [
