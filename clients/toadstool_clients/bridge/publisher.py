@@ -147,9 +147,9 @@ class Outbox:
             self.changed.clear()
             ready, wait = self.due(loop.time())
             while self.events:
-                entry = self.events[0]
-                await publish(*entry)  # an event not published stays first, for the next connection
-                if self.events and self.events[0] is entry:
+                event = self.events[0]
+                await publish(*event)  # an event not published stays first, for the next connection
+                if self.events and self.events[0] is event:
                     self.events.popleft()
             if not ready:
                 with contextlib.suppress(TimeoutError):
