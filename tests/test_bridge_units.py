@@ -110,6 +110,11 @@ def test_wled_text_keeps_one_layout_through_the_game_within_the_32_bytes_every_w
     assert payload == {"seg": [{"id": 0, "on": True, "fx": 122, "n": turns[0]}]}
 
 
+def test_a_name_cannot_pass_for_the_wled_lines_marks() -> None:
+    text = formats.fitted_text(_update(["*Ann", "Bo|b 9", ">"], [1, 2, 3], "", [1]))
+    assert text == "Ann 1|>Bo b 9 2|P3 3"
+
+
 def test_the_end_of_a_game_is_said_on_wled_even_when_the_host_ended_it_at_a_full_table() -> None:
     names = ["Alexandra", "Bartholomew", "Constantine", "Dorothea", "Bot 4", "Bot 5", "Bot 6", "Bot 7"]
     ended = _update(names, [100, 99, 98, 97, 96, 95, 94, 93], "", [])

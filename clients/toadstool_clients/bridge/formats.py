@@ -170,6 +170,13 @@ def abbreviated(name: str, limit: int | None) -> str:
     return first[: limit - len(number)] + number
 
 
+def _wled_name(update: table_pb2.Update, seat: int) -> str:
+    """A seat's name in the WLED line: ASCII, and without the line's own marks (`|` between seats, `>` whose
+    turn, `*` winners), so that no name can pass for another seat or for a turn."""
+    name = ascii_text(seat_name(update, seat))
+    return " ".join(name.translate(str.maketrans("|>*", "   ")).split()) or f"P{seat + 1}"
+
+
 def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
     """The WLED line in at most `limit` ASCII characters, in one layout for the whole game.
 
@@ -180,11 +187,8 @@ def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
     first and is never cut: only the scores' end can be, at 10 seats.
     """
     scores = list(update.scores)
-    seats = [
-        (entry.index, ascii_text(seat_name(update, entry.index)) or f"P{entry.index + 1}", scores[entry.index])
-        for entry in update.seats
-        if entry.index < len(scores)
-    ]
+    seats = [(entry.index, _wled_name(update, entry.index), scores[entry.index]) for entry in update.seats]
+    seats = [(index, name, score) for index, name, score in seats if index < len(scores)]
     if update.status == table_pb2.TABLE_STATUS_FINISHED:
         head, marked, mark = "Game over", set(update.outcome.winners), "*"
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:
