@@ -2,16 +2,21 @@
 
 It is for the running bridge: which tables to follow (ListTables polling for `--tables all`), one
 spectator stream per table, clearing finished or deleted tables, which table the displays configured
-for every table ("*") show, Home Assistant re-announcement and hardware roll buttons. It is not for
-payloads (`formats`), topic names (`topics`), reading button presses (`presses`) or the broker
-connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
+for every table ("*") show, pacing die rolls, keeping AWTRIX apps alive, Home Assistant re-announcement
+and hardware roll buttons. It is not for payloads (`formats`), topic names (`topics`), reading button
+presses (`presses`) or the broker connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
 outage only delays what the bridge publishes (the game never waits for it).
 
-Displays for "*" show one table at a time: the first table that plays, until its topics are cleared
-(it finished and lingered, or it vanished); then the playing table that started playing first, and so
-on. A display that follows whichever table changed last would flip between tables several times a
-second, and its text would be unreadable. Which table they show is retained on the broker, so a
-restarted bridge goes on with it (a finished table's result included) instead of jumping to another.
+Displays for "*" show one table at a time (the spotlight): the first table that plays, until it has
+finished and another table plays, or its topics are cleared (it lingered, or it vanished); then the
+playing table that started playing first, and so on. A display that follows whichever table changed last
+would flip between tables several times a second, and its text would be unreadable. Which table they
+show is retained on the broker, so a restarted bridge goes on with it (a finished table's result
+included, while nothing else plays) instead of jumping to another. Home Assistant's spotlight entities
+follow the same table.
+
+Each table's die rolls are queued and shown one by one, `--roll-pace` apart on a `Clock` (real time, or a
+test's), so a start order's rolls all reach the die and a repeated value is sent again.
 
 Hardware input is off unless a table's host gave the bridge that table's device token. A press then
 sends "roll" for whoever must roll; a retained press, a repeated delivery of a press, or a payload asking

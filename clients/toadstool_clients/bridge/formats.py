@@ -5,7 +5,8 @@ discovery, WLED / AWTRIX 3 / Tasmota TM1637 display commands). It is not for con
 (`publisher`, `app`), nor for which table a display shows (`app`). Every function here takes only
 spectator updates, which are the public view, so nothing private can reach MQTT through it; it knows no
 game rules (scores, phase and whose turn are the generic fields every game fills in). Names come from the
-network: they are JSON-encoded in JSON payloads and stripped of control characters in display text.
+network: they are JSON-encoded in JSON payloads and stripped of control characters in display text, and
+each device's text is plain text for that device (`awtrix_text`, `ascii_text`, `tasmota_number`).
 """
 
 from __future__ import annotations
