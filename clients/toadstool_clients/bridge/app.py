@@ -4,8 +4,9 @@ It is for the running bridge: which tables to follow (ListTables polling for `--
 spectator stream per table, clearing finished or deleted tables, which table the displays configured
 for every table ("*") show, pacing die rolls, keeping AWTRIX apps alive, Home Assistant re-announcement
 and hardware roll buttons. It is not for payloads (`formats`), topic names (`topics`), reading button
-presses (`presses`) or the broker connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
-outage only delays what the bridge publishes (the game never waits for it).
+presses (`presses`) or the broker connection (`publisher`). It is a client like any other: the server
+knows nothing of MQTT, and a broker outage only delays what the bridge publishes (the game never waits
+for it).
 
 Displays for "*" show one table at a time (the spotlight): the first table that plays, until it has
 finished and another table plays, or its topics are cleared (it lingered, or it vanished); then the
