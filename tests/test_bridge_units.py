@@ -344,6 +344,7 @@ def test_the_config_file_keeps_device_tokens_and_displays_per_table(tmp_path: Pa
         ["--prefix", "a/#"],
         ["--press-topic", "t1=z2m/+/action"],
         ["--config", "/nonexistent/bridge.toml"],
+        ["--roll-pace", "-1"],
         # One display, two tables (a table and *, too), or one TM1637 told to show two things.
         ["--wled", "*=wled/hall", "--wled", "k7m2qx=wled/hall"],
         ["--tasmota", "t1=tm:0", "--tasmota", "t2=tm:0"],
