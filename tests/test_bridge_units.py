@@ -110,6 +110,12 @@ def test_wled_text_keeps_one_layout_through_the_game_within_the_32_bytes_every_w
     assert payload == {"seg": [{"id": 0, "on": True, "fx": 122, "n": turns[0]}]}
 
 
+def test_a_lobby_without_scores_is_a_wled_line_too() -> None:
+    lobby = _update(["Ann", "Bob"], [], "Waiting for players (2 open seats)", [])
+    lobby.status = table_pb2.TABLE_STATUS_LOBBY
+    assert formats.fitted_text(lobby) == "Waiting"
+
+
 def test_a_name_cannot_pass_for_the_wled_lines_marks() -> None:
     text = formats.fitted_text(_update(["*Ann", "Bo|b 9", ">"], [1, 2, 3], "", [1]))
     assert text == "Ann 1|>Bo b 9 2|P3 3"

@@ -105,6 +105,8 @@ class TableMirror:
     rolls: deque[formats.Roll] = field(default_factory=lambda: deque(maxlen=MAX_QUEUED_ROLLS))
     queued: tuple[int, int] | None = None
     player: asyncio.Task[None] | None = None
+    #: Whether an update has arrived: the first carries recent history (the server's HISTORY_ON_JOIN events).
+    primed: bool = False
 
     def lags(self, info: table_pb2.TableInfo) -> bool:
         """Whether the stream seems stuck: `STUCK_AFTER` listings in a row, it had not yet delivered the
@@ -154,6 +156,8 @@ class Bridge:
         #: Whether the bridge knows what the shared displays show: not until a listing after the broker
         #: handed out the retained spotlight an earlier run left (it is the earlier run's until then).
         self.spotlight_known = False
+        #: The version at which a listing first showed each followed table: rolls up to it are history.
+        self.listed_at: dict[str, int] = {}
         #: The order in which the bridge saw tables start playing (who is next on the shared displays).
         self.started: dict[str, int] = {}
         self._start_order = itertools.count()
@@ -255,6 +259,8 @@ class Bridge:
                 self.note_started(table_id)
         for table_id in wanted:
             info = listed.get(table_id)
+            if info is not None and table_id not in self.done:
+                self.listed_at.setdefault(table_id, info.version)
             mirror = self.mirrors.get(table_id)
             watcher = self.watchers.get(table_id)
             if watcher is not None and mirror is not None and info is not None and mirror.lags(info):
@@ -394,16 +400,28 @@ class Bridge:
         self.queue_rolls(mirror, update)
 
     def queue_rolls(self, mirror: TableMirror, update: table_pb2.Update) -> None:
-        """Queue the update's new rolls for the die, in order, and fire Home Assistant's roll events now."""
+        """Queue the update's new rolls for the die, in order, and fire Home Assistant's roll events now.
+
+        A first update carries the table's recent events: its rolls up to the version the bridge first
+        listed the table at were rolled before the bridge knew of it. They are history: no event fires for
+        them, and the die shows the last of them (the table's current roll) unless newer rolls follow.
+        """
         table_id = mirror.table_id
-        for roll in formats.rolls(update):
+        rolls = formats.rolls(update)
+        history = False
+        if not mirror.primed:
+            mirror.primed = True
+            since = self.listed_at.get(table_id)
+            fresh = [roll for roll in rolls if since is not None and roll.version > since]
+            rolls, history = (fresh, False) if fresh else (rolls[-1:], True)
+        for roll in rolls:
             version, _, n = roll.roll_id.partition(".")
             key = (int(version), int(n))
             if mirror.queued is not None and key <= mirror.queued:
                 continue  # seen already (a stream followed afresh may deliver its last update again)
             mirror.queued = key
             mirror.rolls.append(roll)
-            if self.config.homeassistant:
+            if self.config.homeassistant and not history:
                 self.outbox.event(self.topics.roll_event(table_id), formats.roll_event(roll, table_id))
                 if self.spotlight == table_id:
                     self.outbox.event(self.topics.spotlight_roll_event, formats.roll_event(roll, table_id))
@@ -525,6 +543,7 @@ class Bridge:
         mirror = self.mirrors.pop(table_id, None)
         self.done.add(table_id)
         self.started.pop(table_id, None)
+        self.listed_at.pop(table_id, None)
         self.clears_at.pop(safe_level(table_id), None)
         topics = set(mirror.topics) if mirror else set()
         if mirror is not None and mirror.player is not None:

@@ -188,8 +188,11 @@ def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
     first and is never cut: only the scores' end can be, at 10 seats.
     """
     scores = list(update.scores)
-    seats = [(entry.index, _wled_name(update, entry.index), scores[entry.index]) for entry in update.seats]
-    seats = [(index, name, score) for index, name, score in seats if index < len(scores)]
+    seats = [
+        (entry.index, _wled_name(update, entry.index), scores[entry.index])
+        for entry in update.seats
+        if entry.index < len(scores)
+    ]
     if update.status == table_pb2.TABLE_STATUS_FINISHED:
         head, marked, mark = "Game over", set(update.outcome.winners), "*"
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:

@@ -143,14 +143,19 @@ class Outbox:
     async def drain(self, publish: Callable[[str, bytes, bool], Awaitable[None]]) -> None:
         """Publish pending payloads forever, each topic at most once per `min_interval`."""
         loop = asyncio.get_running_loop()
-        while True:
-            self.changed.clear()
-            ready, wait = self.due(loop.time())
+
+        async def publish_events() -> None:
+            """Every event put so far, before any other payload is published."""
             while self.events:
                 event = self.events[0]
                 await publish(*event)  # an event not published stays first, for the next connection
                 if self.events and self.events[0] is event:
                     self.events.popleft()
+
+        while True:
+            self.changed.clear()
+            await publish_events()
+            ready, wait = self.due(loop.time())
             if not ready:
                 with contextlib.suppress(TimeoutError):
                     # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation that
@@ -158,39 +163,40 @@ class Outbox:
                     async with asyncio.timeout(wait):
                         await self.changed.wait()
                 continue
-            for topic in ready:
-                entry = self.pending.pop(topic, None)
-                if entry is None:
-                    continue
-                payload, retain = entry
-                # In flight: the broker will hold this payload, so a change put meanwhile (even back to the
-                # value sent before) is queued, and only the same payload again is taken for a repeat.
-                self.sent.pop(topic, None)
-                self.inflight[topic] = payload
+            # One topic at a time, the oldest due change first (computed afresh each time): topics free to go
+            # reach the broker in the order they were last put, so with no rate limit in the way a display never
+            # gets what was decided after a change before that change.
+            topic = ready[0]
+            entry = self.pending.pop(topic)
+            payload, retain = entry
+            # In flight: the broker will hold this payload, so a change put meanwhile (even back to the
+            # value sent before) is queued, and only the same payload again is taken for a repeat.
+            self.sent.pop(topic, None)
+            self.inflight[topic] = payload
+            try:
+                await publish(topic, payload, retain)
+            except BaseException:
+                if topic in self.inflight and topic not in self.pending:
+                    self.pending[topic] = entry  # neither superseded nor forgotten: again on the next connection
+                raise
+            finally:
+                forgotten = self.inflight.pop(topic, None) is None  # `forget` was called meanwhile
+            then = self.followups.pop(topic, None)
+            if then is not None and not forgotten and topic not in self.pending:
                 try:
-                    await publish(topic, payload, retain)
+                    await publish(topic, then, False)
                 except BaseException:
-                    if topic in self.inflight and topic not in self.pending:
-                        self.pending[topic] = entry  # neither superseded nor forgotten: again on the next connection
+                    self.pending[topic], self.followups[topic] = entry, then  # both again, in order
                     raise
-                finally:
-                    forgotten = self.inflight.pop(topic, None) is None  # `forget` was called meanwhile
-                then = self.followups.pop(topic, None)
-                if then is not None and not forgotten and topic not in self.pending:
-                    try:
-                        await publish(topic, then, False)
-                    except BaseException:
-                        self.pending[topic], self.followups[topic] = entry, then  # both again, in order
-                        raise
-                    payload, retain = then, False
-                if forgotten:
-                    self.last_sent[topic] = loop.time()
-                elif payload or not retain:
-                    self.sent[topic] = payload
-                    self.last_sent[topic] = loop.time()
-                else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
-                    self.sent.pop(topic, None)
-                    self.last_sent.pop(topic, None)
+                payload, retain = then, False
+            if forgotten:
+                self.last_sent[topic] = loop.time()
+            elif payload or not retain:
+                self.sent[topic] = payload
+                self.last_sent[topic] = loop.time()
+            else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
+                self.sent.pop(topic, None)
+                self.last_sent.pop(topic, None)
 
 
 @dataclass(frozen=True)
