@@ -259,12 +259,6 @@ def rolls(update: table_pb2.Update) -> list[Roll]:
     return found
 
 
-def last_roll(update: table_pb2.Update, previous: Roll | None) -> Roll | None:
-    """The latest roll among the update's events, else `previous` (events carry only what is new)."""
-    found = rolls(update)
-    return found[-1] if found else previous
-
-
 def roll_event(roll: Roll, table_id: str) -> bytes:
     """One die roll as Home Assistant's MQTT event entity takes it: `event_type` and the roll's fields as
     the event's attributes."""
