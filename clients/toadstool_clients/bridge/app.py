@@ -346,6 +346,8 @@ class Bridge:
                 self.clear_table(table_id)
             else:
                 log.warning("following table %s: %s", table_id, describe_rpc_error(error))
+        except Exception:  # a bug, said where it happened (the next listing follows the table afresh)
+            log.exception("following table %s failed", table_id)
         finally:
             if self.watchers.get(table_id) is asyncio.current_task():
                 del self.watchers[table_id]
