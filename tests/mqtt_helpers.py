@@ -23,7 +23,7 @@ import pytest
 
 from conftest import free_port, stop_process
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.bridge.app import Bridge
+from toadstool_clients.bridge.app import Bridge, Clock
 from toadstool_clients.bridge.config import config_from_args
 from toadstool_clients.connection import Client
 
@@ -263,15 +263,16 @@ def bridge_args(server: str, broker: Broker, *more: str) -> list[str]:
     """Command-line arguments for a quick bridge: fast polling, short linger, small per-topic interval."""
     return [
         "--server", server, "--broker", broker.address, "--poll", "0.2", "--linger", "1",
-        "--min-interval", "0.05", "--max-backoff", "1", *more,
+        "--min-interval", "0.05", "--max-backoff", "1", "--roll-pace", "0.05", *more,
     ]  # fmt: skip
 
 
 @contextlib.asynccontextmanager
-async def running_bridge(*argv: str, wait_connected: bool = True) -> AsyncIterator[Bridge]:
-    """A bridge running in this loop until the block ends (then stopped cleanly, bounded in time)."""
+async def running_bridge(*argv: str, wait_connected: bool = True, clock: Clock | None = None) -> AsyncIterator[Bridge]:
+    """A bridge running in this loop until the block ends (then stopped cleanly, bounded in time); `clock`
+    paces its displays (real time when not given)."""
     config, _ = config_from_args(argv)
-    bridge = Bridge(config)
+    bridge = Bridge(config, clock)
     stop = asyncio.Event()
     task = asyncio.create_task(bridge.run(stop), name="bridge")
     try:
@@ -282,6 +283,32 @@ async def running_bridge(*argv: str, wait_connected: bool = True) -> AsyncIterat
         stop.set()
         async with asyncio.timeout(20):  # the bridge bounds its own shutdown to about 10 s
             await task
+
+
+class ManualClock:
+    """The bridge's display clock moved by the test: `sleep` returns only once `advance` has moved the clock
+    past its end, so a test decides when a die may show its next roll."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+        self._sleepers: list[tuple[float, asyncio.Future[None]]] = []
+
+    async def sleep(self, seconds: float) -> None:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._sleepers.append((self.now + seconds, future))
+        await future
+
+    def sleeping(self, seconds: float | None = None) -> int:
+        """How many sleeps wait (of `seconds` from now, when given)."""
+        return sum(1 for end, f in self._sleepers if not f.done() and (seconds is None or end == self.now + seconds))
+
+    def advance(self, seconds: float) -> None:
+        """Move the clock on; every sleep that has ended returns."""
+        self.now += seconds
+        for end, future in self._sleepers:
+            if end <= self.now and not future.done():
+                future.set_result(None)
+        self._sleepers = [(end, f) for end, f in self._sleepers if not f.done()]
 
 
 @dataclass

@@ -102,6 +102,16 @@ async def test_a_late_subscriber_sees_the_current_state_of_a_table_at_once(
     assert after[TOPICS.state(tid)] == found[TOPICS.state(tid)]
 
 
+def ha_available(config: dict[str, Any], found: dict[str, bytes]) -> bool:
+    """Whether Home Assistant takes an entity for available, given the retained payloads `found`: with
+    `availability_mode: all`, every availability topic must carry its `payload_available`."""
+    assert config["availability_mode"] == "all"
+    return all(
+        found.get(entry["topic"]) == entry.get("payload_available", "online").encode()
+        for entry in config["availability"]
+    )
+
+
 def _bridge_process(server: str, broker: Broker, tmp_path: Path) -> subprocess.Popen[bytes]:
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
     return subprocess.Popen(
@@ -206,16 +216,33 @@ async def test_the_bridge_rides_out_a_server_restart_and_follows_the_table_where
         async with Client(address) as client:
             table = await kart_waiting_for_ann(client)
         tid = table.table_id
-        async with recording(broker.address) as recorder, running_bridge(*bridge_args(address, broker)):
+        args = bridge_args(address, broker, "--homeassistant")
+        async with recording(broker.address) as recorder, running_bridge(*args):
             await recorder.wait_for(lambda r: r.latest(TOPICS.turn(tid)) == b"Ann")
+            announced = [TOPICS.ha_config(tid, "seat1_score"), TOPICS.ha_config(tid, "roll", "event")]
+            announced += [TOPICS.ha_spotlight_config("seat1_name"), TOPICS.ha_spotlight_config("roll", "event")]
+            await recorder.wait_for(lambda r: all(r.latest(topic) for topic in announced))
             assert recorder.latest(TOPICS.server) == b"connected"
+            # Home Assistant's entities are available while the bridge is online and reaches the server.
+            configs = [
+                json.loads(m.payload) for m in recorder.messages if m.topic.startswith("homeassistant/") and m.payload
+            ]
+            assert len(configs) > 5
+
+            def available(r: Recorder) -> set[bool]:
+                latest = {topic: r.latest(topic) or b"" for topic in (TOPICS.status, TOPICS.server)}
+                return {ha_available(config, latest) for config in configs}
+
+            assert available(recorder) == {True}
             before = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
             processes[0].terminate()
             await asyncio.to_thread(processes[0].wait, 10)
             await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"unreachable")
             assert recorder.latest(TOPICS.turn(tid)) == b"Ann", "a server outage clears nothing"
+            assert available(recorder) == {False}, "no entity shows a stale value as current"
             processes.append(await asyncio.to_thread(start))
             await recorder.wait_for(lambda r: r.latest(TOPICS.server) == b"connected")
+            assert available(recorder) == {True}
             async with Client(address) as client:
                 update = await wait_until_waiting(client, tid)
                 await client.act(tid, table.seat_token, update.version, "roll")
@@ -248,8 +275,8 @@ async def test_home_assistant_discovery_has_a_device_per_table_and_is_announced_
         assert device["model"] == "kart"
         turn = payloads[TOPICS.ha_config(tid, "turn")]
         assert turn["state_topic"] == TOPICS.turn(tid)
-        assert turn["availability_topic"] == TOPICS.status
-        assert turn["payload_available"] == "online"
+        assert turn["availability_mode"] == "all"
+        assert ha_available(turn, await retained(broker.address, f"{TOPICS.prefix}/bridge/#"))
         score = payloads[TOPICS.ha_config(tid, "seat0_score")]
         assert score["name"] == "Ann laps"
         assert score["state_topic"] == TOPICS.seat_score(tid, 0)
@@ -281,22 +308,31 @@ async def test_wled_awtrix_and_tasmota_displays_get_ready_made_payloads_and_are_
         state = json.loads(recorder.latest(TOPICS.state(tid)) or b"")
         scores = state["scores"]
         # WLED JSON API: segment 0 scrolls its name ("n"), which WLED keeps to 32 bytes on an ESP8266; the
-        # bridge never says "on" (whether the lamp is lit is its owner's choice).
+        # bridge never says the top-level "on" (whether the lamp is lit is its owner's choice).
         wled = json.loads(recorder.latest("wled/matrix/api") or b"")
-        assert wled == {"seg": [{"fx": formats.WLED_SCROLLING_TEXT_FX, "id": 0, "n": wled["seg"][0]["n"]}]}
-        assert wled["seg"][0]["n"] == f"Ann to roll | Ann {scores[0]} | Bot 1 {scores[1]}"
+        assert wled == {"seg": [{"fx": formats.WLED_SCROLLING_TEXT_FX, "id": 0, "n": wled["seg"][0]["n"], "on": True}]}
+        assert wled["seg"][0]["n"] == f">Ann {scores[0]}|Bot 1 {scores[1]}"
         assert len(wled["seg"][0]["n"].encode()) <= formats.WLED_TEXT_LIMIT == 32
         app = json.loads(recorder.latest(awtrix) or b"")
         assert app["text"] == f"Ann to roll | Ann {scores[0]} | Bot 1 {scores[1]}"
         assert app["duration"] == 10
+        assert (app["lifetime"], app["lifetimeMode"]) == (formats.AWTRIX_LIFETIME, 0), "a dead bridge's app expires"
         assert recorder.latest("cmnd/tm1637/DisplayNumber") == str(scores[1]).encode()
-        roll = json.loads(recorder.latest(TOPICS.roll(tid)) or b"")
-        assert recorder.latest("cmnd/dice/DisplayNumber") == str(roll["value"]).encode()
+        await recorder.wait_for(
+            lambda r: (
+                r.latest("cmnd/dice/DisplayNumber")
+                == str(json.loads(r.latest(TOPICS.roll(tid)) or b"{}")["value"]).encode()
+            )
+        )
         # Tasmota commands are not retained: a broker would replay them to the device on every reconnect.
         assert await retained(broker.address, "cmnd/#") == {}
         del server.registry.tables[tid]
         await recorder.wait_for(lambda r: r.latest(awtrix) == b"" and r.on("cmnd/tm1637/DisplayClear"))
-        await recorder.wait_for(lambda r: r.latest("wled/matrix/api") == b"")
+        # WLED applies JSON alone: its retained text is deleted, then a state that clears it is sent.
+        await recorder.wait_for(lambda r: r.latest("wled/matrix/api") == formats.encode(formats.WLED_CLEAR))
+        cleared = recorder.on("wled/matrix/api")[-2:]
+        assert [(m.payload, m.retain) for m in cleared] == [(b"", False), (formats.encode(formats.WLED_CLEAR), False)]
+        assert "wled/matrix/api" not in await retained(broker.address, "wled/#")
 
 
 def _roll_values(steps: list[table_pb2.HistoryStep]) -> list[int]:
@@ -324,13 +360,16 @@ def _runs(labels: list[str]) -> list[str]:
 async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_the_next_to_start(
     server: RunningServer, client: Client, broker: Broker
 ) -> None:
-    """Three tables play at once. The `*` displays show the first that started for as long as it plays (and
-    lingers), then the next playing table in the order they started: never two tables interleaved, never
-    the same payload twice in a row, and nothing of a table left on the broker once it is cleared."""
+    """Three tables play at once. The `*` displays show the first that started for as long as it plays, then
+    (as soon as it has finished, while its result lingers) the next playing table in the order they started:
+    never two tables interleaved, never the same text twice in a row, and nothing of a table left on the
+    broker once it is cleared."""
     humans, delays = ["Ann", "Bea", "Cid"], [20, 60, 150]  # Ann's table ends first, Cid's last
     hall = ["--wled", "*=wled/hall", "--awtrix", "*=awtrix_hall", "--tasmota", "*=tm_hall:0"]
     hall += ["--tasmota", "*=dice_hall:roll"]
-    args = bridge_args(server.address, broker, "--homeassistant", *hall)
+    # Every topic unthrottled, so that the broker gets messages in the order the bridge decided them (a
+    # table's finished state before the next table's text), which the hand-over is checked against.
+    args = bridge_args(server.address, broker, "--homeassistant", "--min-interval", "0", *hall)
     tables: dict[str, str] = {}  # human name -> table id
     async with recording(broker.address) as recorder, running_bridge(*args):
         for seed, (human, delay) in enumerate(zip(humans, delays, strict=True), start=1):
@@ -358,13 +397,19 @@ async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_
     def cleared(table_id: str) -> int:
         return index_of[id(next(m for m in messages if m.topic == TOPICS.state(table_id) and not m.payload))]
 
+    def finished(table_id: str) -> int:
+        return index_of[
+            id(next(m for m in messages if m.topic == TOPICS.state(table_id) and b'"finished"' in m.payload))
+        ]
+
     def table_of_text(text: str) -> str:
         owners = [human for human in humans if human in text]
         assert len(owners) == 1, f"{text!r} names {owners}"
         return owners[0]
 
     # WLED: one table's text until that table is cleared; then the next that started, never back.
-    wled = [m for m in messages if m.topic == "wled/hall/api" and m.payload]
+    clear = formats.encode(formats.WLED_CLEAR)
+    wled = [m for m in messages if m.topic == "wled/hall/api" and m.payload and m.payload != clear]
     texts = [json.loads(m.payload)["seg"][0]["n"] for m in wled]
     assert all(len(text) <= formats.WLED_TEXT_LIMIT and text.isascii() for text in texts)
     shown = [table_of_text(text) for text in texts]
@@ -374,9 +419,11 @@ async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_
     assert runs == [human for human in humans if human in runs], "tables follow in the order they started"
     for earlier, later in itertools.pairwise(runs):
         first_later = index_of[id(wled[shown.index(later)])]
-        assert first_later > cleared(tables[earlier]), f"{later} was shown before {earlier}'s table was cleared"
+        assert first_later > finished(tables[earlier]), f"{later} was shown before {earlier}'s table finished"
+        # Handed over at once: the finished table's result gave way to a game while it still lingered.
+        assert first_later < cleared(tables[earlier]), f"{later} waited for {earlier}'s linger"
     # ... while the other tables were playing and changing all along (interleaving was possible).
-    first, last = index_of[id(wled[0])], cleared(tables["Ann"])
+    first, last = index_of[id(wled[0])], finished(tables["Ann"])
     for human in ("Bea", "Cid"):
         assert any(m.topic == TOPICS.state(tables[human]) for m in messages[first:last])
     # AWTRIX 3: the shown table's own app, deleted (empty payload) before the next table's app appears.
@@ -384,7 +431,10 @@ async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_
     app_owners = _runs([h for m in messages for h, topic in apps.items() if m.topic == topic and m.payload])
     assert app_owners == runs
     for earlier, later in itertools.pairwise(runs):
-        deleted = max(n for n, m in enumerate(messages) if m.topic == apps[earlier] and not m.payload)
+        last_shown = max(n for n, m in enumerate(messages) if m.topic == apps[earlier] and m.payload)
+        deleted = min(
+            n for n, m in enumerate(messages) if m.topic == apps[earlier] and not m.payload and n > last_shown
+        )
         created_at = min(n for n, m in enumerate(messages) if m.topic == apps[later] and m.payload)
         assert deleted < created_at
     # Tasmota TM1637: seat 0's laps and the last roll of the shown table only, cleared between tables. Each
@@ -405,8 +455,10 @@ async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_
         for human, numbers in zip(runs, runs_shown, strict=False):
             had = [str(value).encode() for value in values_of(history[human])]
             assert _is_subsequence(numbers, had), f"{device} showed {numbers} while {human}'s table had {had}"
-    # No display topic ever got the same payload twice in a row (a cleared display is a change).
-    for topic in {m.topic for m in messages if not m.topic.startswith(TOPICS.prefix + "/")}:
+    # No display topic ever got the same payload twice in a row (a cleared display is a change), but for
+    # the die, which shows every roll (the same value twice is two rolls).
+    displays = {m.topic for m in messages if not m.topic.startswith((TOPICS.prefix + "/", "homeassistant/"))}
+    for topic in displays - {"cmnd/dice_hall/DisplayNumber"}:
         device = topic.rsplit("/", 1)[0] if topic.startswith("cmnd/") else topic
         sequence = [m.payload for m in messages if m.topic == topic or m.topic == f"{device}/DisplayClear"]
         repeats = [a for a, b in itertools.pairwise(sequence) if a == b and a]
@@ -420,8 +472,20 @@ async def test_displays_for_every_table_show_one_table_until_it_is_cleared_then_
 
 
 def _stale(retained: dict[str, bytes], table_ids: Iterable[str]) -> list[str]:
-    """The retained topics still left of `table_ids`, or of a display (not under the bridge's own prefix)."""
-    return [t for t in retained if any(tid in t for tid in table_ids) or not t.startswith(TOPICS.prefix + "/")]
+    """The retained topics still left of `table_ids`, or of a display (not under the bridge's own prefix,
+    nor Home Assistant's spotlight entities, which stay from table to table)."""
+    return [
+        t
+        for t in retained
+        if any(tid in t for tid in table_ids)
+        or not t.startswith(
+            (
+                TOPICS.prefix + "/",
+                f"homeassistant/sensor/{TOPICS.ha_spotlight_id}/",
+                f"homeassistant/event/{TOPICS.ha_spotlight_id}/",
+            )
+        )
+    ]
 
 
 async def test_a_restarted_bridge_keeps_a_finished_tables_result_for_the_rest_of_its_linger_time(
@@ -448,16 +512,17 @@ async def test_a_restarted_bridge_keeps_a_finished_tables_result_for_the_rest_of
             await recorder.wait_for(lambda r: r.latest(TOPICS.clears_at(tid)) == b"")
 
 
-async def test_a_restarted_bridge_keeps_the_displays_for_every_table_on_the_finished_table_they_showed(
+async def test_a_restarted_bridge_keeps_the_displays_for_every_table_on_a_result_until_another_table_plays(
     server: RunningServer, client: Client, broker: Broker
 ) -> None:
-    """The `*` displays show a finished table's result while it lingers; a bridge restarted meanwhile keeps
-    them on it (`P/bridge/spotlight` says which table they show) until it is cleared, even while another
-    table plays and an old finished table is cleared at start, and only then shows the playing table."""
+    """The `*` displays show a finished table's result while it lingers and no other table plays; a bridge
+    restarted meanwhile keeps them on it (`P/bridge/spotlight` says which table they show), even while an
+    old finished table is cleared at start. When a table starts playing, the result gives way to it at once,
+    long before its linger is over."""
     old = await client.create_table("uno", 2, bots=2, options={"target": "1"}, seed=4)
     await wait_finished(client, old.table.table_id)  # finished while no bridge ran: cleared at start
     hall = ["--wled", "*=wled/hall", "--awtrix", "*=awtrix_hall", "--tasmota", "*=tm_hall:0"]
-    args = bridge_args(server.address, broker, "--linger", "10", *hall)
+    args = bridge_args(server.address, broker, "--linger", "60", *hall)
     shown = await client.create_table(
         "uno", 2, bots=2, options={"target": "1"}, seed=2, manual_start=True, bot_delay_ms=50
     )
@@ -466,23 +531,24 @@ async def test_a_restarted_bridge_keeps_the_displays_for_every_table_on_the_fini
         async with running_bridge(*args):
             await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
             await client.start(tid, shown.host_token)
-            await recorder.wait_for(lambda r: b'"playing"' in (r.latest(TOPICS.state(tid)) or b""))
-            playing = await kart_waiting_for_ann(client)  # starts after `shown`: next on the displays
             await recorder.wait_for(lambda r: r.latest(TOPICS.clears_at(tid)))
-            await recorder.wait_for(lambda r: b"Winner: " in (r.latest("wled/hall/api") or b""))
+            await recorder.wait_for(lambda r: b"Game over|" in (r.latest("wled/hall/api") or b""))
         restarted = len(recorder.messages)
         async with running_bridge(*args):
-            await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)) == b"", 30)
-            cleared = len(recorder.messages)
+            await recorder.wait_for(lambda r: r.latest(TOPICS.state(old.table.table_id)) == b"")
+            await asyncio.sleep(1.0)  # listing every 0.2 s: long enough to have jumped or cleared, were it wrong
+            meanwhile = recorder.messages[restarted:]
+            playing = await kart_waiting_for_ann(client)
             await recorder.wait_for(lambda r: b"Ann" in (r.latest("wled/hall/api") or b""))
-    meanwhile = recorder.messages[restarted:cleared]
+            assert recorder.latest(TOPICS.state(tid)) != b"", "handed over while the result still lingered"
+            assert recorder.latest(formats.awtrix_topic("awtrix_hall", tid)) == b"", "the result's app is gone"
+            await recorder.wait_for(lambda r: r.latest(formats.awtrix_topic("awtrix_hall", playing.table_id)))
     wled = [m.payload for m in meanwhile if m.topic == "wled/hall/api"]
     assert wled, "the restarted bridge shows the result again (the broker may have forgotten it)"
-    assert all(b"Winner: " in payload for payload in wled), f"WLED showed {wled} before the result was cleared"
+    assert all(b"Game over|" in payload for payload in wled), f"WLED showed {wled} while the result lingered"
     assert not [m for m in meanwhile if m.topic == "cmnd/tm_hall/DisplayClear"], "the TM1637 was cleared early"
     apps = {m.topic for m in meanwhile if m.topic.startswith("awtrix_hall/custom/") and m.payload}
     assert apps <= {formats.awtrix_topic("awtrix_hall", tid)}, "one AWTRIX app at a time"
-    assert recorder.latest(formats.awtrix_topic("awtrix_hall", playing.table_id))
 
 
 async def test_bursts_reach_each_topic_at_a_bounded_rate_and_end_on_the_latest_value(
@@ -662,11 +728,16 @@ async def test_a_table_its_host_ended_is_published_finished_with_why_and_no_winn
     created = await client.create_table("uno", 3, bots=2, seed=3, manual_start=True)
     tid = created.table.table_id
     await client.join(tid, "Ann")
-    args = bridge_args(server.address, broker, "--linger", "30")
-    async with recording(broker.address, f"toadstool/tables/{tid}/#") as recorder, running_bridge(*args):
+    args = bridge_args(server.address, broker, "--linger", "30", "--wled", f"{tid}=wled/m")
+    async with recording(broker.address) as recorder, running_bridge(*args):
         await recorder.wait_for(lambda r: r.latest(TOPICS.state(tid)))
         await client.end_table(tid, created.host_token)
         await recorder.wait_for(lambda r: b'"finished"' in (r.latest(TOPICS.state(tid)) or b""))
+        # The end is said on a WLED, in its 32 bytes, a host-ended game too.
+        await recorder.wait_for(lambda r: b"Game over" in (r.latest("wled/m/api") or b""))
+    text = json.loads(recorder.latest("wled/m/api") or b"")["seg"][0]["n"]
+    assert text == "Game over", "ended in its lobby: no scores to show"
+    assert len(text) <= formats.WLED_TEXT_LIMIT
     state = json.loads(recorder.latest(TOPICS.state(tid)) or b"{}")
     assert state["outcome"]["ended"] == "The host ended the game"
     assert state["outcome"]["winners"] == []

@@ -103,9 +103,11 @@ def assert_only_public(table: Table, published: list[Received]) -> None:
             candidates = [formats.encode(make(u)) for u in by_version[version]]
             assert payload in candidates, f"{topic} at version {version} is not the spectator's"
             assert not key_paths(json.loads(payload)) & seated_only, "a seated-only field reached MQTT"
-        elif topic == TOPICS.roll(table_id):
+        elif topic in (TOPICS.roll(table_id), TOPICS.roll_event(table_id)):
             roll = json.loads(payload)
             assert rolls[roll["roll_id"]] == (roll["roller"], roll["purpose"], roll["value"])
+            assert roll.pop("event_type", "roll") == "roll"
+            assert set(roll) == {"table", "roll_id", "version", "roller", "roller_name", "purpose", "value"}
         elif topic == TOPICS.clears_at(table_id):
             # Not from a view: when the bridge clears the finished table (Unix ms), a moment from now.
             assert payload.isdigit()
@@ -156,12 +158,23 @@ async def test_a_whole_bot_game_reaches_mqtt_from_spectator_updates_only(
         await recorder.wait_for(lambda r: r.latest(state_topic) == b"", 10)
         await recorder.wait_for(
             lambda r: all(
-                r.latest(m.topic) == b"" for m in r.messages if table_id in m.topic and "/press" not in m.topic
+                r.latest(m.topic) == b""
+                for m in r.messages
+                if table_id in m.topic and "/press" not in m.topic and m.topic != TOPICS.roll_event(table_id)
             ),
             10,
         )
         left = await retained(broker.address, "#")
         assert [topic for topic in left if table_id in topic] == []
     assert_only_public(table, recorder.messages)
+    # Home Assistant's event entity fired once for every roll of the table's history, in order.
+    counts: dict[int, int] = {}
+    had = []
+    for version, event in table.events:
+        if event.roll is not None:
+            had.append(f"{version}.{counts.get(version, 0)}")
+            counts[version] = counts.get(version, 0) + 1
+    assert [json.loads(m.payload)["roll_id"] for m in recorder.on(TOPICS.roll_event(table_id))] == had
     if game == "kart":
-        assert recorder.on(TOPICS.roll(table_id)), "Kart rolls dice: the roll topic saw them"
+        assert had, "Kart rolls dice"
+        assert recorder.on(TOPICS.roll(table_id)), "the roll topic saw them"

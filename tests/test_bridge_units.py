@@ -7,6 +7,7 @@ import contextlib
 import importlib.metadata
 import itertools
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,29 +81,107 @@ def _update(names: list[str], scores: list[int], phase: str, to_act: list[int]) 
     return update
 
 
-def test_wled_text_fits_the_32_bytes_every_wled_keeps_and_gives_up_the_phase_before_the_turn_or_a_score() -> None:
-    """WLED keeps WLED_MAX_SEGNAME_LEN bytes of a segment name: 32 on an ESP8266 (wled00/const.h)."""
-    short = _update(["Ann", "Bot 1"], [0, 2], "Ann to roll", [0])
-    assert formats.fitted_text(short) == "Ann to roll | Ann 0 | Bot 1 2", "what fits is left as it is"
-    crowded = _update(
-        ["Princess Peach", "Zoë #TIME", "Bot 11", "Bot 12"], [120, 45, 7, 0], "Princess Peach to pick a ? block", [1]
-    )
-    text = formats.fitted_text(crowded)
-    assert len(text.encode()) <= formats.WLED_TEXT_LIMIT == 32
-    assert text.isascii()
-    assert "#" not in text, "WLED's scrolling text would show the clock for #TIME"
-    parts = text.split("|")
-    assert [part.rsplit(" ", 1)[1] for part in parts] == ["120", "45", "7", "0"], "every score, in seat order"
-    assert parts[1].startswith(">Zo"), "whose turn is marked"
-    assert len({part.rsplit(" ", 1)[0].lstrip(">") for part in parts}) == 4, "names stay told apart (Bo11, Bo12)"
+def test_wled_text_keeps_one_layout_through_the_game_within_the_32_bytes_every_wled_keeps() -> None:
+    """WLED keeps WLED_MAX_SEGNAME_LEN bytes of a segment name: 32 on an ESP8266 (wled00/const.h). The
+    layout is the same at every turn (names fitted for every seat marked), so the line never jumps."""
+    ann = _update(["Ann", "Bot 1"], [0, 2], "Ann to roll", [0])
+    bot = _update(["Ann", "Bot 1"], [0, 2], "Bot 1 to roll", [1])
+    assert formats.fitted_text(ann) == ">Ann 0|Bot 1 2"
+    assert formats.fitted_text(bot) == "Ann 0|>Bot 1 2", "only the mark moves"
+    crowded = ["Princess Peach", "Zoë the Magnificent #1", "Bot 11", "Bot 12"]
+    turns = [formats.fitted_text(_update(crowded, [12, 45, 7, 0], "", [seat])) for seat in range(4)]
+    assert len({text.replace(">", "") for text in turns}) == 1, f"the layout changed with the turn: {turns}"
+    for seat, text in enumerate(turns):
+        assert len(text.encode()) <= formats.WLED_TEXT_LIMIT == 32
+        assert text.isascii()
+        assert "#" not in text, "WLED's scrolling text would show the clock for #TIME"
+        parts = text.split("|")
+        assert [part.rsplit(" ", 1)[1] for part in parts] == ["12", "45", "7", "0"], "every score, in seat order"
+        assert parts[seat].startswith(">"), "whose turn is marked"
+        assert len({part.rsplit(" ", 1)[0].lstrip(">") for part in parts}) == 4, "names stay told apart"
+    assert turns[0].split("|")[1].startswith("Zoe"), "transliterated, not dropped"
     finished = _update(["Ann", "Bot 1"], [3, 2], "Game over", [])
     finished.status = table_pb2.TABLE_STATUS_FINISHED
     finished.outcome.winners.append(0)
     finished.outcome.summary = "Ann wins the race on Mini Loop (1. Ann, 2. Bot 1)"
-    assert formats.fitted_text(finished) == "Winner: Ann | Ann 3 | Bot 1 2"
-    payload = formats.wled_payload(text)
+    assert formats.fitted_text(finished) == "Game over|*Ann 3|Bot 1 2"
+    payload = formats.wled_payload(turns[0])
     assert "on" not in payload, "the bridge never switches the lamp on (or off)"
-    assert payload == {"seg": [{"id": 0, "fx": 122, "n": text}]}
+    assert payload == {"seg": [{"id": 0, "on": True, "fx": 122, "n": turns[0]}]}
+
+
+def test_a_lobby_without_scores_is_a_wled_line_too() -> None:
+    lobby = _update(["Ann", "Bob"], [], "Waiting for players (2 open seats)", [])
+    lobby.status = table_pb2.TABLE_STATUS_LOBBY
+    assert formats.fitted_text(lobby) == "Waiting"
+
+
+def test_a_name_cannot_pass_for_the_wled_lines_marks() -> None:
+    text = formats.fitted_text(_update(["*Ann", "Bo|b 9", ">"], [1, 2, 3], "", [1]))
+    assert text == "Ann 1|>Bo b 9 2|P3 3"
+
+
+def test_the_end_of_a_game_is_said_on_wled_even_when_the_host_ended_it_at_a_full_table() -> None:
+    names = ["Alexandra", "Bartholomew", "Constantine", "Dorothea", "Bot 4", "Bot 5", "Bot 6", "Bot 7"]
+    ended = _update(names, [100, 99, 98, 97, 96, 95, 94, 93], "", [])
+    ended.status = table_pb2.TABLE_STATUS_FINISHED
+    ended.outcome.ended = "ended by its host"
+    text = formats.fitted_text(ended)
+    assert text.startswith("Game over|"), text
+    assert len(text) <= formats.WLED_TEXT_LIMIT
+
+
+@pytest.mark.parametrize(
+    ("name", "plain"),
+    [
+        ("Zoë", "Zoe"),
+        ("Юля", "Yulya"),
+        ("Søren Ølgård", "Soren Olgard"),
+        ("王芳", "WangFang"),
+        ("Ann #TIME", "Ann TIME"),
+    ],
+)
+def test_names_keep_their_letters_in_ascii(name: str, plain: str) -> None:
+    assert formats.ascii_text(name) == plain
+
+
+HOSTILE = ["{{#}}", "{{zigbee2mqtt/door}}", "{{{a}}}", "#TIME #DD", "\x1b[2J\u0007", "Ann\n{{+}}", "}}{{", '"}]}']
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_a_hostile_name_is_plain_text_on_every_device(name: str) -> None:
+    """AWTRIX 3 replaces `{{topic}}` with that topic's payload and subscribes to it; WLED's scrolling text
+    reads `#` tokens; Tasmota numbers are digits. Whatever a name says, each device gets plain text."""
+    update = _update([name.encode().decode("unicode_escape"), "Bot 1"], [1, 2], f"{name} to roll", [0])
+    devices = formats.Devices(wled=["wled/m"], awtrix=["awtrix"], tasmota=[("tm", "0"), ("dice", "roll")])
+    app = json.loads(formats.device_messages(update, devices)["awtrix/custom/toadstool_t"])
+    assert "{" not in app["text"], app
+    assert "}" not in app["text"], app
+    assert app["lifetime"] == formats.AWTRIX_LIFETIME
+    wled = json.loads(formats.device_messages(update, devices)["wled/m/api"])
+    text = wled["seg"][0]["n"]
+    assert "#" not in text, text
+    assert text.isascii(), text
+    assert text.isprintable(), text
+    roll = formats.Roll("3.0", 3, 0, name, "move", 4)
+    commands = {**formats.device_commands(update, devices), **formats.roll_commands(roll, devices)}
+    assert commands == {"cmnd/tm/DisplayNumber": b"1", "cmnd/dice/DisplayNumber": b"4"}
+
+
+def test_home_assistant_ids_keep_to_the_characters_it_allows() -> None:
+    """Home Assistant ignores a discovery topic whose node or object id has a character outside
+    [a-zA-Z0-9_-], so a prefix with a dot must not make one."""
+    topics = Topics(prefix="home.games/toadstool")
+    update = _update(["Ann"], [0], "Ann to roll", [0])
+    update.table_id = "k7.m2"
+    configs = [*formats.ha_discovery(update, topics), *formats.ha_spotlight_discovery(topics, 2)]
+    for topic in configs:
+        prefix, component, node, obj, config = topic.split("/")
+        assert (prefix, config) == ("homeassistant", "config")
+        assert component in {"sensor", "event"}
+        assert re.fullmatch(r"[A-Za-z0-9_-]+", node), topic
+        assert re.fullmatch(r"[A-Za-z0-9_-]+", obj), topic
+    assert configs[0].split("/")[2] == "toadstool_home_games_toadstool_k7_m2"
 
 
 def test_a_count_of_one_reads_in_the_singular() -> None:
@@ -152,6 +231,38 @@ async def test_a_burst_on_one_topic_sends_only_the_latest_value_at_a_bounded_rat
     assert len(on_a) < 50, "200 changes were coalesced"
     assert all(b[1] - a[1] >= 0.19 for a, b in itertools.pairwise(on_a))
     assert [payload for topic, payload, _ in sent if topic == "b"] == [b"same"], "an unchanged value is sent once"
+
+
+async def test_events_go_out_each_in_order_repeats_included_and_a_clear_is_followed_by_its_state() -> None:
+    """A die must show every roll (the same value twice is two rolls); a WLED display is cleared by deleting
+    its retained text and then sending the state that clears it, unless new text came first."""
+    outbox = Outbox(min_interval=0)
+    sent: list[tuple[str, bytes, bool]] = []
+
+    async def publish(topic: str, payload: bytes, retain: bool) -> None:
+        sent.append((topic, payload, retain))
+
+    for value in (b"4", b"4", b"2", b"4"):
+        outbox.event("cmnd/dice/DisplayNumber", value)
+    outbox.put("wled/a/api", b"{text}")
+    outbox.clear("wled/b/api", then=b"{clear}")
+    outbox.clear("wled/c/api", then=b"{clear}")
+    outbox.put("wled/c/api", b"{next}")  # the next table's text replaces the clear and its state
+    drain = asyncio.create_task(outbox.drain(publish))
+    try:
+        async with asyncio.timeout(5):
+            while len(sent) < 8:
+                await asyncio.sleep(0.01)
+        await asyncio.sleep(0.05)
+    finally:
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+    assert [p for t, p, _ in sent if t == "cmnd/dice/DisplayNumber"] == [b"4", b"4", b"2", b"4"]
+    assert all(not retain for t, _, retain in sent if t.startswith("cmnd/"))
+    assert [(p, r) for t, p, r in sent if t == "wled/b/api"] == [(b"", True), (b"{clear}", False)]
+    assert [(p, r) for t, p, r in sent if t == "wled/c/api"] == [(b"{next}", True)]
+    assert outbox.sent["wled/b/api"] == b"{clear}", "the next text differs from what the display shows"
 
 
 async def test_a_value_equal_to_the_one_published_or_on_its_way_is_never_sent_again() -> None:
@@ -239,6 +350,7 @@ def test_the_config_file_keeps_device_tokens_and_displays_per_table(tmp_path: Pa
         ["--prefix", "a/#"],
         ["--press-topic", "t1=z2m/+/action"],
         ["--config", "/nonexistent/bridge.toml"],
+        ["--roll-pace", "-1"],
         # One display, two tables (a table and *, too), or one TM1637 told to show two things.
         ["--wled", "*=wled/hall", "--wled", "k7m2qx=wled/hall"],
         ["--tasmota", "t1=tm:0", "--tasmota", "t2=tm:0"],

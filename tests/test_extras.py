@@ -33,8 +33,8 @@ PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
 SERVER_REQUIREMENTS = ROOT / "deploy" / "server-requirements.txt"
 #: Modules of the clients' and the bridge's dependencies, none of which the server may need (tkinter is part
 #: of Python, but not of the slim image's).
-CLIENT_ONLY = ("rich", "prompt_toolkit", "cryptography", "aiomqtt", "paho", "msgspec", "tkinter")
-BRIDGE_ONLY = ("aiomqtt", "paho", "msgspec")
+CLIENT_ONLY = ("rich", "prompt_toolkit", "cryptography", "aiomqtt", "paho", "msgspec", "anyascii", "tkinter")
+BRIDGE_ONLY = ("aiomqtt", "paho", "msgspec", "anyascii")
 
 
 def _name(requirement: str) -> str:
@@ -85,7 +85,7 @@ def _distributions_of(module: str) -> set[str]:
 def test_the_bridge_and_the_benchmarks_are_extras_and_dev_has_them_all() -> None:
     core = _requirements(PYPROJECT["project"]["dependencies"])
     extras = {name: _requirements(lines) for name, lines in PYPROJECT["project"]["optional-dependencies"].items()}
-    assert {"aiomqtt", "paho-mqtt", "msgspec"} <= set(extras["bridge"])
+    assert {"aiomqtt", "paho-mqtt", "msgspec", "anyascii"} <= set(extras["bridge"])
     assert {"rlcard", "matplotlib"} <= set(extras["bench"])
     assert not (set(extras["bridge"]) | set(extras["bench"])) & set(core)
     # Playing needs no extra: the terminal client, the Tk client (Tk is part of Python) and `toadstool cert`.

@@ -2,16 +2,22 @@
 
 It is for the running bridge: which tables to follow (ListTables polling for `--tables all`), one
 spectator stream per table, clearing finished or deleted tables, which table the displays configured
-for every table ("*") show, Home Assistant re-announcement and hardware roll buttons. It is not for
-payloads (`formats`), topic names (`topics`), reading button presses (`presses`) or the broker
-connection (`publisher`). It is a client like any other: the server knows nothing of MQTT, and a broker
-outage only delays what the bridge publishes (the game never waits for it).
+for every table ("*") show, pacing die rolls, keeping AWTRIX apps alive, Home Assistant re-announcement
+and hardware roll buttons. It is not for payloads (`formats`), topic names (`topics`), reading button
+presses (`presses`) or the broker connection (`publisher`). It is a client like any other: the server
+knows nothing of MQTT, and a broker outage only delays what the bridge publishes (the game never waits
+for it).
 
-Displays for "*" show one table at a time: the first table that plays, until its topics are cleared
-(it finished and lingered, or it vanished); then the playing table that started playing first, and so
-on. A display that follows whichever table changed last would flip between tables several times a
-second, and its text would be unreadable. Which table they show is retained on the broker, so a
-restarted bridge goes on with it (a finished table's result included) instead of jumping to another.
+Displays for "*" show one table at a time (the spotlight): the first table that plays, until it has
+finished and another table plays, or its topics are cleared (it lingered, or it vanished); then the
+playing table that started playing first, and so on. A display that follows whichever table changed last
+would flip between tables several times a second, and its text would be unreadable. Which table they
+show is retained on the broker, so a restarted bridge goes on with it (a finished table's result
+included, while nothing else plays) instead of jumping to another. Home Assistant's spotlight entities
+follow the same table.
+
+Each table's die rolls are queued and shown one by one, `--roll-pace` apart on a `Clock` (real time, or a
+test's), so a start order's rolls all reach the die and a repeated value is sent again.
 
 Hardware input is off unless a table's host gave the bridge that table's device token. A press then
 sends "roll" for whoever must roll; a retained press, a repeated delivery of a press, or a payload asking
@@ -28,9 +34,10 @@ import logging
 import signal
 import sys
 import time
+from collections import deque
 from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 import aiomqtt
 import grpc
@@ -60,6 +67,23 @@ STUCK_AFTER = 2
 SETTLE = 0.5
 #: The most seats any game has (UNO): how many seats' topics to clear for a table whose seats are unknown.
 MAX_SEATS = 10
+#: The most rolls of one table waiting for the die (a table rolling faster than `--roll-pace` for long:
+#: the oldest waiting roll is skipped).
+MAX_QUEUED_ROLLS = 24
+
+
+class Clock(Protocol):
+    """What paces the bridge's displays (a die's rolls, AWTRIX apps sent again): real time, or in a test a
+    clock the test moves."""
+
+    async def sleep(self, seconds: float) -> None: ...
+
+
+class RealClock:
+    """Real time: asyncio's sleep."""
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(seconds)
 
 
 @dataclass
@@ -76,6 +100,13 @@ class TableMirror:
     #: still short of the version listed the time before.
     listed_version: int | None = None
     behind: int = 0
+    #: Rolls waiting to be shown on the die, the newest queued ((version, n) of its roll id), and the task
+    #: showing them one by one.
+    rolls: deque[formats.Roll] = field(default_factory=lambda: deque(maxlen=MAX_QUEUED_ROLLS))
+    queued: tuple[int, int] | None = None
+    player: asyncio.Task[None] | None = None
+    #: Whether an update has arrived: the first carries recent history (the server's HISTORY_ON_JOIN events).
+    primed: bool = False
 
     def lags(self, info: table_pb2.TableInfo) -> bool:
         """Whether the stream seems stuck: `STUCK_AFTER` listings in a row, it had not yet delivered the
@@ -95,8 +126,9 @@ class TableMirror:
 class Bridge:
     """One running bridge: a spectator of the game server and a publisher to the broker."""
 
-    def __init__(self, config: BridgeConfig) -> None:
+    def __init__(self, config: BridgeConfig, clock: Clock | None = None) -> None:
         self.config = config
+        self.clock: Clock = clock or RealClock()
         self.topics = Topics(config.prefix, config.ha_prefix)
         self.outbox = Outbox(config.min_interval)
         self.mirrors: dict[str, TableMirror] = {}
@@ -106,21 +138,34 @@ class Bridge:
         self.press_topics: dict[str, str] = {
             topic: table_id for table_id, settings in config.per_table.items() for topic in settings.press_topics
         }
-        #: Displays for every table, and the one table they show now (None: none plays).
+        #: Displays for every table, and the one table they show now (None: none plays). Home Assistant's
+        #: spotlight entities follow the same table, so with --homeassistant there is a spotlight even when
+        #: no display is given for "*".
         shared = config.per_table.get(ALL_TABLES)
         self.shared: formats.Devices | None = shared.devices if shared and shared.devices else None
+        if self.shared is None and config.homeassistant:
+            self.shared = formats.Devices()
+        #: The most seats a spotlit table had: how many seats Home Assistant's spotlight entities cover.
+        self.spotlight_seats = 0
+        #: Tasmota displays' command topics, watched for retained commands an older bridge left.
+        self.tasmota_commands = {
+            formats.tasmota_topic(device) for s in config.per_table.values() for device, _ in s.devices.tasmota
+        }
+        self.awtrix_prefixes = sorted({prefix for s in config.per_table.values() for prefix in s.devices.awtrix})
         self.spotlight: str | None = None
         #: Whether the bridge knows what the shared displays show: not until a listing after the broker
         #: handed out the retained spotlight an earlier run left (it is the earlier run's until then).
         self.spotlight_known = False
+        #: The version at which a listing first showed each followed table: rolls up to it are history.
+        self.listed_at: dict[str, int] = {}
         #: The order in which the bridge saw tables start playing (who is next on the shared displays).
         self.started: dict[str, int] = {}
         self._start_order = itertools.count()
         #: When finished tables are cleared (Unix ms), by topic level: ours, or an earlier run's from the broker.
         self.clears_at: dict[str, int] = {}
         self._broker_since: float | None = None
-        self._old_commands_cleared = False
         subscriptions = [self.topics.press_wildcard, self.topics.clears_at_wildcard, *self.press_topics]
+        subscriptions += sorted(self.tasmota_commands)
         if self.shared is not None:
             subscriptions.append(self.topics.spotlight)
         if config.homeassistant:
@@ -156,11 +201,27 @@ class Bridge:
             link = asyncio.create_task(self.link.run(stop), name="bridge-broker")
             server_link = asyncio.create_task(self.server_link.run(stop), name="bridge-broker-server")
             poll = asyncio.create_task(self.poll_tables(stop), name="bridge-poll")
+            refresh = asyncio.create_task(self.refresh_awtrix(), name="bridge-awtrix-refresh")
             try:
                 await stop.wait()
                 await asyncio.wait([link, server_link], timeout=5)  # saying goodbye and disconnecting is bounded
             finally:
-                await cancel_and_wait([link, server_link, poll, *self.watchers.values(), *self._tasks])
+                players = [m.player for m in self.mirrors.values() if m.player is not None]
+                await cancel_and_wait(
+                    [link, server_link, poll, refresh, *self.watchers.values(), *self._tasks, *players]
+                )
+
+    async def refresh_awtrix(self) -> None:
+        """Send every AWTRIX 3 app again every AWTRIX_REFRESH seconds: an app has a `lifetime` (so that a dead
+        bridge's apps leave the clock), and a table waiting long for a move must not lose its app meanwhile."""
+        if not self.awtrix_prefixes:
+            return
+        heads = tuple(f"{prefix}/custom/toadstool_" for prefix in self.awtrix_prefixes)
+        while True:
+            await self.clock.sleep(formats.AWTRIX_REFRESH)
+            for topic, payload in list(self.outbox.retained.items()):
+                if topic.startswith(heads):
+                    self.outbox.put(topic, payload, force=True)
 
     def _spawn(self, coroutine: Any, name: str) -> None:
         task = asyncio.create_task(coroutine, name=name)
@@ -198,6 +259,8 @@ class Bridge:
                 self.note_started(table_id)
         for table_id in wanted:
             info = listed.get(table_id)
+            if info is not None and table_id not in self.done:
+                self.listed_at.setdefault(table_id, info.version)
             mirror = self.mirrors.get(table_id)
             watcher = self.watchers.get(table_id)
             if watcher is not None and mirror is not None and info is not None and mirror.lags(info):
@@ -283,6 +346,8 @@ class Bridge:
                 self.clear_table(table_id)
             else:
                 log.warning("following table %s: %s", table_id, describe_rpc_error(error))
+        except Exception:  # a bug, said where it happened (the next listing follows the table afresh)
+            log.exception("following table %s failed", table_id)
         finally:
             if self.watchers.get(table_id) is asyncio.current_task():
                 del self.watchers[table_id]
@@ -319,7 +384,6 @@ class Bridge:
     def publish_update(self, mirror: TableMirror, update: table_pb2.Update) -> None:
         """Turn one spectator update into the table's retained topics (coalesced by the outbox)."""
         mirror.update = update
-        mirror.roll = formats.last_roll(update, mirror.roll)
         mirror.changed.set()
         mirror.changed = asyncio.Event()
         if update.status == table_pb2.TABLE_STATUS_PLAYING:
@@ -332,33 +396,117 @@ class Bridge:
         for topic, payload in messages.items():
             self.outbox.put(topic, payload)
         mirror.topics |= messages.keys()
-        for topic, payload in formats.device_commands(update, mirror.roll, own).items():
+        for topic, payload in formats.device_commands(update, own).items():
             self.outbox.put(topic, payload, retain=False)
         self.follow_spotlight(mirror)
+        self.queue_rolls(mirror, update)
+
+    def queue_rolls(self, mirror: TableMirror, update: table_pb2.Update) -> None:
+        """Queue the update's new rolls for the die, in order, and fire Home Assistant's roll events now.
+
+        A first update carries the table's recent events: its rolls up to the version the bridge first
+        listed the table at were rolled before the bridge knew of it. They are history: no event fires for
+        them, and the die shows the last of them (the table's current roll) unless newer rolls follow.
+        """
+        table_id = mirror.table_id
+        rolls = formats.rolls(update)
+        history = False
+        if not mirror.primed:
+            mirror.primed = True
+            since = self.listed_at.get(table_id)
+            fresh = [roll for roll in rolls if since is not None and roll.version > since]
+            rolls, history = (fresh, False) if fresh else (rolls[-1:], True)
+        for roll in rolls:
+            version, _, n = roll.roll_id.partition(".")
+            key = (int(version), int(n))
+            if mirror.queued is not None and key <= mirror.queued:
+                continue  # seen already (a stream followed afresh may deliver its last update again)
+            mirror.queued = key
+            mirror.rolls.append(roll)
+            if self.config.homeassistant and not history:
+                self.outbox.event(self.topics.roll_event(table_id), formats.roll_event(roll, table_id))
+                if self.spotlight == table_id:
+                    self.outbox.event(self.topics.spotlight_roll_event, formats.roll_event(roll, table_id))
+        if mirror.rolls and (mirror.player is None or mirror.player.done()):
+            mirror.player = asyncio.create_task(self.play_rolls(mirror), name=f"rolls-{table_id}")
+
+    async def play_rolls(self, mirror: TableMirror) -> None:
+        """Show a table's rolls one by one, `--roll-pace` apart: a start order's rolls, which arrive in one
+        update, each reach the die, and a value equal to the last is sent again (the die shows a new roll)."""
+        while mirror.rolls:
+            self.show_roll(mirror, mirror.rolls.popleft())
+            await self.clock.sleep(self.config.roll_pace)
+
+    def show_roll(self, mirror: TableMirror, roll: formats.Roll) -> None:
+        """One roll on the table's `roll` topic and its dice (and the spotlight's, if it shows this table)."""
+        table_id = mirror.table_id
+        mirror.roll = roll
+        payload = formats.encode(roll.payload(table_id))
+        topic = self.topics.roll(table_id)
+        self.outbox.put(topic, payload)
+        mirror.topics.add(topic)
+        for command, number in formats.roll_commands(roll, self.config.settings(table_id).devices).items():
+            self.outbox.event(command, number)
+        if self.shared is not None and self.spotlight == table_id:
+            self.outbox.put(self.topics.spotlight_roll, payload)
+            for command, number in formats.roll_commands(roll, self.shared).items():
+                self.outbox.event(command, number)
 
     def follow_spotlight(self, changed: TableMirror | None) -> None:
-        """Show the spotlit table on the displays for every table, picking the next one when there is none."""
+        """Show the spotlit table on the displays for every table, picking the next one when there is none,
+        or when the one shown has finished and another table plays (its result gives way to a game)."""
         if self.shared is None or not self.spotlight_known:
             return
+        shown = self.mirrors.get(self.spotlight) if self.spotlight is not None else None
+        if shown is not None and shown.update is not None and shown.update.status == table_pb2.TABLE_STATUS_FINISHED:
+            successor = self.next_spotlight()
+            if successor is not None:
+                log.info("table %s has finished; the displays for every table go to table %s", shown.table_id,
+                         successor.table_id)  # fmt: skip
+                self.clear_shared_displays(shown.table_id)
+                self.spotlight = None
         if self.spotlight is None:
             chosen = self.next_spotlight()
             if chosen is not None:
                 self.spotlight = chosen.table_id
                 log.info("the displays for every table now show table %s", chosen.table_id)
+                if chosen.roll is not None:  # the die shows the new table's last roll
+                    self.outbox.put(self.topics.spotlight_roll, formats.encode(chosen.roll.payload(chosen.table_id)))
+                    for command, number in formats.roll_commands(chosen.roll, self.shared).items():
+                        self.outbox.event(command, number)
             changed = chosen
         elif changed is None:
             changed = self.mirrors.get(self.spotlight)  # an earlier run's, once its first update is here
         elif changed.table_id != self.spotlight:
             return
         self.outbox.put(self.topics.spotlight, (self.spotlight or formats.NOBODY).encode())
+        if self.spotlight is None:
+            self.publish_spotlight(None)
         if changed is None or changed.update is None:
             return
+        self.publish_spotlight(changed.update)
         messages = formats.device_messages(changed.update, self.shared)
         for topic, payload in messages.items():
             self.outbox.put(topic, payload)
         changed.topics |= messages.keys()
-        for topic, payload in formats.device_commands(changed.update, changed.roll, self.shared).items():
+        for topic, payload in formats.device_commands(changed.update, self.shared).items():
             self.outbox.put(topic, payload, retain=False)
+
+    def publish_spotlight(self, update: table_pb2.Update | None) -> None:
+        """The spotlight's own topics (what Home Assistant's spotlight entities read): the shown table's
+        state, or "none"; the discovery grows when a table with more seats than any before is shown."""
+        for topic, payload in formats.spotlight_messages(update, self.topics).items():
+            self.outbox.put(topic, payload)
+        if update is None:
+            self.outbox.put(self.topics.spotlight_roll, formats.encode({"table": None, "value": formats.NOBODY}))
+        elif len(update.seats) > self.spotlight_seats:
+            self.spotlight_seats = len(update.seats)
+            if self.config.homeassistant:
+                self.announce_spotlight()
+
+    def announce_spotlight(self) -> None:
+        for topic, payload in formats.ha_spotlight_discovery(self.topics, self.spotlight_seats).items():
+            self.outbox.put(topic, payload, force=True)
 
     def next_spotlight(self) -> TableMirror | None:
         """The playing table that started first, or None: none plays, or the first to start has yet to
@@ -375,41 +523,51 @@ class Bridge:
         return None
 
     def clear_shared_displays(self, table_id: str) -> None:
-        """Clear what the displays for every table show of `table_id`: WLED's text, TM1637 numbers (DisplayClear)
-        and the table's AWTRIX app."""
+        """Clear what the displays for every table show of `table_id`: WLED's text (its retained state deleted,
+        then WLED_CLEAR), TM1637 numbers (DisplayClear) and the table's AWTRIX app."""
         assert self.shared is not None
-        topics = set(formats.device_topics(table_id, self.shared))
-        for topic in sorted(topics):
-            self.outbox.clear(topic)
-        for device, _ in self.shared.tasmota:
+        self.clear_displays(table_id, self.shared)
+
+    def clear_displays(self, table_id: str, devices: formats.Devices) -> None:
+        """Clear `devices` of what they show of `table_id` (see clear_shared_displays)."""
+        wled = formats.encode(formats.WLED_CLEAR)
+        for topic in formats.wled_topics(devices):
+            self.outbox.clear(topic, then=wled)
+        for prefix in devices.awtrix:
+            self.outbox.clear(formats.awtrix_topic(prefix, table_id))
+        for device, _ in devices.tasmota:
             self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
-            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
+            # An event: after every roll the die was given, before any roll of the next table.
+            self.outbox.event(formats.tasmota_clear_topic(device), b"")
 
     def clear_table(self, table_id: str, seats: int = 0) -> None:
         """Delete every retained topic of a table (finished, deleted, or left over from an earlier run)."""
         mirror = self.mirrors.pop(table_id, None)
         self.done.add(table_id)
         self.started.pop(table_id, None)
+        self.listed_at.pop(table_id, None)
         self.clears_at.pop(safe_level(table_id), None)
         topics = set(mirror.topics) if mirror else set()
+        if mirror is not None and mirror.player is not None:
+            mirror.player.cancel()
         if mirror is not None and mirror.update is not None:
             seats = max(seats, len(mirror.update.seats))
         topics |= set(self.topics.table_topics(table_id, seats))
         if self.config.homeassistant:
             topics |= set(self.topics.ha_topics(table_id, seats))
         own = self.config.settings(table_id).devices
-        topics |= set(formats.device_topics(table_id, own))
+        shared_topics = set(formats.device_topics(table_id, self.shared)) if self.shared is not None else set()
+        display_topics = set(formats.device_topics(table_id, own)) | shared_topics
+        for topic in sorted(topics - display_topics):
+            self.outbox.clear(topic)
+        self.clear_displays(table_id, own)
         spotlit = self.spotlight == table_id
         if self.shared is not None:
             # An AWTRIX app is the table's own (one per table): delete it, even one an earlier run left.
-            topics |= {formats.awtrix_topic(prefix, table_id) for prefix in self.shared.awtrix}
-        for topic in sorted(topics):
-            self.outbox.clear(topic)
-        for device, _ in own.tasmota:
-            self.outbox.forget(formats.tasmota_topic(device))  # after DisplayClear, the same number must go again
-            self.outbox.put(formats.tasmota_clear_topic(device), b"", retain=False, force=True)
-        if self.shared is not None and (spotlit or self.spotlight is None):
-            self.clear_shared_displays(table_id)  # otherwise the shared displays show another table
+            for prefix in self.shared.awtrix:
+                self.outbox.clear(formats.awtrix_topic(prefix, table_id))
+            if spotlit or self.spotlight is None:
+                self.clear_shared_displays(table_id)  # otherwise the shared displays show another table
         if spotlit:
             self.spotlight = None
             self.follow_spotlight(None)
@@ -419,27 +577,36 @@ class Bridge:
         self._broker_since = time.monotonic()
         if self.config.homeassistant:
             self.announce_discovery()
-        if not self._old_commands_cleared:
-            self._spawn(self.clear_old_commands(), name="clear-old-commands")
 
-    async def clear_old_commands(self) -> None:
-        """Delete Tasmota commands that older bridges published retained (a broker replays a retained command
-        to the device whenever it reconnects); once per run."""
-        devices = {device for settings in self.config.per_table.values() for device, _ in settings.devices.tasmota}
-        for device in sorted(devices):
-            if not await self.link.publish_now(formats.tasmota_topic(device), b"", retain=True):
-                return  # not connected any more: next time
-        self._old_commands_cleared = True
+    def on_tasmota_command(self, topic: str, payload: bytes, retain: bool) -> None:
+        """A retained command on a Tasmota display's topic, which an older bridge left: the broker would hand
+        it to the device at every reconnect. It is deleted (which the device hears as an empty command, so
+        the number it should show follows at once, or DisplayClear when there is none). The bridge's own
+        commands are never retained, so a broker without such a leftover sends the device nothing at start."""
+        if not retain or not payload:
+            return
+        log.info("deleting a retained %s that an older bridge left", topic)
+        outbox = self.outbox
+        outbox.event(topic, b"", retain=True)
+        if topic in outbox.pending:
+            return  # the number it should show is on its way, after the deletion (events go first)
+        current = outbox.inflight.get(topic) or outbox.sent.get(topic)
+        if current is not None:
+            outbox.event(topic, current)
+        else:
+            outbox.event(formats.tasmota_clear_topic(topic.split("/")[1]), b"")
 
     async def _ignore_message(self, message: aiomqtt.Message) -> None:
         """The server-state connection subscribes to nothing."""
 
     def announce_discovery(self) -> None:
-        """Publish every table's discovery config again (Home Assistant restarted and forgot them)."""
+        """Publish every table's discovery config again (Home Assistant restarted and forgot them), and the
+        spotlight's."""
         for mirror in self.mirrors.values():
             if mirror.update is not None:
                 for topic, payload in formats.ha_discovery(mirror.update, self.topics).items():
                     self.outbox.put(topic, payload, force=True)
+        self.announce_spotlight()
 
     # -- incoming messages: Home Assistant's birth message and roll buttons ---------------------------------
 
@@ -450,6 +617,9 @@ class Bridge:
         if self.config.homeassistant and topic == self.topics.ha_status:
             if payload.strip() == b"online":
                 self.announce_discovery()
+            return
+        if topic in self.tasmota_commands:
+            self.on_tasmota_command(topic, payload, message.retain)
             return
         if topic == self.topics.spotlight:
             if not self.spotlight_known:  # what an earlier run showed (later: our own, echoed back)

@@ -69,6 +69,8 @@ class BridgeConfig:
     max_backoff: float = 10.0
     server_tls_ca: str | None = None
     press_debounce: float = 1.0
+    #: Seconds each die roll stays on a die display before the next roll of the same table is shown.
+    roll_pace: float = 1.5
     per_table: dict[str, TableSettings] = field(default_factory=dict)
 
     def settings(self, table_id: str) -> TableSettings:
@@ -124,6 +126,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--poll", type=float, default=2.0, help="seconds between table listings")
     parser.add_argument("--linger", type=float, default=60.0, help="seconds a finished table stays before clearing")
     parser.add_argument("--max-backoff", type=float, default=10.0, help="longest wait between reconnect attempts")
+    parser.add_argument(
+        "--roll-pace", type=float, default=1.5, help="seconds each roll stays on a die before the next (default 1.5)"
+    )
 
 
 def _pairs(values: Sequence[str], flag: str) -> list[tuple[str, str]]:
@@ -308,7 +313,7 @@ def config_from_options(args: argparse.Namespace) -> BridgeConfig:
         raise ConfigError("--tables takes either all or table ids, not both")
     if any(ch in args.prefix for ch in "+#") or not args.prefix.strip("/"):
         raise ConfigError(f"--prefix must be a plain topic prefix, not {args.prefix!r}")
-    for name in ("min_interval", "poll", "linger", "max_backoff"):
+    for name in ("min_interval", "poll", "linger", "max_backoff", "roll_pace"):
         if getattr(args, name) < 0:
             raise ConfigError(f"--{name.replace('_', '-')} cannot be negative")
     config = BridgeConfig(
@@ -323,6 +328,7 @@ def config_from_options(args: argparse.Namespace) -> BridgeConfig:
         linger=args.linger,
         max_backoff=args.max_backoff,
         server_tls_ca=args.server_tls_ca,
+        roll_pace=args.roll_pace,
         per_table=per_table,
     )
     return config

@@ -5,7 +5,8 @@ discovery, WLED / AWTRIX 3 / Tasmota TM1637 display commands). It is not for con
 (`publisher`, `app`), nor for which table a display shows (`app`). Every function here takes only
 spectator updates, which are the public view, so nothing private can reach MQTT through it; it knows no
 game rules (scores, phase and whose turn are the generic fields every game fills in). Names come from the
-network: they are JSON-encoded in JSON payloads and stripped of control characters in display text.
+network: they are JSON-encoded in JSON payloads and stripped of control characters in display text, and
+each device's text is plain text for that device (`awtrix_text`, `ascii_text`, `tasmota_number`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from anyascii import anyascii
 from google.protobuf.json_format import MessageToDict
 
 from toadstool.api.v1 import table_pb2
@@ -37,6 +39,14 @@ WLED_SCROLLING_TEXT_FX = 122
 #: ESP32, and never less than 32 in a custom build), so 32 ASCII characters fit on every device.
 WLED_TEXT_LIMIT = 32
 DISPLAY_TEXT_LIMIT = 200
+#: What clears a WLED display: segment 0 off, effect 0 ("Solid") and no name. WLED applies only payloads
+#: starting with `{` on `<topic>/api` as JSON (wled00/mqtt.cpp); an empty message is not one. A name left
+#: empty would make "Scrolling Text" scroll the date and time instead (wled00/FX.cpp, mode_2Dscrollingtext).
+WLED_CLEAR: dict[str, Any] = {"seg": [{"id": 0, "on": False, "fx": 0, "n": ""}]}
+#: Seconds an AWTRIX 3 app stays in the clock's loop without an update (its `lifetime`): a bridge killed
+#: mid-game leaves no app behind for longer. The bridge sends each app again every AWTRIX_REFRESH seconds.
+AWTRIX_LIFETIME = 120
+AWTRIX_REFRESH = 30.0
 #: Who supplies the discovery configs (Home Assistant's `origin` block; it logs it when it discovers them).
 ORIGIN_NAME = "Toadstool bridge"
 
@@ -129,71 +139,78 @@ def display_text(update: table_pb2.Update) -> str:
 
 
 def ascii_text(text: str) -> str:
-    """`text` as printable ASCII for a device font: accents dropped ("Zoë" -> "Zoe"), other letters left
-    out, and no `#` (WLED's scrolling text reads `#TIME`, `#DD` and the like as clock tokens)."""
-    plain = unicodedata.normalize("NFKD", clean_text(text)).encode("ascii", "ignore").decode()
-    return " ".join(plain.replace("#", " ").split())
+    """`text` as printable ASCII for a device font, letters kept: transliterated with anyascii ("Zoë" ->
+    "Zoe", "Юля" -> "Yulya", "王" -> "Wang") and no `#` (WLED's scrolling text reads `#TIME`, `#DD` and the
+    like as clock tokens: wled00/FX.cpp, mode_2Dscrollingtext)."""
+    plain = anyascii(clean_text(text))
+    return " ".join("".join(ch if " " <= ch <= "~" else " " for ch in plain).replace("#", " ").split())
+
+
+#: The last code point AWTRIX 3's font maps from UTF-8 on its own (its utf8ascii() in src/Functions.cpp
+#: maps Latin-1, U+00A0-U+00FF, to its glyphs, and drops most else).
+_AWTRIX_KEPT = 0xFF
+
+
+def awtrix_text(text: str) -> str:
+    """`text` as plain text for an AWTRIX 3 app: no `{` or `}` (AWTRIX replaces `{{topic}}` in a text with
+    that topic's payload and subscribes to it: src/Apps.cpp replacePlaceholders, src/DisplayManager.cpp
+    subscribeToPlaceholders), so braces become parentheses; letters beyond Latin-1 are transliterated."""
+    cleaned = clean_text(text)
+    plain = "".join(ch if ord(ch) <= _AWTRIX_KEPT else anyascii(ch) for ch in cleaned)
+    return clean_text(plain.replace("{", "(").replace("}", ")"))
 
 
 def abbreviated(name: str, limit: int | None) -> str:
-    """A name cut to `limit` characters, keeping a trailing number ("Bot 12" -> "Bo12", not "Bot ")."""
+    """A name cut to `limit` characters from its first word, keeping a trailing number ("Bot 12" -> "Bo12",
+    "Zoe the Magnificent 1" -> "Zoe1")."""
     if limit is None or len(name) <= limit:
         return name
     words = name.split()
-    if len(words) > 1 and words[-1].isdigit() and len(words[-1]) < limit:
-        number = words[-1]
-        return "".join(words[:-1])[: limit - len(number)] + number
-    return name.replace(" ", "")[:limit]
+    number = words[-1] if len(words) > 1 and words[-1].isdigit() and len(words[-1]) < limit else ""
+    first = words[0] if len(words) > 1 else name
+    return first[: limit - len(number)] + number
+
+
+def _wled_name(update: table_pb2.Update, seat: int) -> str:
+    """A seat's name in the WLED line: ASCII, and without the line's own marks (`|` between seats, `>` whose
+    turn, `*` winners), so that no name can pass for another seat or for a turn."""
+    name = ascii_text(seat_name(update, seat))
+    return " ".join(name.translate(str.maketrans("|>*", "   ")).split()) or f"P{seat + 1}"
 
 
 def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
-    """The display line in at most `limit` ASCII characters, dropping the least useful parts first.
+    """The WLED line in at most `limit` ASCII characters, in one layout for the whole game.
 
-    Whose turn (or who won) and every score stay as long as anything can: first the phase gives way to
-    "Turn: Ann" (or "Winner: Ann"), then the separators shrink, then the turn is marked on the score list
-    instead (">Ann 3|Bot 1 5"; winners are marked "*"), then names are shortened, and only then is the
-    line cut.
+    While a table plays the line is its scores with whose turn marked (">Ann 3|Bot 1 5"); names are
+    shortened to one length, fitted for one mark (or as many as the seats marked at once) and two-digit
+    scores, so the layout does not change from turn to turn. In the lobby it starts "Waiting|"; once the
+    game is over, ended by its host included, "Game over|" with the winners marked "*". That head comes
+    first and is never cut: only the scores' end can be, at 10 seats.
     """
     scores = list(update.scores)
     seats = [
-        (entry.index, ascii_text(seat_name(update, entry.index)) or f"P{entry.index + 1}", scores[entry.index])
+        (entry.index, _wled_name(update, entry.index), scores[entry.index])
         for entry in update.seats
         if entry.index < len(scores)
     ]
-    names = {index: name for index, name, _ in seats}
-    finished = update.status == table_pb2.TABLE_STATUS_FINISHED
-    if finished:
-        marked, mark = set(update.outcome.winners), "*"
+    if update.status == table_pb2.TABLE_STATUS_FINISHED:
+        head, marked, mark = "Game over", set(update.outcome.winners), "*"
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:
-        marked, mark = set(update.to_act), ">"
+        head, marked, mark = "", set(update.to_act), ">"
     else:
-        marked, mark = set(), ""
+        head, marked, mark = "Waiting", set(), ""
+    prefix = f"{head}|" if head else ""
 
-    def short_head() -> str:
-        who = ", ".join(names.get(s, f"P{s + 1}") for s in sorted(marked))
-        if finished:
-            return f"{'Winners' if len(marked) > 1 else 'Winner'}: {who}" if who else "Game over"
-        if who:
-            return f"Turn: {who}"
-        return "Waiting" if update.status == table_pb2.TABLE_STATUS_LOBBY else ""
+    marks = max(1, len(marked)) if mark else 0
 
-    def line(head: str, separator: str, limit_names: int | None, marks: bool) -> str:
-        parts = [head] if head else []
-        for index, name, score in seats:
-            flag = mark if marks and index in marked else ""
-            parts.append(f"{flag}{abbreviated(name, limit_names)} {score}")
-        return separator.join(parts)
+    def widest(cap: int | None) -> int:
+        """The line's length with `marks` seats marked and every score at least two digits wide."""
+        parts = [len(abbreviated(name, cap)) + 1 + max(2, len(str(score))) for _, name, score in seats]
+        return len(prefix) + marks + sum(parts) + max(0, len(parts) - 1)
 
-    candidates = [
-        line(ascii_text(_head(update)), " | ", None, False),
-        line(short_head(), " | ", None, False),
-        line(short_head(), "|", None, False),
-        *(line("", "|", cap, True) for cap in (None, 10, 8, 6, 5, 4, 3, 2, 1)),
-    ]
-    for text in candidates:
-        if len(text) <= limit:
-            return text
-    return candidates[-1][:limit]
+    cap = next((cap for cap in (None, 12, 10, 8, 6, 5, 4, 3, 2) if widest(cap) <= limit), 1)
+    parts = [f"{mark if index in marked else ''}{abbreviated(name, cap)} {score}" for index, name, score in seats]
+    return "|".join([head, *parts] if head else parts)[:limit]
 
 
 @dataclass(frozen=True)
@@ -219,9 +236,9 @@ class Roll:
         }
 
 
-def last_roll(update: table_pb2.Update, previous: Roll | None) -> Roll | None:
-    """The latest roll among the update's events, else `previous` (events carry only what is new)."""
-    latest = previous
+def rolls(update: table_pb2.Update) -> list[Roll]:
+    """Every die roll among the update's events, in order (a start order's rolls arrive in one update)."""
+    found = []
     counts: dict[int, int] = {}
     for event in update.events:
         if not event.HasField("roll"):
@@ -229,15 +246,23 @@ def last_roll(update: table_pb2.Update, previous: Roll | None) -> Roll | None:
         n = counts.get(event.version, 0)
         counts[event.version] = n + 1
         roll = event.roll
-        latest = Roll(
-            roll_id=f"{event.version}.{n}",
-            version=event.version,
-            roller=roll.roller,
-            roller_name=seat_name(update, roll.roller),
-            purpose=roll.purpose,
-            value=roll.value,
+        found.append(
+            Roll(
+                roll_id=f"{event.version}.{n}",
+                version=event.version,
+                roller=roll.roller,
+                roller_name=seat_name(update, roll.roller),
+                purpose=roll.purpose,
+                value=roll.value,
+            )
         )
-    return latest
+    return found
+
+
+def roll_event(roll: Roll, table_id: str) -> bytes:
+    """One die roll as Home Assistant's MQTT event entity takes it: `event_type` and the roll's fields as
+    the event's attributes."""
+    return encode({"event_type": "roll", **roll.payload(table_id)})
 
 
 def table_messages(update: table_pb2.Update, topics: Topics, roll: Roll | None) -> dict[str, bytes]:
@@ -278,8 +303,21 @@ def ha_origin() -> dict[str, str]:
     return origin
 
 
+def ha_availability(topics: Topics) -> dict[str, Any]:
+    """Available only while the bridge is online and reaches the game server: both topics must say so
+    (`availability_mode: all`), so that a dashboard shows no stale value as current."""
+    return {
+        "availability": [
+            {"topic": topics.status, "payload_available": "online", "payload_not_available": "offline"},
+            {"topic": topics.server, "payload_available": "connected", "payload_not_available": "unreachable"},
+        ],
+        "availability_mode": "all",
+    }
+
+
 def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
-    """Home Assistant MQTT discovery: one device per table, sensors for whose turn, the phase and each score."""
+    """Home Assistant MQTT discovery: one device per table, sensors for whose turn, the phase, the last roll
+    and each score, and an event entity that fires at every roll."""
     table_id = update.table_id
     device_id = topics.ha_device_id(table_id)
     device = {
@@ -288,13 +326,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         "manufacturer": "Toadstool",
         "model": update.game,
     }
-    common = {
-        "availability_topic": topics.status,
-        "payload_available": "online",
-        "payload_not_available": "offline",
-        "device": device,
-        "origin": ha_origin(),
-    }
+    common = {**ha_availability(topics), "device": device, "origin": ha_origin()}
     messages = {
         topics.ha_config(table_id, "turn"): encode(
             {
@@ -315,6 +347,27 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
                 "icon": "mdi:information-outline",
             }
         ),
+        topics.ha_config(table_id, "roll"): encode(
+            {
+                **common,
+                "name": "Last roll",
+                "unique_id": f"{device_id}_roll",
+                "state_topic": topics.roll(table_id),
+                "value_template": "{{ value_json.value }}",
+                "json_attributes_topic": topics.roll(table_id),
+                "icon": "mdi:dice-multiple",
+            }
+        ),
+        topics.ha_config(table_id, "roll", "event"): encode(
+            {
+                **common,
+                "name": "Roll",
+                "unique_id": f"{device_id}_roll_event",
+                "state_topic": topics.roll_event(table_id),
+                "event_types": ["roll"],
+                "icon": "mdi:dice-multiple",
+            }
+        ),
     }
     label = update.score_label or "points"
     for entry in update.seats:
@@ -330,6 +383,85 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
                 "icon": "mdi:trophy-outline",
             }
         )
+    return messages
+
+
+#: The spotlight's `state` when no table plays: every entity reads "-".
+SPOTLIGHT_NONE: dict[str, Any] = {
+    "table": None,
+    "name": NOBODY,
+    "game": NOBODY,
+    "status": "none",
+    "phase": NOBODY,
+    "turn": [],
+    "seats": [],
+    "scores": [],
+}
+
+
+def spotlight_messages(update: table_pb2.Update | None, topics: Topics) -> dict[str, bytes]:
+    """The spotlight's retained state: the spotlit table's `state` payload, or SPOTLIGHT_NONE."""
+    return {topics.spotlight_state: encode(state_payload(update) if update is not None else SPOTLIGHT_NONE)}
+
+
+def ha_spotlight_discovery(topics: Topics, seats: int) -> dict[str, bytes]:
+    """Home Assistant entities that follow the spotlight, whichever table it shows: their ids never change,
+    so a dashboard keeps them from game to game (the game, the table, its phase, whose turn, the last roll
+    and each seat's name and score, "-" for a seat the table does not have)."""
+    device_id = topics.ha_spotlight_id
+    device = {"identifiers": [device_id], "name": "Toadstool spotlight", "manufacturer": "Toadstool"}
+    common = {**ha_availability(topics), "device": device, "origin": ha_origin()}
+    state = topics.spotlight_state
+    sensors = [
+        ("game", "Game", state, "{{ value_json.game }}", "mdi:controller"),
+        ("table", "Table", state, "{{ value_json.name }}", "mdi:table-furniture"),
+        ("phase", "Phase", state, "{{ value_json.phase }}", "mdi:information-outline"),
+        ("turn", "Whose turn", state, "{{ value_json.turn | join(', ') or '-' }}", "mdi:account-clock"),
+        ("roll", "Last roll", topics.spotlight_roll, "{{ value_json.value }}", "mdi:dice-multiple"),
+    ]
+    for seat in range(seats):
+        here = f"value_json.seats | length > {seat}"
+        sensors.append(
+            (
+                f"seat{seat}_name",
+                f"Seat {seat + 1} name",
+                state,
+                f"{{{{ value_json.seats[{seat}].name if {here} else '-' }}}}",
+                "mdi:account",
+            )
+        )
+        sensors.append(
+            (
+                f"seat{seat}_score",
+                f"Seat {seat + 1} score",
+                state,
+                f"{{{{ value_json.seats[{seat}].score if {here} and 'score' in value_json.seats[{seat}] else '-' }}}}",
+                "mdi:trophy-outline",
+            )
+        )
+    messages = {
+        topics.ha_spotlight_config(entity): encode(
+            {
+                **common,
+                "name": name,
+                "unique_id": f"{device_id}_{entity}",
+                "state_topic": topic,
+                "value_template": template,
+                "icon": icon,
+            }
+        )
+        for entity, name, topic, template, icon in sensors
+    }
+    messages[topics.ha_spotlight_config("roll", "event")] = encode(
+        {
+            **common,
+            "name": "Roll",
+            "unique_id": f"{device_id}_roll_event",
+            "state_topic": topics.spotlight_roll_event,
+            "event_types": ["roll"],
+            "icon": "mdi:dice-multiple",
+        }
+    )
     return messages
 
 
@@ -360,16 +492,18 @@ class Devices:
 
 
 def wled_payload(text: str) -> dict[str, Any]:
-    """WLED JSON API state: segment 0 scrolls `text` (effect "Scrolling Text" shows the segment name).
+    """WLED JSON API state: segment 0 on, scrolling `text` (effect "Scrolling Text" shows the segment name).
 
-    It never says `"on"`: whether the lamp is lit stays its owner's choice.
+    It never says the top-level `"on"`: whether the lamp is lit stays its owner's choice; segment 0 is
+    switched on because clearing switches it off (WLED_CLEAR).
     """
-    return {"seg": [{"id": 0, "fx": WLED_SCROLLING_TEXT_FX, "n": text[:WLED_TEXT_LIMIT]}]}
+    return {"seg": [{"id": 0, "on": True, "fx": WLED_SCROLLING_TEXT_FX, "n": ascii_text(text)[:WLED_TEXT_LIMIT]}]}
 
 
 def awtrix_payload(text: str) -> dict[str, Any]:
-    """An AWTRIX 3 custom app showing `text` for 10 s in each app cycle."""
-    return {"text": clean_text(text), "duration": 10}
+    """An AWTRIX 3 custom app showing `text` for 10 s in each app cycle, removed by the clock itself after
+    AWTRIX_LIFETIME seconds without an update (`lifetime`; `lifetimeMode` 0 deletes the app)."""
+    return {"text": awtrix_text(text), "duration": 10, "lifetime": AWTRIX_LIFETIME, "lifetimeMode": 0}
 
 
 def awtrix_topic(prefix: str, table_id: str) -> str:
@@ -380,31 +514,44 @@ def tasmota_topic(device: str) -> str:
     return f"cmnd/{device}/DisplayNumber"
 
 
+def tasmota_number(value: int) -> bytes:
+    """A DisplayNumber payload: digits (and a sign) only, never anything Tasmota could read as another
+    command or an empty one (an empty DisplayNumber shows 0)."""
+    return str(int(value)).encode()
+
+
 def device_messages(update: table_pb2.Update, devices: Devices) -> dict[str, bytes]:
     """Ready-made retained display states for the WLED and AWTRIX 3 devices configured for this table."""
-    text = display_text(update)
     messages: dict[str, bytes] = {}
     if devices.wled:
         wled = encode(wled_payload(fitted_text(update)))
         for topic in devices.wled:
             messages[f"{topic}/api"] = wled
+    text = display_text(update)
     for prefix in devices.awtrix:
         messages[awtrix_topic(prefix, update.table_id)] = encode(awtrix_payload(text))
     return messages
 
 
-def device_commands(update: table_pb2.Update, roll: Roll | None, devices: Devices) -> dict[str, bytes]:
-    """Tasmota commands for the TM1637 displays configured for this table: published without retain,
-    because a broker replays a retained command to the device on every reconnect."""
+def device_commands(update: table_pb2.Update, devices: Devices) -> dict[str, bytes]:
+    """Tasmota commands for the TM1637 displays of scores configured for this table: published without
+    retain, because a broker replays a retained command to the device on every reconnect. (Displays of the
+    roll are played roll by roll: `roll_commands`.)"""
     commands: dict[str, bytes] = {}
     scores = list(update.scores)
     for device, what in devices.tasmota:
-        if what == "roll":
-            if roll is not None:
-                commands[tasmota_topic(device)] = str(roll.value).encode()
-        elif what.isdigit() and int(what) < len(scores):
-            commands[tasmota_topic(device)] = str(scores[int(what)]).encode()
+        if what.isdigit() and int(what) < len(scores):
+            commands[tasmota_topic(device)] = tasmota_number(scores[int(what)])
     return commands
+
+
+def roll_commands(roll: Roll, devices: Devices) -> dict[str, bytes]:
+    """The Tasmota command that shows `roll` on each TM1637 configured for the roll."""
+    return {tasmota_topic(device): tasmota_number(roll.value) for device, what in devices.tasmota if what == "roll"}
+
+
+def wled_topics(devices: Devices) -> list[str]:
+    return [f"{topic}/api" for topic in devices.wled]
 
 
 def device_topics(table_id: str, devices: Devices) -> list[str]:

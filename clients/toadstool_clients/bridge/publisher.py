@@ -12,6 +12,7 @@ status). It knows nothing about tables or games.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import ssl
@@ -41,6 +42,9 @@ class _ConnectionErrorsAreWarnings(logging.Filter):
 
 MQTT_LOG.addFilter(_ConnectionErrorsAreWarnings())
 
+#: The most events kept while they cannot be published (a broker outage).
+MAX_EVENTS = 1000
+
 ONLINE = b"online"
 OFFLINE = b"offline"
 
@@ -60,6 +64,12 @@ class Outbox:
         #: Payloads being published right now (what the broker will hold once they arrive).
         self.inflight: dict[str, bytes] = {}
         self.last_sent: dict[str, float] = {}
+        #: A message to publish right after the pending one of its topic (clearing a WLED display: the
+        #: retained text is deleted, then the state that clears it is sent); dropped if the topic changes.
+        self.followups: dict[str, bytes] = {}
+        #: Events (not retained): each one published, in order, never coalesced, an equal one too (every
+        #: die roll, a repeated value included). Bounded: the oldest go first when a dead broker lets them pile up.
+        self.events: collections.deque[tuple[str, bytes, bool]] = collections.deque(maxlen=MAX_EVENTS)
         self.changed = asyncio.Event()
 
     def put(self, topic: str, payload: bytes, retain: bool = True, force: bool = False) -> None:
@@ -80,18 +90,29 @@ class Outbox:
         if force:
             self.sent.pop(topic, None)
         self.pending.pop(topic, None)
+        self.followups.pop(topic, None)
         self.pending[topic] = (payload, retain)
         self.changed.set()
 
-    def clear(self, topic: str) -> None:
-        """Delete a retained topic (an empty retained payload), even one left by an earlier run."""
+    def clear(self, topic: str, then: bytes | None = None) -> None:
+        """Delete a retained topic (an empty retained payload), even one left by an earlier run; `then`, when
+        given, is published (not retained) right after it on the same topic, unless the topic changes first."""
         self.put(topic, b"", retain=True, force=True)
+        if then is not None:
+            self.followups[topic] = then
+
+    def event(self, topic: str, payload: bytes, retain: bool = False) -> None:
+        """Publish `payload` on `topic` after every event put before it, whatever it repeats; not retained
+        (an empty retained one deletes what the broker holds there)."""
+        self.events.append((topic, payload, retain))
+        self.changed.set()
 
     def forget(self, topic: str) -> None:
         """Drop what the outbox holds for `topic` (a command made moot, e.g. by clearing the display), so
         that the next payload is sent whatever it is, even one equal to a payload being published right now
         (that one arrives before anything put from now on, and no longer counts as what the topic says)."""
         self.pending.pop(topic, None)
+        self.followups.pop(topic, None)
         self.sent.pop(topic, None)
         self.retained.pop(topic, None)
         self.inflight.pop(topic, None)
@@ -122,8 +143,18 @@ class Outbox:
     async def drain(self, publish: Callable[[str, bytes, bool], Awaitable[None]]) -> None:
         """Publish pending payloads forever, each topic at most once per `min_interval`."""
         loop = asyncio.get_running_loop()
+
+        async def publish_events() -> None:
+            """Every event put so far, before any other payload is published."""
+            while self.events:
+                event = self.events[0]
+                await publish(*event)  # an event not published stays first, for the next connection
+                if self.events and self.events[0] is event:
+                    self.events.popleft()
+
         while True:
             self.changed.clear()
+            await publish_events()
             ready, wait = self.due(loop.time())
             if not ready:
                 with contextlib.suppress(TimeoutError):
@@ -132,31 +163,40 @@ class Outbox:
                     async with asyncio.timeout(wait):
                         await self.changed.wait()
                 continue
-            for topic in ready:
-                entry = self.pending.pop(topic, None)
-                if entry is None:
-                    continue
-                payload, retain = entry
-                # In flight: the broker will hold this payload, so a change put meanwhile (even back to the
-                # value sent before) is queued, and only the same payload again is taken for a repeat.
-                self.sent.pop(topic, None)
-                self.inflight[topic] = payload
+            # One topic at a time, the oldest due change first (computed afresh each time): topics free to go
+            # reach the broker in the order they were last put, so with no rate limit in the way a display never
+            # gets what was decided after a change before that change.
+            topic = ready[0]
+            entry = self.pending.pop(topic)
+            payload, retain = entry
+            # In flight: the broker will hold this payload, so a change put meanwhile (even back to the
+            # value sent before) is queued, and only the same payload again is taken for a repeat.
+            self.sent.pop(topic, None)
+            self.inflight[topic] = payload
+            try:
+                await publish(topic, payload, retain)
+            except BaseException:
+                if topic in self.inflight and topic not in self.pending:
+                    self.pending[topic] = entry  # neither superseded nor forgotten: again on the next connection
+                raise
+            finally:
+                forgotten = self.inflight.pop(topic, None) is None  # `forget` was called meanwhile
+            then = self.followups.pop(topic, None)
+            if then is not None and not forgotten and topic not in self.pending:
                 try:
-                    await publish(topic, payload, retain)
+                    await publish(topic, then, False)
                 except BaseException:
-                    if topic in self.inflight and topic not in self.pending:
-                        self.pending[topic] = entry  # neither superseded nor forgotten: again on the next connection
+                    self.pending[topic], self.followups[topic] = entry, then  # both again, in order
                     raise
-                finally:
-                    forgotten = self.inflight.pop(topic, None) is None  # `forget` was called meanwhile
-                if forgotten:
-                    self.last_sent[topic] = loop.time()
-                elif payload or not retain:
-                    self.sent[topic] = payload
-                    self.last_sent[topic] = loop.time()
-                else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
-                    self.sent.pop(topic, None)
-                    self.last_sent.pop(topic, None)
+                payload, retain = then, False
+            if forgotten:
+                self.last_sent[topic] = loop.time()
+            elif payload or not retain:
+                self.sent[topic] = payload
+                self.last_sent[topic] = loop.time()
+            else:  # a cleared topic is forgotten, so a long-running bridge does not grow without bound
+                self.sent.pop(topic, None)
+                self.last_sent.pop(topic, None)
 
 
 @dataclass(frozen=True)

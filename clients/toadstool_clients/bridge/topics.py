@@ -11,12 +11,20 @@ import re
 from dataclasses import dataclass
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9_.-]")
+#: Home Assistant takes a discovery topic's node and object ids from `[a-zA-Z0-9_-]` only (and ignores a
+#: config whose topic has any other character).
+_HA_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
 
 
 def safe_level(text: str) -> str:
     """`text` as a single MQTT topic level: no '/', '+', '#', spaces or control characters."""
     cleaned = _UNSAFE.sub("_", text)[:64]
     return cleaned or "_"
+
+
+def ha_id(text: str) -> str:
+    """`text` as a Home Assistant node or object id: every character outside `[a-zA-Z0-9_-]` becomes `_`."""
+    return _HA_UNSAFE.sub("_", text)[:64] or "_"
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,26 @@ class Topics:
     def roll(self, table_id: str) -> str:
         return f"{self.table(table_id)}/roll"
 
+    def roll_event(self, table_id: str) -> str:
+        """Every die roll of a table, one message each (not retained): Home Assistant's event entity."""
+        return f"{self.table(table_id)}/roll/event"
+
+    @property
+    def spotlight_state(self) -> str:
+        """The state of the table the spotlight shows (retained; `state`'s payload, or `none`'s when none
+        plays): Home Assistant's entities for "the current game" read it, whichever table that is."""
+        return f"{self.prefix}/spotlight/state"
+
+    @property
+    def spotlight_roll(self) -> str:
+        """The last roll at the spotlit table (retained; `roll`'s payload)."""
+        return f"{self.prefix}/spotlight/roll"
+
+    @property
+    def spotlight_roll_event(self) -> str:
+        """Every die roll at the spotlit table, one message each (not retained)."""
+        return f"{self.prefix}/spotlight/roll/event"
+
     def clears_at(self, table_id: str) -> str:
         """When a finished table's topics will be cleared (Unix ms): a restarted bridge keeps them till then."""
         return f"{self.table(table_id)}/clears_at"
@@ -106,12 +134,22 @@ class Topics:
         return None
 
     def ha_device_id(self, table_id: str) -> str:
-        """The Home Assistant device id of a table (unique per prefix, so two bridges do not collide)."""
-        return f"toadstool_{safe_level(self.prefix)}_{safe_level(table_id)}"
+        """The Home Assistant device id of a table (unique per prefix, so two bridges do not collide), in the
+        characters Home Assistant allows."""
+        return f"toadstool_{ha_id(self.prefix)}_{ha_id(table_id)}"
 
-    def ha_config(self, table_id: str, entity: str) -> str:
-        """The discovery config topic of one sensor of a table."""
-        return f"{self.ha_prefix}/sensor/{self.ha_device_id(table_id)}/{entity}/config"
+    @property
+    def ha_spotlight_id(self) -> str:
+        """The Home Assistant device id of the spotlight: the same whichever table it shows."""
+        return f"toadstool_{ha_id(self.prefix)}_spotlight"
+
+    def ha_config(self, table_id: str, entity: str, component: str = "sensor") -> str:
+        """The discovery config topic of one entity of a table."""
+        return f"{self.ha_prefix}/{component}/{self.ha_device_id(table_id)}/{ha_id(entity)}/config"
+
+    def ha_spotlight_config(self, entity: str, component: str = "sensor") -> str:
+        """The discovery config topic of one entity of the spotlight."""
+        return f"{self.ha_prefix}/{component}/{self.ha_spotlight_id}/{ha_id(entity)}/config"
 
     def table_topics(self, table_id: str, seats: int) -> list[str]:
         """Every retained topic the bridge may hold for a table with `seats` seats (to clear it)."""
@@ -123,6 +161,6 @@ class Topics:
 
     def ha_topics(self, table_id: str, seats: int) -> list[str]:
         """Every discovery config topic a table with `seats` seats may have (to clear them)."""
-        return [self.ha_config(table_id, "turn"), self.ha_config(table_id, "phase")] + [
-            self.ha_config(table_id, f"seat{seat}_score") for seat in range(seats)
-        ]
+        topics = [self.ha_config(table_id, name) for name in ("turn", "phase", "roll")]
+        topics.append(self.ha_config(table_id, "roll", "event"))
+        return topics + [self.ha_config(table_id, f"seat{seat}_score") for seat in range(seats)]
