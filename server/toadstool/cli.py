@@ -73,14 +73,10 @@ def _options(pairs: Sequence[str]) -> dict[str, str]:
 
 
 def _default_name() -> str:
-    """The login name (getpass.getuser()), capitalised, as a display name; "Player" where there is none."""
-    import getpass
+    """The name every client offers when a person gave none (`names.default_player_name`: one for all)."""
+    from toadstool_clients.names import default_player_name
 
-    try:
-        user = getpass.getuser().strip()
-    except (OSError, KeyError):  # no $USER and no passwd entry (some containers)
-        user = ""
-    return user.capitalize() if user else "Player"
+    return default_player_name()
 
 
 def _matching_game(typed: str, names: Iterable[str]) -> str:
