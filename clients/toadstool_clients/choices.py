@@ -150,9 +150,9 @@ def action_path(action: table_pb2.Action) -> tuple[str, list[Step]]:
     game_action = getattr(action, member)
     if isinstance(game_action, table_pb2.GenericAction):
         fields = json_format.MessageToDict(game_action.fields)
-        kind = game_action.kind
-        return member, [(kind, "", None)] + [
-            (kind, key, json.dumps(fields[key], sort_keys=True)) for key in sorted(fields)
+        generic_kind = game_action.kind
+        return member, [(generic_kind, "", None)] + [
+            (generic_kind, key, json.dumps(fields[key], sort_keys=True)) for key in sorted(fields)
         ]
     oneofs = game_action.DESCRIPTOR.oneofs
     kind = game_action.WhichOneof(oneofs[0].name) if oneofs else None

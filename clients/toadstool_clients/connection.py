@@ -110,7 +110,8 @@ class Client:
         return list(response.tables)
 
     async def get_table(self, table_id: str) -> table_pb2.TableInfo:
-        response = await self.stub.GetTable(service_pb2.GetTableRequest(table_id=table_id), timeout=self.timeout)
+        request = service_pb2.GetTableRequest(table_id=table_id)
+        response: service_pb2.GetTableResponse = await self.stub.GetTable(request, timeout=self.timeout)
         return response.table
 
     async def create_table(

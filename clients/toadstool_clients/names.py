@@ -161,17 +161,17 @@ def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -
     if number is not None and field in _SEAT_FIELDS:
         return you_or_name(update, number)
     if number is not None and member == "uno":
-        view = update.view.uno
+        uno = update.view.uno
         if field == "card_id":
-            cards = [*view.hand, view.drawn_card] if view.HasField("drawn_card") else list(view.hand)
+            cards = [*uno.hand, uno.drawn_card] if uno.HasField("drawn_card") else list(uno.hand)
             card = next((c for c in cards if c.id == number), None)
             return uno_card_name(card) if card is not None else f"card {number}"
         if field == "color":
             return UNO_COLOR_NAMES.get(number, "no colour")
     if number is not None and member == "levelup":
-        view = update.view.levelup
+        names = update.view.levelup.character_names
         if field in ("character", "first", "second"):
-            return view.character_names[number] if 0 <= number < len(view.character_names) else f"character {number}"
+            return names[number] if 0 <= number < len(names) else f"character {number}"
         if field == "level":
             return f"level {number}"
         if field == "slot":
@@ -179,17 +179,17 @@ def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -
         if field == "choice":
             return LEVEL_UP_VOTE_NAMES.get(number, "no vote")
     if number is not None and member == "kart":
-        view = update.view.kart
+        kart = update.view.kart
         if field in ("field", "from_field"):
             return f"field {number}"
         if field == "coins":
             return counted(number, "coin")
         if field == "shortcut":
-            cuts = view.track.shortcuts
+            cuts = kart.track.shortcuts
             return f"shortcut {cuts[number].label}" if 0 <= number < len(cuts) else f"shortcut {number + 1}"
     if number is not None and member == "powerup" and field == "card":
-        named = {card.kind: card.name for card in update.view.powerup.hand}
-        return named.get(number, f"card {number}")  # type: ignore[call-overload]
+        named: dict[int, str] = {card.kind: card.name for card in update.view.powerup.hand}
+        return named.get(number, f"card {number}")
     if isinstance(value, bool):
         return field.replace("_", " ") if value else f"no {field.replace('_', ' ')}"
     return f"{field.replace('_', ' ')} {value}"

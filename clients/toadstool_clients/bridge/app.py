@@ -258,22 +258,22 @@ class Bridge:
             if info.status == table_pb2.TABLE_STATUS_PLAYING:
                 self.note_started(table_id)
         for table_id in wanted:
-            info = listed.get(table_id)
-            if info is not None and table_id not in self.done:
-                self.listed_at.setdefault(table_id, info.version)
+            found = listed.get(table_id)
+            if found is not None and table_id not in self.done:
+                self.listed_at.setdefault(table_id, found.version)
             mirror = self.mirrors.get(table_id)
             watcher = self.watchers.get(table_id)
-            if watcher is not None and mirror is not None and info is not None and mirror.lags(info):
+            if watcher is not None and mirror is not None and found is not None and mirror.lags(found):
                 log.warning("the stream of table %s is stuck behind the table; following it afresh", table_id)
                 watcher.cancel()
                 del self.watchers[table_id]
                 mirror.behind, mirror.listed_version = 0, None
             if table_id in self.done or table_id in self.watchers:
                 continue
-            if info is None:
+            if found is None:
                 log.warning("table %s is not on the server; clearing its topics", table_id)
                 self.clear_table(table_id)
-            elif info.status == table_pb2.TABLE_STATUS_FINISHED:
+            elif found.status == table_pb2.TABLE_STATUS_FINISHED:
                 # Finished before we saw it: left over from an earlier run. Its result stays for the rest of
                 # the linger time that run announced on `clears_at`; without one it is cleared at once.
                 if not self.broker_settled():
@@ -281,7 +281,7 @@ class Bridge:
                 if self.clear_time_ms(table_id, 0) > time.time() * 1000:
                     self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
                 else:
-                    self.clear_table(table_id, len(info.seats))
+                    self.clear_table(table_id, len(found.seats))
             else:
                 self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
         for table_id in list(self.mirrors):

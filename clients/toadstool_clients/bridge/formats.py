@@ -295,7 +295,7 @@ def ha_origin() -> dict[str, str]:
     except importlib.metadata.PackageNotFoundError:
         return origin
     urls = [entry.partition(",")[2].strip() for entry in meta.get_all("Project-URL") or []]
-    urls += [meta.get("Home-page") or ""]
+    urls += meta.get_all("Home-page") or []
     for url in urls:
         if url.startswith(("https://", "http://")):
             origin["support_url"] = url

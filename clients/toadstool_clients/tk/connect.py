@@ -128,7 +128,7 @@ class ConnectScreen:
         self.finding = self.app.network.submit(browse_async(2.0, self.app.discovery_interfaces), done, failed)
 
     def pick_server(self) -> None:
-        chosen = self.servers.curselection()
+        chosen: tuple[int, ...] = self.servers.curselection()  # type: ignore[no-untyped-call]
         if chosen and chosen[0] < len(self.found):
             self.address.set(self.found[chosen[0]].address)
 

@@ -12,6 +12,7 @@ import re
 import time
 import tkinter as tk
 import tkinter.font as tkfont
+from collections.abc import Callable
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
@@ -317,8 +318,8 @@ class LobbyScreen:
                 help_label.grid(row=2 * row + 1, column=1, sticky="w")
                 self.help_labels.append(help_label)
                 hint = functools.partial(self._hint, help_text)
-                for shown in (label, widget):  # in a short window the help is in the status line instead
-                    shown.bind("<Enter>", lambda _e, hint=hint: hint(), add="+")
+                for hovered in (label, widget):  # in a short window the help is in the status line instead
+                    hovered.bind("<Enter>", functools.partial(_hover, hint), add="+")
         self._bind_return(self.form)
         self._fit_help(self.frame.winfo_height())
 
@@ -557,3 +558,8 @@ class LobbyScreen:
         for call in (self.refreshing, self.busy):
             if call is not None:
                 call.cancel()
+
+
+def _hover(hint: Callable[[], object], _event: object) -> None:
+    """Show an option's help when the pointer is over its label or field (bound per option)."""
+    hint()

@@ -273,7 +273,7 @@ class TableScreen:
             self.log.delete("1.0", f"{lines - 400}.0")
         self.log.configure(state="disabled")
         self.log.see("end")
-        return event.HasField("roll")
+        return bool(event.HasField("roll"))
 
     # --- drawing ------------------------------------------------------------------------------------
     def _fit_side(self, window_width: int) -> None:

@@ -181,7 +181,8 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
     view = update.view.uno
     names = seat_names(update, len(view.hand_counts))
     you = view.you if view.HasField("you") else None
-    cells, short = [], []
+    cells: list[Text] = []
+    short: list[Text] = []
     for seat, count in enumerate(view.hand_counts):
         for words in (True, False):
             cell = Text("▶ " if seat == view.current and view.stage != uno_pb2.UNO_STAGE_GAME_OVER else "  ")

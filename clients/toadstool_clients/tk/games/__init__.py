@@ -144,7 +144,7 @@ def bind_clicks(canvas: tk.Canvas, board_of: Callable[[], Board | None]) -> None
             canvas.create_rectangle(box[0] - 3, box[1] - 3, box[2] + 3, box[3] + 3, outline="#fff59d", width=3,
                                     tags=(HOVER,), state="disabled")  # fmt: skip
         tip = board.tips.get(tipped) if tipped is not None else None
-        if tip and (box := canvas.bbox(tipped)):
+        if tip and tipped is not None and (box := canvas.bbox(tipped)):
             y = box[1] - 14 if box[1] > 24 else box[3] + 14
             x = min(max((box[0] + box[2]) / 2, 60), board.width - 60)
             label = canvas.create_text(x, y, text=tip, font=(FONT, 9, "bold"), fill="white", tags=(HOVER,),

@@ -387,16 +387,16 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
     # the legend of field kinds, in two columns at the bottom
     ly = y1 - legend_h + 4
     # the second column starts after the first column's longest name (the names are never cut)
-    first = max(text_width(c, name, 8) for index, (_kind, name) in enumerate(LEGEND) if index % 2 == 0)
+    first = max(text_width(c, title, 8) for index, (_kind, title) in enumerate(LEGEND) if index % 2 == 0)
     column_w = max(room / 2, 17 + first + 8)
-    for index, (kind, name) in enumerate(LEGEND):
-        fill, mark = FIELDS[kind]
+    for index, (field_kind, field_name) in enumerate(LEGEND):
+        fill, mark = FIELDS[field_kind]
         lx = x0 + 10 + (index % 2) * column_w
         yy = ly + (index // 2) * 16
         board.rounded(lx, yy - 6, lx + 12, yy + 6, 3, fill=fill, outline="white")
-        if mark and kind != kart_pb2.KART_FIELD_TYPE_MUSHROOM:
+        if mark and field_kind != kart_pb2.KART_FIELD_TYPE_MUSHROOM:
             board.text(lx + 6, yy, mark, 7, "bold", fill=text_colour_on(fill))
-        board.text(lx + 17, yy, name, 8, anchor="w", fill="#e8f5e9")
+        board.text(lx + 17, yy, field_name, 8, anchor="w", fill="#e8f5e9")
     yy = ly + (len(LEGEND) // 2) * 16  # the banana chip, on a line of its own below the fields
     banana_chip(board, x0 + 16, yy, 6)
     board.text(x0 + 27, yy, "banana chip", 8, anchor="w", fill="#e8f5e9")
