@@ -57,9 +57,9 @@ async def test_the_two_parts_join_to_the_whole_view_for_every_viewer_at_every_ve
             names = shadow.names()
             for viewer in (None, *range(players)):
                 whole = messages._viewer_part(shadow, viewer)
-                before = shadow._private_views.get(viewer)
+                before = messages.cache_of(shadow).private_views.get(viewer)
                 split = joined(shadow, viewer)
-                reused += before is not None and shadow._private_views[viewer] is before
+                reused += before is not None and messages.cache_of(shadow).private_views[viewer] is before
                 assert split == whole, f"{game}, seed {seed}, viewer {viewer}: the joined parts differ"
                 assert split.SerializeToString(deterministic=True) == whole.SerializeToString(deterministic=True)
                 offered = engine.legal_actions(state, viewer) if viewer is not None else ()

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import json_format
 
@@ -29,6 +29,49 @@ if TYPE_CHECKING:
 
 #: The oneof member of GameView and Action for games without a message of their own.
 GENERIC = "generic"
+
+_Part = TypeVar("_Part")
+
+
+class MessageCache:
+    """The parts of one table's messages, built once and shared by every stream that asks (the table carries
+    it as `Table.message_cache`; only this module reads or writes it)."""
+
+    __slots__ = ("parts", "private_views", "seat_messages", "seats_shown")
+
+    def __init__(self) -> None:
+        #: Parts of updates at one (version, revision): see `part`.
+        self.parts: dict[tuple[Any, ...], Any] = {}
+        #: Each viewer's last private view and its serialised body (`_private_view_body`).
+        self.private_views: dict[int | None, tuple[Any, bytes]] = {}
+        #: What `seat_messages` showed last, and the seats' messages it built for it.
+        self.seats_shown: list[tuple[Any, ...]] = []
+        self.seat_messages: list[table_pb2.Seat] = []
+
+    def part(self, table: Table, key: tuple[Any, ...], build: Callable[[], _Part]) -> _Part:
+        """A part of an update built once per version and revision, however many streams ask for it.
+
+        Every watcher of a table is woken by the same change and asks for the same parts: the table's own
+        part once, each viewer's part once per viewer (every spectator shares one), a live stream's whole
+        message, serialised, once per viewer and event position. Only the current version and revision are
+        ever asked for again, so older parts are dropped. Callers must not change what they get.
+        """
+        full = (table.version, table.revision, *key)
+        parts = self.parts
+        found = parts.get(full)
+        if found is None:
+            if parts and next(iter(parts))[:2] != full[:2]:
+                parts.clear()
+            found = parts[full] = build()
+        return found  # type: ignore[no-any-return]
+
+
+def cache_of(table: Table) -> MessageCache:
+    """The table's message cache, made at its first message."""
+    cache: MessageCache | None = table.message_cache
+    if cache is None:
+        cache = table.message_cache = MessageCache()
+    return cache
 
 
 @cache
@@ -160,12 +203,13 @@ def table_info(table: Table) -> table_pb2.TableInfo:
 def seat_messages(table: Table) -> list[table_pb2.Seat]:
     """The seats as the API shows them; rebuilt only when what it shows changed (every update has them,
     and seats change far less often than moves are made). Callers copy them into their message."""
+    cache = cache_of(table)
     shown = [
         (s.index, s.name, s.kind, s.kind is SeatKind.BOT or s.connections > 0, s.bot_controlled) for s in table.seats
     ]
-    if shown != table._seats_shown:
-        table._seats_shown = shown
-        table._seat_messages = [
+    if shown != cache.seats_shown:
+        cache.seats_shown = shown
+        cache.seat_messages = [
             table_pb2.Seat(
                 index=index,
                 name=name,
@@ -175,7 +219,7 @@ def seat_messages(table: Table) -> list[table_pb2.Seat]:
             )
             for index, name, kind, connected, bot in shown
         ]
-    return table._seat_messages
+    return cache.seat_messages
 
 
 def event_message(
@@ -309,14 +353,15 @@ def _private_view_body(table: Table, viewer: int | None) -> bytes:
     """
     engine: Any = table.engine
     private = engine.private_view(table.state, viewer)
-    last = table._private_views.get(viewer)
+    private_views = cache_of(table).private_views
+    last = private_views.get(viewer)
     if last is not None and last[0] == private:
         return last[1]
     member = getattr(table_pb2.GameView(), engine.name)
     wire.to_message(private, member)
     data: bytes = member.SerializeToString()
     if wire.converts_by_value(type(private)):
-        table._private_views[viewer] = (private, data)
+        private_views[viewer] = (private, data)
     return data
 
 
@@ -369,7 +414,7 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
 
     if since_event is None:
         return build()
-    return table._cached(("live", viewer, since_event, len(table.events)), build)
+    return cache_of(table).part(table, ("live", viewer, since_event, len(table.events)), build)
 
 
 #: `WatchResponse.update`'s key on the wire: field 1, length-delimited.
@@ -393,7 +438,8 @@ def _update_parts(
     decodes with). Joining skips copying the parts into a message and serialising them again for every
     viewer after every move.
     """
-    table_part = table._cached(("table",), lambda: _table_part(table).SerializeToString())
+    cache = cache_of(table)
+    table_part = cache.part(table, ("table",), lambda: _table_part(table).SerializeToString())
     own = table_pb2.Update()
     if viewer is not None:
         own.viewer_seat = viewer
@@ -414,11 +460,11 @@ def _update_parts(
         return table_part, own.SerializeToString()
     split = view_split(type(table.engine)) if has_own_message(table.engine.name) else None
     if split is None:
-        viewer_part = table._cached(("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
+        viewer_part = cache.part(table, ("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
         return table_part, own.SerializeToString(), viewer_part
-    public_part = table._cached(("public",), lambda: _public_part(table, split[0]))
-    game_part = table._cached(
-        ("viewer", viewer), lambda: join_split(table.engine.name, public_part, _private_part(table, viewer))
+    public_part = cache.part(table, ("public",), lambda: _public_part(table, split[0]))
+    game_part = cache.part(
+        table, ("viewer", viewer), lambda: join_split(table.engine.name, public_part, _private_part(table, viewer))
     )
     return table_part, own.SerializeToString(), public_part[0], game_part
 

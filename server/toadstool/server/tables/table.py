@@ -18,9 +18,9 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from toadstool.engine import (
     BadOptions,
@@ -53,7 +53,6 @@ from toadstool.server.tables.seats import (
 from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
-_Part = TypeVar("_Part")
 
 
 #: How many events a first update carries when the client gives no version to resume from.
@@ -139,13 +138,9 @@ class Table:
     #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
     _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
     _people: Waiters = field(default_factory=Waiters, init=False, repr=False)
-    #: Parts of updates at one (version, revision): see `_cached`.
-    _cache: dict[tuple[Any, ...], Any] = field(default_factory=dict, init=False, repr=False)
-    _seats_shown: list[tuple[Any, ...]] = field(default_factory=list, init=False, repr=False)
-    #: The seats' messages for what `_seats_shown` showed (built by toadstool.messages.seat_messages).
-    _seat_messages: list[Any] = field(default_factory=list, init=False, repr=False)
-    #: Each viewer's last private view and its serialised part (toadstool.messages._private_view_bytes).
-    _private_views: dict[int | None, tuple[Any, bytes]] = field(default_factory=dict, init=False, repr=False)
+    #: The parts of this table's messages, built and owned by toadstool.server.messages (`MessageCache`):
+    #: the table only carries it, so that it lives and goes with the table.
+    message_cache: Any = field(default=None, init=False, repr=False)
     #: Each seat that owes a decision now, and the version since which it has owed it without acting: a
     #: simultaneous decision (Level Up!'s vote) stays open while others decide (see `ladder.checked`).
     owing_since: dict[int, int] = field(default_factory=dict, init=False, repr=False)
@@ -576,19 +571,3 @@ class Table:
             device_token_hash=self.device_token_hash,
             started=self.status is not Status.LOBBY,
         )
-
-    def _cached(self, key: tuple[Any, ...], build: Callable[[], _Part]) -> _Part:
-        """A part of an update built once per version and revision, however many streams ask for it.
-
-        Every watcher of a table is woken by the same change and asks for the same parts: the table's own
-        part once, each viewer's part once per viewer (every spectator shares one), a live stream's whole
-        message, serialised, once per viewer and event position. Only the current version and revision are
-        ever asked for again, so older parts are dropped. Callers must not change what they get.
-        """
-        full = (self.version, self.revision, *key)
-        part = self._cache.get(full)
-        if part is None:
-            if self._cache and next(iter(self._cache))[:2] != full[:2]:
-                self._cache.clear()
-            part = self._cache[full] = build()
-        return part
