@@ -203,7 +203,7 @@ def table_info(table: Table) -> table_pb2.TableInfo:
 def seat_messages(table: Table) -> list[table_pb2.Seat]:
     """The seats as the API shows them; rebuilt only when what it shows changed (every update has them,
     and seats change far less often than moves are made). Callers copy them into their message."""
-    cache = cache_of(table)
+    cache = table.message_cache or cache_of(table)
     shown = [
         (s.index, s.name, s.kind, s.kind is SeatKind.BOT or s.connections > 0, s.bot_controlled) for s in table.seats
     ]
@@ -353,7 +353,7 @@ def _private_view_body(table: Table, viewer: int | None) -> bytes:
     """
     engine: Any = table.engine
     private = engine.private_view(table.state, viewer)
-    private_views = cache_of(table).private_views
+    private_views = (table.message_cache or cache_of(table)).private_views
     last = private_views.get(viewer)
     if last is not None and last[0] == private:
         return last[1]
@@ -414,7 +414,8 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
 
     if since_event is None:
         return build()
-    return cache_of(table).part(table, ("live", viewer, since_event, len(table.events)), build)
+    cache = table.message_cache or cache_of(table)
+    return cache.part(table, ("live", viewer, since_event, len(table.events)), build)
 
 
 #: `WatchResponse.update`'s key on the wire: field 1, length-delimited.
@@ -438,7 +439,7 @@ def _update_parts(
     decodes with). Joining skips copying the parts into a message and serialising them again for every
     viewer after every move.
     """
-    cache = cache_of(table)
+    cache = table.message_cache or cache_of(table)
     table_part = cache.part(table, ("table",), lambda: _table_part(table).SerializeToString())
     own = table_pb2.Update()
     if viewer is not None:
