@@ -129,6 +129,11 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
                 _registered_method=True)
+        self.PlayAgain = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/PlayAgain',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
+                _registered_method=True)
 
 
 class ToadstoolServiceServicer:
@@ -267,6 +272,19 @@ class ToadstoolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayAgain(self, request, context):
+        """Play the same game again with the same people, after a finished game: the first call creates the
+        follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+        person's seat left open for them) and every later call returns that same table, which the finished
+        table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+        token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+        the first open one), under the same name, and a retry gets the same seat and token back. The caller
+        who sends the finished table's host token too is given the new table's host token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToadstoolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -344,6 +362,11 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     servicer.GetHistory,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.SerializeToString,
+            ),
+            'PlayAgain': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlayAgain,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -771,6 +794,33 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/GetHistory',
             toadstool_dot_v1_dot_service__pb2.GetHistoryRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.GetHistoryResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayAgain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/PlayAgain',
+            toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
             options,
             channel_credentials,
             insecure,

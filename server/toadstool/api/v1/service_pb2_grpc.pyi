@@ -98,6 +98,15 @@ class ToadstoolServiceStub:
     """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
     redacted history, anyone else the spectators' one.
     """
+    PlayAgain: _grpc.UnaryUnaryMultiCallable[_service_pb2.PlayAgainRequest, _service_pb2.PlayAgainResponse]
+    """Play the same game again with the same people, after a finished game: the first call creates the
+    follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+    person's seat left open for them) and every later call returns that same table, which the finished
+    table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+    token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+    the first open one), under the same name, and a retry gets the same seat and token back. The caller
+    who sends the finished table's host token too is given the new table's host token.
+    """
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
@@ -168,6 +177,15 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     GetHistory: _aio.UnaryStreamMultiCallable[_service_pb2.GetHistoryRequest, _service_pb2.GetHistoryResponse]  # type: ignore[assignment]
     """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
     redacted history, anyone else the spectators' one.
+    """
+    PlayAgain: _aio.UnaryUnaryMultiCallable[_service_pb2.PlayAgainRequest, _service_pb2.PlayAgainResponse]  # type: ignore[assignment]
+    """Play the same game again with the same people, after a finished game: the first call creates the
+    follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+    person's seat left open for them) and every later call returns that same table, which the finished
+    table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+    token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+    the first open one), under the same name, and a retry gets the same seat and token back. The caller
+    who sends the finished table's host token too is given the new table's host token.
     """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -326,6 +344,21 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_abc.Iterator[_service_pb2.GetHistoryResponse], _abc.AsyncIterator[_service_pb2.GetHistoryResponse]]:
         """The table's history step by step, as the caller may know it: a seat (token in metadata) sees its own
         redacted history, anyone else the spectators' one.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayAgain(
+        self,
+        request: _service_pb2.PlayAgainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.PlayAgainResponse, _abc.Awaitable[_service_pb2.PlayAgainResponse]]:
+        """Play the same game again with the same people, after a finished game: the first call creates the
+        follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+        person's seat left open for them) and every later call returns that same table, which the finished
+        table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+        token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+        the first open one), under the same name, and a retry gets the same seat and token back. The caller
+        who sends the finished table's host token too is given the new table's host token.
         """
 
 def add_ToadstoolServiceServicer_to_server(servicer: ToadstoolServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...
