@@ -423,3 +423,20 @@ def check_layout(driver: Any, where: str, shot: str | None = None) -> None:
         resize(driver, PHONE)
     problems = [f"phone: {p}" for p in phone] + [f"laptop: {p}" for p in laptop]
     assert not problems, f"{where}:\n" + "\n".join(problems) + f"\n{page_text(driver)}"
+
+
+# --- The lobby's new-table flow (lobby.ts): a game's card, then players and bots, the rest under More options
+
+
+def choose_game(driver: Any, game: str) -> None:
+    """Tap the game's card in the lobby and wait for its form (players, bots, More options)."""
+    click(driver, f".game-card[data-game='{game}']")
+    wait_for(driver, f".game-card.chosen[data-game='{game}']")
+    wait_for(driver, "form.create-details input[name=players]")
+
+
+def more_options(driver: Any) -> None:
+    """Open the new-table form's "More options" (the game's options, the clocks, start by hand)."""
+    if driver.execute_script("return document.querySelector('.more-fields')?.hidden ?? true"):
+        click(driver, ".more-options .more-toggle")
+    wait_for(driver, ".more-fields:not([hidden])")
