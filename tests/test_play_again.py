@@ -33,10 +33,10 @@ async def web_server() -> AsyncIterator[RunningServer]:
         yield running
 
 
-async def _finished_table(client: Client) -> tuple[str, str, list[str]]:
+async def _finished_table(client: Client, name: str = "Friday") -> tuple[str, str, list[str]]:
     """A Power Up table of three (Ann, Bea, a bot in seat 2) played to its end by bots standing in for the
     two people (the host's HandSeatToBot); its id, host token and the two seat tokens."""
-    created = await client.create_table("powerup", 3, bots=1, seed=11, name="Friday", turn_seconds=0)
+    created = await client.create_table("powerup", 3, bots=1, seed=11, name=name, turn_seconds=0)
     table_id, host = created.table.table_id, created.host_token
     tokens = [(await client.join(table_id, name)).seat_token for name in ("Ann", "Bea")]
     for seat in (0, 1):
@@ -100,6 +100,12 @@ async def test_play_again_seats_the_same_people_and_bots_at_one_new_table_over_g
         # The new seat token plays at the new table, not the old one's.
         update = await asyncio.wait_for(client.watch(new, joined.seat_token).read(), 10)
         assert update.update.viewer_seat == 1
+
+        # A table without a name of its own gets a new default one, not one naming the old table's id.
+        unnamed, _, (cy, _) = await _finished_table(client, name="")
+        assert (await client.get_table(unnamed)).name.endswith(unnamed)
+        follow = await _again(client, unnamed, (SEAT_TOKEN_KEY, cy))
+        assert follow.table.name.endswith(follow.table.table_id)
 
 
 async def test_play_again_is_refused_without_a_seat_token_or_before_the_end(web_server: RunningServer) -> None:

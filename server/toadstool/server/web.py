@@ -185,9 +185,10 @@ def web_urls(listener: WebListener, addresses: list[str]) -> list[str]:
 
 
 def url_banner(url: str) -> str:
-    """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page."""
+    """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page; then
+    the TV screen's address (the browser client's #/tv: the server's newest game, large, for the room)."""
     import segno  # only when printing the banner: tests and embedded servers never need it
 
     out = io.StringIO()
     segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return f"Play from a browser: {url}\n{out.getvalue()}"
+    return f"Play from a browser: {url}\n{out.getvalue()}On the TV (open in its browser): {url}#/tv"

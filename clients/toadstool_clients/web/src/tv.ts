@@ -250,7 +250,7 @@ export class TvScreen {
       h(
         "header",
         { class: "tv-banner" },
-        h("span", { class: "tv-table" }, `${update.tableName} · ${this.title(update.game)}`),
+        h("span", { class: "tv-table" }, update.tableName.startsWith(this.title(update.game)) ? update.tableName : `${update.tableName} · ${this.title(update.game)}`),
         h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? `${waiting}'s turn` : update.phase),
       ),
       h("div", { class: "tv-board", "aria-label": "the board" }, h("div", { class: "tv-fit" }, board)),

@@ -303,11 +303,13 @@ class TableRegistry:
             raise TableError(
                 ErrorKind.NOT_PLAYING, f"the game at table {finished.table_id} is not over yet: play again after it"
             )
+        # A name of its own is kept; a default one ("UNO Super Mario k7m2qx") names the old id: a new default.
+        default = finished.name == f"{finished.spec.engine.title} {finished.table_id}"
         table, host_token = self.create(
             game=finished.spec.name,
             players=finished.players,
             options=finished.raw_options,
-            name=finished.name,
+            name="" if default else finished.name,
             bot_delay=finished.bot_delay,
             turn_seconds=finished.turn_seconds,
             takeover_seconds=finished.takeover_seconds,
