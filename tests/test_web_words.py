@@ -11,6 +11,7 @@ so its tap goes out on the old version while the first browser's move has alread
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -90,46 +91,65 @@ async def _bea_until_anns_turn(url: str, table_id: str, token: str) -> None:
     raise AssertionError("it never became Ann's turn")
 
 
-def test_a_move_on_an_old_view_shows_the_new_state_and_a_sentence_and_offline_greys_the_table(
-    serve: dict[str, Any], tmp_path: Path
-) -> None:
-    url = serve["url"]
-    request = service_pb2.CreateTableRequest(game="uno", players=2, seed=21, name="Words")
+def _anns_seat_twice(url: str, tmp_path: Path, seed: int) -> tuple[Any, Any, str]:
+    """A two-person UNO table (one hand) at Ann's turn, her seat open in two browsers: the second can be
+    made to lag (HOLD_VIEWS); Bea plays over the Connect protocol. The two browsers and the table's id."""
+    request = service_pb2.CreateTableRequest(game="uno", players=2, seed=seed, name="Words")
     request.options["target"] = "1"
     table_id = create_table(url, request).table.table_id
     first = browser(tmp_path / "profile-1", PHONE)
     second = browser(tmp_path / "profile-2", PHONE)
     try:
-        first.get(f"{url}#/t/{table_id}")
-        wait_for(first, "#join-name").send_keys("Ann")
-        click(first, ".join-panel button.sit")
-        wait_for(first, ".seats .seat.you")
-        bea = httpx.post(
-            f"{url}toadstool.v1.ToadstoolService/JoinTable",
-            json={"tableId": table_id, "name": "Bea"},
-            headers={"content-type": "application/json"},
-            timeout=10,
-        ).json()["seatToken"]
-        asyncio.run(_bea_until_anns_turn(url, table_id, bea))
-        # The same seat in a second browser, lagging on purpose.
-        held = first.execute_script(f"return localStorage.getItem('toadstool:seats:{table_id}')")
-        second.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_VIEWS})
-        second.get(url)
-        second.execute_script(f"localStorage.setItem('toadstool:seats:{table_id}', arguments[0])", held)
-        second.get(f"{url}#/t/{table_id}")
-        for driver in (first, second):
-            deadline = time.monotonic() + 20
-            while _turn(driver) != "Your turn!":
-                assert time.monotonic() < deadline, page_text(driver)
-                time.sleep(0.05)
+        _open_twice(url, table_id, first, second)
+    except BaseException:
+        first.quit()
+        second.quit()
+        raise
+    return first, second, table_id
+
+
+def _open_twice(url: str, table_id: str, first: Any, second: Any) -> None:
+    first.get(f"{url}#/t/{table_id}")
+    wait_for(first, "#join-name").send_keys("Ann")
+    click(first, ".join-panel button.sit")
+    wait_for(first, ".seats .seat.you")
+    bea = httpx.post(
+        f"{url}toadstool.v1.ToadstoolService/JoinTable",
+        json={"tableId": table_id, "name": "Bea"},
+        headers={"content-type": "application/json"},
+        timeout=10,
+    ).json()["seatToken"]
+    asyncio.run(_bea_until_anns_turn(url, table_id, bea))
+    held = first.execute_script(f"return localStorage.getItem('toadstool:seats:{table_id}')")
+    second.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": HOLD_VIEWS})
+    second.get(url)
+    second.execute_script(f"localStorage.setItem('toadstool:seats:{table_id}', arguments[0])", held)
+    second.get(f"{url}#/t/{table_id}")
+    for driver in (first, second):
+        deadline = time.monotonic() + 20
+        while _turn(driver) != "Your turn!":
+            assert time.monotonic() < deadline, page_text(driver)
+            time.sleep(0.05)
+
+
+def _wait_held(driver: Any) -> None:
+    deadline = time.monotonic() + 10
+    while not driver.execute_script("return window.__held.length"):
+        assert time.monotonic() < deadline, "the lagging browser was never sent the new view"
+        time.sleep(0.05)
+
+
+def test_a_move_on_an_old_view_shows_the_new_state_and_a_sentence_and_offline_greys_the_table(
+    serve: dict[str, Any], tmp_path: Path
+) -> None:
+    url = serve["url"]
+    first, second, _ = _anns_seat_twice(url, tmp_path, seed=21)
+    try:
         second.execute_script("window.__hold = true")
         # The first browser moves: a card if one is playable, else a draw.
         move = find(first, ".hand .card.playable") or find(first, ".pile.playable")
         tap(first, move[0])
-        deadline = time.monotonic() + 10
-        while not second.execute_script("return window.__held.length"):
-            assert time.monotonic() < deadline, "the second browser was never sent the new view"
-            time.sleep(0.05)
+        _wait_held(second)
         # The second, still on the old view, draws: refused as stale; once the new view is let through,
         # drawing is no longer Ann's move, and that is said in a sentence.
         assert _turn(second) == "Your turn!"
@@ -166,3 +186,39 @@ def test_a_move_on_an_old_view_shows_the_new_state_and_a_sentence_and_offline_gr
     finally:
         first.quit()
         second.quit()
+
+
+#: A seed whose table comes to Ann's turn with a Skip or Reverse playable: with two at the table, she plays
+#: again after it, so a draw sent on the old view is still her move (found with the engine, 2 of 1-120).
+SKIP_SEED = 2
+
+
+def test_a_move_on_an_old_view_that_is_still_legal_is_sent_again_by_itself(
+    serve: dict[str, Any], tmp_path: Path
+) -> None:
+    first, second, _ = _anns_seat_twice(serve["url"], tmp_path, seed=SKIP_SEED)
+    try:
+        second.execute_script("window.__hold = true")
+        skip = [c for c in find(first, ".hand .card.playable") if re.search(r"Skip|Reverse", c.get_attribute("title"))]
+        assert skip, "the seed gives Ann a playable Skip or Reverse"
+        tap(first, skip[0])
+        _wait_held(second)
+        cards = len(find(second, ".hand .card"))
+        tap(second, wait_for(second, ".pile.playable"))  # refused as stale: kept to be sent again
+        time.sleep(0.5)
+        assert not find(second, ".table-screen .problem"), page_text(second)
+        second.execute_script("window.__release()")
+        # The new view still offers the very same draw: it is sent again, and it is made.
+        deadline = time.monotonic() + 15
+        while not any(t.startswith("you drew") for t in _log(second)):
+            assert time.monotonic() < deadline, f"the draw was not sent again:\n{page_text(second)}"
+            time.sleep(0.1)
+        assert len(find(second, ".hand .card")) == cards, "one card played, one drawn"
+        assert not find(second, ".table-screen .problem"), page_text(second)
+    finally:
+        first.quit()
+        second.quit()
+
+
+def _log(driver: Any) -> list[str]:
+    return list(driver.execute_script("return [...document.querySelectorAll('.log li')].map((li) => li.textContent)"))
