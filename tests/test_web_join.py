@@ -82,6 +82,11 @@ def _seat_names(url: str, table_id: str) -> list[str]:
     return [seat.get("name", "") for seat in answer.json()["table"]["seats"]]
 
 
+def _list_calls(driver: Any) -> int:
+    script = "return performance.getEntriesByType('resource').filter((e) => e.name.endsWith('/ListTables')).length"
+    return int(driver.execute_script(script))
+
+
 def test_a_tables_page_asks_a_name_once_refuses_one_already_there_and_seats_with_one_tap(
     web_url: str, phones: list[Any]
 ) -> None:
@@ -149,6 +154,15 @@ def test_the_lobby_puts_live_tables_first_folds_finished_ones_and_starts_a_table
     first = driver.execute_script("return document.querySelector('.tables > ul > li.table-item')?.dataset.table")
     assert first == waiting, "the live table comes first"
     assert "Finished games (1)" in page_text(driver)
+    # The list is asked for every 2 s and drawn again only when it changed: a keyboard's focus stays put.
+    driver.execute_script(f"document.querySelector(\"li[data-table='{waiting}'] a.watch\").focus()")
+    asked = _list_calls(driver)
+    deadline = time.monotonic() + 20
+    while _list_calls(driver) < asked + 2:
+        assert time.monotonic() < deadline, "the lobby stopped asking for the tables"
+        time.sleep(0.1)
+    focused = driver.execute_script("return document.activeElement.closest('li')?.dataset.table ?? ''")
+    assert focused == waiting, "the lobby's refresh took the focus away"
     click(driver, ".finished .finished-toggle")
     wait_for(driver, f".finished li[data-table='{finished}'] a.watch")
     screenshot(driver, "lobby-finished-open-phone")
