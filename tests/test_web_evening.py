@@ -28,6 +28,7 @@ from web_helpers import (
     screenshot,
     tap,
     text_of,
+    texts_of,
     type_into,
     wait_for,
     web_server,
@@ -90,6 +91,12 @@ def _tap_once(driver: Any) -> bool:
     return False
 
 
+def _hrefs(driver: Any, selector: str) -> list[str]:
+    return list(
+        driver.execute_script("return [...document.querySelectorAll(arguments[0])].map((a) => a.href)", selector)
+    )
+
+
 def _table_of(driver: Any) -> str:
     return str(driver.execute_script("return location.hash.split('/')[2] ?? ''"))
 
@@ -119,7 +126,7 @@ def test_an_evening_tv_three_phones_by_the_qr_codes_a_game_to_its_end_and_play_a
 
     # The TV follows the new table: its QR code and the seats filling up.
     table_link = _until(
-        lambda: next((e.get_attribute("href") for e in find(tv, ".tv-waiting:not(.tv-empty) .invite-link")), None),
+        lambda: next(iter(_hrefs(tv, ".tv-waiting:not(.tv-empty) .invite-link")), None),
         20,
         f"the TV never showed the table's code:\n{page_text(tv)}",
     )
@@ -136,7 +143,7 @@ def test_an_evening_tv_three_phones_by_the_qr_codes_a_game_to_its_end_and_play_a
         wait_for(phone, ".seats .seat.you")
         if name == "Bea":
             _until(
-                lambda: "Bea" in [e.text for e in find(tv, ".tv-seats li.taken")],
+                lambda: "Bea" in texts_of(tv, ".tv-seats li.taken"),
                 10,
                 f"the TV never showed Bea's seat:\n{page_text(tv)}",
             )

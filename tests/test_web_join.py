@@ -18,6 +18,7 @@ from typing import Any
 import httpx
 import pytest
 from web_helpers import (
+    attribute_of,
     browser,
     check_layout,
     choose_game,
@@ -109,8 +110,8 @@ def test_a_tables_page_asks_a_name_once_refuses_one_already_there_and_seats_with
     assert _seat_names(web_url, table_id) == ["Ann", "Bea", ""]
     assert bea.execute_script("return localStorage.getItem('toadstool:name')") == "Bea"
     # The waiting screen carries the invite: the QR code of this very page and its link.
-    invite = wait_for(bea, ".waiting-invite .invite img.qr")
-    assert invite.get_attribute("src").endswith(f"/qr.svg?page=%23%2Ft%2F{table_id}")
+    invite = attribute_of(bea, ".waiting-invite .invite img.qr", "src")
+    assert invite == f"/qr.svg?page=%23%2Ft%2F{table_id}"
     assert text_of(bea, ".waiting-invite .invite-link") == f"{web_url}#/t/{table_id}"
     check_layout(bea, "the waiting screen with its invite", "join-waiting-phone")
     resize(bea, LAPTOP)

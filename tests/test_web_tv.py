@@ -19,7 +19,18 @@ from urllib.parse import parse_qs, urlparse
 
 import httpx
 import pytest
-from web_helpers import browser, create_table, find, page_text, resize, screenshot, wait_for, web_server
+from web_helpers import (
+    attribute_of,
+    browser,
+    create_table,
+    find,
+    page_text,
+    resize,
+    screenshot,
+    texts_of,
+    wait_for,
+    web_server,
+)
 
 from toadstool.api.v1 import service_pb2
 
@@ -105,8 +116,8 @@ def test_each_game_at_its_largest_table_fits_the_tv_without_scrolling(web_url: s
         assert fits["events"] >= 2 * OLD_TYPE * scale, fits
         assert fits["controls"] == [], f"the TV screen holds controls: {fits['controls']}"
         assert fits["clipped"] == [], f"{game} at {size}: cut off: {fits['clipped']}"
-        corner = wait_for(tv, ".tv-corner img.qr")
-        assert parse_qs(urlparse(corner.get_attribute("src")).query)["page"] == [f"#/t/{table_id}/watch"]
+        corner = attribute_of(tv, ".tv-corner img.qr", "src")
+        assert parse_qs(urlparse(corner).query)["page"] == [f"#/t/{table_id}/watch"]
 
 
 def test_the_waiting_screen_shows_the_tables_qr_code_and_the_seats_filling_up(web_url: str, tv: Any) -> None:
@@ -142,7 +153,7 @@ def test_the_waiting_screen_shows_the_tables_qr_code_and_the_seats_filling_up(we
             timeout=10,
         ).raise_for_status()
     deadline = time.monotonic() + 10
-    while [e.text for e in find(tv, ".tv-seats li.taken")] != ["Ann", "Bob"]:
+    while texts_of(tv, ".tv-seats li.taken") != ["Ann", "Bob"]:
         assert time.monotonic() < deadline, page_text(tv)
         time.sleep(0.05)
     assert len(find(tv, ".tv-seats li.open")) == 2

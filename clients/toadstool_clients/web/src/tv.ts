@@ -310,6 +310,10 @@ export class TvScreen {
           ),
         ),
       ),
+      // How it ended, in the game's own words (the hand's result, the last round's scores, who went out).
+      this.events.length > 1
+        ? h("ol", { class: "tv-final", "aria-label": "how it ended" }, ...this.events.slice(0, -1).reverse().slice(0, 3).map((e) => h("li", {}, e)))
+        : null,
       rest.length
         ? h("p", { class: "tv-rest" }, rest.map((p) => `${ordinal(p.place)} ${p.name}${p.score !== null ? ` (${p.score})` : ""}`).join(" · "))
         : null,
