@@ -133,6 +133,8 @@ def test_the_waiting_screen_shows_the_tables_qr_code_and_the_seats_filling_up(we
     link = wait_for(tv, ".tv-waiting .invite-link")
     assert link.text == f"{web_url}#/t/{table_id}"
     assert len(find(tv, ".tv-seats li.open")) == 4
+    wait_for(tv, "main.tv[data-awake=yes]")  # the Screen Wake Lock is held
+    assert find(tv, "button.tv-fullscreen"), "full screen is offered"
     for label, size in TV_SIZES.items():
         resize(tv, size)
         time.sleep(0.2)

@@ -65,6 +65,7 @@ export class TvScreen {
     this.stopped = true;
     this.connection?.abort();
     document.documentElement.classList.remove("tv-page");
+    delete this.root.dataset.awake;
     document.removeEventListener("visibilitychange", this.onVisible);
     document.removeEventListener("fullscreenchange", this.onResize);
     window.removeEventListener("resize", this.onResize);
@@ -75,7 +76,13 @@ export class TvScreen {
     const lock = (navigator as Navigator & { wakeLock?: { request(type: "screen"): Promise<WakeLock> } }).wakeLock;
     if (!lock || document.hidden) return;
     try {
-      this.wakeLock = await lock.request("screen");
+      const held = await lock.request("screen");
+      this.wakeLock = held;
+      // Said on the page (tests read it); the system may release the lock, e.g. when the tab is hidden.
+      this.root.dataset.awake = "yes";
+      (held as unknown as EventTarget).addEventListener?.("release", () => {
+        if (!this.stopped) this.root.dataset.awake = "no";
+      });
     } catch {
       // Refused (no user gesture yet, or a battery saver): the screen then sleeps as it would have.
     }
