@@ -333,12 +333,18 @@ export class TvScreen {
     const box = this.root.querySelector<HTMLElement>(".tv-board");
     const inner = box?.querySelector<HTMLElement>(".tv-fit");
     if (!box || !inner) return;
+    const fits = () => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1;
     let zoom = 2.4;
+    inner.style.removeProperty("width");
     inner.style.setProperty("zoom", String(zoom));
-    for (let i = 0; i < 24 && zoom > 0.3; i++) {
-      if (box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1) break;
+    for (let i = 0; i < 24 && zoom > 0.6 && !fits(); i++) {
       zoom *= 0.9;
       inner.style.setProperty("zoom", String(zoom));
+    }
+    // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
+    // alone: then it is given less width too.
+    for (let width = 0.9; width > 0.25 && !fits(); width *= 0.9) {
+      inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
 }
