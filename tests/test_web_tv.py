@@ -184,3 +184,23 @@ def test_the_server_wide_tv_follows_the_newest_game_and_ends_on_a_podium(web_url
     again = _create(web_url, "uno", 3, 0)
     assert again != table_id
     wait_for(tv, f".tv-waiting .invite img.qr[src*='{again}']", seconds=20)
+
+
+def test_with_lowest_wins_the_ranking_and_the_podium_put_the_lowest_totals_first(web_url: str, tv: Any) -> None:
+    request = service_pb2.CreateTableRequest(game="uno", players=4, bots=4, seed=5, name="low", bot_delay_ms=0)
+    request.options.update({"target": "1", "lowest_wins": "true"})
+    table_id = create_table(web_url, request).table.table_id
+    tv.get(f"{web_url}#/t/{table_id}/watch")
+    wait_for(tv, ".outcome .ranking", seconds=60)
+    scores = [int(t.split()[0]) for t in texts_of(tv, ".outcome .ranking li .score")]
+    assert len(set(scores[1:])) > 1, f"the seed gives no order to check: {scores}"
+    assert scores[1:] == sorted(scores[1:]), f"after the winner, lowest totals first: {scores}"
+    assert scores[0] == min(scores), scores
+    tv.get(f"{web_url}#/t/{table_id}/tv")
+    wait_for(tv, ".tv-podium .podium .place-1")
+    script = (
+        "return [...document.querySelectorAll('.podium .step')]"
+        ".map((e) => [parseInt(e.className.split('place-')[1]), e.querySelector('.score').textContent])"
+    )
+    podium = {int(place): int(score.split()[0]) for place, score in tv.execute_script(script)}
+    assert podium[1] == min(scores), podium

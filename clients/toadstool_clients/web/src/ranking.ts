@@ -1,5 +1,5 @@
-// The end of a game in order: who won, then everyone else by score (in every game of ours a higher score
-// is better: points, laps, Extra Lives), ties keeping seat order. Drawn as the table's ranking and the
+// The end of a game in order: who won, then everyone else by score (higher is better: points, laps, Extra
+// Lives; lower only in UNO's lowest_wins variant, the table's option), ties keeping seat order. Drawn as the table's ranking and the
 // TV's podium; the game's own summary (the outcome's text) goes beside it.
 
 import type { Update } from "./gen/toadstool/v1/table_pb";
@@ -15,11 +15,17 @@ export interface Placed {
   bot: boolean;
 }
 
-export function ranking(update: Update): Placed[] {
+/** Whether the table's options make the lowest score the best (UNO's lowest_wins). */
+export function lowerWins(options: Record<string, string> | undefined): boolean {
+  return options?.["lowest_wins"] === "true";
+}
+
+export function ranking(update: Update, lower = false): Placed[] {
   const winners = new Set(update.outcome?.winners ?? []);
   const score = (seat: number): number | null => (update.scores.length ? Number(update.scores[seat] ?? 0) : null);
   const seats = update.seats.filter((s) => s.kind !== SeatKind.EMPTY).map((s) => s.index);
-  seats.sort((a, b) => Number(winners.has(b)) - Number(winners.has(a)) || (score(b) ?? 0) - (score(a) ?? 0) || a - b);
+  const better = (a: number, b: number) => (lower ? (score(a) ?? 0) - (score(b) ?? 0) : (score(b) ?? 0) - (score(a) ?? 0));
+  seats.sort((a, b) => Number(winners.has(b)) - Number(winners.has(a)) || better(a, b) || a - b);
   const placed: Placed[] = [];
   seats.forEach((seat, i) => {
     const previous = placed[i - 1];
@@ -36,11 +42,11 @@ export function ranking(update: Update): Placed[] {
 }
 
 /** The ranking as a list: place, name, score. */
-export function rankingList(update: Update): HTMLElement {
+export function rankingList(update: Update, lower = false): HTMLElement {
   return h(
     "ol",
     { class: "ranking", "aria-label": "final ranking" },
-    ...ranking(update).map((p) =>
+    ...ranking(update, lower).map((p) =>
       h(
         "li",
         { class: `place-${p.place}${update.viewerSeat === p.seat ? " you" : ""}`, "data-seat": p.seat },

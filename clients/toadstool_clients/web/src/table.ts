@@ -32,7 +32,7 @@ import type { LoggedEvent } from "./display";
 import { announce } from "./announce";
 import { joinPanel, nameProblem } from "./join";
 import { invite } from "./qr";
-import { rankingList } from "./ranking";
+import { lowerWins, rankingList } from "./ranking";
 import { isConnectionProblem, plainWords } from "./words";
 
 const LOG_LENGTH = 60;
@@ -59,6 +59,8 @@ export class TableScreen {
   /** Once the game is over: the timer that asks whether its people chose to play again (next_table_id). */
   private nextTimer: number | undefined;
   private movingOn = false;
+  /** The table's options make the lowest score the best (UNO's lowest_wins): the ranking's order. */
+  private lowerWins = false;
   private stopped = false;
   /** The open stream's abort: stopping the screen, or hiding the tab, closes it. */
   private connection: AbortController | null = null;
@@ -104,6 +106,13 @@ export class TableScreen {
     document.addEventListener("visibilitychange", this.onVisibility);
     this.narrow.addEventListener("change", this.onWidth);
     void this.follow();
+    void api.getTable({ tableId: this.tableId }).then(
+      ({ table }) => {
+        this.lowerWins = lowerWins(table?.options);
+        if (this.lowerWins && this.update && !this.stopped) this.render();
+      },
+      () => undefined, // the stream says what is wrong with the connection
+    );
     this.render();
   }
 
@@ -464,7 +473,7 @@ export class TableScreen {
       "section",
       { class: "outcome", role: "status", "aria-label": "the end of the game" },
       h("strong", { class: "outcome-title" }, winners ? `${winners} won!` : "Game over"),
-      rankingList(update),
+      rankingList(update, this.lowerWins),
       outcome.summary ? h("p", { class: "summary" }, outcome.summary) : null,
       this.mode === "display"
         ? null

@@ -14,7 +14,7 @@ import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
 import { seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
-import { ordinal, ranking } from "./ranking";
+import { lowerWins, ordinal, ranking } from "./ranking";
 
 const EVENTS_SHOWN = 4;
 const POLL_MS = 2500;
@@ -32,6 +32,8 @@ export class TvScreen {
   private connection: AbortController | null = null;
   private wakeLock: WakeLock | null = null;
   private offline = false;
+  /** The shown table's options make the lowest score the best (UNO's lowest_wins). */
+  private lowerWins = false;
   private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, "Full screen");
   private readonly onVisible = (): void => {
     if (!document.hidden) void this.keepAwake();
@@ -142,6 +144,14 @@ export class TvScreen {
   /** Watch one table until it finishes (then return) or the screen is closed. */
   private async watch(tableId: string): Promise<void> {
     let since: bigint | undefined;
+    this.lowerWins = false;
+    void api.getTable({ tableId }).then(
+      ({ table }) => {
+        this.lowerWins = lowerWins(table?.options);
+        if (this.lowerWins && this.update && !this.stopped) this.render();
+      },
+      () => undefined,
+    );
     let delay = 500;
     while (!this.stopped) {
       const connection = new AbortController();
@@ -293,7 +303,7 @@ export class TvScreen {
   }
 
   private podium(update: Update): HTMLElement {
-    const placed = ranking(update);
+    const placed = ranking(update, this.lowerWins);
     const outcome = update.outcome;
     const top = placed.slice(0, 3);
     const rest = placed.slice(3);
