@@ -347,7 +347,9 @@ async def _call(world: World, method: str, request: Any, metadata: tuple[tuple[s
         world.last_refusal = error.code()
         return None
     for response in responses:
-        check_no_secret(response.SerializeToString(), world.secrets, method)
+        # PlayAgain answers a retry with the seat (and host) token it issued before: that one is its own.
+        own = {response.seat_token, response.host_token} if method == "PlayAgain" else set()
+        check_no_secret(response.SerializeToString(), world.secrets - own, method)
     if method in ("Watch", "GetHistory"):
         assert allowed, f"{method} answered for a token that is not valid at table {table_id}: {metadata!r}"
         table = world.server.registry.tables[table_id]
@@ -373,6 +375,8 @@ def _note_success(
         world.secrets.add(response.host_token)
     elif method == "JoinTable":
         world.secrets.add(response.seat_token)
+    elif method == "PlayAgain":
+        world.secrets |= {response.seat_token, response.host_token} - {""}
     elif method == "IssueDeviceToken":
         world.secrets.add(response.device_token)
         if table_id == world.table_id:

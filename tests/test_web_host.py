@@ -25,9 +25,11 @@ from web_helpers import (
     ConnectError,
     WebClient,
     browser,
+    choose_game,
     click,
     create_table,
     find,
+    more_options,
     page_text,
     resize,
     screenshot,
@@ -73,8 +75,10 @@ def _create_uno(driver: Any, url: str, players: int, bots: int, by_hand: bool = 
     """As Ann in the lobby: a UNO table (one hand, to 1 point) created and sat at; its id."""
     driver.get(url)
     type_into(driver, "#name", "Ann")
+    choose_game(driver, "uno")
     type_into(driver, "input[name=players]", str(players))
     type_into(driver, "input[name=bots]", str(bots))
+    more_options(driver)
     type_into(driver, "input[name=target]", "1")
     if by_hand:
         click(driver, "input[name=manual_start]")
@@ -112,6 +116,8 @@ def _controls(driver: Any) -> list[str]:
 
 def test_the_creators_browser_is_offered_the_lobby_controls_and_a_guest_none(web_url: str, ann: Any, bea: Any) -> None:
     ann.get(web_url)
+    choose_game(ann, "uno")
+    more_options(ann)
     takeover = wait_for(ann, "input[name=takeover_seconds]")
     assert takeover.get_attribute("value") == "60", "tables from the browser default to a 60 s takeover"
     table_id = _create_uno(ann, web_url, players=3, bots=0, by_hand=True)

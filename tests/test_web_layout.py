@@ -23,15 +23,16 @@ from typing import Any
 
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
-from selenium.webdriver.support.ui import Select
 from web_helpers import (
     PHONE,
     WebClient,
     browser,
     check_layout,
+    choose_game,
     click,
     create_table,
     find,
+    more_options,
     new_states,
     page_text,
     tap,
@@ -163,15 +164,15 @@ def test_the_lobbys_form_for_every_game_and_a_table_waiting_for_players_fit_a_ph
     driver = chromium
     driver.get(web_url)
     type_into(driver, "#name", "Ann")
-    picker = wait_for(driver, "form select[name=game]")
-    games = [str(option.get_attribute("value")) for option in Select(picker).options]
+    wait_for(driver, ".game-card")
+    games = [str(card.get_attribute("data-game")) for card in find(driver, ".game-card")]
     assert set(GAMES) <= set(games), games
     for game in games:
-        Select(wait_for(driver, "form select[name=game]")).select_by_value(game)
-        wait_for(driver, f"form select[name=game] option[value='{game}']:checked")
+        choose_game(driver, game)
+        more_options(driver)
         check_layout(driver, f"the lobby's form for {game}", f"layout-lobby-form-{game}")
     # A table of three with one more person to come: the host's view while it waits.
-    Select(wait_for(driver, "form select[name=game]")).select_by_value("uno")
+    choose_game(driver, "uno")
     type_into(driver, "input[name=players]", "3")
     type_into(driver, "input[name=bots]", "1")
     click(driver, "form button[type=submit]")

@@ -394,13 +394,14 @@ def test_serve_prints_the_web_url_with_a_qr_code_and_answers_curl_there(tmp_path
     try:
         printed = output.read_text()
         for _ in range(100):
-            if "Play from a browser" in printed and "▀" in printed:
+            if "Play from a browser" in printed and "On the TV" in printed:
                 break
             subprocess.run(["sleep", "0.05"], check=True, timeout=5)
             printed = output.read_text()
         web = re.search(r"Web client listening on (\S+:\d+)", printed)
         assert web, printed
         assert re.search(r"Play from a browser: http://127\.0\.0\.1:\d+/", printed), printed
+        assert re.search(r"On the TV \(open in its browser\): http://127\.0\.0\.1:\d+/#/tv", printed), printed
         assert "▀" in printed or "█" in printed, "a QR code drawn with block characters"
         answer = subprocess.run(
             [

@@ -423,3 +423,44 @@ def check_layout(driver: Any, where: str, shot: str | None = None) -> None:
         resize(driver, PHONE)
     problems = [f"phone: {p}" for p in phone] + [f"laptop: {p}" for p in laptop]
     assert not problems, f"{where}:\n" + "\n".join(problems) + f"\n{page_text(driver)}"
+
+
+# --- The lobby's new-table flow (lobby.ts): a game's card, then players and bots, the rest under More options
+
+
+def choose_game(driver: Any, game: str) -> None:
+    """Tap the game's card in the lobby and wait for its form (players, bots, More options)."""
+    click(driver, f".game-card[data-game='{game}']")
+    wait_for(driver, f".game-card.chosen[data-game='{game}']")
+    wait_for(driver, "form.create-details input[name=players]")
+
+
+def more_options(driver: Any) -> None:
+    """Open the new-table form's "More options" (the game's options, the clocks, start by hand)."""
+    if driver.execute_script("return document.querySelector('.more-fields')?.hidden ?? true"):
+        click(driver, ".more-options .more-toggle")
+    wait_for(driver, ".more-fields:not([hidden])")
+
+
+def attribute_of(driver: Any, selector: str, name: str, seconds: float = 10.0) -> str:
+    """An attribute of the first element matching `selector`, read in one script (the page may redraw it
+    between finding and reading); waits at most `seconds` for it."""
+    deadline = time.monotonic() + seconds
+    while True:
+        value = driver.execute_script(
+            "const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null",
+            selector,
+            name,
+        )
+        if value is not None:
+            return str(value)
+        assert time.monotonic() < deadline, f"{selector!r} never appeared; the page says:\n{page_text(driver)}"
+        time.sleep(0.05)
+
+
+def texts_of(driver: Any, selector: str) -> list[str]:
+    """The texts of every element matching `selector`, read in one script."""
+    found = driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map((e) => e.innerText)", selector
+    )
+    return [str(text) for text in found]

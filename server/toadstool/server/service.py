@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import inspect
 import logging
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
@@ -19,14 +20,14 @@ from typing import Any, cast
 import grpc
 
 from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
-from toadstool.api.v1 import service_pb2, service_pb2_grpc
+from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.store import DiskUnavailable
 from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry, hosting
-from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID
+from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID, SeatKind
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +156,14 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         table.require_host(_metadata(context, HOST_TOKEN_KEY))
         return table
 
+    def _info(self, table: Table) -> table_pb2.TableInfo:
+        """The table as listed, naming its follow-up once its people chose to play again (PlayAgain)."""
+        info = messages.table_info(table)
+        found = self.registry.next_table(table.table_id)
+        if found is not None:
+            info.next_table_id = found[0].table_id
+        return info
+
     def _seat(self, table: Table, context: grpc.aio.ServicerContext) -> int:
         token = _metadata(context, SEAT_TOKEN_KEY)
         if not token:
@@ -202,13 +211,13 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def ListTables(
         self, request: service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.ListTablesResponse:
-        return service_pb2.ListTablesResponse(tables=[messages.table_info(t) for t in self.registry.tables.values()])
+        return service_pb2.ListTablesResponse(tables=[self._info(t) for t in self.registry.tables.values()])
 
     @_maps_errors
     async def GetTable(
         self, request: service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.GetTableResponse:
-        return service_pb2.GetTableResponse(table=messages.table_info(self._table(request.table_id)))
+        return service_pb2.GetTableResponse(table=self._info(self._table(request.table_id)))
 
     @_maps_errors
     async def JoinTable(
@@ -264,6 +273,31 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         table = self._hosted_table(request.table_id, context)
         hosting.end(table, hosting.ENDED_BY_HOST)
         return service_pb2.EndTableResponse(table=messages.table_info(table))
+
+    @_maps_errors
+    async def PlayAgain(
+        self, request: service_pb2.PlayAgainRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.PlayAgainResponse:
+        finished = self._table(request.table_id)
+        seat = self._seat(finished, context)
+        if self.registry.next_table(finished.table_id) is None:  # only a call that creates counts as one
+            client = client_of(context.peer())
+            unfinished = {t.table_id for t in self.registry.tables.values() if t.status is not Status.FINISHED}
+            self.guard.check_new_table(client, unfinished)
+            table, host_token = self.registry.play_again(finished)
+            self.guard.table_created(client, table.table_id)
+        else:
+            table, host_token = self.registry.play_again(finished)
+        # The join's request id comes from the caller's old seat token, so a retry (a lost answer, a second
+        # tab of the same seat) gets the same seat and token back; it is as secret as the token it is made of.
+        request_id = hashlib.sha256(b"play again:" + _metadata(context, SEAT_TOKEN_KEY).encode()).hexdigest()
+        # Their own seat, unless someone took it meanwhile (from the lobby): then the first open one.
+        wanted = seat if table.seats[seat].kind is SeatKind.EMPTY else None
+        index, token = table.join(finished.seats[seat].name, wanted, request_id=request_id)
+        response = service_pb2.PlayAgainResponse(table=self._info(table), seat=index, seat_token=token)
+        if finished.is_host(_metadata(context, HOST_TOKEN_KEY)):
+            response.host_token = host_token
+        return response
 
     @_maps_errors
     async def LeaveTable(

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
-from toadstool.server import web_accept, web_assets, web_http, web_socket
+from toadstool.server import web_accept, web_assets, web_http, web_qr, web_socket
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
 
@@ -39,6 +39,7 @@ class WebApp:
     def __init__(self, service: ToadstoolService, assets_root: Path | None) -> None:
         self.api = ConnectApp(service)
         self.assets = web_assets.AssetsApp(web_assets.load(assets_root))
+        self.qr = web_qr.QrApp()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
@@ -51,6 +52,8 @@ class WebApp:
             return  # no lifespan: uvicorn runs with lifespan="off" and answers it itself
         if scope["path"].startswith(PREFIX):
             await self.api(scope, receive, send)
+        elif scope["path"] == web_qr.PATH:
+            await self.qr(scope, receive, send)
         else:
             await self.assets(scope, receive, send)
 
@@ -182,9 +185,10 @@ def web_urls(listener: WebListener, addresses: list[str]) -> list[str]:
 
 
 def url_banner(url: str) -> str:
-    """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page."""
+    """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page; then
+    the TV screen's address (the browser client's #/tv: the server's newest game, large, for the room)."""
     import segno  # only when printing the banner: tests and embedded servers never need it
 
     out = io.StringIO()
     segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return f"Play from a browser: {url}\n{out.getvalue()}"
+    return f"Play from a browser: {url}\n{out.getvalue()}On the TV (open in its browser): {url}#/tv"

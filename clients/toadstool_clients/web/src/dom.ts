@@ -19,6 +19,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Attrs = 
     else if (key === "onchange") element.addEventListener("change", value as EventListener);
     else if (key === "onsubmit") element.addEventListener("submit", value as EventListener);
     else if (key === "class") element.className = String(value);
+    // Through the CSSOM: the page's Content-Security-Policy refuses style attributes ("--rows:4;...").
+    else if (key === "style") for (const rule of String(value).split(";")) setStyle(element, rule);
     else if (key === "value" && "value" in element) (element as HTMLInputElement).value = String(value);
     else if (key === "checked" && "checked" in element) (element as HTMLInputElement).checked = Boolean(value);
     else element.setAttribute(key, value === true ? "" : String(value));
@@ -38,4 +40,9 @@ export function append(parent: Node, children: Child[]): void {
 export function replace(parent: Element, ...children: Child[]): void {
   parent.replaceChildren();
   append(parent, children);
+}
+
+function setStyle(element: HTMLElement, rule: string): void {
+  const colon = rule.indexOf(":");
+  if (colon > 0) element.style.setProperty(rule.slice(0, colon).trim(), rule.slice(colon + 1).trim());
 }

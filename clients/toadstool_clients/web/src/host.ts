@@ -1,6 +1,7 @@
 // The host's controls at a table (issue #25): start now, add a bot, remove a seat, let a bot play a seat,
 // end the table. Offered only in a browser that holds the table's host token (kept by the lobby when it
-// created the table, storage.ts); the server decides: every refusal is shown as the server's own message.
+// created the table, storage.ts); the server decides: every refusal is shown as the server's own message (a lost connection in plain
+// words, words.ts).
 // Removing a seat and ending the table are confirmed first. Not for the table display (a shared screen
 // holds no controls) and never for deciding what is legal in the game itself.
 
@@ -9,6 +10,7 @@ import type { Seat, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { api, hostHeaders } from "./api";
 import { h } from "./dom";
+import { isConnectionProblem, plainWords } from "./words";
 
 /** One control: its label, whether it must be confirmed (and the question then asked), and its call. */
 interface Control {
@@ -142,7 +144,8 @@ export class HostControls {
     try {
       await control.call();
     } catch (error) {
-      this.report(ConnectError.from(error).rawMessage);
+      // The server's refusals here are written for people (a full table); a lost connection is not.
+      this.report(isConnectionProblem(error) ? plainWords(error) : ConnectError.from(error).rawMessage);
     } finally {
       this.busy = false;
       this.redraw();

@@ -1,111 +1,196 @@
-// The lobby: the person's name, the tables (listed live: refreshed every few seconds), a seat to take or a
-// table to watch, and a form that creates a table of any game with its options and bots, with the contract's
-// LAN defaults shown (a bot plays a disconnected person's seat after DEFAULT_TAKEOVER_SECONDS). The browser
-// that creates a table keeps its host token (storage.ts): the table screen then offers the host's controls.
+// The lobby, for people: your name, the live tables first (your own seat, a tap to sit, to watch or to
+// show it on the TV), finished games folded away (and gone from this device's list a day after it first saw
+// them finished), and a new table that starts from the games (a picture and a line each), then players and
+// bots, with everything else under "More options" (the contract's LAN defaults: a bot plays a disconnected
+// person's seat after DEFAULT_TAKEOVER_SECONDS). The browser that creates a table keeps its host token
+// (storage.ts): the table screen then offers the host's controls and the invite.
 
-import { ConnectError } from "@connectrpc/connect";
 import type { GameInfo, TableInfo } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { api, DEFAULT_TAKEOVER_SECONDS, requestId } from "./api";
 import { h, replace } from "./dom";
+import { nameProblem } from "./join";
+import { DESCRIPTIONS, gamePicture } from "./pictures";
 import { chooseSeat, heldSeats, holdSeat, savedName, saveHostToken, saveName } from "./storage";
+import { isConnectionProblem, plainWords } from "./words";
 
 const REFRESH_MS = 2000;
-const STATUS: Record<number, string> = {
-  [TableStatus.LOBBY]: "waiting for players",
-  [TableStatus.PLAYING]: "playing",
-  [TableStatus.FINISHED]: "finished",
-};
+/** How long a finished table stays in this device's list after it first saw it finished. */
+const FINISHED_SHOWN_MS = 24 * 3600 * 1000;
+const FINISHED_SEEN = "toadstool:finished-seen";
 
 export class LobbyScreen {
   private games: GameInfo[] = [];
   private tables: TableInfo[] = [];
+  private shownKey = "";
+  /** Finished games are folded away until asked for. */
+  private finishedOpen = false;
   private timer: number | undefined;
+  private stopped = false;
+  /** A refusal or a lost connection, in words; the connection's goes with the next answer. */
   private problem = "";
   private chosenGame = "";
+  private readonly nameInput = h("input", {
+    id: "name",
+    name: "name",
+    maxlength: 40,
+    autocomplete: "nickname",
+    placeholder: "Type your name",
+    value: savedName(),
+    oninput: (event: Event) => saveName((event.target as HTMLInputElement).value.trim()),
+  });
+  private readonly nameProblem = h("p", { class: "problem name-problem", id: "name-problem", role: "alert", hidden: true });
   private readonly list = h("section", { class: "tables", "aria-label": "tables" });
-  private readonly form = h("section", { class: "create" });
+  private readonly form = h("section", { class: "create", "aria-label": "new table" });
 
   constructor(private readonly root: HTMLElement) {}
 
   async start(): Promise<void> {
     this.root.className = "screen lobby-screen";
-    const name = h("input", {
-      id: "name",
-      name: "name",
-      maxlength: 40,
-      autocomplete: "nickname",
-      placeholder: "Your name",
-      value: savedName(),
-      oninput: (event: Event) => saveName((event.target as HTMLInputElement).value.trim()),
-    });
     replace(
       this.root,
-      h("header", { class: "lobby-header" }, h("h1", {}, "Toadstool"), h("label", { class: "name-field" }, "Name ", name)),
+      h(
+        "header",
+        { class: "lobby-header" },
+        h("h1", {}, "Toadstool"),
+        h("label", { class: "name-field", for: "name" }, "Your name"),
+        this.nameInput,
+        h("a", { class: "button show-tv", href: "#/tv" }, "Show on TV"),
+        this.nameProblem,
+      ),
       this.list,
       this.form,
     );
+    // Both first calls at once: on a weak Wi-Fi each round trip is a noticeable wait.
+    const games = api.listGames({});
+    const tables = this.refresh();
     try {
-      this.games = (await api.listGames({})).games;
-      this.chosenGame = this.games[0]?.name ?? "";
+      this.games = (await games).games;
     } catch (error) {
-      this.problem = ConnectError.from(error).rawMessage;
+      this.problem = plainWords(error);
     }
+    if (this.stopped) return;
     this.renderForm();
-    await this.refresh();
+    this.shownKey = ""; // the list again, now with the games' titles
+    this.renderTables();
+    await tables;
   }
 
   stop(): void {
+    this.stopped = true;
     window.clearTimeout(this.timer);
   }
 
   private async refresh(): Promise<void> {
     try {
       this.tables = (await api.listTables({})).tables;
-      this.problem = "";
+      if (isConnectionProblem(this.problemCause)) this.problem = "";
+      this.problemCause = null;
     } catch (error) {
-      this.problem = ConnectError.from(error).rawMessage;
+      this.problem = plainWords(error);
+      this.problemCause = error;
     }
+    if (this.stopped) return;
     this.renderTables();
     this.timer = window.setTimeout(() => void this.refresh(), REFRESH_MS);
   }
+
+  private problemCause: unknown = null;
 
   private title(game: string): string {
     return this.games.find((g) => g.name === game)?.title ?? game;
   }
 
+  /** The name typed, or "" after saying why it will not do (focusing the field). */
+  private name(seats: readonly { kind: SeatKind; name: string }[] = []): string {
+    const name = this.nameInput.value.trim();
+    const problem = nameProblem(name, seats);
+    this.nameProblem.textContent = problem;
+    this.nameProblem.hidden = !problem;
+    if (problem) {
+      this.nameInput.setAttribute("aria-describedby", "name-problem");
+      this.nameInput.focus();
+      return "";
+    }
+    this.nameInput.removeAttribute("aria-describedby");
+    saveName(name);
+    return name;
+  }
+
   private renderTables(): void {
-    const shown = this.tables.filter((t) => t.status !== TableStatus.FINISHED || heldSeats(t.tableId).length);
+    const seen = finishedSeen(this.tables);
+    const live = this.tables.filter((t) => t.status !== TableStatus.FINISHED);
+    // Waiting tables first (a seat to take), then those playing; yours first among each.
+    live.sort((a, b) => rank(a) - rank(b));
+    const finished = this.tables.filter((t) => t.status === TableStatus.FINISHED && Date.now() - (seen[t.tableId] ?? 0) < FINISHED_SHOWN_MS);
+    // Redraw only when something shown changed: a redraw every 2 s would take the focus of a keyboard user.
+    const key = JSON.stringify([this.problem, live.map(keyOf), finished.map(keyOf)]);
+    if (key === this.shownKey) return;
+    this.shownKey = key;
     replace(
       this.list,
       h("h2", {}, "Tables"),
       this.problem ? h("p", { class: "problem", role: "alert" }, this.problem) : null,
-      shown.length ? null : h("p", { class: "hint" }, "No tables yet: create one below."),
-      h("ul", {}, ...shown.map((t) => this.tableItem(t))),
+      live.length ? null : h("p", { class: "hint" }, "No game is on: start one below."),
+      live.length ? h("ul", {}, ...live.map((t) => this.tableItem(t))) : null,
+      finished.length
+        ? h(
+            "section",
+            { class: "finished", "aria-label": "finished games" },
+            h(
+              "button",
+              {
+                type: "button",
+                class: "finished-toggle",
+                "aria-expanded": String(this.finishedOpen),
+                onclick: () => {
+                  this.finishedOpen = !this.finishedOpen;
+                  this.shownKey = "";
+                  this.renderTables();
+                },
+              },
+              `Finished games (${finished.length}) ${this.finishedOpen ? "▾" : "▸"}`,
+            ),
+            this.finishedOpen ? h("ul", {}, ...finished.map((t) => this.finishedItem(t))) : null,
+          )
+        : null,
     );
   }
 
   private tableItem(table: TableInfo): HTMLElement {
     const held = heldSeats(table.tableId);
-    const open = table.seats.filter((s) => s.kind === SeatKind.EMPTY);
+    const open = table.seats.some((s) => s.kind === SeatKind.EMPTY);
+    const status = table.status === TableStatus.LOBBY ? `waiting for ${table.openSeats} more` : "playing";
     return h(
       "li",
-      { class: "table-item", "data-table": table.tableId },
-      h("div", { class: "table-name" }, table.name),
-      h("div", { class: "table-meta" }, `${this.title(table.game)} · ${STATUS[table.status] ?? ""}`),
-      h("div", { class: "table-seats" }, table.seats.map((s) => (s.kind === SeatKind.EMPTY ? "(empty)" : s.name)).join(", ")),
+      { class: `table-item${held.length ? " yours" : ""}`, "data-table": table.tableId },
+      h("div", { class: "table-title" }, gamePicture(table.game, 48), h("div", { class: "table-name" }, table.name)),
+      h("div", { class: "table-meta" }, `${this.title(table.game)} · ${status}`),
+      h(
+        "div",
+        { class: "table-seats" },
+        table.seats.map((s) => (s.kind === SeatKind.EMPTY ? "open seat" : s.kind === SeatKind.BOT ? `${s.name} (bot)` : s.name)).join(" · "),
+      ),
       h(
         "div",
         { class: "table-actions" },
         ...held.map((seat) =>
-          h("button", { class: "primary resume", onclick: () => this.resume(table.tableId, seat) }, `Resume as ${seat.name}`),
+          h("button", { class: "primary resume", onclick: () => this.resume(table.tableId, seat) }, `Back to my seat (${seat.name})`),
         ),
-        ...open.map((seat) =>
-          h("button", { class: "join", onclick: () => void this.join(table.tableId, seat.index) }, `Sit at seat ${seat.index + 1}`),
-        ),
+        open && !held.length ? h("button", { class: "primary join", onclick: () => void this.join(table) }, "Sit down") : null,
         h("a", { class: "button watch", href: `#/t/${table.tableId}/watch` }, "Watch"),
-        h("a", { class: "button display", href: `#/t/${table.tableId}/display` }, "Table display"),
+        h("a", { class: "button show-tv", href: `#/t/${table.tableId}/tv` }, "Show on TV"),
       ),
+    );
+  }
+
+  private finishedItem(table: TableInfo): HTMLElement {
+    return h(
+      "li",
+      { class: "table-item done", "data-table": table.tableId },
+      h("span", { class: "table-name" }, table.name),
+      h("span", { class: "table-meta" }, ` · ${this.title(table.game)}`),
+      h("a", { class: "button watch", href: `#/t/${table.tableId}${heldSeats(table.tableId).length ? "" : "/watch"}` }, "See the end"),
     );
   }
 
@@ -114,27 +199,59 @@ export class LobbyScreen {
     location.hash = `#/t/${tableId}`;
   }
 
-  private async join(tableId: string, seat?: number): Promise<void> {
-    const name = savedName() || "Player";
+  private async join(table: TableInfo, seat?: number): Promise<void> {
+    const name = this.name(table.seats);
+    if (!name) return;
     try {
-      const joined = await api.joinTable({ tableId, name, seat, requestId: requestId() });
-      holdSeat(tableId, { seat: joined.seat, name, token: joined.seatToken });
-      location.hash = `#/t/${tableId}`;
+      const joined = await api.joinTable({ tableId: table.tableId, name, seat, requestId: requestId() });
+      holdSeat(table.tableId, { seat: joined.seat, name, token: joined.seatToken });
+      location.hash = `#/t/${table.tableId}`;
     } catch (error) {
-      this.problem = ConnectError.from(error).rawMessage;
+      this.problem = plainWords(error);
+      this.problemCause = error;
+      this.shownKey = "";
       this.renderTables();
     }
   }
 
   private renderForm(): void {
-    const game = this.games.find((g) => g.name === this.chosenGame);
-    if (!game) {
-      replace(this.form, h("h2", {}, "New table"), h("p", {}, this.problem || "No games"));
+    if (!this.games.length) {
+      replace(this.form, h("h2", {}, "New table"), h("p", { class: "problem" }, this.problem || "This server offers no games."));
       return;
     }
+    const game = this.games.find((g) => g.name === this.chosenGame);
+    const cards = h(
+      "div",
+      { class: "game-cards", role: "radiogroup", "aria-label": "the game" },
+      ...this.games.map((g) =>
+        h(
+          "button",
+          {
+            type: "button",
+            class: `game-card${g.name === this.chosenGame ? " chosen" : ""}`,
+            role: "radio",
+            "aria-checked": g.name === this.chosenGame ? "true" : "false",
+            "data-game": g.name,
+            onclick: () => {
+              this.chosenGame = g.name;
+              this.renderForm();
+              this.form.querySelector<HTMLElement>(".create-details")?.scrollIntoView({ block: "nearest" });
+            },
+          },
+          gamePicture(g.name, 72),
+          h("span", { class: "game-title" }, g.title),
+          h("span", { class: "game-line" }, DESCRIPTIONS[g.name] ?? `${g.title}.`),
+          h("span", { class: "game-players" }, `${g.minPlayers}-${g.maxPlayers} players`),
+        ),
+      ),
+    );
+    replace(this.form, h("h2", {}, "New table"), h("p", { class: "hint" }, "Pick a game:"), cards, game ? this.details(game) : null);
+  }
+
+  private details(game: GameInfo): HTMLElement {
     const fields: HTMLElement[] = [];
-    const players = h("input", { type: "number", name: "players", min: game.minPlayers, max: game.maxPlayers, value: game.minPlayers });
-    const bots = h("input", { type: "number", name: "bots", min: 0, max: game.maxPlayers, value: game.minPlayers - 1 });
+    const players = stepper("players", game.minPlayers, game.maxPlayers, Math.min(Math.max(game.minPlayers, 3), game.maxPlayers));
+    const bots = stepper("bots", 0, game.maxPlayers, 0);
     const takeover = h("input", { type: "number", name: "takeover_seconds", min: 0, max: 3600, value: DEFAULT_TAKEOVER_SECONDS });
     const turnClock = h("input", { type: "number", name: "turn_seconds", min: 0, max: 3600, value: 0 });
     const manualStart = h("input", { type: "checkbox", name: "manual_start" });
@@ -162,49 +279,62 @@ export class LobbyScreen {
       }
       fields.push(h("label", { class: "option", title: option.help }, h("span", {}, option.name.replace(/_/g, " ")), input, h("small", {}, option.help)));
     }
-    const picker = h(
-      "select",
-      {
-        name: "game",
-        onchange: (event: Event) => {
-          this.chosenGame = (event.target as HTMLSelectElement).value;
-          this.renderForm();
-        },
-      },
-      ...this.games.map((g) => h("option", { value: g.name, selected: g.name === game.name }, g.title)),
-    );
     const create = async (event: Event) => {
       event.preventDefault();
+      const name = this.name();
+      if (!name) return;
       const chosen: Record<string, string> = {};
-      for (const [name, read] of options) chosen[name] = read();
+      for (const [key, read] of options) chosen[key] = read();
       try {
         const created = await api.createTable({
           game: game.name,
-          players: Number(players.value),
-          bots: Number(bots.value),
+          players: Number(players.input.value),
+          bots: Number(bots.input.value),
           options: chosen,
           takeoverSeconds: seconds(takeover.value),
           turnSeconds: seconds(turnClock.value),
           manualStart: manualStart.checked,
         });
-        const tableId = created.table!.tableId;
-        saveHostToken(tableId, created.hostToken);
-        await this.join(tableId);
+        const table = created.table!;
+        saveHostToken(table.tableId, created.hostToken);
+        await this.join(table);
       } catch (error) {
-        this.problem = ConnectError.from(error).rawMessage;
-        this.renderForm();
+        this.formProblem.textContent = plainWords(error);
+        this.formProblem.hidden = false;
       }
     };
-    replace(
-      this.form,
-      h("h2", {}, "New table"),
+    this.formProblem.hidden = true;
+    // Not a <details>: its folded fields would still be laid out; hidden ones take no room at all.
+    const moreToggle = h(
+      "button",
+      {
+        type: "button",
+        class: "more-toggle",
+        "aria-expanded": "false",
+        "aria-controls": "more-fields",
+        onclick: () => {
+          const fields = this.form.querySelector<HTMLElement>("#more-fields")!;
+          fields.hidden = !fields.hidden;
+          moreToggle.setAttribute("aria-expanded", String(!fields.hidden));
+          moreToggle.textContent = fields.hidden ? "More options ▸" : "Fewer options ▾";
+        },
+      },
+      "More options ▸",
+    );
+    return h(
+      "form",
+      { class: "create-details", onsubmit: create, "aria-label": `a new ${game.title} table` },
+      h("h3", {}, game.title),
+      h("div", { class: "option" }, h("label", { for: "players" }, "Players"), players.element, h("small", {}, `${game.minPlayers}-${game.maxPlayers} at the table, you included`)),
+      h("div", { class: "option" }, h("label", { for: "bots" }, "Bots"), bots.element, h("small", {}, "of those, played by the computer")),
       h(
-        "form",
-        { onsubmit: create },
-        h("label", { class: "option" }, h("span", {}, "game"), picker),
-        h("label", { class: "option" }, h("span", {}, "players"), players, h("small", {}, `${game.minPlayers}-${game.maxPlayers} in all`)),
-        h("label", { class: "option" }, h("span", {}, "bots"), bots, h("small", {}, "of those, played by the computer")),
-        ...fields,
+        "div",
+        { class: "more-options" },
+        moreToggle,
+        h(
+          "div",
+          { class: "more-fields", id: "more-fields", hidden: true },
+          ...fields,
         h(
           "label",
           { class: "option" },
@@ -213,12 +343,56 @@ export class LobbyScreen {
           h("small", {}, "a bot plays a disconnected person's seat after this wait, until they come back (0: never)"),
         ),
         h("label", { class: "option" }, h("span", {}, "turn seconds"), turnClock, h("small", {}, "a default move is made when a turn runs out (0: no clock)")),
-        h("label", { class: "option" }, h("span", {}, "start by hand"), manualStart, h("small", {}, "wait for you to press Start now, even when every seat is taken")),
-        this.problem ? h("p", { class: "problem", role: "alert" }, this.problem) : null,
-        h("button", { class: "primary", type: "submit" }, "Create and sit down"),
+          h("label", { class: "option" }, h("span", {}, "start by hand"), manualStart, h("small", {}, "wait for you to press Start now, even when every seat is taken")),
+        ),
       ),
+      this.formProblem,
+      h("button", { class: "primary create-button", type: "submit" }, "Create and sit down"),
     );
   }
+
+  private readonly formProblem = h("p", { class: "problem", role: "alert", hidden: true });
+}
+
+/** A number with − and + buttons (44 px tap targets), as `name`, between `min` and `max`. */
+function stepper(name: string, min: number, max: number, value: number): { element: HTMLElement; input: HTMLInputElement } {
+  const input = h("input", { type: "number", id: name, name, min, max, value, inputmode: "numeric" });
+  const step = (by: number) => {
+    input.value = String(Math.min(max, Math.max(min, (Number(input.value) || 0) + by)));
+  };
+  return {
+    input,
+    element: h(
+      "div",
+      { class: "stepper" },
+      h("button", { type: "button", class: "step-down", "aria-label": `fewer ${name}`, onclick: () => step(-1) }, "−"),
+      input,
+      h("button", { type: "button", class: "step-up", "aria-label": `more ${name}`, onclick: () => step(1) }, "+"),
+    ),
+  };
+}
+
+function rank(table: TableInfo): number {
+  const yours = heldSeats(table.tableId).length ? 0 : 1;
+  return (table.status === TableStatus.LOBBY ? 0 : 2) + yours;
+}
+
+function keyOf(table: TableInfo): unknown {
+  return [table.tableId, table.name, table.status, table.seats.map((s) => [s.name, s.kind]), heldSeats(table.tableId).length];
+}
+
+/** When this device first saw each finished table finished (kept for those still listed). */
+function finishedSeen(tables: TableInfo[]): Record<string, number> {
+  let seen: Record<string, number> = {};
+  try {
+    seen = JSON.parse(localStorage.getItem(FINISHED_SEEN) ?? "{}") as Record<string, number>;
+  } catch {
+    seen = {};
+  }
+  const kept: Record<string, number> = {};
+  for (const t of tables) if (t.status === TableStatus.FINISHED) kept[t.tableId] = seen[t.tableId] ?? Date.now();
+  localStorage.setItem(FINISHED_SEEN, JSON.stringify(kept));
+  return kept;
 }
 
 /** A form's seconds as the contract's unsigned count (an empty or negative entry is 0: off). */

@@ -1,10 +1,12 @@
-// The browser client's entry point: one page, two screens chosen by the URL's fragment
-// (#/ the lobby; #/t/ID a seat at table ID; #/t/ID/watch as a spectator; #/t/ID/display the table display).
+// The browser client's entry point: one page, its screens chosen by the URL's fragment (#/ the lobby;
+// #/t/ID a seat at table ID; #/t/ID/watch as a spectator; #/t/ID/display the table display; #/tv and
+// #/t/ID/tv the TV screen, tv.ts).
 // No token is ever in the URL: seats are kept in this browser's storage (storage.ts).
 
 import { LobbyScreen } from "./lobby";
 import { TableScreen } from "./table";
 import type { Mode } from "./table";
+import { TvScreen } from "./tv";
 
 const root = document.getElementById("app")!;
 let current: { stop(): void } | null = null;
@@ -12,7 +14,12 @@ let current: { stop(): void } | null = null;
 function route(): void {
   current?.stop();
   const match = /^#\/t\/([^/]+)(?:\/(watch|display))?$/.exec(location.hash);
-  if (match) {
+  const tv = /^#\/(?:t\/([^/]+)\/)?tv$/.exec(location.hash);
+  if (tv) {
+    const screen = new TvScreen(root, tv[1] === undefined ? null : decodeURIComponent(tv[1]));
+    current = screen;
+    screen.start();
+  } else if (match) {
     const mode = (match[2] as Mode | undefined) ?? "play";
     const screen = new TableScreen(root, decodeURIComponent(match[1]), mode);
     current = screen;

@@ -15,7 +15,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import type { WatchResponse } from "./gen/toadstool/v1/service_pb";
-import { api, requestId, seatHeaders } from "./api";
+import { api, hostHeaders, requestId, seatHeaders } from "./api";
 import { SeatSocket } from "./socket";
 import { actionId, choiceTree, entryLabel, isLeaf } from "./choices";
 import type { Choice, Step } from "./choices";
@@ -24,11 +24,16 @@ import { rendererFor } from "./games/index";
 import { NARROW } from "./games/types";
 import type { RenderContext } from "./games/types";
 import { seatName, stepLabel } from "./names";
-import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveResume, tabSeat } from "./storage";
+import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
 import { freshCount, rollPanel } from "./display";
 import type { LoggedEvent } from "./display";
+import { announce } from "./announce";
+import { joinPanel, nameProblem } from "./join";
+import { invite } from "./qr";
+import { lowerWins, rankingList } from "./ranking";
+import { isConnectionProblem, plainWords } from "./words";
 
 const LOG_LENGTH = 60;
 /** Refusals after which reconnecting cannot help. */
@@ -44,6 +49,18 @@ export class TableScreen {
   private status = "connecting…";
   private problem = "";
   private sending = false;
+  /** Whether the problem shown is the connection's: it goes as soon as an update arrives. */
+  private connectionProblem = false;
+  /** A move refused as stale or no longer legal: sent again by itself if the newest update still offers
+   * the very same action (same id), else the refusal is said in words. */
+  private retry: { actionId: string; after: bigint } | null = null;
+  /** The name problem of the join panel (a name already at the table), shown under the name. */
+  private joinProblem = "";
+  /** Once the game is over: the timer that asks whether its people chose to play again (next_table_id). */
+  private nextTimer: number | undefined;
+  private movingOn = false;
+  /** The table's options make the lowest score the best (UNO's lowest_wins): the ranking's order. */
+  private lowerWins = false;
   private stopped = false;
   /** The open stream's abort: stopping the screen, or hiding the tab, closes it. */
   private connection: AbortController | null = null;
@@ -89,11 +106,19 @@ export class TableScreen {
     document.addEventListener("visibilitychange", this.onVisibility);
     this.narrow.addEventListener("change", this.onWidth);
     void this.follow();
+    void api.getTable({ tableId: this.tableId }).then(
+      ({ table }) => {
+        this.lowerWins = lowerWins(table?.options);
+        if (this.lowerWins && this.update && !this.stopped) this.render();
+      },
+      () => undefined, // the stream says what is wrong with the connection
+    );
     this.render();
   }
 
   stop(): void {
     this.stopped = true;
+    window.clearTimeout(this.nextTimer);
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
     this.connection?.abort();
@@ -146,7 +171,7 @@ export class TableScreen {
           // The seat was given up or taken away: forget it, and watch instead.
           forgetSeat(this.tableId, this.held.token);
           this.held = null;
-          this.problem = failure.rawMessage;
+          this.problem = plainWords(failure);
           since = undefined;
           this.update = null;
           continue;
@@ -159,7 +184,7 @@ export class TableScreen {
         }
         if (FINAL.has(failure.code)) {
           this.status = "closed";
-          this.problem = failure.rawMessage;
+          this.problem = plainWords(failure);
           this.render();
           return;
         }
@@ -193,34 +218,111 @@ export class TableScreen {
     this.rolled = !first && update.events.some((e) => e.roll !== undefined);
     this.animate = true;
     const changed = this.update === null || this.update.version !== update.version;
+    const wasYourTurn = this.update !== null && this.update.viewerSeat !== undefined && this.update.toAct.includes(this.update.viewerSeat);
     this.update = update;
     if (changed) {
       this.opened = [];
       this.sending = false;
+      if (!first) for (const e of events) announce(e.text);
+      const yourTurn = update.viewerSeat !== undefined && update.toAct.includes(update.viewerSeat);
+      if (yourTurn && !wasYourTurn) announce("Your turn!");
+      if (this.connectionProblem) {
+        this.problem = "";
+        this.connectionProblem = false;
+      }
     }
+    if (this.retry && update.version > this.retry.after) this.retryOrSay(update);
+    if (update.status === TableStatus.FINISHED && this.nextTimer === undefined && !update.outcome?.ended) this.followNext();
     saveResume(this.tableId, this.viewerKey, { version: String(update.version), events: this.log });
     this.render();
   }
 
-  private async send(leaf: Choice): Promise<void> {
-    const update = this.update;
-    if (!update || !this.held || this.sending) return;
-    this.sending = true;
-    this.problem = "";
+  /** After the game: as soon as someone at the table chose to play again, everyone moves to the new table
+   * together (a seat holder takes its seat there, PlayAgain; a spectator or the display watches it). */
+  private followNext(): void {
+    this.nextTimer = window.setTimeout(async () => {
+      if (this.stopped) return;
+      try {
+        const { table } = await api.getTable({ tableId: this.tableId });
+        if (table?.nextTableId) {
+          await this.moveTo(table.nextTableId);
+          return;
+        }
+      } catch {
+        // Asked again in a moment: the connection's state is shown by the stream.
+      }
+      if (!this.stopped) this.followNext();
+    }, 1500);
+  }
+
+  /** "Play again": the follow-up table, made by the first to ask (every later call gets the same one). */
+  private async playAgain(): Promise<void> {
+    if (this.movingOn) return;
+    this.movingOn = true;
     this.render();
     try {
-      const request = {
-        tableId: this.tableId,
-        version: update.version,
-        actionId: actionId(leaf, [...this.togglesOn]),
-        requestId: requestId(),
-      };
+      await this.moveTo(null);
+    } catch (error) {
+      this.movingOn = false;
+      this.problem = plainWords(error);
+      this.render();
+    }
+  }
+
+  /** Go to the next table (`next` known) or make it (null): a seat holder sits in its seat there first. */
+  private async moveTo(next: string | null): Promise<void> {
+    if (this.stopped) return;
+    if (!this.held) {
+      if (next) location.hash = `#/t/${next}${this.mode === "play" ? "/watch" : `/${this.mode}`}`;
+      return;
+    }
+    const host = hostToken(this.tableId);
+    const again = await api.playAgain({ tableId: this.tableId }, { headers: { ...seatHeaders(this.held.token), ...(host ? hostHeaders(host) : {}) } });
+    const tableId = again.table!.tableId;
+    holdSeat(tableId, { seat: again.seat, name: this.held.name, token: again.seatToken });
+    if (again.hostToken) saveHostToken(tableId, again.hostToken);
+    if (!this.stopped) location.hash = `#/t/${tableId}`;
+  }
+
+  private send(leaf: Choice): Promise<void> {
+    return this.sendId(actionId(leaf, [...this.togglesOn]), true);
+  }
+
+  /** Send one action; a refusal because the table moved on waits for the newest update (retryOrSay). */
+  private async sendId(id: string, again: boolean): Promise<void> {
+    const update = this.update;
+    if (!update || !this.held || this.sending || this.status !== "live") return;
+    this.sending = true;
+    this.problem = "";
+    this.connectionProblem = false;
+    this.render();
+    try {
+      const request = { tableId: this.tableId, version: update.version, actionId: id, requestId: requestId() };
       if (this.socket?.ready) await this.socket.act(request);
       else await api.act(request, { headers: seatHeaders(this.held.token) });
       this.togglesOn.clear();
     } catch (error) {
       this.sending = false;
-      this.problem = ConnectError.from(error).rawMessage;
+      const code = ConnectError.from(error).code;
+      if (again && (code === Code.Aborted || code === Code.FailedPrecondition) && this.update?.status === TableStatus.PLAYING) {
+        this.retry = { actionId: id, after: update.version };
+        if (this.update && this.update.version > update.version) this.retryOrSay(this.update);
+        return;
+      }
+      this.problem = plainWords(error);
+      this.connectionProblem = isConnectionProblem(error);
+      this.render();
+    }
+  }
+
+  /** The newest update after a stale refusal: send the same action again if it is still offered, else say so. */
+  private retryOrSay(update: Update): void {
+    const retry = this.retry!;
+    this.retry = null;
+    if (update.legalActions.some((a) => a.id === retry.actionId)) {
+      void this.sendId(retry.actionId, false);
+    } else {
+      this.problem = "The table moved on before your move arrived: here is where it is now.";
       this.render();
     }
   }
@@ -234,8 +336,16 @@ export class TableScreen {
     this.render();
   }
 
-  private async join(seat: number): Promise<void> {
-    const name = savedName() || "Player";
+  private async join(seat: number | undefined, typed?: string): Promise<void> {
+    const name = (typed ?? savedName()).trim();
+    const problem = nameProblem(name, this.update?.seats ?? []);
+    if (problem) {
+      this.joinProblem = problem;
+      this.render();
+      document.getElementById("join-name")?.focus();
+      return;
+    }
+    this.joinProblem = "";
     try {
       const joined = await api.joinTable({ tableId: this.tableId, name, seat, requestId: requestId() });
       holdSeat(this.tableId, { seat: joined.seat, name, token: joined.seatToken });
@@ -243,7 +353,7 @@ export class TableScreen {
       location.hash = `#/t/${this.tableId}`;
       window.dispatchEvent(new HashChangeEvent("hashchange"));
     } catch (error) {
-      this.problem = ConnectError.from(error).rawMessage;
+      this.joinProblem = plainWords(error);
       this.render();
     }
   }
@@ -254,7 +364,8 @@ export class TableScreen {
 
   render(): void {
     const update = this.update;
-    this.root.className = `screen table-screen mode-${this.mode}`;
+    const offline = this.update !== null && this.status !== "live" && this.status !== "paused while hidden";
+    this.root.className = `screen table-screen mode-${this.mode}${offline ? " offline" : ""}`;
     if (!update) {
       replace(this.root, h("p", { class: "status" }, this.problem || "Connecting to the table…"), h("a", { href: "#/" }, "Back to the lobby"));
       return;
@@ -280,10 +391,15 @@ export class TableScreen {
     const display = this.mode === "display";
     const animate = display && this.animate;
     this.animate = false;
+    const joining = this.mode === "play" && !this.held;
+    const lobby = update.status === TableStatus.LOBBY;
     replace(
       this.root,
       this.header(update),
+      offline ? h("div", { class: "offline-banner", role: "status" }, "No connection to the server: reconnecting… (the table is paused on this screen)") : null,
+      joining ? joinPanel(update, this.joinProblem, (name) => void this.join(undefined, name), () => (location.hash = `#/t/${this.tableId}/watch`)) : null,
       this.seats(update),
+      lobby && !display ? h("section", { class: "waiting-invite", "aria-label": "invite" }, h("h2", {}, "Invite friends"), invite(`#/t/${this.tableId}`, 168)) : null,
       update.outcome && update.status === TableStatus.FINISHED ? this.outcome(update) : null,
       display ? rollPanel(update, this.log, animate && this.rolled) : null,
       // Nothing is drawn empty: a board before the game has a view, a bar of no choices, a log of no events.
@@ -318,6 +434,7 @@ export class TableScreen {
       h("div", { class: "titles" }, h("h1", {}, update.tableName), h("div", { class: "phase" }, update.phase)),
       h("div", { class: "turn", "data-testid": "turn" }, turn),
       h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: this.status }, this.status),
+      this.mode === "display" ? null : h("a", { class: "button show-tv", href: `#/t/${this.tableId}/tv` }, "Show on TV"),
     );
   }
 
@@ -337,7 +454,7 @@ export class TableScreen {
           seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
           update.scores.length ? h("span", { class: "score" }, `${update.scores[seat.index] ?? 0} ${update.scoreLabel}`) : null,
           empty && this.mode === "play" && !this.held
-            ? h("button", { class: "join", onclick: () => void this.join(seat.index) }, "Sit here")
+            ? h("button", { class: "join", onclick: () => void this.join(seat.index, (document.getElementById("join-name") as HTMLInputElement | null)?.value) }, "Sit here")
             : null,
         );
       }),
@@ -352,7 +469,23 @@ export class TableScreen {
       return h("div", { class: "outcome ended", role: "status" }, h("strong", {}, outcome.ended), more ? h("div", {}, more) : null);
     }
     const winners = outcome.winners.map((w) => seatName(update, w)).join(" and ");
-    return h("div", { class: "outcome", role: "status" }, h("strong", {}, winners ? `${winners} won!` : "Game over"), h("div", {}, outcome.summary));
+    return h(
+      "section",
+      { class: "outcome", role: "status", "aria-label": "the end of the game" },
+      h("strong", { class: "outcome-title" }, winners ? `${winners} won!` : "Game over"),
+      rankingList(update, this.lowerWins),
+      outcome.summary ? h("p", { class: "summary" }, outcome.summary) : null,
+      this.mode === "display"
+        ? null
+        : h(
+            "div",
+            { class: "outcome-actions" },
+            this.held
+              ? h("button", { class: "primary play-again", disabled: this.movingOn, onclick: () => void this.playAgain() }, this.movingOn ? "Setting the table…" : "Play again")
+              : null,
+            h("a", { class: "button to-lobby-button", href: "#/" }, "Back to the lobby"),
+          ),
+    );
   }
 
   /** The action bar: what the board does not offer as a tap target; nothing when it would be empty. */
@@ -404,7 +537,7 @@ export class TableScreen {
       "section",
       { class: "log", "aria-label": "what happened" },
       h("h2", {}, "What happened"),
-      h("ol", {}, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
+      h("ol", { tabindex: 0, "aria-label": "events, newest first" }, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
     );
   }
 }

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from toadstool.api.v1 import table_pb2 as toadstool_dot_v1_dot_table__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/service.proto\x12\x0ctoadstool.v1\x1a\x18toadstool/v1/table.proto\"\x12\n\x10ListGamesRequest\":\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.toadstool.v1.GameInfo\"\xcd\x02\n\x12\x43reateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ots\x18\x03 \x01(\x05\x12>\n\x07options\x18\x04 \x03(\x0b\x32-.toadstool.v1.CreateTableRequest.OptionsEntry\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x06 \x01(\t\x12\x14\n\x0cmanual_start\x18\x07 \x01(\x08\x12\x19\n\x0c\x62ot_delay_ms\x18\x08 \x01(\rH\x01\x88\x01\x01\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x18\n\x10takeover_seconds\x18\n \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seedB\x0f\n\r_bot_delay_ms\"Q\n\x13\x43reateTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\x12\x12\n\nhost_token\x18\x02 \x01(\t\"\x13\n\x11ListTablesRequest\"=\n\x12ListTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.toadstool.v1.TableInfo\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x10GetTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"b\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"]\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x05table\x18\x03 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"=\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"F\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12&\n\x05table\x18\x02 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"<\n\x12StartTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"N\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\rsince_version\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x10\n\x0e_since_version\"5\n\rWatchResponse\x12$\n\x06update\x18\x01 \x01(\x0b\x32\x14.toadstool.v1.Update\"|\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\taction_id\x18\x04 \x01(\t\x12$\n\x06\x61\x63tion\x18\x05 \x01(\x0b\x32\x14.toadstool.v1.Action\"0\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x10\n\x08replayed\x18\x02 \x01(\x08\"+\n\x17IssueDeviceTokenRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"0\n\x18IssueDeviceTokenResponse\x12\x14\n\x0c\x64\x65vice_token\x18\x01 \x01(\t\"%\n\x11GetHistoryRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x12GetHistoryResponse\x12\'\n\x04step\x18\x01 \x01(\x0b\x32\x19.toadstool.v1.HistoryStep\"1\n\x0fKickSeatRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\":\n\x10KickSeatResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"6\n\x14HandSeatToBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"?\n\x15HandSeatToBotResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"#\n\x0f\x45ndTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x10\x45ndTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"k\n\x0bPlayRequest\x12+\n\x05watch\x18\x01 \x01(\x0b\x32\x1a.toadstool.v1.WatchRequestH\x00\x12\'\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x18.toadstool.v1.ActRequestH\x00\x42\x06\n\x04kind\"h\n\x0cPlayResponse\x12&\n\x06update\x18\x01 \x01(\x0b\x32\x14.toadstool.v1.UpdateH\x00\x12(\n\x05\x61\x63ted\x18\x02 \x01(\x0b\x32\x17.toadstool.v1.ActResultH\x00\x42\x06\n\x04kind\"k\n\tActResult\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12+\n\x08response\x18\x04 \x01(\x0b\x32\x19.toadstool.v1.ActResponse2\xee\t\n\x10ToadstoolService\x12L\n\tListGames\x12\x1e.toadstool.v1.ListGamesRequest\x1a\x1f.toadstool.v1.ListGamesResponse\x12R\n\x0b\x43reateTable\x12 .toadstool.v1.CreateTableRequest\x1a!.toadstool.v1.CreateTableResponse\x12O\n\nListTables\x12\x1f.toadstool.v1.ListTablesRequest\x1a .toadstool.v1.ListTablesResponse\x12I\n\x08GetTable\x12\x1d.toadstool.v1.GetTableRequest\x1a\x1e.toadstool.v1.GetTableResponse\x12L\n\tJoinTable\x12\x1e.toadstool.v1.JoinTableRequest\x1a\x1f.toadstool.v1.JoinTableResponse\x12\x43\n\x06\x41\x64\x64\x42ot\x12\x1b.toadstool.v1.AddBotRequest\x1a\x1c.toadstool.v1.AddBotResponse\x12O\n\nStartTable\x12\x1f.toadstool.v1.StartTableRequest\x1a .toadstool.v1.StartTableResponse\x12I\n\x08KickSeat\x12\x1d.toadstool.v1.KickSeatRequest\x1a\x1e.toadstool.v1.KickSeatResponse\x12X\n\rHandSeatToBot\x12\".toadstool.v1.HandSeatToBotRequest\x1a#.toadstool.v1.HandSeatToBotResponse\x12I\n\x08\x45ndTable\x12\x1d.toadstool.v1.EndTableRequest\x1a\x1e.toadstool.v1.EndTableResponse\x12O\n\nLeaveTable\x12\x1f.toadstool.v1.LeaveTableRequest\x1a .toadstool.v1.LeaveTableResponse\x12\x42\n\x05Watch\x12\x1a.toadstool.v1.WatchRequest\x1a\x1b.toadstool.v1.WatchResponse0\x01\x12:\n\x03\x41\x63t\x12\x18.toadstool.v1.ActRequest\x1a\x19.toadstool.v1.ActResponse\x12\x61\n\x10IssueDeviceToken\x12%.toadstool.v1.IssueDeviceTokenRequest\x1a&.toadstool.v1.IssueDeviceTokenResponse\x12Q\n\nGetHistory\x12\x1f.toadstool.v1.GetHistoryRequest\x1a .toadstool.v1.GetHistoryResponse0\x01\x12\x41\n\x04Play\x12\x19.toadstool.v1.PlayRequest\x1a\x1a.toadstool.v1.PlayResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/service.proto\x12\x0ctoadstool.v1\x1a\x18toadstool/v1/table.proto\"\x12\n\x10ListGamesRequest\":\n\x11ListGamesResponse\x12%\n\x05games\x18\x01 \x03(\x0b\x32\x16.toadstool.v1.GameInfo\"\xcd\x02\n\x12\x43reateTableRequest\x12\x0c\n\x04game\x18\x01 \x01(\t\x12\x0f\n\x07players\x18\x02 \x01(\x05\x12\x0c\n\x04\x62ots\x18\x03 \x01(\x05\x12>\n\x07options\x18\x04 \x03(\x0b\x32-.toadstool.v1.CreateTableRequest.OptionsEntry\x12\x11\n\x04seed\x18\x05 \x01(\x04H\x00\x88\x01\x01\x12\x0c\n\x04name\x18\x06 \x01(\t\x12\x14\n\x0cmanual_start\x18\x07 \x01(\x08\x12\x19\n\x0c\x62ot_delay_ms\x18\x08 \x01(\rH\x01\x88\x01\x01\x12\x14\n\x0cturn_seconds\x18\t \x01(\r\x12\x18\n\x10takeover_seconds\x18\n \x01(\r\x1a.\n\x0cOptionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x42\x07\n\x05_seedB\x0f\n\r_bot_delay_ms\"Q\n\x13\x43reateTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\x12\x12\n\nhost_token\x18\x02 \x01(\t\"\x13\n\x11ListTablesRequest\"=\n\x12ListTablesResponse\x12\'\n\x06tables\x18\x01 \x03(\x0b\x32\x17.toadstool.v1.TableInfo\"#\n\x0fGetTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x10GetTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"b\n\x10JoinTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nrequest_id\x18\x04 \x01(\tB\x07\n\x05_seat\"]\n\x11JoinTableResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12&\n\x05table\x18\x03 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"=\n\rAddBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x11\n\x04seat\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\x07\n\x05_seat\"F\n\x0e\x41\x64\x64\x42otResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12&\n\x05table\x18\x02 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"%\n\x11StartTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"<\n\x12StartTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"$\n\x10PlayAgainRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"q\n\x11PlayAgainResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\x12\x0c\n\x04seat\x18\x02 \x01(\x05\x12\x12\n\nseat_token\x18\x03 \x01(\t\x12\x12\n\nhost_token\x18\x04 \x01(\t\"%\n\x11LeaveTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"\x14\n\x12LeaveTableResponse\"N\n\x0cWatchRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x1a\n\rsince_version\x18\x02 \x01(\x04H\x00\x88\x01\x01\x42\x10\n\x0e_since_version\"5\n\rWatchResponse\x12$\n\x06update\x18\x01 \x01(\x0b\x32\x14.toadstool.v1.Update\"|\n\nActRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x04\x12\x12\n\nrequest_id\x18\x03 \x01(\t\x12\x11\n\taction_id\x18\x04 \x01(\t\x12$\n\x06\x61\x63tion\x18\x05 \x01(\x0b\x32\x14.toadstool.v1.Action\"0\n\x0b\x41\x63tResponse\x12\x0f\n\x07version\x18\x01 \x01(\x04\x12\x10\n\x08replayed\x18\x02 \x01(\x08\"+\n\x17IssueDeviceTokenRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"0\n\x18IssueDeviceTokenResponse\x12\x14\n\x0c\x64\x65vice_token\x18\x01 \x01(\t\"%\n\x11GetHistoryRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\"=\n\x12GetHistoryResponse\x12\'\n\x04step\x18\x01 \x01(\x0b\x32\x19.toadstool.v1.HistoryStep\"1\n\x0fKickSeatRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\":\n\x10KickSeatResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"6\n\x14HandSeatToBotRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\x12\x0c\n\x04seat\x18\x02 \x01(\x05\"?\n\x15HandSeatToBotResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"#\n\x0f\x45ndTableRequest\x12\x10\n\x08table_id\x18\x01 \x01(\t\":\n\x10\x45ndTableResponse\x12&\n\x05table\x18\x01 \x01(\x0b\x32\x17.toadstool.v1.TableInfo\"k\n\x0bPlayRequest\x12+\n\x05watch\x18\x01 \x01(\x0b\x32\x1a.toadstool.v1.WatchRequestH\x00\x12\'\n\x03\x61\x63t\x18\x02 \x01(\x0b\x32\x18.toadstool.v1.ActRequestH\x00\x42\x06\n\x04kind\"h\n\x0cPlayResponse\x12&\n\x06update\x18\x01 \x01(\x0b\x32\x14.toadstool.v1.UpdateH\x00\x12(\n\x05\x61\x63ted\x18\x02 \x01(\x0b\x32\x17.toadstool.v1.ActResultH\x00\x42\x06\n\x04kind\"k\n\tActResult\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0c\n\x04\x63ode\x18\x02 \x01(\x05\x12\x0f\n\x07message\x18\x03 \x01(\t\x12+\n\x08response\x18\x04 \x01(\x0b\x32\x19.toadstool.v1.ActResponse2\xbc\n\n\x10ToadstoolService\x12L\n\tListGames\x12\x1e.toadstool.v1.ListGamesRequest\x1a\x1f.toadstool.v1.ListGamesResponse\x12R\n\x0b\x43reateTable\x12 .toadstool.v1.CreateTableRequest\x1a!.toadstool.v1.CreateTableResponse\x12O\n\nListTables\x12\x1f.toadstool.v1.ListTablesRequest\x1a .toadstool.v1.ListTablesResponse\x12I\n\x08GetTable\x12\x1d.toadstool.v1.GetTableRequest\x1a\x1e.toadstool.v1.GetTableResponse\x12L\n\tJoinTable\x12\x1e.toadstool.v1.JoinTableRequest\x1a\x1f.toadstool.v1.JoinTableResponse\x12\x43\n\x06\x41\x64\x64\x42ot\x12\x1b.toadstool.v1.AddBotRequest\x1a\x1c.toadstool.v1.AddBotResponse\x12O\n\nStartTable\x12\x1f.toadstool.v1.StartTableRequest\x1a .toadstool.v1.StartTableResponse\x12I\n\x08KickSeat\x12\x1d.toadstool.v1.KickSeatRequest\x1a\x1e.toadstool.v1.KickSeatResponse\x12X\n\rHandSeatToBot\x12\".toadstool.v1.HandSeatToBotRequest\x1a#.toadstool.v1.HandSeatToBotResponse\x12I\n\x08\x45ndTable\x12\x1d.toadstool.v1.EndTableRequest\x1a\x1e.toadstool.v1.EndTableResponse\x12O\n\nLeaveTable\x12\x1f.toadstool.v1.LeaveTableRequest\x1a .toadstool.v1.LeaveTableResponse\x12\x42\n\x05Watch\x12\x1a.toadstool.v1.WatchRequest\x1a\x1b.toadstool.v1.WatchResponse0\x01\x12:\n\x03\x41\x63t\x12\x18.toadstool.v1.ActRequest\x1a\x19.toadstool.v1.ActResponse\x12\x61\n\x10IssueDeviceToken\x12%.toadstool.v1.IssueDeviceTokenRequest\x1a&.toadstool.v1.IssueDeviceTokenResponse\x12Q\n\nGetHistory\x12\x1f.toadstool.v1.GetHistoryRequest\x1a .toadstool.v1.GetHistoryResponse0\x01\x12\x41\n\x04Play\x12\x19.toadstool.v1.PlayRequest\x1a\x1a.toadstool.v1.PlayResponse(\x01\x30\x01\x12L\n\tPlayAgain\x12\x1e.toadstool.v1.PlayAgainRequest\x1a\x1f.toadstool.v1.PlayAgainResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -64,44 +64,48 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_STARTTABLEREQUEST']._serialized_end=1117
   _globals['_STARTTABLERESPONSE']._serialized_start=1119
   _globals['_STARTTABLERESPONSE']._serialized_end=1179
-  _globals['_LEAVETABLEREQUEST']._serialized_start=1181
-  _globals['_LEAVETABLEREQUEST']._serialized_end=1218
-  _globals['_LEAVETABLERESPONSE']._serialized_start=1220
-  _globals['_LEAVETABLERESPONSE']._serialized_end=1240
-  _globals['_WATCHREQUEST']._serialized_start=1242
-  _globals['_WATCHREQUEST']._serialized_end=1320
-  _globals['_WATCHRESPONSE']._serialized_start=1322
-  _globals['_WATCHRESPONSE']._serialized_end=1375
-  _globals['_ACTREQUEST']._serialized_start=1377
-  _globals['_ACTREQUEST']._serialized_end=1501
-  _globals['_ACTRESPONSE']._serialized_start=1503
-  _globals['_ACTRESPONSE']._serialized_end=1551
-  _globals['_ISSUEDEVICETOKENREQUEST']._serialized_start=1553
-  _globals['_ISSUEDEVICETOKENREQUEST']._serialized_end=1596
-  _globals['_ISSUEDEVICETOKENRESPONSE']._serialized_start=1598
-  _globals['_ISSUEDEVICETOKENRESPONSE']._serialized_end=1646
-  _globals['_GETHISTORYREQUEST']._serialized_start=1648
-  _globals['_GETHISTORYREQUEST']._serialized_end=1685
-  _globals['_GETHISTORYRESPONSE']._serialized_start=1687
-  _globals['_GETHISTORYRESPONSE']._serialized_end=1748
-  _globals['_KICKSEATREQUEST']._serialized_start=1750
-  _globals['_KICKSEATREQUEST']._serialized_end=1799
-  _globals['_KICKSEATRESPONSE']._serialized_start=1801
-  _globals['_KICKSEATRESPONSE']._serialized_end=1859
-  _globals['_HANDSEATTOBOTREQUEST']._serialized_start=1861
-  _globals['_HANDSEATTOBOTREQUEST']._serialized_end=1915
-  _globals['_HANDSEATTOBOTRESPONSE']._serialized_start=1917
-  _globals['_HANDSEATTOBOTRESPONSE']._serialized_end=1980
-  _globals['_ENDTABLEREQUEST']._serialized_start=1982
-  _globals['_ENDTABLEREQUEST']._serialized_end=2017
-  _globals['_ENDTABLERESPONSE']._serialized_start=2019
-  _globals['_ENDTABLERESPONSE']._serialized_end=2077
-  _globals['_PLAYREQUEST']._serialized_start=2079
-  _globals['_PLAYREQUEST']._serialized_end=2186
-  _globals['_PLAYRESPONSE']._serialized_start=2188
-  _globals['_PLAYRESPONSE']._serialized_end=2292
-  _globals['_ACTRESULT']._serialized_start=2294
-  _globals['_ACTRESULT']._serialized_end=2401
-  _globals['_TOADSTOOLSERVICE']._serialized_start=2404
-  _globals['_TOADSTOOLSERVICE']._serialized_end=3666
+  _globals['_PLAYAGAINREQUEST']._serialized_start=1181
+  _globals['_PLAYAGAINREQUEST']._serialized_end=1217
+  _globals['_PLAYAGAINRESPONSE']._serialized_start=1219
+  _globals['_PLAYAGAINRESPONSE']._serialized_end=1332
+  _globals['_LEAVETABLEREQUEST']._serialized_start=1334
+  _globals['_LEAVETABLEREQUEST']._serialized_end=1371
+  _globals['_LEAVETABLERESPONSE']._serialized_start=1373
+  _globals['_LEAVETABLERESPONSE']._serialized_end=1393
+  _globals['_WATCHREQUEST']._serialized_start=1395
+  _globals['_WATCHREQUEST']._serialized_end=1473
+  _globals['_WATCHRESPONSE']._serialized_start=1475
+  _globals['_WATCHRESPONSE']._serialized_end=1528
+  _globals['_ACTREQUEST']._serialized_start=1530
+  _globals['_ACTREQUEST']._serialized_end=1654
+  _globals['_ACTRESPONSE']._serialized_start=1656
+  _globals['_ACTRESPONSE']._serialized_end=1704
+  _globals['_ISSUEDEVICETOKENREQUEST']._serialized_start=1706
+  _globals['_ISSUEDEVICETOKENREQUEST']._serialized_end=1749
+  _globals['_ISSUEDEVICETOKENRESPONSE']._serialized_start=1751
+  _globals['_ISSUEDEVICETOKENRESPONSE']._serialized_end=1799
+  _globals['_GETHISTORYREQUEST']._serialized_start=1801
+  _globals['_GETHISTORYREQUEST']._serialized_end=1838
+  _globals['_GETHISTORYRESPONSE']._serialized_start=1840
+  _globals['_GETHISTORYRESPONSE']._serialized_end=1901
+  _globals['_KICKSEATREQUEST']._serialized_start=1903
+  _globals['_KICKSEATREQUEST']._serialized_end=1952
+  _globals['_KICKSEATRESPONSE']._serialized_start=1954
+  _globals['_KICKSEATRESPONSE']._serialized_end=2012
+  _globals['_HANDSEATTOBOTREQUEST']._serialized_start=2014
+  _globals['_HANDSEATTOBOTREQUEST']._serialized_end=2068
+  _globals['_HANDSEATTOBOTRESPONSE']._serialized_start=2070
+  _globals['_HANDSEATTOBOTRESPONSE']._serialized_end=2133
+  _globals['_ENDTABLEREQUEST']._serialized_start=2135
+  _globals['_ENDTABLEREQUEST']._serialized_end=2170
+  _globals['_ENDTABLERESPONSE']._serialized_start=2172
+  _globals['_ENDTABLERESPONSE']._serialized_end=2230
+  _globals['_PLAYREQUEST']._serialized_start=2232
+  _globals['_PLAYREQUEST']._serialized_end=2339
+  _globals['_PLAYRESPONSE']._serialized_start=2341
+  _globals['_PLAYRESPONSE']._serialized_end=2445
+  _globals['_ACTRESULT']._serialized_start=2447
+  _globals['_ACTRESULT']._serialized_end=2554
+  _globals['_TOADSTOOLSERVICE']._serialized_start=2557
+  _globals['_TOADSTOOLSERVICE']._serialized_end=3897
 # @@protoc_insertion_point(module_scope)

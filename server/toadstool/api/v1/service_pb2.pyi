@@ -385,6 +385,59 @@ class StartTableResponse(_message.Message):
 Global___StartTableResponse: _TypeAlias = StartTableResponse  # noqa: Y015
 
 @_typing.final
+class PlayAgainRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    """The finished table."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAgainRequest: _TypeAlias = PlayAgainRequest  # noqa: Y015
+
+@_typing.final
+class PlayAgainResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    SEAT_TOKEN_FIELD_NUMBER: _builtins.int
+    HOST_TOKEN_FIELD_NUMBER: _builtins.int
+    seat: _builtins.int
+    """The caller's seat there, and its secret seat token."""
+    seat_token: _builtins.str
+    host_token: _builtins.str
+    """Set only for a caller who sent the finished table's host token."""
+    @_builtins.property
+    def table(self) -> _table_pb2.TableInfo:
+        """The follow-up table."""
+
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.TableInfo | None = ...,
+        seat: _builtins.int = ...,
+        seat_token: _builtins.str = ...,
+        host_token: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["host_token", b"host_token", "seat", b"seat", "seat_token", b"seat_token", "table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlayAgainResponse: _TypeAlias = PlayAgainResponse  # noqa: Y015
+
+@_typing.final
 class LeaveTableRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

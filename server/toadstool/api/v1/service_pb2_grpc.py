@@ -134,6 +134,11 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.PlayRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.PlayResponse.FromString,
                 _registered_method=True)
+        self.PlayAgain = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/PlayAgain',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
+                _registered_method=True)
 
 
 class ToadstoolServiceServicer:
@@ -286,6 +291,19 @@ class ToadstoolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayAgain(self, request, context):
+        """Play the same game again with the same people, after a finished game: the first call creates the
+        follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+        person's seat left open for them) and every later call returns that same table, which the finished
+        table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+        token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+        the first open one), under the same name, and a retry gets the same seat and token back. The caller
+        who sends the finished table's host token too is given the new table's host token.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToadstoolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -368,6 +386,11 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     servicer.Play,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.PlayRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.PlayResponse.SerializeToString,
+            ),
+            'PlayAgain': grpc.unary_unary_rpc_method_handler(
+                    servicer.PlayAgain,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -822,6 +845,33 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/Play',
             toadstool_dot_v1_dot_service__pb2.PlayRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.PlayResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayAgain(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/PlayAgain',
+            toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -108,6 +108,15 @@ class ToadstoolServiceStub:
     A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
     that stops reading stops being read from.
     """
+    PlayAgain: _grpc.UnaryUnaryMultiCallable[_service_pb2.PlayAgainRequest, _service_pb2.PlayAgainResponse]
+    """Play the same game again with the same people, after a finished game: the first call creates the
+    follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+    person's seat left open for them) and every later call returns that same table, which the finished
+    table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+    token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+    the first open one), under the same name, and a retry gets the same seat and token back. The caller
+    who sends the finished table's host token too is given the new table's host token.
+    """
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
@@ -188,6 +197,15 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
     A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
     that stops reading stops being read from.
+    """
+    PlayAgain: _aio.UnaryUnaryMultiCallable[_service_pb2.PlayAgainRequest, _service_pb2.PlayAgainResponse]  # type: ignore[assignment]
+    """Play the same game again with the same people, after a finished game: the first call creates the
+    follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+    person's seat left open for them) and every later call returns that same table, which the finished
+    table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+    token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+    the first open one), under the same name, and a retry gets the same seat and token back. The caller
+    who sends the finished table's host token too is given the new table's host token.
     """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -362,6 +380,21 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
         does (seat given up or kicked: UNAUTHENTICATED; shutdown: UNAVAILABLE, play again with since_version).
         A client that half-closes keeps receiving updates. Acts are handled one at a time in order; a client
         that stops reading stops being read from.
+        """
+
+    @_abc_1.abstractmethod
+    def PlayAgain(
+        self,
+        request: _service_pb2.PlayAgainRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.PlayAgainResponse, _abc.Awaitable[_service_pb2.PlayAgainResponse]]:
+        """Play the same game again with the same people, after a finished game: the first call creates the
+        follow-up table (the same game, options, clocks and player count, bots in the same seats, each
+        person's seat left open for them) and every later call returns that same table, which the finished
+        table's TableInfo then names in next_table_id so that every client can follow. Needs the caller's seat
+        token at the finished table (metadata); seats the caller at the new table in the seat they had (or
+        the first open one), under the same name, and a retry gets the same seat and token back. The caller
+        who sends the finished table's host token too is given the new table's host token.
         """
 
 def add_ToadstoolServiceServicer_to_server(servicer: ToadstoolServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -220,6 +220,7 @@ class TableInfo(_message.Message):
     OPEN_SEATS_FIELD_NUMBER: _builtins.int
     TURN_SECONDS_FIELD_NUMBER: _builtins.int
     TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
+    NEXT_TABLE_ID_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     game: _builtins.str
     name: _builtins.str
@@ -231,6 +232,8 @@ class TableInfo(_message.Message):
     """Seconds per decision before a default move is made (0: no turn clock)."""
     takeover_seconds: _builtins.int
     """Seconds a disconnected person's seat waits before a bot takes it over (0: never)."""
+    next_table_id: _builtins.str
+    """For a finished table whose people chose to play again (PlayAgain): the follow-up table's id."""
     @_builtins.property
     def seats(self) -> _containers.RepeatedCompositeFieldContainer[Global___Seat]: ...
     @_builtins.property
@@ -248,10 +251,11 @@ class TableInfo(_message.Message):
         open_seats: _builtins.int = ...,
         turn_seconds: _builtins.int = ...,
         takeover_seconds: _builtins.int = ...,
+        next_table_id: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "open_seats", b"open_seats", "options", b"options", "seats", b"seats", "status", b"status", "table_id", b"table_id", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["game", b"game", "name", b"name", "next_table_id", b"next_table_id", "open_seats", b"open_seats", "options", b"options", "seats", b"seats", "status", b"status", "table_id", b"table_id", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -77,6 +77,9 @@ class TableRegistry:
         self._tasks: set[asyncio.Task[None]] = set()
         #: Tables created before any event loop ran (synchronous use): their tasks start on `async with`.
         self._unstarted: list[Table] = []
+        #: A finished table's follow-up (PlayAgain) and its host token, by the finished table's id. In memory
+        #: only: after a restart the finished table names none, and the first PlayAgain makes a new one.
+        self._next: dict[str, tuple[str, str]] = {}
 
     async def __aenter__(self) -> TableRegistry:
         self.load()
@@ -280,6 +283,41 @@ class TableRegistry:
             table._maybe_autostart()
         self.tables[table_id] = table
         self._spawn_tasks(table)
+        return table, host_token
+
+    def next_table(self, table_id: str) -> tuple[Table, str] | None:
+        """The follow-up of a finished table (PlayAgain) and its host token, while it is still listed."""
+        found = self._next.get(table_id)
+        if found is None or found[0] not in self.tables:
+            return None
+        return self.tables[found[0]], found[1]
+
+    def play_again(self, finished: Table) -> tuple[Table, str]:
+        """The follow-up of a finished table, made once: the same game, options, clocks and player count, a
+        bot in each seat a bot held, and each person's seat left open for them (they take it with their old
+        seat, PlayAgain). Refused while the game is still on; every later call returns the same table."""
+        found = self.next_table(finished.table_id)
+        if found is not None:
+            return found
+        if finished.status is not Status.FINISHED:
+            raise TableError(
+                ErrorKind.NOT_PLAYING, f"the game at table {finished.table_id} is not over yet: play again after it"
+            )
+        # A name of its own is kept; a default one ("UNO Super Mario k7m2qx") names the old id: a new default.
+        default = finished.name == f"{finished.spec.engine.title} {finished.table_id}"
+        table, host_token = self.create(
+            game=finished.spec.name,
+            players=finished.players,
+            options=finished.raw_options,
+            name="" if default else finished.name,
+            bot_delay=finished.bot_delay,
+            turn_seconds=finished.turn_seconds,
+            takeover_seconds=finished.takeover_seconds,
+        )
+        for seat in finished.seats:
+            if seat.kind is SeatKind.BOT and table.status is Status.LOBBY:
+                table.add_bot(seat.index)
+        self._next[finished.table_id] = (table.table_id, host_token)
         return table, host_token
 
     def _forget_finished(self) -> None:

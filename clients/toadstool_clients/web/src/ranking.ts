@@ -1,0 +1,64 @@
+// The end of a game in order: who won, then everyone else by score (higher is better: points, laps, Extra
+// Lives; lower only in UNO's lowest_wins variant, the table's option), ties keeping seat order. Drawn as the table's ranking and the
+// TV's podium; the game's own summary (the outcome's text) goes beside it.
+
+import type { Update } from "./gen/toadstool/v1/table_pb";
+import { SeatKind } from "./gen/toadstool/v1/table_pb";
+import { h } from "./dom";
+import { seatName } from "./names";
+
+export interface Placed {
+  place: number;
+  seat: number;
+  name: string;
+  score: number | null;
+  bot: boolean;
+}
+
+/** Whether the table's options make the lowest score the best (UNO's lowest_wins). */
+export function lowerWins(options: Record<string, string> | undefined): boolean {
+  return options?.["lowest_wins"] === "true";
+}
+
+export function ranking(update: Update, lower = false): Placed[] {
+  const winners = new Set(update.outcome?.winners ?? []);
+  const score = (seat: number): number | null => (update.scores.length ? Number(update.scores[seat] ?? 0) : null);
+  const seats = update.seats.filter((s) => s.kind !== SeatKind.EMPTY).map((s) => s.index);
+  const better = (a: number, b: number) => (lower ? (score(a) ?? 0) - (score(b) ?? 0) : (score(b) ?? 0) - (score(a) ?? 0));
+  seats.sort((a, b) => Number(winners.has(b)) - Number(winners.has(a)) || better(a, b) || a - b);
+  const placed: Placed[] = [];
+  seats.forEach((seat, i) => {
+    const previous = placed[i - 1];
+    const tied = previous && winners.has(previous.seat) === winners.has(seat) && previous.score === score(seat);
+    placed.push({
+      place: tied ? previous.place : i + 1,
+      seat,
+      name: seatName(update, seat),
+      score: score(seat),
+      bot: update.seats[seat]?.kind === SeatKind.BOT,
+    });
+  });
+  return placed;
+}
+
+/** The ranking as a list: place, name, score. */
+export function rankingList(update: Update, lower = false): HTMLElement {
+  return h(
+    "ol",
+    { class: "ranking", "aria-label": "final ranking" },
+    ...ranking(update, lower).map((p) =>
+      h(
+        "li",
+        { class: `place-${p.place}${update.viewerSeat === p.seat ? " you" : ""}`, "data-seat": p.seat },
+        h("span", { class: "place" }, ordinal(p.place)),
+        h("span", { class: "name" }, p.name, update.viewerSeat === p.seat ? " (you)" : "", p.bot ? " (bot)" : ""),
+        p.score !== null ? h("span", { class: "score" }, `${p.score} ${update.scoreLabel}`) : null,
+      ),
+    ),
+  );
+}
+
+export function ordinal(place: number): string {
+  const suffix = place % 10 === 1 && place % 100 !== 11 ? "st" : place % 10 === 2 && place % 100 !== 12 ? "nd" : place % 10 === 3 && place % 100 !== 13 ? "rd" : "th";
+  return `${place}${suffix}`;
+}

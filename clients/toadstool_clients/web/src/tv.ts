@@ -1,0 +1,364 @@
+// The TV screen: the table as the living room sees it, from across the room (#/tv for the server's newest
+// game, #/t/ID/tv for one table and the games that follow it). Waiting: a large QR code and address, and
+// the seats filling up. Playing: the board, whose turn, the last few events and the scores in large type,
+// and a small QR code for latecomers. At the end: a podium; then it follows the next game. It never scrolls
+// (the board is zoomed to fit the screen), keeps the screen awake (Screen Wake Lock), offers full screen,
+// and holds no controls: it watches without any token, as any spectator.
+
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { TableInfo, Update } from "./gen/toadstool/v1/table_pb";
+import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
+import { api } from "./api";
+import { h, replace } from "./dom";
+import { rendererFor } from "./games/index";
+import type { RenderContext } from "./games/types";
+import { seatName } from "./names";
+import { invite, pageAddress, qrImage } from "./qr";
+import { lowerWins, ordinal, ranking } from "./ranking";
+
+const EVENTS_SHOWN = 4;
+const POLL_MS = 2500;
+
+type WakeLock = { release(): Promise<void> };
+
+export class TvScreen {
+  private stopped = false;
+  private update: Update | null = null;
+  private tableId: string | null;
+  /** #/tv: whichever game is newest on the server, not one table's line of games. */
+  private readonly wide: boolean;
+  private events: string[] = [];
+  private games = new Map<string, string>();
+  private connection: AbortController | null = null;
+  private wakeLock: WakeLock | null = null;
+  private offline = false;
+  /** The shown table's options make the lowest score the best (UNO's lowest_wins). */
+  private lowerWins = false;
+  private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, "Full screen");
+  private readonly onVisible = (): void => {
+    if (!document.hidden) void this.keepAwake();
+  };
+  private readonly onResize = (): void => this.fit();
+
+  /** `tableId` null: the server's newest game, whichever it is. */
+  constructor(
+    private readonly root: HTMLElement,
+    tableId: string | null,
+  ) {
+    this.tableId = tableId;
+    this.wide = tableId === null;
+  }
+
+  start(): void {
+    this.root.className = "tv";
+    document.documentElement.classList.add("tv-page");
+    document.addEventListener("visibilitychange", this.onVisible);
+    document.addEventListener("fullscreenchange", this.onResize);
+    window.addEventListener("resize", this.onResize);
+    void this.keepAwake();
+    void api.listGames({}).then(
+      (r) => r.games.forEach((g) => this.games.set(g.name, g.title)),
+      () => undefined,
+    );
+    void this.run();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.connection?.abort();
+    document.documentElement.classList.remove("tv-page");
+    delete this.root.dataset.awake;
+    document.removeEventListener("visibilitychange", this.onVisible);
+    document.removeEventListener("fullscreenchange", this.onResize);
+    window.removeEventListener("resize", this.onResize);
+    void this.wakeLock?.release().catch(() => undefined);
+  }
+
+  private async keepAwake(): Promise<void> {
+    const lock = (navigator as Navigator & { wakeLock?: { request(type: "screen"): Promise<WakeLock> } }).wakeLock;
+    if (!lock || document.hidden) return;
+    try {
+      const held = await lock.request("screen");
+      this.wakeLock = held;
+      // Said on the page (tests read it); the system may release the lock, e.g. when the tab is hidden.
+      this.root.dataset.awake = "yes";
+      (held as unknown as EventTarget).addEventListener?.("release", () => {
+        if (!this.stopped) this.root.dataset.awake = "no";
+      });
+    } catch {
+      // Refused (no user gesture yet, or a battery saver): the screen then sleeps as it would have.
+    }
+  }
+
+  private async goFullScreen(): Promise<void> {
+    try {
+      await document.documentElement.requestFullscreen();
+    } catch {
+      // Not allowed here: the screen stays as it is.
+    }
+    void this.keepAwake();
+    this.render();
+  }
+
+  /** Follow the chosen table, then each next one, until the screen is closed. */
+  private async run(): Promise<void> {
+    while (!this.stopped) {
+      if (this.tableId === null || this.update?.status === TableStatus.FINISHED) {
+        const next = await this.nextTable();
+        if (next === null) {
+          this.render();
+          await sleep(POLL_MS);
+          continue;
+        }
+        this.tableId = next;
+        this.update = null;
+        this.events = [];
+      }
+      await this.watch(this.tableId);
+    }
+  }
+
+  /** The table to show now: for #/tv the newest unfinished one; after a game, the one its people chose to
+   * play again at, else the next game of the same people (an unfinished table listed after this one with
+   * someone of it at it). */
+  private async nextTable(): Promise<string | null> {
+    let tables: TableInfo[];
+    try {
+      tables = (await api.listTables({})).tables;
+      this.offline = false;
+    } catch {
+      this.offline = true;
+      return null;
+    }
+    const live = (t: TableInfo) => t.status !== TableStatus.FINISHED;
+    const current = this.update;
+    if (current === null || this.wide) return [...tables].reverse().find(live)?.tableId ?? null;
+    // Its people chose to play again (PlayAgain): the table names its follow-up.
+    const named = tables.find((t) => t.tableId === current.tableId)?.nextTableId;
+    if (named) return named;
+    const people = new Set(current.seats.filter((s) => s.kind === SeatKind.HUMAN).map((s) => s.name));
+    const after = tables.slice(tables.findIndex((t) => t.tableId === current.tableId) + 1);
+    return after.find((t) => live(t) && t.seats.some((s) => s.kind === SeatKind.HUMAN && people.has(s.name)))?.tableId ?? null;
+  }
+
+  /** Watch one table until it finishes (then return) or the screen is closed. */
+  private async watch(tableId: string): Promise<void> {
+    let since: bigint | undefined;
+    this.lowerWins = false;
+    void api.getTable({ tableId }).then(
+      ({ table }) => {
+        this.lowerWins = lowerWins(table?.options);
+        if (this.lowerWins && this.update && !this.stopped) this.render();
+      },
+      () => undefined,
+    );
+    let delay = 500;
+    while (!this.stopped) {
+      const connection = new AbortController();
+      this.connection = connection;
+      try {
+        for await (const response of api.watch({ tableId, sinceVersion: since }, { signal: connection.signal })) {
+          const update = response.update;
+          if (!update) continue;
+          this.offline = false;
+          delay = 500;
+          this.events = [...this.events, ...update.events.map((e) => e.text)].slice(-EVENTS_SHOWN);
+          if (since === undefined) this.events = update.events.map((e) => e.text).slice(-EVENTS_SHOWN);
+          since = update.version;
+          this.update = update;
+          this.render();
+          if (update.status === TableStatus.FINISHED) {
+            connection.abort();
+            await sleep(POLL_MS);
+            return;
+          }
+        }
+      } catch (error) {
+        if (this.stopped) return;
+        if (this.update?.status === TableStatus.FINISHED) return;
+        const code = ConnectError.from(error).code;
+        if (code === Code.NotFound) {
+          this.update = null;
+          this.tableId = null;
+          return;
+        }
+        this.offline = true;
+        this.render();
+      }
+      await sleep(delay);
+      delay = Math.min(delay * 2, 8000);
+    }
+  }
+
+  private title(game: string): string {
+    return this.games.get(game) ?? game;
+  }
+
+  render(): void {
+    const update = this.update;
+    const offer = document.fullscreenElement ? null : this.fullScreen;
+    const status = this.offline ? h("div", { class: "tv-offline", role: "status" }, "Reconnecting to the server…") : null;
+    if (!update) {
+      replace(
+        this.root,
+        h(
+          "section",
+          { class: "tv-waiting tv-empty" },
+          h("div", { class: "tv-side" }, invite("#/", 0)),
+          h("div", { class: "tv-main" }, h("h1", {}, "Toadstool"), h("p", { class: "tv-big" }, "Scan the code to start a game."), status),
+        ),
+        offer,
+      );
+      return;
+    }
+    const screen =
+      update.status === TableStatus.LOBBY ? this.waiting(update) : update.status === TableStatus.FINISHED ? this.podium(update) : this.playing(update);
+    replace(this.root, screen, status, offer);
+    this.fit();
+  }
+
+  private waiting(update: Update): HTMLElement {
+    const taken = update.seats.filter((s) => s.kind !== SeatKind.EMPTY).length;
+    return h(
+      "section",
+      { class: "tv-waiting" },
+      h("div", { class: "tv-side" }, invite(`#/t/${update.tableId}`, 0)),
+      h(
+        "div",
+        { class: "tv-main" },
+        h("h1", {}, update.tableName),
+        h("p", { class: "tv-game" }, `${this.title(update.game)} · ${taken} of ${update.seats.length} seats taken`),
+        h(
+          "ol",
+          { class: "tv-seats", style: `--rows:${update.seats.length}` },
+          ...update.seats.map((s) =>
+            h(
+              "li",
+              { class: s.kind === SeatKind.EMPTY ? "open" : "taken" },
+              s.kind === SeatKind.EMPTY ? "waiting for a player…" : `${s.name}${s.kind === SeatKind.BOT ? " (bot)" : ""}`,
+            ),
+          ),
+        ),
+        h("p", { class: "tv-live", "aria-live": "polite" }, taken === update.seats.length ? "Everyone is here: starting…" : "Scan the code to take a seat."),
+      ),
+    );
+  }
+
+  private playing(update: Update): HTMLElement {
+    const waiting = update.toAct.map((s) => seatName(update, s)).join(" and ");
+    const context: RenderContext = {
+      update,
+      entries: [],
+      opened: null,
+      open: () => undefined,
+      claim: () => undefined,
+      entryWith: () => undefined,
+      stepLabel: (step) => String(step[2] ?? step[0]),
+    };
+    const board = rendererFor(update.view?.game.case)(context);
+    // The drawing is a spectator's: nothing in it may be tapped or focused on a screen without controls.
+    board.querySelectorAll("button, a, input, select").forEach((e) => {
+      e.setAttribute("tabindex", "-1");
+      if (e instanceof HTMLButtonElement) e.disabled = true;
+    });
+    return h(
+      "section",
+      { class: "tv-playing" },
+      h(
+        "header",
+        { class: "tv-banner" },
+        h("span", { class: "tv-table" }, update.tableName.startsWith(this.title(update.game)) ? update.tableName : `${update.tableName} · ${this.title(update.game)}`),
+        h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? `${waiting}'s turn` : update.phase),
+      ),
+      h("div", { class: "tv-board", "aria-label": "the board" }, h("div", { class: "tv-fit" }, board)),
+      h(
+        "aside",
+        { class: "tv-aside" },
+        h(
+          "ol",
+          {
+            class: `tv-scores${update.seats.length > 6 ? " many" : ""}`,
+            "aria-label": "scores",
+            style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
+          },
+          ...update.seats.map((s) =>
+            h(
+              "li",
+              { class: update.toAct.includes(s.index) ? "to-act" : undefined },
+              h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? "(empty)" : s.name),
+              update.scores.length ? h("span", { class: "score" }, String(update.scores[s.index] ?? 0)) : null,
+            ),
+          ),
+        ),
+        update.scores.length ? h("p", { class: "tv-score-label" }, update.scoreLabel) : null,
+        h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
+        h(
+          "div",
+          { class: "tv-corner" },
+          qrImage(`#/t/${update.tableId}/watch`, 0, `QR code to follow from a phone: ${pageAddress(`#/t/${update.tableId}/watch`)}`),
+          h("span", {}, "Follow on your phone"),
+        ),
+      ),
+    );
+  }
+
+  private podium(update: Update): HTMLElement {
+    const placed = ranking(update, this.lowerWins);
+    const outcome = update.outcome;
+    const top = placed.slice(0, 3);
+    const rest = placed.slice(3);
+    // Second, first, third: the classic podium, the winner in the middle and highest.
+    const order = [top[1], top[0], top[2]].filter((p) => p !== undefined);
+    return h(
+      "section",
+      { class: "tv-podium" },
+      h("h1", { "aria-live": "polite" }, outcome?.ended ? outcome.ended : top[0] ? `${top[0].name} wins!` : "Game over"),
+      outcome?.summary && outcome.summary !== outcome.ended ? h("p", { class: "tv-summary" }, outcome.summary) : null,
+      h(
+        "ol",
+        { class: "podium" },
+        ...order.map((p) =>
+          h(
+            "li",
+            { class: `step place-${p.place}`, value: p.place },
+            h("span", { class: "name" }, p.name),
+            p.score !== null ? h("span", { class: "score" }, `${p.score} ${update.scoreLabel}`) : null,
+            h("span", { class: "block" }, ordinal(p.place)),
+          ),
+        ),
+      ),
+      // How it ended, in the game's own words (the hand's result, the last round's scores, who went out).
+      this.events.length > 1
+        ? h("ol", { class: "tv-final", "aria-label": "how it ended" }, ...this.events.slice(0, -1).reverse().slice(0, 3).map((e) => h("li", {}, e)))
+        : null,
+      rest.length
+        ? h("p", { class: "tv-rest" }, rest.map((p) => `${ordinal(p.place)} ${p.name}${p.score !== null ? ` (${p.score})` : ""}`).join(" · "))
+        : null,
+      h("p", { class: "tv-next" }, "The next game at this table will show here."),
+    );
+  }
+
+  /** Zoom the board to the largest size that fits its part of the screen (never scrolls). */
+  private fit(): void {
+    const box = this.root.querySelector<HTMLElement>(".tv-board");
+    const inner = box?.querySelector<HTMLElement>(".tv-fit");
+    if (!box || !inner) return;
+    const fits = () => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1;
+    let zoom = 2.4;
+    inner.style.removeProperty("width");
+    inner.style.setProperty("zoom", String(zoom));
+    for (let i = 0; i < 24 && zoom > 0.6 && !fits(); i++) {
+      zoom *= 0.9;
+      inner.style.setProperty("zoom", String(zoom));
+    }
+    // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
+    // alone: then it is given less width too.
+    for (let width = 0.9; width > 0.25 && !fits(); width *= 0.9) {
+      inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
+    }
+  }
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
