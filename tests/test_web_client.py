@@ -86,13 +86,15 @@ def _play_once(driver: Any) -> bool:
             return False
         opened = find(driver, ".actions .opened")
         if opened:
-            tap(driver, find(driver, ".actions button.action:not(.cancel)")[0])
+            # A wild's colours are four coloured targets on the board; anything else opened is in the bar.
+            colours = find(driver, ".colour-pick .colour-target")
+            tap(driver, (colours or find(driver, ".actions button.action:not(.cancel)"))[0])
             return True
         playable = find(driver, ".hand .card.playable")
         if playable:
-            toggle = find(driver, ".actions .toggle input")
-            if toggle and len(find(driver, ".hand .card")) == 2 and not toggle[0].is_selected():
-                tap(driver, toggle[0])
+            call = find(driver, ".uno-call[data-kind=uno]")
+            if call and len(find(driver, ".hand .card")) == 2 and call[0].get_attribute("aria-pressed") != "true":
+                tap(driver, call[0])
             tap(driver, playable[0])
             return True
         pile = find(driver, ".pile.playable")

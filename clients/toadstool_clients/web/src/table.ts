@@ -28,6 +28,9 @@ import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveResume, ta
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
 import { freshCount, rollPanel } from "./display";
+import { TableKeys, keepFocus } from "./keys";
+import { rulesButton } from "./rules";
+import { inYourWords } from "./games/words";
 import type { LoggedEvent } from "./display";
 
 const LOG_LENGTH = 60;
@@ -54,6 +57,9 @@ export class TableScreen {
   private shown: (() => void) | null = null;
   private held: HeldSeat | null;
   private readonly host: HostControls | null;
+  /** The terminal's keys at the table (keys.ts), and the offered choices they pick from. */
+  private readonly keys: TableKeys;
+  private choices: Choice | null = null;
   /** How many of the log's newest events came with the update just received, and whether it rolled a die:
    * the table display animates those once (the next render of the same update does not). */
   private fresh = 0;
@@ -79,6 +85,18 @@ export class TableScreen {
           this.problem = problem;
         })
       : null;
+    this.keys = new TableKeys({
+      root,
+      tree: () => this.choices,
+      open: (entry) => this.open(entry),
+      back: () => (this.opened.length ? (this.back(), true) : false),
+      toggled: (name) => this.togglesOn.has(name),
+      setToggle: (name, on) => {
+        if (on) this.togglesOn.add(name);
+        else this.togglesOn.delete(name);
+        this.render();
+      },
+    });
   }
 
   private get viewerKey(): string {
@@ -88,6 +106,7 @@ export class TableScreen {
   start(): void {
     document.addEventListener("visibilitychange", this.onVisibility);
     this.narrow.addEventListener("change", this.onWidth);
+    if (this.mode === "play") this.keys.attach();
     void this.follow();
     this.render();
   }
@@ -96,6 +115,7 @@ export class TableScreen {
     this.stopped = true;
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
+    this.keys.detach();
     this.connection?.abort();
     this.shown?.();
   }
@@ -260,8 +280,10 @@ export class TableScreen {
       return;
     }
     const tree = choiceTree(update.legalActions);
+    this.choices = this.held && update.legalActions.length && !this.sending ? tree : null;
     const entries = tree.children.flatMap((c) => (c.run ? c.children : [c]));
     const claimed = new Set<Choice>();
+    const claimedToggles = new Set<string>();
     const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
     const context: RenderContext = {
       update,
@@ -274,13 +296,20 @@ export class TableScreen {
           e.steps.some((s) => s[0] === kind && (field === "" ? !s[1] : s[1] === field && s[2] === value)),
         ),
       stepLabel: (step) => this.label(step),
+      toggled: (name) => this.togglesOn.has(name),
+      setToggle: (name, on) => {
+        if (on) this.togglesOn.add(name);
+        else this.togglesOn.delete(name);
+        this.render();
+      },
+      claimToggle: (name) => claimedToggles.add(name),
     };
     const member = update.view?.game.case;
     const board = rendererFor(member)(context);
     const display = this.mode === "display";
     const animate = display && this.animate;
     this.animate = false;
-    replace(
+    keepFocus(this.root, () => replace(
       this.root,
       this.header(update),
       this.seats(update),
@@ -288,11 +317,12 @@ export class TableScreen {
       display ? rollPanel(update, this.log, animate && this.rolled) : null,
       // Nothing is drawn empty: a board before the game has a view, a bar of no choices, a log of no events.
       hasContent(board) ? h("div", { class: "board" }, board) : null,
-      display ? null : this.actions(update, tree, claimed),
+      display ? null : this.actions(update, tree, claimed, claimedToggles),
       this.host?.render(update) ?? null,
       this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
       this.log.length ? this.events(animate ? this.fresh : 0) : null,
-    );
+    ));
+    this.keys.numberChoices();
   }
 
   private header(update: Update): HTMLElement {
@@ -318,6 +348,7 @@ export class TableScreen {
       h("div", { class: "titles" }, h("h1", {}, update.tableName), h("div", { class: "phase" }, update.phase)),
       h("div", { class: "turn", "data-testid": "turn" }, turn),
       h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: this.status }, this.status),
+      this.mode === "display" ? null : rulesButton(update.game),
     );
   }
 
@@ -356,10 +387,10 @@ export class TableScreen {
   }
 
   /** The action bar: what the board does not offer as a tap target; nothing when it would be empty. */
-  private actions(update: Update, tree: Choice, claimed: Set<Choice>): HTMLElement | null {
+  private actions(update: Update, tree: Choice, claimed: Set<Choice>, claimedToggles: Set<string>): HTMLElement | null {
     const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
-    const level = top ? top.children : tree.children.filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
-    const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))];
+    const level = (top ? top.children : tree.children).filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
+    const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))].filter((name) => !claimedToggles.has(name));
     const buttons = level.map((entry) =>
       h(
         "button",
@@ -404,7 +435,7 @@ export class TableScreen {
       "section",
       { class: "log", "aria-label": "what happened" },
       h("h2", {}, "What happened"),
-      h("ol", {}, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
+      h("ol", {}, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, inYourWords(this.update!, e)))),
     );
   }
 }

@@ -1,7 +1,8 @@
 // Super Mario: Level Up! drawn as its board: levels 10 (the nominee), 5 down to 0, each with its characters
 // left to right and its face-down ? blocks; the characters still to place; the viewer's secret favourites
 // (marked on the board) and Power Up cards; every seat's held blocks, No! cards, vote (only whether a seat
-// has voted, until the reveal) and round scores. Tap targets: a character (move it, or place it and then
+// has voted, until the reveal) and round scores. When the viewer is to vote, the vote cards come first
+// (on a phone's first screen). Tap targets: a character (move it, or place it and then
 // tap its level), a face-down block to reveal, a Power Up card or held block (then the character or level
 // it acts on), the vote cards, a 1-Up on a seat's vote.
 
@@ -138,8 +139,12 @@ function voteCards(context: RenderContext, view: LevelUpView): HTMLElement | nul
     "div",
     { class: "lu-vote" },
     h("div", { class: "label" }, `Your secret vote on ${nominee}:`),
-    ...choices.map(({ v, entry }) =>
-      h("button", { class: `vote-card playable v-${v}`, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+    h(
+      "div",
+      { class: "vote-cards" },
+      ...choices.map(({ v, entry }) =>
+        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+      ),
     ),
   );
 }
@@ -174,7 +179,6 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
           : h("span", { class: `lu-held${block.fresh ? " fresh" : ""}` }, name, block.fresh ? " (new)" : "");
       }),
     ),
-    voteCards(context, view),
   );
 }
 
@@ -225,9 +229,11 @@ export const renderLevelUp: GameRenderer = (context) => {
   if (game?.case !== "levelup") return h("div", {}, "");
   const view = game.value;
   const nominee = view.nominee !== undefined ? characterName(view, view.nominee) : null;
+  // Your vote comes first, on the first screen of a phone: the whole table waits for it.
   return h(
     "section",
     { class: "levelup" },
+    voteCards(context, view),
     h(
       "div",
       { class: "lu-status" },
