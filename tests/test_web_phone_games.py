@@ -6,12 +6,15 @@ every coloured card carries its colour's letter. Kart: the track is an SVG loop 
 the track file, its shortcuts as arrows and a legend; the die's face is the roll its caption names, update
 after update at bot speed; seven karts' standings are never under the action bar. Level Up!: the vote cards
 are on the first screen when it is your vote. Power Up: a ? card's targets are offered once (on the seats,
-not again in the bar), and the log never calls the viewer by name. Screenshots of each at phone and laptop
-size go to test-output/web/.
+not again in the bar), and the log never calls the viewer by name: its lines are word for word the
+terminal client's (toadstool_clients.terminal.events, which the browser's games/words.ts ports).
+Screenshots of each at phone and laptop size go to test-output/web/.
 """
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
 import time
 from collections.abc import Iterator
@@ -20,8 +23,11 @@ from typing import Any
 
 import pytest
 from selenium.common.exceptions import StaleElementReferenceException
-from web_helpers import find, page_text, tap, wait_for, web_server
+from web_helpers import WebClient, find, page_text, tap, wait_for, web_server
 from web_play import PHONE_UPRIGHT, create, my_turn, play_until, resize_to, shots, sit_down, uno_step
+
+from toadstool.api.v1 import table_pb2
+from toadstool_clients.terminal.events import in_your_words
 
 LETTERS = {"c-red": "R", "c-yellow": "Y", "c-green": "G", "c-blue": "B"}
 
@@ -219,3 +225,53 @@ def test_power_up_offers_each_target_once_and_its_log_calls_the_viewer_you(web_u
     lines = _log_lines(driver)
     assert any(re.search(r"\b[Yy]ou\b", line) for line in lines), lines
     assert not [line for line in lines if re.search(r"\bAnn\b", line)], "the viewer is 'you' throughout the log"
+    # Word for word as the terminal client says them (toadstool_clients.terminal.events), for the same events.
+    token = json.loads(driver.execute_script(f"return localStorage.getItem('toadstool:seats:{table_id}')"))[0]["token"]
+    for _ in range(10):  # a bot's any-time card may move the table on between the two reads
+        page = list(reversed(_log_lines(driver)))
+        update = _first_update(web_url, table_id, token)
+        said = [in_your_words(update, event) for event in update.events]
+        shared = min(len(page), len(said))
+        if shared >= 5 and page[-shared:] == said[-shared:]:
+            break
+        time.sleep(0.1)
+    else:
+        raise AssertionError(f"the page's log {page[-8:]} is not the terminal's {said[-8:]}")
+
+
+def _first_update(url: str, table_id: str, token: str) -> table_pb2.Update:
+    async def first() -> table_pb2.Update:
+        async with WebClient(url.rstrip("/")) as web:
+            async for response in web.watch(table_id, token=token):
+                if response.HasField("update"):
+                    return response.update
+        raise AssertionError("the Watch stream ended without an update")
+
+    return asyncio.run(first())
+
+
+def _luminance(rgb: str) -> float:
+    red, green, blue = (int(v) / 255 for v in re.findall(r"\d+", rgb)[:3])
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in (red, green, blue)]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def test_a_wild_flipped_first_reads_any_colour_and_its_colour_is_four_targets(web_url: str, phone: Any) -> None:
+    driver = phone
+    # Seed 97 deals two players a Super Star as the first card, with seat 0 (Ann) to choose its colour.
+    table_id = create(web_url, "uno", players=2, seed=97, bot_delay_ms=200)
+    sit_down(driver, web_url, table_id, ".uno .hand")
+    chip = wait_for(driver, ".colour-chip.c-any")
+    assert chip.text == "Any colour"
+    colours = driver.execute_script(
+        "const c = getComputedStyle(document.querySelector('.colour-chip.c-any'));return [c.color, c.backgroundColor];"
+    )
+    light, dark = sorted((_luminance(c) for c in colours), reverse=True)
+    assert (light + 0.05) / (dark + 0.05) >= 4.5, f"'Any colour' is hard to read: {colours}"
+    assert "The first card is a wild" in wait_for(driver, ".colour-pick .pick-title").text
+    assert len(find(driver, ".colour-pick .colour-target")) == 4
+    assert not find(driver, ".actions button.action:not(.cancel)"), "the colours are not words in the bar"
+    shots(driver, "phone-uno-any-colour")
+    tap(driver, find(driver, ".colour-pick .colour-target[data-color=green]")[0])
+    chip = wait_for(driver, ".colour-chip.c-green")
+    assert chip.text.split() == ["G", "Green"]
