@@ -257,11 +257,15 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
         if not find(driver, ".lu-vote"):
             return
         view = _view(web_url, table_id, token).view.levelup
-        try:
-            votes = [e.text for e in find(driver, ".lu-seat:not(.you) .lu-voted")]
-            shown = [e.text for e in find(driver, ".lu-favourites .lu-char")]
-        except StaleElementReferenceException:  # the page re-rendered while it was read
+        # Read in one script, and only while the vote is still drawn: the reveal may come meanwhile.
+        read = driver.execute_script(
+            "if (!document.querySelector('.lu-vote')) return null;"
+            "const text = (s) => [...document.querySelectorAll(s)].map((e) => e.innerText);"
+            "return [text('.lu-seat:not(.you) .lu-voted'), text('.lu-favourites .lu-char')];"
+        )
+        if read is None:
             return
+        votes, shown = read
         seen["votes"] += 1
         for vote in votes:
             assert vote in ("has voted", "choosing…"), vote

@@ -66,7 +66,7 @@ export const RULES: Record<string, GameRules> = {
         "Held blocks and Power Up cards are played on a later turn of yours.",
       ]],
       ["The vote", [
-        "A character moved from level 5 to 10 is nominated. Everyone votes in secret: Yes!, No! or Thwomp Vote. Any No! or Thwomp Vote left after the 1-Up Mushrooms sends it off the board (a Thwomp Vote: to level 0). All Yes!: it is champion and the round ends.",
+        "A character moved from level 5 to 10 is nominated. Everyone votes in secret: Yes!, No! or Thwomp Vote. Any No! or Thwomp Vote left after the 1-Up Mushrooms sends it off the board (a Thwomp Vote: down to level 0). If every vote is Yes!, it is champion and the round ends.",
         "You have few No! cards for the whole round: spend them well.",
       ]],
       ["Scoring", [
@@ -149,5 +149,11 @@ export function openRules(game: string): void {
 
 /** The header's "How to play" button for `game`. */
 export function rulesButton(game: string): HTMLElement {
-  return h("button", { class: "rules-open", "data-rules": game, "aria-haspopup": "dialog", onclick: () => openRules(game) }, "How to play");
+  return h(
+    "button",
+    { class: "rules-open", "data-rules": game, "aria-haspopup": "dialog", onclick: () => openRules(game) },
+    // "Rules" on a narrow phone, where the header's first row is short of room.
+    h("span", { class: "long" }, "How to play"),
+    h("span", { class: "short" }, "Rules"),
+  );
 }

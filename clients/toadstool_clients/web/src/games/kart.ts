@@ -173,7 +173,8 @@ function fieldShape(context: RenderContext, view: KartView, track: KartTrack, lo
   const label = `field ${index}${type ? `, ${type.name.split(":")[0]}` : ""}${banana ? ", banana chip" : ""}`;
   const classes = ["field", type?.css ?? "f-plain", banana ? "has-banana" : "", tap ? "playable" : "", tap && isOpened(context, tap) ? "selected" : ""];
   const attrs: Record<string, string | number> = { class: classes.filter(Boolean).join(" "), "data-field": index };
-  if (!tap) return svg("g", { ...attrs, "aria-label": label }, ...parts);
+  // A field that is no choice is named by its title (a tooltip too); a tap target by its label.
+  if (!tap) return svg("g", attrs, svg("title", {}, label), ...parts);
   const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `${label}: choose it` }, ...parts);
   element.addEventListener("click", () => context.open(tap));
   return element;
@@ -241,7 +242,7 @@ function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: 
     svg("text", { class: "cut-label", x: lx, y: ly + 4.5, "font-size": 13 }, label),
   ];
   const attrs = { class: `shortcut${entry ? " playable" : ""}`, "data-shortcut": index };
-  if (!entry) return svg("g", { ...attrs, "aria-label": `shortcut ${label}: field ${from} to ${to}` }, svg("title", {}, `shortcut ${label}: field ${from} → ${to}`), ...parts);
+  if (!entry) return svg("g", attrs, svg("title", {}, `shortcut ${label}: field ${from} → ${to}`), ...parts);
   const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `Take shortcut ${label} (Feather): field ${from} to ${to}` }, ...parts);
   element.addEventListener("click", () => context.open(entry));
   return element;
