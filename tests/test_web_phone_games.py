@@ -96,7 +96,7 @@ def test_uno_calls_uno_with_a_big_button_and_picks_a_wilds_colour_from_four_colo
             button = wait_for(driver, ".uno-call[aria-pressed=true]")
             assert "✓" in button.text
             playable = find(driver, ".hand .card.playable:not(.c-wild)") or find(driver, ".hand .card.playable")
-            label = playable[0].get_attribute("aria-label")
+            label = playable[0].get_attribute("title")
             assert label.endswith("and call UNO"), label
             card = playable[0].get_attribute("data-card-id")
             shots(driver, "phone-uno-call")  # drawn again at each size: find the card again

@@ -91,7 +91,7 @@ function blocks(context: RenderContext, view: LevelUpView, level: LevelUpLevel):
   const revealing = view.stage === LevelUpStage.REVEAL && view.revealLevel === level.level;
   return h(
     "span",
-    { class: "lu-blocks", "aria-label": `${level.faceDownBlocks} face-down ? blocks` },
+    { class: "lu-blocks", role: "group", "aria-label": `${level.faceDownBlocks} face-down ? blocks` },
     ...Array.from({ length: level.faceDownBlocks }, (_, slot) => {
       const entry = revealing ? entryFor(context, ["reveal_block"], ["slot"], slot) : undefined;
       return entry
@@ -118,7 +118,7 @@ function board(context: RenderContext, view: LevelUpView): HTMLElement {
   const levels = [...view.levels].sort((a, b) => b.level - a.level);
   return h(
     "div",
-    { class: "lu-board", "aria-label": "the board" },
+    { class: "lu-board", role: "group", "aria-label": "the board" },
     ...levels.map((level) => levelRow(context, view, level)),
     view.unplaced.length
       ? h("div", { class: "lu-tray" }, h("span", { class: "label" }, "To place:"), ...view.unplaced.map((id) => character(context, view, id)))
@@ -161,7 +161,7 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
       : null,
     h(
       "div",
-      { class: "lu-cards", "aria-label": "your Power Up cards and blocks" },
+      { class: "lu-cards", role: "group", "aria-label": "your Power Up cards and blocks" },
       ...view.powerUps.map((card) => {
         const kind = POWER_PLAYS[card.kind];
         const entry = kind ? playEntry(context, kind) : undefined;

@@ -46,22 +46,26 @@ function colourClass(color: UnoColor): string {
 function card(item: UnoCard, onTap?: () => void, selected = false, label?: string): HTMLElement {
   const name = unoCardName(item);
   const letter = COLOUR_LETTERS[item.color];
-  const inner = [
-    h("span", { class: "corner" }, face(item)),
-    h("span", { class: "face" }, face(item)),
+  // The glyphs are for the eye; the card's name in words is for a screen reader (and the button's name).
+  const glyphs = [
+    h("span", { class: "corner", "aria-hidden": "true" }, face(item)),
+    h("span", { class: "face", "aria-hidden": "true" }, face(item)),
     letter ? h("span", { class: "colour-letter", "aria-hidden": "true" }, letter) : h("span", { class: "colour-letter wild-mark", "aria-hidden": "true" }, "W"),
   ];
-  if (!onTap) return h("div", { class: `card ${colourClass(item.color)}`, title: name, "data-card-id": item.id }, ...inner);
+  if (!onTap) {
+    return h("div", { class: `card ${colourClass(item.color)}`, title: name, "data-card-id": item.id }, h("span", { class: "sr-only" }, name), ...glyphs);
+  }
+  const said = label ?? `Play ${name}`;
   return h(
     "button",
     {
       class: `card playable ${colourClass(item.color)}${selected ? " selected" : ""}`,
-      title: label ?? `Play ${name}`,
-      "aria-label": label ?? `Play ${name}`,
+      title: said,
       "data-card-id": item.id,
       onclick: onTap,
     },
-    ...inner,
+    h("span", { class: "sr-only" }, said),
+    ...glyphs,
   );
 }
 
@@ -69,7 +73,7 @@ function backs(count: number): HTMLElement {
   const shown = Math.min(count, 12);
   return h(
     "div",
-    { class: "backs", "aria-label": `${count} cards` },
+    { class: "backs", role: "img", "aria-label": `${count} cards` },
     ...Array.from({ length: shown }, () => h("span", { class: "back" })),
     h("span", { class: "count" }, String(count)),
   );
@@ -104,7 +108,7 @@ function middle(context: RenderContext, view: UnoView): HTMLElement {
   const drawEntry = context.entryWith("draw", "", null);
   if (drawEntry) context.claim(drawEntry);
   const pile = drawEntry
-    ? h("button", { class: "pile playable", "aria-label": "Draw a card", onclick: () => context.open(drawEntry) }, h("span", {}, "Draw"), h("small", {}, `${view.drawPileCount}`))
+    ? h("button", { class: "pile playable", "data-kind": "draw", onclick: () => context.open(drawEntry) }, h("span", {}, "Draw"), h("small", { "aria-hidden": "true" }, `${view.drawPileCount}`), h("span", { class: "sr-only" }, ` a card (${view.drawPileCount} left)`))
     : h("div", { class: "pile" }, h("span", {}, "Deck"), h("small", {}, `${view.drawPileCount}`));
   const arrow = view.direction === UnoDirection.COUNTER_CLOCKWISE ? "↺" : "↻";
   return h(
@@ -176,7 +180,6 @@ function colourPicker(context: RenderContext): HTMLElement | null {
           {
             class: `colour-target playable next ${colourClass(color)}`,
             "data-color": name,
-            "aria-label": `${name[0].toUpperCase()}${name.slice(1)}`,
             onclick: () => context.open(entry!),
           },
           h("span", { class: "pick-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
@@ -228,7 +231,7 @@ function hand(context: RenderContext, view: UnoView): HTMLElement | null {
   const calling = context.toggled("uno");
   return h(
     "div",
-    { class: "hand", "aria-label": "your hand" },
+    { class: "hand", role: "group", "aria-label": "your hand" },
     ...cards.map((item) => {
       const entry = context.entryWith("play_card", "card_id", item.id);
       if (!entry) return card(item);
