@@ -12,7 +12,7 @@ import { KartColor, KartFieldType, KartItem, KartStage } from "../gen/toadstool/
 import type { Update } from "../gen/toadstool/v1/table_pb";
 import type { Choice } from "../choices";
 import { h } from "../dom";
-import { seatName } from "../names";
+import { seatName, youOrName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
 import { svg } from "./svg";
 import { NARROW } from "./types";
@@ -380,13 +380,19 @@ function bundles(context: RenderContext): HTMLElement | null {
   );
 }
 
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 function die(context: RenderContext, view: KartView): HTMLElement {
   const roll = entryFor(context, ["roll"], [""], null);
   const last = view.lastRolls[view.lastRolls.length - 1];
   const key = JSON.stringify(view.lastRolls.map((r) => [r.roller, r.value, r.purpose]));
   const fresh = key !== shownRoll && last !== undefined && shownRoll !== "";
   shownRoll = key;
-  const caption = last ? `${seatName(context.update, last.roller)} rolled ${last.value} ${PURPOSES[last.purpose] ?? last.purpose}` : "No roll yet";
+  // The viewer is "you", as in the log.
+  const who = (seat: number): string => youOrName(context.update, seat);
+  const caption = last ? `${capital(who(last.roller))} rolled ${last.value} ${PURPOSES[last.purpose] ?? last.purpose}` : "No roll yet";
   // The last roll, whoever made it: its face and its caption name the same number.
   const shown = h(
     "div",
@@ -415,7 +421,7 @@ function die(context: RenderContext, view: KartView): HTMLElement {
           "div",
           { class: "rolls" },
           ...notes.map((n) => h("div", { class: "kart-note" }, n)),
-          ...earlier.map((r) => h("div", { class: "earlier" }, `before: ${seatName(context.update, r.roller)} rolled ${r.value} ${PURPOSES[r.purpose] ?? r.purpose}`)),
+          ...earlier.map((r) => h("div", { class: "earlier" }, `before: ${who(r.roller)} rolled ${r.value} ${PURPOSES[r.purpose] ?? r.purpose}`)),
         )
       : null,
   );
