@@ -35,7 +35,7 @@ def create(url: str, game: str, players: int, seed: int, options: dict[str, str]
         bot_delay_ms=bot_delay_ms,
     )
     request.options.update(options or {})
-    return create_table(url, request).table.table_id
+    return str(create_table(url, request).table.table_id)
 
 
 def sit_down(driver: Any, url: str, table_id: str, board: str, name: str = "Ann") -> None:
