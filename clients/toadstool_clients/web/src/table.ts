@@ -91,11 +91,7 @@ export class TableScreen {
       open: (entry) => this.open(entry),
       back: () => (this.opened.length ? (this.back(), true) : false),
       toggled: (name) => this.togglesOn.has(name),
-      setToggle: (name, on) => {
-        if (on) this.togglesOn.add(name);
-        else this.togglesOn.delete(name);
-        this.render();
-      },
+      setToggle: (name, on) => this.setToggle(name, on),
     });
   }
 
@@ -297,11 +293,7 @@ export class TableScreen {
         ),
       stepLabel: (step) => this.label(step),
       toggled: (name) => this.togglesOn.has(name),
-      setToggle: (name, on) => {
-        if (on) this.togglesOn.add(name);
-        else this.togglesOn.delete(name);
-        this.render();
-      },
+      setToggle: (name, on) => this.setToggle(name, on),
       claimToggle: (name) => claimedToggles.add(name),
     };
     const member = update.view?.game.case;
@@ -422,6 +414,13 @@ export class TableScreen {
       ),
       top ? h("button", { class: "action cancel", onclick: () => this.back() }, "Back") : null,
     );
+  }
+
+  /** Switch a toggle of the offered plays (UNO's call) on or off; the board draws it at once. */
+  private setToggle(name: string, on: boolean): void {
+    if (on) this.togglesOn.add(name);
+    else this.togglesOn.delete(name);
+    this.render();
   }
 
   private back(): void {
