@@ -1,7 +1,8 @@
 """The web client on a laptop (1366x768) in a real headless Chromium: the layout uses the width (board and log
 side by side, UNO cards at a readable size) for all four games; keyboard focus stays on the same element when
 an update draws the table again; a focused card looks different from a playable one; and the terminal
-client's keys play (a number chooses, d draws, u calls UNO, r rolls, Esc goes back a step).
+client's keys play (a number chooses, a Kart field by its own number typed digit by digit, d draws, u calls
+UNO, r rolls, Esc goes back a step).
 """
 
 from __future__ import annotations
@@ -216,3 +217,23 @@ def _until(driver: Any, condition: str, *args: Any, seconds: float = 10.0) -> No
     while not driver.execute_script(f"return {condition}", *args):
         assert time.monotonic() < deadline, f"never: {condition}\n{page_text(driver)}"
         time.sleep(0.05)
+
+
+def test_typed_digits_choose_a_kart_field_by_its_number(web_url: str, laptop: Any) -> None:
+    driver = laptop
+    table_id = create(web_url, "kart", players=2, seed=5, options={"track": "mini-loop"})
+    sit_down(driver, web_url, table_id, ".kart .track-svg")
+
+    def fields_offered() -> bool:
+        return bool(my_turn(driver) and find(driver, ".track-svg .field.playable"))
+
+    play_until(driver, fields_offered, "was offered a field (a banana chip to place)")
+    offered = [int(f.get_attribute("data-field")) for f in find(driver, ".track-svg .field.playable")]
+    # A two-digit field if there is one (its first digit waits for the second), else any.
+    field = max(offered, key=lambda f: (f >= 10, f))
+    typed = str(field)
+    _press(driver, *typed)
+    _until(
+        driver, "document.querySelector(`.track-svg .field[data-field='${arguments[0]}'].has-banana`) !== null", field
+    )
+    assert not find(driver, ".track-svg .field.playable") or not my_turn(driver), "the choice was made"

@@ -1,8 +1,8 @@
 // Keyboard play at the table: the terminal client's keys, and focus that stays where it was across updates.
 //
 // The keys (as `toadstool play` has them, clients/toadstool_clients/terminal/menu.py): a number chooses the
-// choice of that number (the board's tap targets, then the action bar's, in page order; when the choices
-// are Kart fields, the field's own number), at once when no longer number could follow, else it moves the
+// choice of that number (the board's tap targets, then the action bar's, in page order; when the board's
+// choices are Kart fields, the field's own number), at once when no longer number could follow, else it moves the
 // focus there and Enter (or another digit) goes on; d draws (or passes when nothing is left to draw),
 // u calls UNO (switches the call on for the next play, or calls it after the play), r rolls, k keeps the
 // drawn card, e ends the turn, Esc goes back a step; ← → move the focus between the choices. Once a key
@@ -48,10 +48,17 @@ export function choiceTargets(root: ParentNode): HTMLElement[] {
   return [...root.querySelectorAll<HTMLElement>(CHOICES)];
 }
 
+/** Whether the board's choices are all Kart fields: numbers are then the fields' own (as on the terminal's
+ * drawn track); the action bar's few choices ("Throw the Banana away") are a Tab or a click away. */
+function onTrack(targets: HTMLElement[]): boolean {
+  const board = targets.filter((t) => t.closest(".board"));
+  return board.length > 0 && board.every((t) => t.dataset.field !== undefined);
+}
+
 /** The number each choice answers to: Kart fields by their field number, anything else by its place. */
 function numbered(targets: HTMLElement[]): Map<string, HTMLElement> {
-  const fields = targets.length > 0 && targets.every((t) => t.dataset.field !== undefined);
-  return new Map(targets.map((t, i) => [fields ? t.dataset.field! : String(i + 1), t]));
+  if (onTrack(targets)) return new Map(targets.filter((t) => t.dataset.field !== undefined).map((t) => [t.dataset.field!, t]));
+  return new Map(targets.map((t, i) => [String(i + 1), t]));
 }
 
 function activate(element: HTMLElement | SVGElement): void {
@@ -79,9 +86,9 @@ export class TableKeys {
   numberChoices(): void {
     if (this.used) this.table.root.classList.add("keyboard");
     const targets = choiceTargets(this.table.root);
-    const fields = targets.length > 0 && targets.every((t) => t.dataset.field !== undefined);
+    if (onTrack(targets)) return; // the fields show their own numbers
     targets.forEach((t, i) => {
-      if (!fields && i < 99) t.setAttribute("data-key", String(i + 1));
+      if (i < 99) t.setAttribute("data-key", String(i + 1));
     });
   }
 
