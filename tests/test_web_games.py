@@ -1,7 +1,7 @@
 """Power Up, Level Up! and the Kart race drawn in the web client, played to the end in a real headless Chromium.
 
 For each game, one person sits at a seeded table against bots and plays it to the end by taps on the
-board itself (Level cards' targets, ? cards, characters and levels, vote cards, track fields, the die), or
+board itself (Level cards' targets, ? cards, characters and levels, vote cards, track fields, the Roll button), or
 on the action bar where the board offers nothing; the test is bounded by time and by a count of taps, and
 fails unless the board was tapped. Screenshots of each game's main screens at phone (360x640) and laptop
 (1280x800) sizes go to test-output/web/; each state the first time it shows (a two-step choice, a challenge,
@@ -48,7 +48,7 @@ from toadstool.api.v1 import powerup_pb2, service_pb2, table_pb2
 GAME_SECONDS = 240.0
 MAX_TAPS = 1500
 #: A tap target for the next step of an opened entry (a level, a seat aimed at, a field).
-NEXT_STEP = ".board .next, .board button.lu-level-label, .board .pu-aim, .board button.field.playable"
+NEXT_STEP = ".board .next, .board button.lu-level-label, .board .pu-aim, .board .field.playable"
 BOARD_TAP = ".board button.playable"
 
 
@@ -257,11 +257,15 @@ def test_one_person_plays_level_up_to_the_end_by_tapping_characters_levels_and_v
         if not find(driver, ".lu-vote"):
             return
         view = _view(web_url, table_id, token).view.levelup
-        try:
-            votes = [e.text for e in find(driver, ".lu-seat:not(.you) .lu-voted")]
-            shown = [e.text for e in find(driver, ".lu-favourites .lu-char")]
-        except StaleElementReferenceException:  # the page re-rendered while it was read
+        # Read in one script, and only while the vote is still drawn: the reveal may come meanwhile.
+        read = driver.execute_script(
+            "if (!document.querySelector('.lu-vote')) return null;"
+            "const text = (s) => [...document.querySelectorAll(s)].map((e) => e.innerText);"
+            "return [text('.lu-seat:not(.you) .lu-voted'), text('.lu-favourites .lu-char')];"
+        )
+        if read is None:
             return
+        votes, shown = read
         seen["votes"] += 1
         for vote in votes:
             assert vote in ("has voted", "choosing…"), vote
@@ -280,31 +284,29 @@ def test_one_person_races_the_kart_track_to_the_end_by_tapping_the_die_and_the_f
     driver = chromium
     table_id = _create(web_url, "kart", players=2, seed=5, options={"track": "mini-loop"})
     _sit_down(driver, web_url, table_id, ".kart .track .field")
-    fields = find(driver, ".track .field")
+    fields = find(driver, ".track-svg .field")
     assert len(fields) == 40, "every field of the 40-field Mini Loop is drawn once"
-    # On a phone the track snakes in rows of six (each field a 44 px tap target), on a laptop in rows of ten.
-    assert [int(f.get_attribute("data-field")) for f in fields[:6]] == list(range(6))
-    assert [int(f.get_attribute("data-field")) for f in fields[6:12]] == list(range(11, 5, -1))
+    assert [int(f.get_attribute("data-field")) for f in fields] == list(range(40))
+    # A loop: tall on a phone, wide on a laptop (the screen draws again when it crosses 600 px).
+    assert find(driver, ".track-svg.tall")
     resize(driver, LAPTOP)
-    wait_for(driver, ".track.rows-10")
-    fields = find(driver, ".track .field")
-    assert [int(f.get_attribute("data-field")) for f in fields[10:20]] == list(range(19, 9, -1))
+    wait_for(driver, ".track-svg.wide")
     resize(driver, PHONE)
-    wait_for(driver, ".track.rows-6")
+    wait_for(driver, ".track-svg.tall")
     assert find(driver, ".legend .shortcut"), "the shortcuts are in the legend"
     screenshot(driver, "kart-start-phone")
-    # The die is the roll button: a tap rolls it, and the roll is shown beside it.
+    # The Roll button rolls the die, and the die then shows the roll (the viewer's own is "You rolled").
     deadline = time.monotonic() + 20
     while not (_my_turn(driver) and find(driver, "button.die.playable")):
         assert time.monotonic() < deadline, page_text(driver)
         time.sleep(0.05)
-    before = driver.execute_script("return document.querySelector('.rolls')?.textContent ?? ''")
+    before = driver.execute_script("return document.querySelector('.dice')?.textContent ?? ''")
     tap(driver, find(driver, "button.die.playable")[0])
     deadline = time.monotonic() + 10
-    while (
-        "Ann rolled" not in (after := driver.execute_script("return document.querySelector('.rolls').textContent"))
-        or after == before
-    ):
+    while True:
+        after = driver.execute_script("return document.querySelector('.dice').textContent")
+        if "you rolled" in after.lower() and after != before:
+            break
         assert time.monotonic() < deadline, page_text(driver)
         time.sleep(0.05)
     taps = _play(driver, "kart")

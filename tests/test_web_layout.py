@@ -5,7 +5,7 @@ does) and takes turns by taps; at each of their turns the page is checked as dra
 before the game has a view, a bar of no choices, a log of no events), no two tap targets overlapping, none
 cut off at the side, no text spilling out of its button, no sideways scrolling, and on the phone every tap
 target at least 44 x 44 px (web_helpers.layout_problems). The states each game reaches (a two-step choice
-opened, UNO's call and catch and a challenge's reveal, Power Up's challenge, Level Up!'s secret vote) are
+opened, UNO's call button and catch and a challenge's reveal, Power Up's challenge, Level Up!'s secret vote) are
 screenshotted the first time they show, at both sizes, to test-output/web/layout-*.png. The end of each
 game, the spectator's view and the table display are checked on a table of bots; the lobby and its form for
 every game, and a table waiting for players, too. Bounded by time and by a count of turns.
@@ -57,7 +57,7 @@ GAMES = {
     "kart": (".kart .track .field", {"track": "mini-loop"}, 2),
 }
 #: What a tap on the board may be: the next step of an opened entry, or a piece to play.
-NEXT_STEP = ".board .next, .board button.lu-level-label, .board .pu-aim, .board button.field.playable"
+NEXT_STEP = ".board .next, .board button.lu-level-label, .board .pu-aim, .board .field.playable"
 BOARD_TAP = ".board button.playable, .board button.catch"
 
 
@@ -193,7 +193,12 @@ def _play_uno(driver: Any, calls: bool) -> bool:
     """One UNO move, as a person keen to go out: a wild's first colour, else a playable card, else the draw
     pile, else the first choice offered (never a late UNO call unless `calls`). True if something was tapped."""
     try:
-        for selector in (".actions .opened ~ button.action", ".hand .card.playable", ".pile.playable"):
+        for selector in (
+            ".colour-pick .colour-target",
+            ".actions .opened ~ button.action",
+            ".hand .card.playable",
+            ".pile.playable",
+        ):
             found = find(driver, selector)
             if found:
                 tap(driver, found[0])
@@ -243,9 +248,9 @@ def test_unos_call_between_two_people_draws_no_empty_box_and_fits_a_phone(
                         find(driver, ".uno .catch")[0].click()
                         moved = True
                         continue
-                    toggle = find(driver, ".actions .toggle input")
-                    if name == "Bea" and toggle and not toggle[0].is_selected():
-                        toggle[0].click()
+                    call = find(driver, ".uno-call[data-kind=uno]")
+                    if name == "Bea" and call and call[0].get_attribute("aria-pressed") != "true":
+                        call[0].click()
                 except StaleElementReferenceException:
                     continue
                 moved = _play_uno(driver, calls=name == "Bea") or moved
@@ -300,10 +305,10 @@ def test_a_person_catches_a_player_who_did_not_call_uno_by_tapping_catch_on_thei
         if not moved and _my_turn(bea) and not find(bea, ".actions button[disabled]"):
             if find(bea, ".uno .catch"):  # it came with the update that gave Bea the turn: a play would end it
                 break
-            toggle = find(bea, ".actions .toggle input")
+            call = find(bea, ".uno-call[data-kind=uno]")
             try:
-                if toggle and not toggle[0].is_selected():
-                    toggle[0].click()
+                if call and call[0].get_attribute("aria-pressed") != "true":
+                    call[0].click()
                 _play_uno(bea, calls=True)
             except StaleElementReferenceException:
                 pass
@@ -318,7 +323,7 @@ def test_a_person_catches_a_player_who_did_not_call_uno_by_tapping_catch_on_thei
         assert time.monotonic() < deadline, f"Ann did not draw 2 for the catch:\n{page_text(bea)}"
         time.sleep(0.05)
     assert not find(bea, ".uno .catch"), "a catch is offered once"
-    assert "Bea caught Ann not calling UNO" in text_of(bea, ".log")
+    assert "You caught Ann not calling UNO" in text_of(bea, ".log"), 'the log names the viewer "you"'
     check_layout(bea, "UNO, after Bea's catch", "layout-uno-caught-Bea")
 
 

@@ -391,12 +391,12 @@ def layout_problems(driver: Any, phone: bool) -> list[str]:
 #: States of a table worth a look the first time they show, by the selector that shows them.
 STATES = {
     "two-step": ".actions .opened",
-    "uno-call": ".actions .toggle",
+    "uno-call": ".uno-call",
     "uno-catch": ".uno .catch",
     "uno-challenge": ".uno .reveal, .uno .note",
     "powerup-challenge": ".powerup .pu-pending",
     "levelup-vote": ".levelup .lu-vote",
-    "kart-aim": ".kart .aim, .kart button.field.playable",
+    "kart-aim": ".kart .aim, .kart .field.playable",
 }
 
 

@@ -28,6 +28,9 @@ import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken,
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
 import { freshCount, rollPanel } from "./display";
+import { TableKeys, keepFocus } from "./keys";
+import { rulesButton } from "./rules";
+import { inYourWords } from "./games/words";
 import type { LoggedEvent } from "./display";
 import { announce } from "./announce";
 import { joinPanel, nameProblem } from "./join";
@@ -71,6 +74,9 @@ export class TableScreen {
   private shown: (() => void) | null = null;
   private held: HeldSeat | null;
   private readonly host: HostControls | null;
+  /** The terminal's keys at the table (keys.ts), and the offered choices they pick from. */
+  private readonly keys: TableKeys;
+  private choices: Choice | null = null;
   /** How many of the log's newest events came with the update just received, and whether it rolled a die:
    * the table display animates those once (the next render of the same update does not). */
   private fresh = 0;
@@ -96,6 +102,14 @@ export class TableScreen {
           this.problem = problem;
         })
       : null;
+    this.keys = new TableKeys({
+      root,
+      tree: () => this.choices,
+      open: (entry) => this.open(entry),
+      back: () => (this.opened.length ? (this.back(), true) : false),
+      toggled: (name) => this.togglesOn.has(name),
+      setToggle: (name, on) => this.setToggle(name, on),
+    });
   }
 
   private get viewerKey(): string {
@@ -105,6 +119,7 @@ export class TableScreen {
   start(): void {
     document.addEventListener("visibilitychange", this.onVisibility);
     this.narrow.addEventListener("change", this.onWidth);
+    if (this.mode === "play") this.keys.attach();
     void this.follow();
     void api.getTable({ tableId: this.tableId }).then(
       ({ table }) => {
@@ -121,6 +136,7 @@ export class TableScreen {
     window.clearTimeout(this.nextTimer);
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
+    this.keys.detach();
     this.connection?.abort();
     this.shown?.();
   }
@@ -371,8 +387,10 @@ export class TableScreen {
       return;
     }
     const tree = choiceTree(update.legalActions);
+    this.choices = this.held && update.legalActions.length && !this.sending ? tree : null;
     const entries = tree.children.flatMap((c) => (c.run ? c.children : [c]));
     const claimed = new Set<Choice>();
+    const claimedToggles = new Set<string>();
     const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
     const context: RenderContext = {
       update,
@@ -385,6 +403,9 @@ export class TableScreen {
           e.steps.some((s) => s[0] === kind && (field === "" ? !s[1] : s[1] === field && s[2] === value)),
         ),
       stepLabel: (step) => this.label(step),
+      toggled: (name) => this.togglesOn.has(name),
+      setToggle: (name, on) => this.setToggle(name, on),
+      claimToggle: (name) => claimedToggles.add(name),
     };
     const member = update.view?.game.case;
     const board = rendererFor(member)(context);
@@ -393,7 +414,7 @@ export class TableScreen {
     this.animate = false;
     const joining = this.mode === "play" && !this.held;
     const lobby = update.status === TableStatus.LOBBY;
-    replace(
+    keepFocus(this.root, () => replace(
       this.root,
       this.header(update),
       offline ? h("div", { class: "offline-banner", role: "status" }, "No connection to the server: reconnecting… (the table is paused on this screen)") : null,
@@ -404,11 +425,12 @@ export class TableScreen {
       display ? rollPanel(update, this.log, animate && this.rolled) : null,
       // Nothing is drawn empty: a board before the game has a view, a bar of no choices, a log of no events.
       hasContent(board) ? h("div", { class: "board" }, board) : null,
-      display ? null : this.actions(update, tree, claimed),
+      display ? null : this.actions(update, tree, claimed, claimedToggles),
       this.host?.render(update) ?? null,
       this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
       this.log.length ? this.events(animate ? this.fresh : 0) : null,
-    );
+    ));
+    this.keys.numberChoices();
   }
 
   private header(update: Update): HTMLElement {
@@ -435,6 +457,7 @@ export class TableScreen {
       h("div", { class: "turn", "data-testid": "turn" }, turn),
       h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: this.status }, this.status),
       this.mode === "display" ? null : h("a", { class: "button show-tv", href: `#/t/${this.tableId}/tv` }, "Show on TV"),
+      this.mode === "display" ? null : rulesButton(update.game),
     );
   }
 
@@ -489,10 +512,10 @@ export class TableScreen {
   }
 
   /** The action bar: what the board does not offer as a tap target; nothing when it would be empty. */
-  private actions(update: Update, tree: Choice, claimed: Set<Choice>): HTMLElement | null {
+  private actions(update: Update, tree: Choice, claimed: Set<Choice>, claimedToggles: Set<string>): HTMLElement | null {
     const top = this.opened.length ? this.opened[this.opened.length - 1] : null;
-    const level = top ? top.children : tree.children.filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
-    const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))];
+    const level = (top ? top.children : tree.children).filter((c) => !claimed.has(c) && !(c.run && c.children.every((e) => claimed.has(e))));
+    const toggles = [...new Set(tree.children.flatMap((c) => collectToggles(c)))].filter((name) => !claimedToggles.has(name));
     const buttons = level.map((entry) =>
       h(
         "button",
@@ -526,6 +549,13 @@ export class TableScreen {
     );
   }
 
+  /** Switch a toggle of the offered plays (UNO's call) on or off; the board draws it at once. */
+  private setToggle(name: string, on: boolean): void {
+    if (on) this.togglesOn.add(name);
+    else this.togglesOn.delete(name);
+    this.render();
+  }
+
   private back(): void {
     this.opened = this.opened.slice(0, -1);
     this.render();
@@ -537,7 +567,7 @@ export class TableScreen {
       "section",
       { class: "log", "aria-label": "what happened" },
       h("h2", {}, "What happened"),
-      h("ol", { tabindex: 0, "aria-label": "events, newest first" }, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, e.text))),
+      h("ol", { tabindex: 0, "aria-label": "events, newest first" }, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, inYourWords(this.update!, e)))),
     );
   }
 }

@@ -254,6 +254,9 @@ export class TvScreen {
       claim: () => undefined,
       entryWith: () => undefined,
       stepLabel: (step) => String(step[2] ?? step[0]),
+      toggled: () => false, // the TV offers no choices: nothing is switched on
+      setToggle: () => undefined,
+      claimToggle: () => undefined,
     };
     const board = rendererFor(update.view?.game.case)(context);
     // The drawing is a spectator's: nothing in it may be tapped or focused on a screen without controls.

@@ -1,29 +1,28 @@
-// The Super Mario Kart board game drawn as its track: the fields in driving order, snaking in rows of ten
-// (field 0 at the start line, top left; the arrows show the way), each field's type (with a legend), the
-// shortcuts' start and exit, the karts and banana chips on the fields; the die with the latest rolls; the
-// standings (lap, coins, item, skips). Tap targets: the die (roll), a field (place or move a banana), a
-// shortcut (take it), a kart (aim the held shell or Ghost at it), the held item (use it).
+// The Super Mario Kart board game drawn as its track: the loop of fields (an SVG stadium, as the Tk client
+// draws it: a tall one on a phone held upright, a wide one on a wider screen), field 0 at the chequered
+// finish line and the way the karts drive; each field's type by colour and mark (with a legend), the
+// shortcuts as red arrows across the infield, banana chips and the karts on their fields; the die with the
+// latest roll (its face is exactly the roll its caption names) and the rolls before it; the standings (lap,
+// coins, item, skips). Tap targets: the Roll button, a field (place or move a banana), a shortcut's arrow or
+// its legend entry (take it), a kart's row (aim the held shell or Ghost at it), the held item (use it), a
+// coin bundle beside the die.
 
 import type { KartRacer, KartTrack, KartView } from "../gen/toadstool/v1/kart_pb";
 import { KartColor, KartFieldType, KartItem, KartStage } from "../gen/toadstool/v1/kart_pb";
 import type { Update } from "../gen/toadstool/v1/table_pb";
 import type { Choice } from "../choices";
 import { h } from "../dom";
-import { seatName } from "../names";
+import { seatName, youOrName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
+import { svg } from "./svg";
 import { NARROW } from "./types";
 import type { GameRenderer, RenderContext } from "./types";
-
-/** Fields per row of the drawn track: ten on a wide screen; six on a phone held upright, so that each field
- * is a tap target of at least 44 px (ten would be under 30). */
-const ROW_WIDE = 10;
-const ROW_NARROW = 6;
 
 const FIELD_TYPES: { type: KartFieldType; mark: string; name: string; css: string }[] = [
   { type: KartFieldType.ITEM, mark: "?", name: "item: draw an item card", css: "f-item" },
   { type: KartFieldType.BOOSTER, mark: "»", name: "booster: roll again", css: "f-booster" },
-  { type: KartFieldType.MUSHROOM, mark: "½", name: "mushroom: the next move is halved", css: "f-mushroom" },
-  { type: KartFieldType.THWOMP, mark: "T", name: "Thwomp: roll; 1-4 skip turns", css: "f-thwomp" },
+  { type: KartFieldType.MUSHROOM, mark: "M", name: "mushroom: the next move is halved", css: "f-mushroom" },
+  { type: KartFieldType.THWOMP, mark: "▼", name: "Thwomp: roll; 1-4 skip turns", css: "f-thwomp" },
 ];
 const FIELD_BY_TYPE = new Map(FIELD_TYPES.map((t) => [t.type, t]));
 
@@ -68,58 +67,262 @@ function fieldTap(context: RenderContext, field: number): Choice | undefined {
   return entryFor(context, ["place_banana"], ["field"], field) ?? entryFor(context, ["move_banana"], ["from_field"], field);
 }
 
-function fieldCell(context: RenderContext, view: KartView, track: KartTrack, field: number): HTMLElement {
-  const type = FIELD_BY_TYPE.get(track.fields[field]);
-  const starts = track.shortcuts.filter((s) => s.start === field).map((s) => s.label);
-  const exits = track.shortcuts.filter((s) => s.exit === field).map((s) => s.label);
-  const karts = view.karts.filter((k) => k.field === field);
-  const banana = view.bananaFields.includes(field);
-  const tap = fieldTap(context, field);
-  const classes = ["field", type?.css ?? "f-plain", field === 0 ? "start" : "", tap ? "playable" : "", tap && isOpened(context, tap) ? "selected" : ""];
-  const inner = [
-    h("span", { class: "f-no" }, String(field)),
-    type ? h("span", { class: "f-mark", "aria-hidden": "true" }, type.mark) : null,
-    starts.length ? h("span", { class: "cut-from", title: `shortcut ${starts.join(", ")} starts here` }, `${starts.join("")}↗`) : null,
-    exits.length ? h("span", { class: "cut-to", title: `shortcut ${exits.join(", ")} ends here` }, `↘${exits.join("")}`) : null,
-    banana ? h("span", { class: "banana", title: "banana chip" }) : null,
-    karts.length ? h("span", { class: "karts" }, ...karts.map((k) => kartDot(k, context.update))) : null,
+/** A stadium-shaped loop (two straights, two half circles): a point and the outward normal at a distance
+ * along it. `tall`: the straights run up and down (a phone held upright), else across. Field 0 sits in the
+ * middle of one straight, and the numbers grow clockwise. */
+class Loop {
+  readonly perimeter: number;
+  constructor(
+    readonly cx: number,
+    readonly cy: number,
+    readonly straight: number,
+    readonly radius: number,
+    readonly length: number,
+    readonly tall: boolean,
+  ) {
+    this.perimeter = 2 * straight + 2 * Math.PI * radius;
+  }
+
+  /** [x, y, nx, ny] at distance `s` (0: the start of field 0). */
+  at(s0: number): [number, number, number, number] {
+    let s = ((s0 % this.perimeter) + this.perimeter) % this.perimeter;
+    const half = this.straight / 2;
+    const r = this.radius;
+    const arc = Math.PI * r;
+    // In the loop's own frame: u along the straights, v across; the start is the middle of the v = +r one.
+    let u: number, v: number, nu: number, nv: number;
+    if (s < half) [u, v, nu, nv] = [-s, r, 0, 1];
+    else if ((s -= half) < arc) {
+      const t = s / r;
+      [u, v, nu, nv] = [-half - r * Math.sin(t), r * Math.cos(t), -Math.sin(t), Math.cos(t)];
+    } else if ((s -= arc) < this.straight) [u, v, nu, nv] = [-half + s, -r, 0, -1];
+    else if ((s -= this.straight) < arc) {
+      const t = s / r;
+      [u, v, nu, nv] = [half + r * Math.sin(t), -r * Math.cos(t), Math.sin(t), -Math.cos(t)];
+    } else {
+      s -= arc;
+      [u, v, nu, nv] = [half - s, r, 0, 1];
+    }
+    // Tall: the frame turned a quarter, so the start is on the left straight and the karts drive up it.
+    return this.tall ? [this.cx - v, this.cy + u, -nv, nu] : [this.cx + u, this.cy + v, nu, nv];
+  }
+
+  field(index: number): [number, number, number, number] {
+    return this.at(((index + 0.5) * this.perimeter) / this.length);
+  }
+}
+
+/** The loop's size for a track of `length` fields: every field about `spacing` apart, drawn in `width`. */
+function layout(length: number, tall: boolean): { loop: Loop; width: number; height: number; tile: number } {
+  const margin = 40;
+  if (tall) {
+    const width = 356;
+    const radius = width / 2 - margin;
+    const straight = Math.max(120, (length * 25 - 2 * Math.PI * radius) / 2);
+    const height = straight + 2 * radius + 2 * margin;
+    const loop = new Loop(width / 2, height / 2, straight, radius, length, true);
+    return { loop, width, height, tile: Math.min(30, (loop.perimeter / length) * 0.84) };
+  }
+  const width = 900;
+  const radius = 130;
+  const straight = width - 2 * radius - 2 * margin;
+  const height = 2 * radius + 2 * margin;
+  const loop = new Loop(width / 2, height / 2, straight, radius, length, false);
+  return { loop, width, height, tile: Math.min(34, (loop.perimeter / length) * 0.84) };
+}
+
+const KART_FILL: Record<number, string> = {
+  [KartColor.RED]: "#e52521",
+  [KartColor.BLUE]: "#2f5fe0",
+  [KartColor.GREEN]: "#35b04a",
+  [KartColor.PURPLE]: "#8e44ad",
+  [KartColor.WHITE]: "#f5f5f5",
+  [KartColor.YELLOW]: "#f3d02a",
+  [KartColor.BLACK]: "#222222",
+};
+const DARK_KARTS = new Set([KartColor.RED, KartColor.BLUE, KartColor.GREEN, KartColor.PURPLE, KartColor.BLACK]);
+
+function fieldShape(context: RenderContext, view: KartView, track: KartTrack, loop: Loop, tile: number, index: number): SVGElement {
+  const type = FIELD_BY_TYPE.get(track.fields[index]);
+  const [x, y, nx, ny] = loop.field(index);
+  const banana = view.bananaFields.includes(index);
+  const tap = fieldTap(context, index);
+  const half = tile / 2;
+  const angle = (Math.atan2(ny, nx) * 180) / Math.PI;
+  const spacing = loop.perimeter / loop.length;
+  const parts: (SVGElement | null)[] = [
+    // What a tap hits: the whole stretch of road of this field, wider than the tile.
+    tap ? svg("rect", { class: "hit", x: x - tile, y: y - spacing / 2, width: tile * 2, height: spacing, transform: `rotate(${angle.toFixed(1)} ${x.toFixed(1)} ${y.toFixed(1)})` }) : null,
+    svg("rect", { class: `tile ${type?.css ?? "f-plain"}`, x: x - half, y: y - half, width: tile, height: tile, rx: tile / 4 }),
+    type?.type === KartFieldType.MUSHROOM
+      ? svg("path", { class: "mushroom-cap", d: `M ${x - half * 0.62} ${y + half * 0.05} a ${half * 0.62} ${half * 0.62} 0 0 1 ${half * 1.24} 0 z` })
+      : null,
+    type?.type === KartFieldType.MUSHROOM
+      ? svg("rect", { class: "mushroom-stem", x: x - half * 0.25, y: y + half * 0.05, width: half * 0.5, height: half * 0.45, rx: 2 })
+      : null,
+    type && type.type !== KartFieldType.MUSHROOM
+      ? svg("text", { class: "mark", x, y: y + tile * 0.17, "font-size": tile * 0.5 }, type.mark)
+      : null,
+    banana
+      ? svg("path", {
+          class: "banana-chip",
+          d: `M ${x - half * 0.8} ${y - half * 0.55} q ${half * 0.8} ${half * 1.6} ${half * 1.6} 0 q ${-half * 0.8} ${half * 0.9} ${-half * 1.6} 0 z`,
+        })
+      : null,
   ];
-  const label = `field ${field}${type ? `, ${type.name.split(":")[0]}` : ""}${banana ? ", banana" : ""}`;
-  if (!tap) return h("div", { class: classes.filter(Boolean).join(" "), "data-field": field, title: label }, ...inner);
-  return h(
-    "button",
-    { class: classes.filter(Boolean).join(" "), "data-field": field, "aria-label": `${label}: choose it`, onclick: () => context.open(tap) },
-    ...inner,
+  const label = `field ${index}${type ? `, ${type.name.split(":")[0]}` : ""}${banana ? ", banana chip" : ""}`;
+  const classes = ["field", type?.css ?? "f-plain", banana ? "has-banana" : "", tap ? "playable" : "", tap && isOpened(context, tap) ? "selected" : ""];
+  const attrs: Record<string, string | number> = { class: classes.filter(Boolean).join(" "), "data-field": index };
+  // A field that is no choice is named by its title (a tooltip too); a tap target by its label.
+  if (!tap) return svg("g", attrs, svg("title", {}, label), ...parts);
+  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `${label}: choose it` }, ...parts);
+  element.addEventListener("click", () => context.open(tap));
+  return element;
+}
+
+/** The karts on the track: on their fields (several on one field side by side across the road), and the
+ * karts still in the start area on the grid beside the finish line. */
+function karts(view: KartView, loop: Loop, tile: number, update: Update): SVGElement {
+  const radius = Math.max(8, Math.min(13, tile * 0.42));
+  const byField = new Map<number, KartRacer[]>();
+  const grid: KartRacer[] = [];
+  for (const racer of view.karts) {
+    if (racer.inStartArea) grid.push(racer);
+    else byField.set(racer.field, [...(byField.get(racer.field) ?? []), racer]);
+  }
+  const discs: SVGElement[] = [];
+  const disc = (racer: KartRacer, x: number, y: number): SVGElement =>
+    svg(
+      "g",
+      { class: `kart k-seat-${racer.seat}${view.turn === racer.seat ? " to-act" : ""}`, "data-seat": racer.seat },
+      svg("title", {}, `${seatName(update, racer.seat)} (${racer.character}), field ${racer.field}`),
+      svg("circle", { cx: x, cy: y, r: radius, fill: KART_FILL[racer.color] ?? "#999" }),
+      svg("text", { x, y: y + radius * 0.38, "font-size": radius * 1.05, fill: DARK_KARTS.has(racer.color) ? "#fff" : "#111" }, racer.character.slice(0, 1)),
+    );
+  for (const [field, racers] of byField) {
+    const [x, y, nx, ny] = loop.field(field);
+    racers.forEach((racer, k) => {
+      const offset = (k - (racers.length - 1) / 2) * (radius * 1.6);
+      discs.push(disc(racer, x + nx * offset, y + ny * offset));
+    });
+  }
+  if (grid.length) {
+    // The start grid: in the infield beside the finish line, in pairs.
+    const [x, y, nx, ny] = loop.at(0);
+    const tx = -ny;
+    const ty = nx;
+    grid.forEach((racer, k) => {
+      const row = Math.floor(k / 2);
+      const col = k % 2;
+      const into = tile * 0.9 + radius + 6 + col * (radius * 2 + 3);
+      const along = (row - 1.5) * (radius * 2 + 3);
+      discs.push(disc(racer, x - nx * into + tx * along, y - ny * into + ty * along));
+    });
+  }
+  return svg("g", { class: "karts" }, ...discs);
+}
+
+/** A shortcut: a red arrow across the infield from its start field to its exit, with its label; a tap
+ * target when a Feather may take it now. */
+function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: number, label: string, from: number, to: number): SVGElement {
+  const [x0, y0, n0x, n0y] = loop.field(from);
+  const [x1, y1, n1x, n1y] = loop.field(to);
+  const sx = x0 - n0x * tile * 0.6;
+  const sy = y0 - n0y * tile * 0.6;
+  const ex = x1 - n1x * tile * 0.75;
+  const ey = y1 - n1y * tile * 0.75;
+  const mx = (sx + ex) / 2 + (loop.cx - (sx + ex) / 2) * 0.45;
+  const my = (sy + ey) / 2 + (loop.cy - (sy + ey) / 2) * 0.45;
+  const entry = entryFor(context, ["take_shortcut"], ["shortcut"], index);
+  const lx = 0.25 * sx + 0.5 * mx + 0.25 * ex;
+  const ly = 0.25 * sy + 0.5 * my + 0.25 * ey;
+  const parts = [
+    svg("path", { class: "cut-line", d: `M ${sx} ${sy} Q ${mx} ${my} ${ex} ${ey}`, "marker-end": "url(#kart-arrow)" }),
+    svg("circle", { class: "cut-badge", cx: lx, cy: ly, r: 12 }),
+    svg("text", { class: "cut-label", x: lx, y: ly + 4.5, "font-size": 13 }, label),
+  ];
+  const attrs = { class: `shortcut${entry ? " playable" : ""}`, "data-shortcut": index };
+  if (!entry) return svg("g", attrs, svg("title", {}, `shortcut ${label}: field ${from} → ${to}`), ...parts);
+  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `Take shortcut ${label} (Feather): field ${from} to ${to}` }, ...parts);
+  element.addEventListener("click", () => context.open(entry));
+  return element;
+}
+
+/** The track as a loop of fields (see Loop), the finish line at field 0, every fifth field numbered. */
+function trackLoop(context: RenderContext, view: KartView, track: KartTrack): SVGElement {
+  const tall = window.matchMedia(NARROW).matches;
+  const length = Math.max(1, track.length || track.fields.length);
+  const { loop, width, height, tile } = layout(length, tall);
+  const road = tile * 1.7;
+  const steps = 120;
+  const points = Array.from({ length: steps }, (_, i) => loop.at((loop.perimeter * i) / steps)).map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`);
+  const roadPath = `M ${points.join(" L ")} Z`;
+  const [fx, fy, fnx, fny] = loop.at(0);
+  const fields = Array.from({ length }, (_, i) => fieldShape(context, view, track, loop, tile, i));
+  const numbers = Array.from({ length }, (_, i) => i)
+    .filter((i) => i % 5 === 0)
+    .map((i) => {
+      const [x, y, nx, ny] = loop.field(i);
+      const out = road / 2 + 9;
+      return svg("text", { class: "field-no", x: x + nx * out, y: y + ny * out + 4, "font-size": 11 }, String(i));
+    });
+  // The chequered finish line across the road, just before field 0.
+  const squares: SVGElement[] = [];
+  const across = road;
+  const cells = 6;
+  for (let row = 0; row < cells; row++) {
+    for (let col = 0; col < 2; col++) {
+      const t = -across / 2 + (row + 0.5) * (across / cells);
+      const along = (col - 0.5) * 5;
+      const cx = fx + fnx * t + -fny * along;
+      const cy = fy + fny * t + fnx * along;
+      squares.push(svg("rect", { class: (row + col) % 2 ? "chk-w" : "chk-b", x: cx - 2.5, y: cy - across / cells / 2, width: 5, height: across / cells, transform: tall ? `rotate(90 ${cx} ${cy})` : "" }));
+    }
+  }
+  const arrow = tall
+    ? svg("path", { class: "drive-arrow", d: `M ${loop.cx - 18} ${loop.cy + 40} L ${loop.cx - 18} ${loop.cy - 40}`, "marker-end": "url(#kart-drive)" })
+    : svg("path", { class: "drive-arrow", d: `M ${loop.cx - 60} ${loop.cy - loop.radius + road + 22} L ${loop.cx + 60} ${loop.cy - loop.radius + road + 22}`, "marker-end": "url(#kart-drive)" });
+  return svg(
+    "svg",
+    {
+      class: `track-svg ${tall ? "tall" : "wide"}`,
+      viewBox: `0 0 ${width} ${height.toFixed(0)}`,
+      role: "group",
+      "aria-label": `${track.title}: a loop of ${length} fields; the finish line lies before field 0`,
+      "data-fields": length,
+    },
+    svg(
+      "defs",
+      {},
+      svg("marker", { id: "kart-arrow", viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto-start-reverse" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "cut-head" })),
+      svg("marker", { id: "kart-drive", viewBox: "0 0 10 10", refX: 6, refY: 5, markerWidth: 4, markerHeight: 4, orient: "auto" }, svg("path", { d: "M 0 0 L 10 5 L 0 10 z", class: "drive-head" })),
+    ),
+    svg("path", { class: "road-edge", d: roadPath, "stroke-width": road + 6 }),
+    svg("path", { class: "road", d: roadPath, "stroke-width": road }),
+    svg("text", { class: "infield-title", x: loop.cx + (tall ? 14 : 0), y: loop.cy + (tall ? 0 : 6), "font-size": tall ? 15 : 20 }, track.title),
+    svg("text", { class: "infield-laps", x: loop.cx + (tall ? 14 : 0), y: loop.cy + (tall ? 20 : 30), "font-size": tall ? 12 : 14 }, `${view.laps} laps · ${length} fields`),
+    arrow,
+    svg("g", { class: "finish" }, ...squares),
+    // FINISH in the infield, to one side of the start grid.
+    svg("text", { class: "finish-label", x: fx - fnx * (road / 2 + 16) + fny * 100, y: fy - fny * (road / 2 + 16) - fnx * 100 + 4, "font-size": 11 }, "FINISH"),
+    ...numbers,
+    svg("g", { class: "fields" }, ...fields),
+    ...track.shortcuts.map((cut, i) => shortcutArrow(context, loop, tile, i, cut.label, cut.start, cut.exit)),
+    karts(view, loop, tile, context.update),
   );
 }
 
-/** The track in rows (of ten, or six on a phone), every other row right to left, so each field touches the next one; the gutter
- * at a row's end shows where the route turns (down to the next row, or back to field 0 for the next lap). */
-function trackGrid(context: RenderContext, view: KartView, track: KartTrack): HTMLElement {
-  const ROW = window.matchMedia(NARROW).matches ? ROW_NARROW : ROW_WIDE;
-  const rows: HTMLElement[] = [];
-  for (let start = 0, row = 0; start < track.length; start += ROW, row++) {
-    const fields = Array.from({ length: Math.min(ROW, track.length - start) }, (_, i) => start + i);
-    const backwards = row % 2 === 1;
-    const last = start + ROW >= track.length;
-    const cells = fields.map((f) => fieldCell(context, view, track, f));
-    const turn = h("span", { class: "turn-arrow", title: last ? "on to field 0: the finish line" : "on to the next row" }, last ? "↺0" : "↓");
-    const blank = h("span", { class: "turn-arrow" }, row === 0 ? "▶" : "");
-    // A short last row keeps the grid: its cells sit under the row above's end, the gap is filled.
-    const gap = Array.from({ length: ROW - fields.length }, () => h("span", { class: "field-gap" }));
-    rows.push(
-      h(
-        "div",
-        { class: `track-row${backwards ? " backwards" : ""}` },
-        ...(backwards ? [turn, ...gap, ...cells.reverse(), blank] : [blank, ...cells, ...gap, turn]),
-      ),
-    );
-  }
-  return h(
-    "div",
-    { class: `track rows-${ROW}`, "aria-label": `${track.title}: ${track.length} fields; the finish line lies before field 0` },
-    h("div", { class: "track-title" }, `${track.title} · ${view.laps} laps`),
-    ...rows,
+/** A field type as the track draws it, small, for the legend. */
+function swatch(type: KartFieldType): SVGElement {
+  const info = FIELD_BY_TYPE.get(type)!;
+  return svg(
+    "svg",
+    { class: "swatch-svg track-svg-like", viewBox: "0 0 24 24", "aria-hidden": "true" },
+    svg("rect", { class: `tile ${info.css}`, x: 1, y: 1, width: 22, height: 22, rx: 5 }),
+    type === KartFieldType.MUSHROOM
+      ? svg("path", { class: "mushroom-cap", d: "M 5.5 12.5 a 6.5 6.5 0 0 1 13 0 z" })
+      : svg("text", { class: "mark", x: 12, y: 17, "font-size": 13 }, info.mark),
+    type === KartFieldType.MUSHROOM ? svg("rect", { class: "mushroom-stem", x: 9.5, y: 12.5, width: 5, height: 5, rx: 1.5 }) : null,
   );
 }
 
@@ -127,25 +330,79 @@ function legend(context: RenderContext, view: KartView, track: KartTrack): HTMLE
   return h(
     "div",
     { class: "legend" },
-    ...FIELD_TYPES.map((t) => h("span", { class: "legend-item" }, h("span", { class: `field mini ${t.css}` }, t.mark), t.name)),
-    h("span", { class: "legend-item" }, h("span", { class: "banana" }), `banana chip (${view.bananaChipsLeft} left)`),
+    ...FIELD_TYPES.map((t) => h("span", { class: "legend-item" }, swatch(t.type), t.name)),
+    h("span", { class: "legend-item" }, h("span", { class: "swatch banana-swatch", "aria-hidden": "true" }), `banana chip (${view.bananaChipsLeft} left)`),
     ...track.shortcuts.map((cut, index) => {
       const entry = entryFor(context, ["take_shortcut"], ["shortcut"], index);
       const text = `shortcut ${cut.label}: field ${cut.start} → ${cut.exit}`;
       return entry
         ? h("button", { class: "legend-item shortcut playable", onclick: () => context.open(entry) }, `Take ${text} (Feather)`)
-        : h("span", { class: "legend-item shortcut" }, h("span", { class: "cut-from" }, `${cut.label}↗`), text);
+        : h("span", { class: "legend-item shortcut" }, h("span", { class: "swatch cut-swatch", "aria-hidden": "true" }, "➜"), text);
     }),
   );
+}
+
+/** The roll the die shows, remembered between drawings: a new roll lands with a short bounce, once (a
+ * redraw of the same roll, or the next update at bot speed, does not start it again). */
+let shownRoll = "";
+
+const PIPS: Record<number, [number, number][]> = {
+  1: [[2, 2]],
+  2: [[1, 1], [3, 3]],
+  3: [[1, 1], [2, 2], [3, 3]],
+  4: [[1, 1], [3, 1], [1, 3], [3, 3]],
+  5: [[1, 1], [3, 1], [2, 2], [1, 3], [3, 3]],
+  6: [[1, 1], [3, 1], [1, 2], [3, 2], [1, 3], [3, 3]],
+};
+
+/** A die face with the pips of `value` (a number outside 1-6 is written instead). */
+function dieFace(value: number): SVGElement {
+  const pips = PIPS[value];
+  return svg(
+    "svg",
+    { class: "die-pips", viewBox: "0 0 40 40", "aria-hidden": "true" },
+    svg("rect", { class: "die-body", x: 1.5, y: 1.5, width: 37, height: 37, rx: 8 }),
+    ...(pips ? pips.map(([c, r]) => svg("circle", { class: "pip", cx: c * 10, cy: r * 10, r: 3.6 })) : [svg("text", { x: 20, y: 27, "font-size": 20 }, String(value))]),
+  );
+}
+
+/** The coin bundles offered before this roll, as chips beside the die (claimed: not again in the bar). */
+function bundles(context: RenderContext): HTMLElement | null {
+  const offers = context.entries.filter((e) => e.action !== null && e.steps[0]?.[0] === "pay_coins");
+  if (!offers.length) return null;
+  return h(
+    "div",
+    { class: "bundles", role: "group", "aria-label": "pay coins for extra fields" },
+    ...offers.map((entry) => {
+      context.claim(entry);
+      return h("button", { class: "bundle playable", onclick: () => context.open(entry) }, entry.action!.label);
+    }),
+  );
+}
+
+function capital(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function die(context: RenderContext, view: KartView): HTMLElement {
   const roll = entryFor(context, ["roll"], [""], null);
   const last = view.lastRolls[view.lastRolls.length - 1];
-  const face = last ? String(last.value) : "–";
-  const dieFace = roll
-    ? h("button", { class: "die playable", "aria-label": "Roll the die", onclick: () => context.open(roll) }, h("span", { class: "die-face" }, face), h("small", {}, "Roll"))
-    : h("div", { class: "die", "aria-label": last ? `the die shows ${face}` : "the die" }, h("span", { class: "die-face" }, face));
+  const key = JSON.stringify(view.lastRolls.map((r) => [r.roller, r.value, r.purpose]));
+  const fresh = key !== shownRoll && last !== undefined && shownRoll !== "";
+  shownRoll = key;
+  // The viewer is "you", as in the log.
+  const who = (seat: number): string => youOrName(context.update, seat);
+  const caption = last ? `${capital(who(last.roller))} rolled ${last.value} ${PURPOSES[last.purpose] ?? last.purpose}` : "No roll yet";
+  // The last roll, whoever made it: its face and its caption name the same number.
+  const shown = h(
+    "div",
+    { class: `die-shown${fresh ? " just-rolled" : ""}`, role: "img", "aria-label": caption, "data-value": last ? last.value : "" },
+    last ? dieFace(last.value) : h("span", { class: "die-none" }, "–"),
+    h("div", { class: "die-caption" }, caption),
+  );
+  const button = roll
+    ? h("button", { class: "die playable roll-button", "aria-label": "Roll the die", "data-kind": "roll", onclick: () => context.open(roll) }, h("span", { class: "roll-icon", "aria-hidden": "true" }, "⚄"), h("span", {}, "Roll"))
+    : null;
   const notes = [
     view.mushroom ? "Mushroom: this roll is doubled" : "",
     view.bundlePaid ? `paid ${view.bundlePaid} coins: +${view.bundleBonus} fields` : "",
@@ -154,16 +411,19 @@ function die(context: RenderContext, view: KartView): HTMLElement {
     view.stage === KartStage.BANANA ? "a Banana was drawn: tap a field for the chip" : "",
     view.itemUsed ? "an item was used this turn" : "",
   ].filter(Boolean);
+  const earlier = [...view.lastRolls].reverse().slice(1, 4);
   return h(
     "div",
     { class: "dice" },
-    dieFace,
-    h(
-      "div",
-      { class: "rolls" },
-      ...[...view.lastRolls].reverse().slice(0, 4).map((r) => h("div", {}, `${seatName(context.update, r.roller)} rolled ${r.value} ${PURPOSES[r.purpose] ?? r.purpose}`)),
-      ...notes.map((n) => h("div", { class: "kart-note" }, n)),
-    ),
+    h("div", { class: "die-row" }, shown, button, bundles(context)),
+    notes.length || earlier.length
+      ? h(
+          "div",
+          { class: "rolls" },
+          ...notes.map((n) => h("div", { class: "kart-note" }, n)),
+          ...earlier.map((r) => h("div", { class: "earlier" }, `before: ${who(r.roller)} rolled ${r.value} ${PURPOSES[r.purpose] ?? r.purpose}`)),
+        )
+      : null,
   );
 }
 
@@ -217,8 +477,10 @@ export const renderKart: GameRenderer = (context) => {
   return h(
     "section",
     { class: "kart" },
-    trackGrid(context, view, track),
-    h("div", { class: "kart-side" }, die(context, view), standings(context, view)),
+    // The die first: on a phone the Roll button is on the first screen, above the track.
+    die(context, view),
+    h("div", { class: "track" }, trackLoop(context, view, track)),
+    h("div", { class: "kart-side" }, standings(context, view)),
     legend(context, view, track),
     h("div", { class: "kart-bank" }, `Bank ${view.bank} coins · item deck ${view.deckCount} cards`),
   );

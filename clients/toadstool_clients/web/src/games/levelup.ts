@@ -1,7 +1,8 @@
 // Super Mario: Level Up! drawn as its board: levels 10 (the nominee), 5 down to 0, each with its characters
 // left to right and its face-down ? blocks; the characters still to place; the viewer's secret favourites
 // (marked on the board) and Power Up cards; every seat's held blocks, No! cards, vote (only whether a seat
-// has voted, until the reveal) and round scores. Tap targets: a character (move it, or place it and then
+// has voted, until the reveal) and round scores. When the viewer is to vote, the vote cards come first
+// (on a phone's first screen). Tap targets: a character (move it, or place it and then
 // tap its level), a face-down block to reveal, a Power Up card or held block (then the character or level
 // it acts on), the vote cards, a 1-Up on a seat's vote.
 
@@ -90,7 +91,7 @@ function blocks(context: RenderContext, view: LevelUpView, level: LevelUpLevel):
   const revealing = view.stage === LevelUpStage.REVEAL && view.revealLevel === level.level;
   return h(
     "span",
-    { class: "lu-blocks", "aria-label": `${level.faceDownBlocks} face-down ? blocks` },
+    { class: "lu-blocks", role: "group", "aria-label": `${level.faceDownBlocks} face-down ? blocks` },
     ...Array.from({ length: level.faceDownBlocks }, (_, slot) => {
       const entry = revealing ? entryFor(context, ["reveal_block"], ["slot"], slot) : undefined;
       return entry
@@ -117,7 +118,7 @@ function board(context: RenderContext, view: LevelUpView): HTMLElement {
   const levels = [...view.levels].sort((a, b) => b.level - a.level);
   return h(
     "div",
-    { class: "lu-board", "aria-label": "the board" },
+    { class: "lu-board", role: "group", "aria-label": "the board" },
     ...levels.map((level) => levelRow(context, view, level)),
     view.unplaced.length
       ? h("div", { class: "lu-tray" }, h("span", { class: "label" }, "To place:"), ...view.unplaced.map((id) => character(context, view, id)))
@@ -138,8 +139,12 @@ function voteCards(context: RenderContext, view: LevelUpView): HTMLElement | nul
     "div",
     { class: "lu-vote" },
     h("div", { class: "label" }, `Your secret vote on ${nominee}:`),
-    ...choices.map(({ v, entry }) =>
-      h("button", { class: `vote-card playable v-${v}`, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+    h(
+      "div",
+      { class: "vote-cards" },
+      ...choices.map(({ v, entry }) =>
+        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+      ),
     ),
   );
 }
@@ -156,7 +161,7 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
       : null,
     h(
       "div",
-      { class: "lu-cards", "aria-label": "your Power Up cards and blocks" },
+      { class: "lu-cards", role: "group", "aria-label": "your Power Up cards and blocks" },
       ...view.powerUps.map((card) => {
         const kind = POWER_PLAYS[card.kind];
         const entry = kind ? playEntry(context, kind) : undefined;
@@ -174,7 +179,6 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
           : h("span", { class: `lu-held${block.fresh ? " fresh" : ""}` }, name, block.fresh ? " (new)" : "");
       }),
     ),
-    voteCards(context, view),
   );
 }
 
@@ -225,9 +229,11 @@ export const renderLevelUp: GameRenderer = (context) => {
   if (game?.case !== "levelup") return h("div", {}, "");
   const view = game.value;
   const nominee = view.nominee !== undefined ? characterName(view, view.nominee) : null;
+  // Your vote comes first, on the first screen of a phone: the whole table waits for it.
   return h(
     "section",
     { class: "levelup" },
+    voteCards(context, view),
     h(
       "div",
       { class: "lu-status" },

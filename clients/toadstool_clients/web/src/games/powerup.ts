@@ -26,13 +26,14 @@ function levelFace(card: PowerUpLevelCard): string {
 
 /** A Level card: its face when the view gives it, else a back (the viewer may not know it). */
 function levelCard(seat: PowerUpSeat, mine: boolean): HTMLElement {
-  if (!seat.hasLevel) return h("div", { class: "level-card empty", "aria-label": "no Level card" }, "–");
-  if (!seat.level) return h("div", { class: "level-card back", "aria-label": "a face-down Level card" }, "?");
+  if (!seat.hasLevel) return h("div", { class: "level-card empty", role: "img", "aria-label": "no Level card" }, "–");
+  if (!seat.level) return h("div", { class: "level-card back", role: "img", "aria-label": "a face-down Level card" }, "?");
   const secret = !seat.faceUp;
   return h(
     "div",
     {
       class: `level-card face${seat.level.castle ? " castle" : ""}${secret ? " known" : ""}`,
+      role: "img",
       "aria-label": `Level card ${levelFace(seat.level)}${secret ? (mine ? ", face down: only you see it" : ", face down: you know it") : ""}`,
     },
     h("span", { class: "level-value" }, levelFace(seat.level)),
@@ -44,7 +45,7 @@ function lives(count: number): HTMLElement {
   const shown = Math.min(count, 8);
   return h(
     "div",
-    { class: "lives", "aria-label": `${count} Extra ${count === 1 ? "Life" : "Lives"}` },
+    { class: "lives", role: "img", "aria-label": `${count} Extra ${count === 1 ? "Life" : "Lives"}` },
     ...Array.from({ length: shown }, () => h("span", { class: "life" }, "1UP")),
     count > shown ? h("span", { class: "more" }, `+${count - shown}`) : null,
     count === 0 ? h("span", { class: "none" }, "no lives") : null,
@@ -113,7 +114,8 @@ function questionCard(item: PowerUpCard, onTap?: () => void, selected = false): 
   if (!onTap) return h("div", { class: "q-card" }, ...inner);
   return h(
     "button",
-    { class: `q-card playable${selected ? " selected" : ""}`, "aria-label": `Play ${item.name}`, onclick: onTap },
+    { class: `q-card playable${selected ? " selected" : ""}`, onclick: onTap },
+    h("span", { class: "sr-only" }, "Play "),
     ...inner,
   );
 }
@@ -123,7 +125,7 @@ function hand(context: RenderContext, view: PowerUpView): HTMLElement | null {
   if (!view.hand.length) return h("div", { class: "q-hand empty" }, "You hold no ? cards.");
   return h(
     "div",
-    { class: "q-hand", "aria-label": "your ? cards" },
+    { class: "q-hand", role: "group", "aria-label": "your ? cards" },
     ...view.hand.map((item) => {
       const entry = entryFor(context, ["play_card"], ["card"], item.kind);
       if (!entry) return questionCard(item);

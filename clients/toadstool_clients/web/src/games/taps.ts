@@ -28,9 +28,12 @@ function isMenu(entry: Choice): boolean {
   return !isLeaf(entry) && (entry.run || entry.steps.every((s) => !s[1]));
 }
 
-/** The next step of the opened entry that is this piece, if an entry is open. */
+/** The next step of the opened entry that is this piece, if an entry is open. It is claimed: the piece is
+ * drawn as the tap target, so the action bar does not offer the same step again in words. */
 export function openedStep(context: RenderContext, fields: readonly string[], value: Value): Choice | undefined {
-  return context.opened ? below(context.opened).find((c) => has(c, fields, value)) : undefined;
+  const next = context.opened ? below(context.opened).find((c) => has(c, fields, value)) : undefined;
+  if (next) context.claim(next);
+  return next;
 }
 
 /** The top-menu entry (claimed, so the bar leaves it out) or the entry one menu down that is this piece. */

@@ -24,6 +24,12 @@ export interface RenderContext {
   entryWith(kind: string, field: string, value: number | string | boolean | null): Choice | undefined;
   /** A step in words ("red 5", "you", "level 3"). */
   stepLabel(step: Step): string;
+  /** Whether a toggle of the plays offered now (UNO's "uno": call UNO with this play) is switched on. */
+  toggled(name: string): boolean;
+  /** Switch a toggle on or off (the board draws again). */
+  setToggle(name: string, on: boolean): void;
+  /** Mark a toggle as drawn on the board (UNO's big button), so the action bar leaves its tick box out. */
+  claimToggle(name: string): void;
 }
 
 export type GameRenderer = (context: RenderContext) => HTMLElement;

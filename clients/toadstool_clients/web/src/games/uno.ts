@@ -1,12 +1,27 @@
 // UNO Super Mario drawn as a table: the opponents with their card counts (and a Catch! on whoever forgot
 // to call UNO), the draw pile and the top card with the colour in play, the viewer's hand as cards. A card
-// that may be played is a tap target: a coloured card is played at once, a wild opens its colours.
+// that may be played is a tap target: a coloured card is played at once, a wild opens its colours, drawn as
+// four coloured targets. Calling UNO is a big button at the moment it matters: before the next-to-last card
+// is played (it arms the call for that play) and while a call after the play is still open. Every card
+// carries its colour's letter, so no one has to tell red from green by colour alone.
 
 import type { UnoCard, UnoView } from "../gen/toadstool/v1/uno_pb";
 import { UnoColor, UnoDirection, UnoKind, UnoStage } from "../gen/toadstool/v1/uno_pb";
+import type { Choice } from "../choices";
+import { leaves } from "../choices";
 import { h } from "../dom";
 import { UNO_COLOR_NAMES, seatName, unoCardName } from "../names";
+import { isOpened } from "./taps";
 import type { GameRenderer, RenderContext } from "./types";
+
+/** Each colour's letter, printed on its cards and colour targets (for colour-blind players). */
+const COLOUR_LETTERS: Record<number, string> = {
+  [UnoColor.RED]: "R",
+  [UnoColor.YELLOW]: "Y",
+  [UnoColor.GREEN]: "G",
+  [UnoColor.BLUE]: "B",
+};
+const COLOURS = [UnoColor.RED, UnoColor.YELLOW, UnoColor.GREEN, UnoColor.BLUE];
 
 const FACES: Record<number, string> = {
   [UnoKind.SKIP]: "⊘",
@@ -26,21 +41,31 @@ function colourClass(color: UnoColor): string {
   return `c-${UNO_COLOR_NAMES[color] ?? "wild"}`;
 }
 
-/** One card; a button when `onTap` is given (it may be played now). */
-function card(item: UnoCard, onTap?: () => void, selected = false): HTMLElement {
+/** One card; a button when `onTap` is given (it may be played now). Its colour's letter sits in the
+ * bottom corner (a wild has none: its colour is chosen when it is played). */
+function card(item: UnoCard, onTap?: () => void, selected = false, label?: string): HTMLElement {
   const name = unoCardName(item);
-  const inner = [h("span", { class: "corner" }, face(item)), h("span", { class: "face" }, face(item))];
-  if (!onTap) return h("div", { class: `card ${colourClass(item.color)}`, title: name, "data-card-id": item.id }, ...inner);
+  const letter = COLOUR_LETTERS[item.color];
+  // The glyphs are for the eye; the card's name in words is for a screen reader (and the button's name).
+  const glyphs = [
+    h("span", { class: "corner", "aria-hidden": "true" }, face(item)),
+    h("span", { class: "face", "aria-hidden": "true" }, face(item)),
+    letter ? h("span", { class: "colour-letter", "aria-hidden": "true" }, letter) : h("span", { class: "colour-letter wild-mark", "aria-hidden": "true" }, "W"),
+  ];
+  if (!onTap) {
+    return h("div", { class: `card ${colourClass(item.color)}`, title: name, "data-card-id": item.id }, h("span", { class: "sr-only" }, name), ...glyphs);
+  }
+  const said = label ?? `Play ${name}`;
   return h(
     "button",
     {
       class: `card playable ${colourClass(item.color)}${selected ? " selected" : ""}`,
-      title: `Play ${name}`,
-      "aria-label": `Play ${name}`,
+      title: said,
       "data-card-id": item.id,
       onclick: onTap,
     },
-    ...inner,
+    h("span", { class: "sr-only" }, said),
+    ...glyphs,
   );
 }
 
@@ -48,7 +73,7 @@ function backs(count: number): HTMLElement {
   const shown = Math.min(count, 12);
   return h(
     "div",
-    { class: "backs", "aria-label": `${count} cards` },
+    { class: "backs", role: "img", "aria-label": `${count} cards` },
     ...Array.from({ length: shown }, () => h("span", { class: "back" })),
     h("span", { class: "count" }, String(count)),
   );
@@ -83,7 +108,7 @@ function middle(context: RenderContext, view: UnoView): HTMLElement {
   const drawEntry = context.entryWith("draw", "", null);
   if (drawEntry) context.claim(drawEntry);
   const pile = drawEntry
-    ? h("button", { class: "pile playable", "aria-label": "Draw a card", onclick: () => context.open(drawEntry) }, h("span", {}, "Draw"), h("small", {}, `${view.drawPileCount}`))
+    ? h("button", { class: "pile playable", "data-kind": "draw", onclick: () => context.open(drawEntry) }, h("span", {}, "Draw"), h("small", { "aria-hidden": "true" }, `${view.drawPileCount}`), h("span", { class: "sr-only" }, ` a card (${view.drawPileCount} left)`))
     : h("div", { class: "pile" }, h("span", {}, "Deck"), h("small", {}, `${view.drawPileCount}`));
   const arrow = view.direction === UnoDirection.COUNTER_CLOCKWISE ? "↺" : "↻";
   return h(
@@ -94,7 +119,7 @@ function middle(context: RenderContext, view: UnoView): HTMLElement {
     h(
       "div",
       { class: "state" },
-      h("div", { class: `colour-chip ${colourClass(view.color)}` }, UNO_COLOR_NAMES[view.color] ?? "any colour"),
+      colourChip(view.color),
       h("div", { class: "direction", title: "direction of play" }, arrow),
       view.pendingPenalty ? h("div", { class: "penalty" }, `+${view.pendingPenalty} waiting`) : null,
     ),
@@ -112,18 +137,108 @@ function reveal(context: RenderContext, view: UnoView): HTMLElement | null {
   );
 }
 
+/** The colour in play, in words and letter (a wild on the first flip: any colour, dark with a ring of the
+ * four, so its words stay readable). */
+function colourChip(color: UnoColor): HTMLElement {
+  const name = UNO_COLOR_NAMES[color];
+  if (!name) return h("div", { class: "colour-chip c-any", title: "the colour in play" }, "Any colour");
+  return h(
+    "div",
+    { class: `colour-chip ${colourClass(color)}`, title: "the colour in play" },
+    h("span", { class: "chip-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
+    name,
+  );
+}
+
+/** The entry choosing this colour, among `choices` (a wild's colours, or the colour of a flipped wild). */
+function colourEntry(choices: Choice[], color: UnoColor): Choice | undefined {
+  return choices.find((c) => c.steps.some((s) => s[1] === "color" && s[2] === color));
+}
+
+/** A wild's colour as four coloured targets (big, each with its letter and name), when a wild is open or a
+ * flipped wild's colour is to be chosen. The targets are claimed: the bar does not list them again. */
+function colourPicker(context: RenderContext): HTMLElement | null {
+  const opened = context.opened;
+  const choices = opened
+    ? opened.children.flatMap((c) => (c.run ? c.children : [c]))
+    : context.entries.filter((e) => e.steps[0]?.[0] === "choose_color");
+  const targets = COLOURS.map((color) => ({ color, entry: colourEntry(choices, color) })).filter((t) => t.entry);
+  if (!targets.length) return null;
+  const title = opened ? "Choose the colour play goes on with" : "The first card is a wild: choose the colour";
+  return h(
+    "div",
+    { class: "colour-pick", role: "group", "aria-label": title },
+    h("div", { class: "pick-title" }, title),
+    h(
+      "div",
+      { class: "pick-targets" },
+      ...targets.map(({ color, entry }) => {
+        context.claim(entry!);
+        const name = UNO_COLOR_NAMES[color];
+        return h(
+          "button",
+          {
+            class: `colour-target playable next ${colourClass(color)}`,
+            "data-color": name,
+            onclick: () => context.open(entry!),
+          },
+          h("span", { class: "pick-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
+          h("span", { class: "pick-name" }, name),
+        );
+      }),
+    ),
+  );
+}
+
+/** The UNO call as a big button: "UNO!" before the next-to-last card is played (it switches the call on
+ * for that play: the card then says so), or right after it while the call is still open. */
+function unoCall(context: RenderContext): HTMLElement | null {
+  const late = context.entries.find((e) => e.steps[0]?.[0] === "call_uno" && e.action !== null);
+  if (late) {
+    context.claim(late);
+    return h(
+      "div",
+      { class: "uno-call-row" },
+      h("button", { class: "uno-call urgent playable", "data-kind": "call_uno", onclick: () => context.open(late) }, "UNO!"),
+      h("span", { class: "uno-hint" }, "Call it before anyone catches you"),
+    );
+  }
+  const offered = context.entries.some((e) => leaves(e).some((leaf) => "uno" in leaf.toggles));
+  if (!offered) return null;
+  context.claimToggle("uno");
+  const on = context.toggled("uno");
+  return h(
+    "div",
+    { class: `uno-call-row${on ? " armed" : ""}` },
+    h(
+      "button",
+      {
+        class: `uno-call${on ? " armed" : ""}`,
+        "data-kind": "uno",
+        "aria-pressed": on ? "true" : "false",
+        onclick: () => context.setToggle("uno", !on),
+      },
+      on ? "UNO! ✓" : "UNO!",
+    ),
+    h("span", { class: "uno-hint" }, on ? "Called: now play your next-to-last card" : "One card left after this play? Tap UNO! first"),
+  );
+}
+
 function hand(context: RenderContext, view: UnoView): HTMLElement | null {
   if (view.you === undefined) return null;
   const cards = [...view.hand];
   if (view.drawnCard && !cards.some((c) => c.id === view.drawnCard!.id)) cards.push(view.drawnCard);
+  const calling = context.toggled("uno");
   return h(
     "div",
-    { class: "hand", "aria-label": "your hand" },
+    { class: "hand", role: "group", "aria-label": "your hand" },
     ...cards.map((item) => {
       const entry = context.entryWith("play_card", "card_id", item.id);
       if (!entry) return card(item);
       context.claim(entry);
-      return card(item, () => context.open(entry), context.opened === entry);
+      const withUno = calling && leaves(entry).some((leaf) => "uno" in leaf.toggles);
+      const label = `Play ${unoCardName(item)}${withUno ? " and call UNO" : ""}`;
+      return card(item, () => context.open(entry), isOpened(context, entry), label);
     }),
   );
 }
@@ -145,7 +260,10 @@ export const renderUno: GameRenderer = (context) => {
     middle(context, view),
     stageNote && view.you !== undefined && context.update.toAct.includes(view.you) ? h("div", { class: "note" }, stageNote) : null,
     reveal(context, view),
+    colourPicker(context),
     hand(context, view),
+    // Below the hand, so that the hand never moves under a finger when the call appears.
+    unoCall(context),
     h("div", { class: "hand-info" }, `Hand ${view.handNumber} · to ${view.target} points${view.lowestWins ? " (lowest wins)" : ""}`),
   );
 };
