@@ -383,7 +383,7 @@ def _inside(inner: tuple[int, ...], outer: tuple[int, ...], slack: int = 1) -> b
 def canvas_layout_problems(canvas: tk.Canvas, width: int, height: int) -> list[str]:
     """What is wrong on the canvas as drawn: text items that overlap (unless a filled shape drawn between
     them hides the lower one, as a card laid over another does), text that leaves the drawing or the panel
-    (an item tagged "panel") it starts in."""
+    (an item tagged "panel", drawn before it) it starts in."""
     items = list(canvas.find_all())  # bottom to top
     order = {item: index for index, item in enumerate(items)}
     texts = []
@@ -398,13 +398,15 @@ def canvas_layout_problems(canvas: tk.Canvas, width: int, height: int) -> list[s
         for item in items
         if canvas.type(item) in SHAPES and canvas.itemcget(item, "fill") not in ("", "{}")
     ]
-    panels = [canvas.bbox(item) for item in canvas.find_withtag("panel")]
+    panels = [(order[item], canvas.bbox(item)) for item in canvas.find_withtag("panel")]
     problems = []
     for index, (a, box_a, text_a) in enumerate(texts):
         if not _inside(box_a, (0, 0, width, height), slack=0):
             problems.append(f"{text_a!r} leaves the drawing ({box_a} in {width}x{height})")
         cx, cy = (box_a[0] + box_a[2]) / 2, (box_a[1] + box_a[3]) / 2
-        holders = [p for p in panels if p[0] <= cx <= p[2] and p[1] <= cy <= p[3]]
+        # A panel holds the texts drawn on it; a text drawn before it is under it (a held result card laid
+        # over the board), not in it.
+        holders = [p for at, p in panels if at < order[a] and p[0] <= cx <= p[2] and p[1] <= cy <= p[3]]
         if holders:
             panel = min(holders, key=lambda p: (p[2] - p[0]) * (p[3] - p[1]))
             if not _inside(box_a, panel, slack=1):
