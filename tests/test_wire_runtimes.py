@@ -197,6 +197,10 @@ async def capture_game(capture: Capture, game: str) -> None:
         await capture.unary("HandSeatToBot", request, f"{game} hand {seat} to a bot", host_metadata)
     await asyncio.wait_for(asyncio.gather(*followers), SECONDS)
     final = (await capture.unary("GetTable", service_pb2.GetTableRequest(table_id=table_id), f"{game} get")).table
+    again = service_pb2.PlayAgainRequest(table_id=table_id)
+    seat_0 = ((SEAT_TOKEN_KEY, tokens[0]), (HOST_TOKEN_KEY, host))
+    await capture.unary("PlayAgain", again, f"{game} play again", seat_0)
+    await capture.unary("GetTable", service_pb2.GetTableRequest(table_id=table_id), f"{game} get, followed")
     for where, token in viewers:
         for since in (0, final.version // 2, max(final.version - 3, 0)):
             await capture.first(table_id, token, since, f"{where} resumed since {since}")
