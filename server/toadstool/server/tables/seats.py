@@ -113,9 +113,13 @@ class Seat:
     away_since: float | None = None
     #: Whether a stream for this seat has ever opened (since the server started): a return is a reconnection.
     ever_connected: bool = False
+    #: How strong a bot seat's bot plays (toadstool.bots.BotLevel's value, 0 for normal), kept in the store.
+    bot_level: int = 0
 
     def stored(self) -> StoredSeat:
-        return StoredSeat(seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash)
+        return StoredSeat(
+            seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash, bot_level=self.bot_level
+        )
 
     @property
     def played_by_bot(self) -> bool:

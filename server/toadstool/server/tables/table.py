@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from toadstool.bots import as_level, level_bot
 from toadstool.engine import (
     BadOptions,
     Engine,
@@ -299,20 +300,24 @@ class Table:
             del self.events[saved[3] :]
             raise
 
-    def add_bot(self, seat: int | None) -> int:
+    def add_bot(self, seat: int | None, bot_level: int = 0) -> int:
+        """Seat a bot playing at `bot_level` (toadstool.bots.BotLevel's value; 0: normal) in `seat` or the
+        first open seat."""
+        bot_level = checked_level(bot_level)
         if self.status is not Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
         index = self._pick_open_seat(seat)
         with self.one_write():
-            self._seat_bot(index)
+            self._seat_bot(index, bot_level)
             self._maybe_autostart()
         self._touch()
         return index
 
-    def _seat_bot(self, index: int) -> None:
+    def _seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
-        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+        bot = level_bot(self.spec, bot_level)
+        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
 
     def _set_seat(self, seat: Seat) -> None:
         """Replace a seat, durably first."""
@@ -592,3 +597,16 @@ class Table:
                 self._cache.clear()
             part = self._cache[full] = build()
         return part
+
+
+def checked_level(bot_level: int) -> int:
+    """A bot level a client sent (service.proto's BotLevel: 0 unspecified, 1 easy, 2 normal, 3 hard), or
+    BAD_REQUEST saying which levels there are: the table stores it, so nothing else may reach the store."""
+    try:
+        as_level(bot_level)
+    except ValueError:
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            f"bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {bot_level}",
+        ) from None
+    return bot_level
