@@ -133,20 +133,22 @@ class Budget:
         return deadline is not None and self.clock() >= deadline
 
 
-#: The UCB1 exploration constant of the search (values are win shares in [0, 1]).
-EXPLORATION = 0.7
-
-
 class HardBot:
-    """Plans each decision by information-set Monte Carlo search over the game's own engine.
+    """Plans each decision by determinized Monte Carlo search over the game's own engine.
 
-    Each iteration samples a state consistent with the bot's view only (the game's determinizer), chooses
-    one of its legal actions by UCB1 over the statistics of all iterations (so it plans for the
-    information set, not for one guessed deal), applies it, plays the rest of the hand/round with the
-    normal bot's rules of thumb and scores where the bot then stands against the others. It returns the
-    action searched most. Optional windows (calling UNO, catching) and forced moves go to the normal bot.
+    Each iteration samples a state consistent with the bot's view only (the game's determinizer: the
+    others' cards, the decks' order, the dice), then tries every one of its legal actions on that same
+    sample with the same rollout seed (common random numbers: the actions are compared on equal luck, which
+    is what makes a few hundred rollouts decide), plays the rest of the hand/round with the normal bot's
+    rules of thumb (now and then a random move) and scores where the bot then stands against the others.
+    Averaged over many samples, that is planning for the information set, not for one guessed deal. It
+    keeps the normal bot's choice unless another action did better on the same samples by more than
+    `confidence` standard errors (and `margin`): a budget too small to tell never makes it play worse
+    than normal by chasing noise. Optional windows (calling UNO, catching) and
+    forced moves go to the normal bot.
 
-    `last_iterations` says how many iterations the last decision used (tests assert the budget with it).
+    An iteration is one rollout; `last_iterations` says how many the last decision used (tests assert the
+    budget with it).
     """
 
     needs_view = True
@@ -160,7 +162,9 @@ class HardBot:
         normal: Bot,
         budget: Budget | None = None,
         rollout_limit: int = 400,
-        greedy_rollouts: float = 0.8,
+        greedy_rollouts: float = 0.9,
+        margin: float = 0.0,
+        confidence: float = 1.0,
     ) -> None:
         self.engine = engine
         self.determinizer = determinizer
@@ -168,38 +172,48 @@ class HardBot:
         self.budget = budget or Budget()
         self.rollout_limit = rollout_limit
         self.greedy_rollouts = greedy_rollouts
+        self.margin = margin
+        self.confidence = confidence
         self.last_iterations = 0
 
     def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random) -> Any | None:
         if not legal:
             return None
+        usual = self.normal.choose(view, legal, must_act, rng)
+        self.last_iterations = 0
         if not must_act or len(legal) == 1:
-            self.last_iterations = 0
-            return self.normal.choose(view, legal, must_act, rng)
+            return usual
         seat = view.you
         search = random.Random(rng.getrandbits(64))
-        visits = [0] * len(legal)
-        wins = [0.0] * len(legal)
+        #: Per action, its rollout's score on each sample (None where it was not tried on that sample).
+        scores: list[list[float | None]] = [[] for _ in legal]
         budget = self.budget
         deadline = budget.deadline()
         done = 0
         while not budget.over(deadline, done):
             state = self.determinizer.sample(view, search)
             available = set(self.engine.legal_actions(state, seat))
-            choices = [i for i, action in enumerate(legal) if action in available]
-            if not choices:
-                done += 1
-                continue
-            index = _ucb(choices, visits, wins, done + 1)
-            after = self.engine.apply(state, seat, legal[index])
-            wins[index] += self._rollout(state, after, seat, search)
-            visits[index] += 1
-            done += 1
+            luck = search.getrandbits(64)
+            tried = False
+            for index, action in enumerate(legal):
+                score: float | None = None
+                if action in available and not (done and budget.over(deadline, done)):
+                    after = self.engine.apply(state, seat, action)
+                    score = self._rollout(state, after, seat, random.Random(luck))
+                    done += 1
+                    tried = True
+                scores[index].append(score)
+            if not tried:
+                done += 1  # a sample where none of its actions could be tried still spends the budget
         self.last_iterations = done
-        if not any(visits):
-            return self.normal.choose(view, legal, must_act, rng)
-        best = max(range(len(legal)), key=lambda i: (visits[i], wins[i]))
-        return legal[best]
+        usual_index = legal.index(usual) if usual in legal else 0
+        best, gain = usual_index, 0.0
+        for index in range(len(legal)):
+            if index != usual_index:
+                edge = _paired_edge(scores[index], scores[usual_index], self.confidence)
+                if edge > gain:
+                    best, gain = index, edge
+        return legal[best] if gain > self.margin else usual
 
     def _rollout(self, start: Any, state: Any, seat: int, rng: random.Random) -> float:
         """Play on from `state` until the determinizer says the hand/round is over (or the limit), each seat
@@ -213,17 +227,20 @@ class HardBot:
             waiting = engine.to_act(state)
             if not waiting:
                 break
-            actor = waiting[0]
-            legal = engine.legal_actions(state, actor)
-            if not legal:
-                break
-            if len(legal) == 1:
-                action = legal[0]
-            elif rng.random() < self.greedy_rollouts:
-                action = self.normal.choose(engine.view(state, actor), legal, True, rng) or legal[0]
-            else:
-                action = legal[rng.randrange(len(legal))]
-            state = engine.apply(state, actor, action)
+            chosen = self._optional(state, waiting, players, rng)
+            if chosen is None:
+                actor = waiting[0]
+                legal = engine.legal_actions(state, actor)
+                if not legal:
+                    break
+                if len(legal) == 1:
+                    action = legal[0]
+                elif rng.random() < self.greedy_rollouts:
+                    action = self.normal.choose(engine.view(state, actor), legal, True, rng) or legal[0]
+                else:
+                    action = legal[rng.randrange(len(legal))]
+                chosen = (actor, action)
+            state = engine.apply(state, chosen[0], chosen[1])
         outcome = engine.outcome(state)
         if outcome is not None:
             if seat not in outcome.winners:
@@ -237,14 +254,31 @@ class HardBot:
                 beaten += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
         return beaten / max(players - 1, 1)
 
+    def _optional(self, state: Any, waiting: Sequence[int], players: int, rng: random.Random) -> tuple[int, Any] | None:
+        """An optional window a seat not waited for takes (catching a missed UNO call, calling UNO, an
+        any-time card), as the normal bot would: without these a rollout would find forgetting UNO free."""
+        engine = self.engine
+        for other in range(players):
+            if other in waiting:
+                continue
+            legal = engine.legal_actions(state, other)
+            if legal:
+                action = self.normal.choose(engine.view(state, other), legal, False, rng)
+                if action is not None:
+                    return other, action
+        return None
 
-def _ucb(choices: list[int], visits: list[int], wins: list[float], total: int) -> int:
-    """The choice to search next: an unvisited one first, else the best by UCB1."""
-    for index in choices:
-        if visits[index] == 0:
-            return index
-    log_total = math.log(total)
-    return max(choices, key=lambda i: wins[i] / visits[i] + EXPLORATION * math.sqrt(log_total / visits[i]))
+
+def _paired_edge(theirs: list[float | None], ours: list[float | None], confidence: float) -> float:
+    """How much better `theirs` scored than `ours` on the samples both were tried on, less `confidence`
+    standard errors of that mean difference (<= 0: not clearly better)."""
+    diffs = [a - b for a, b in zip(theirs, ours, strict=False) if a is not None and b is not None]
+    n = len(diffs)
+    if n < 4:
+        return 0.0
+    mean = sum(diffs) / n
+    variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
+    return mean - confidence * math.sqrt(variance / n)
 
 
 def make_bot(game: str, level: BotLevel | str | int | None = None, budget: Budget | None = None) -> Bot:
@@ -288,6 +322,8 @@ def determinizer_of(spec: GameSpec) -> Determinizer | None:
     """The game's determinizer (`DETERMINIZER` of the module `determinize` beside its engine), or None for a
     game without one."""
     package = type(spec.engine).__module__.rpartition(".")[0]
+    if not package:
+        return None
     try:
         module = importlib.import_module(f"{package}.determinize")
     except ModuleNotFoundError:
