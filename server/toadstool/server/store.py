@@ -52,6 +52,7 @@ _COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WH
 
 _ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
 _ADD_ENDED = "ALTER TABLE tables ADD COLUMN ended TEXT;"
+_ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
@@ -66,7 +67,7 @@ MIGRATIONS: dict[int, str] = {
         data TEXT NOT NULL
     ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
     3: _ADD_ENDED,
-    4: "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;",
+    4: _ADD_BOT_LEVEL,
 }
 
 SCHEMA = """
@@ -258,6 +259,8 @@ class Store:
             for column, step in (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED)):
                 if column in columns:
                     steps = steps.replace(step, "")  # a file taken back to an older version by hand
+            if "bot_level" in {row[1] for row in self.db.execute("PRAGMA table_info(seats)")}:
+                steps = steps.replace(_ADD_BOT_LEVEL, "")
             self.db.executescript(f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {version}; this Toadstool reads {SCHEMA_VERSION}")
