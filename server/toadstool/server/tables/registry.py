@@ -31,11 +31,12 @@ from toadstool.server.tables.seats import (
     Seat,
     SeatKind,
     Status,
+    checked_level,
     new_token,
     printable,
     sanitize_name,
 )
-from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table, checked_level
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
 
 log = logging.getLogger(__name__)
 

@@ -12,6 +12,7 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
+from toadstool.bots import as_level
 from toadstool.engine import (
     Bot,
 )
@@ -131,3 +132,16 @@ class AppliedRequest:
     seat: int
     action_id: str
     version: int
+
+
+def checked_level(bot_level: int) -> int:
+    """A bot level a client sent (service.proto's BotLevel: 0 unspecified, 1 easy, 2 normal, 3 hard), or
+    BAD_REQUEST saying which levels there are: the table stores it, so nothing else may reach the store."""
+    try:
+        as_level(bot_level)
+    except ValueError:
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            f"bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {bot_level}",
+        ) from None
+    return bot_level

@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from toadstool.bots import as_level, level_bot
+from toadstool.bots import level_bot
 from toadstool.engine import (
     BadOptions,
     Engine,
@@ -46,6 +46,7 @@ from toadstool.server.tables.seats import (
     Seat,
     SeatKind,
     Status,
+    checked_level,
     join_token,
     new_token,
     sanitize_name,
@@ -301,8 +302,7 @@ class Table:
             raise
 
     def add_bot(self, seat: int | None, bot_level: int = 0) -> int:
-        """Seat a bot playing at `bot_level` (toadstool.bots.BotLevel's value; 0: normal) in `seat` or the
-        first open seat."""
+        """Seat a bot playing at `bot_level` (BotLevel's value; 0: normal) in `seat` or the first open one."""
         bot_level = checked_level(bot_level)
         if self.status is not Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
@@ -597,16 +597,3 @@ class Table:
                 self._cache.clear()
             part = self._cache[full] = build()
         return part
-
-
-def checked_level(bot_level: int) -> int:
-    """A bot level a client sent (service.proto's BotLevel: 0 unspecified, 1 easy, 2 normal, 3 hard), or
-    BAD_REQUEST saying which levels there are: the table stores it, so nothing else may reach the store."""
-    try:
-        as_level(bot_level)
-    except ValueError:
-        raise TableError(
-            ErrorKind.BAD_REQUEST,
-            f"bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {bot_level}",
-        ) from None
-    return bot_level
