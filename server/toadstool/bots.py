@@ -4,7 +4,7 @@ A bot sees only its seat's view and legal actions (never the state), so bots can
 sensible bot (its `BOT`, the normal level) lives in its own package, as does its determinizer (`DETERMINIZER`,
 which samples a full state consistent with one seat's view) that the hard bot plans with. The generic parts
 are here: the random baseline, the easy bot (the normal bot with a beginner's mistakes) and the hard bot
-(information-set Monte Carlo search over the game's engine within a per-move budget).
+(determinized Monte Carlo search over the game's engine within a per-move budget).
 """
 
 from __future__ import annotations
