@@ -126,6 +126,7 @@ class Client:
         bot_delay_ms: int | None = None,
         turn_seconds: int = 0,
         takeover_seconds: int = DEFAULT_TAKEOVER_SECONDS,
+        bot_level: int = 0,
     ) -> service_pb2.CreateTableResponse:
         """Create a table. Unlike a bare CreateTable (no takeover), a person whose connection is gone for
         `DEFAULT_TAKEOVER_SECONDS` has a bot play their seat until they return, so one closed laptop never
@@ -139,6 +140,7 @@ class Client:
             manual_start=manual_start,
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
+            bot_level=bot_level,
         )
         if seed is not None:
             request.seed = seed

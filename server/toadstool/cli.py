@@ -138,6 +138,7 @@ def _play_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends"
     )
+    _bot_level_option(parser)
     parser.add_argument(
         "--lan",
         action="store_true",
@@ -151,6 +152,22 @@ def _play_options(parser: argparse.ArgumentParser) -> None:
     _clock_options(parser)
     _auto_option(parser)
     _server_options(parser)
+
+
+def _bot_level_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--bot-level",
+        choices=("easy", "normal", "hard"),
+        default="normal",
+        help="how strong the bots play (default %(default)s)",
+    )
+
+
+def _bot_level(args: argparse.Namespace) -> int:
+    """The --bot-level as service.proto's BotLevel number."""
+    from toadstool.api.v1 import service_pb2
+
+    return int(service_pb2.BotLevel.Value(f"BOT_LEVEL_{args.bot_level.upper()}"))
 
 
 def _clock_options(parser: argparse.ArgumentParser) -> None:
@@ -197,6 +214,7 @@ def _new_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots play (default %(default)s)")
     parser.add_argument("--name", default="", help="name of the table (default: the game's title and the table id)")
     parser.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
+    _bot_level_option(parser)
     _clock_options(parser)
     _server_options(parser)
 
@@ -211,6 +229,12 @@ def _selfplay_options(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--players", type=int, help="seats per game (default: the game's smallest table)")
     parser.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
+    parser.add_argument(
+        "--levels", default="", help="comma-separated bot level per seat: easy, normal, hard (instead of --smart-seats)"
+    )
+    parser.add_argument(
+        "--budget-ms", type=float, default=150.0, help="a hard bot's thinking per move, CPU ms (default %(default)s)"
+    )
 
 
 def _games_options(parser: argparse.ArgumentParser) -> None:
@@ -372,6 +396,7 @@ async def cmd_new(client: Client, args: argparse.Namespace) -> int:
         manual_start=args.manual_start,
         turn_seconds=args.turn_seconds,
         takeover_seconds=args.takeover_seconds,
+        bot_level=_bot_level(args),
     )
     remember_host_token(client.address, created.table.table_id, created.host_token)
     print(created.table.table_id)
@@ -559,6 +584,7 @@ async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: s
         seed=args.seed,
         turn_seconds=args.turn_seconds,
         takeover_seconds=args.takeover_seconds,
+        bot_level=_bot_level(args),
     )
     remember_host_token(saved_under or client.address, created.table.table_id, created.host_token)
     joined = await client.join(created.table.table_id, name, 0)
@@ -570,14 +596,18 @@ async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: s
 def cmd_selfplay(args: argparse.Namespace) -> int:
     import json
 
+    from toadstool.bots import Budget
     from toadstool.engine import BadOptions
     from toadstool.games import GAMES
     from toadstool.selfplay import selfplay_summary
 
     smart = tuple(int(s) for s in args.smart_seats.split(",") if s.strip())
+    levels = [level for level in args.levels.split(",") if level.strip()]
     game = _matching_game(args.game, GAMES)
     try:
-        summary = selfplay_summary(game, args.games, args.seed, args.players, smart, _options(args.option))
+        summary = selfplay_summary(
+            game, args.games, args.seed, args.players, smart, _options(args.option), levels, Budget(ms=args.budget_ms)
+        )
     except KeyError as error:
         print(f"toadstool: {error.args[0]}", file=sys.stderr)
         return 2

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toadstool.bots import RandomBot
+from toadstool.bots import Budget, RandomBot, make_bot, parse_level
 from toadstool.engine import BadOptions, Bot, Engine, Outcome, creation_record, parse_options
 from toadstool.games import get_game
 
@@ -99,24 +99,38 @@ def selfplay_summary(
     players: int | None = None,
     smart_seats: Sequence[int] = (),
     options: Mapping[str, str] | None = None,
+    levels: Sequence[str] = (),
+    budget: Budget | None = None,
 ) -> dict[str, Any]:
     """Play `games` bot games of `game` and summarise them (the JSON that `toadstool selfplay` prints).
 
     `options` are the raw `--option` values, checked and made into a creation record as a table's are (so
-    a user's Kart track is raced on; BadOptions says what is wrong). Seats in `smart_seats` get the game's
-    sensible bot; the others play randomly. Wins are counted per seat (a shared win counts for each sharer).
+    a user's Kart track is raced on; BadOptions says what is wrong). With `levels` (one per seat: easy,
+    normal, hard) each seat plays a bot of that level (the hard ones within `budget`); without, seats in
+    `smart_seats` get the game's sensible bot and the others play randomly. Wins are counted per seat (a
+    shared win counts for each sharer).
     """
     spec = get_game(game)
     engine = spec.engine
     record = creation_record(engine, parse_options(engine.options, options or {}))
-    n = players or engine.min_players
+    try:
+        chosen = [parse_level(level) for level in levels]
+    except ValueError as error:
+        raise BadOptions(str(error)) from None
+    n = players or (len(chosen) if chosen else engine.min_players)
     if not engine.min_players <= n <= engine.max_players:
         raise BadOptions(f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {n}")
+    if chosen and len(chosen) != n:
+        raise BadOptions(f"give one bot level per seat: {len(chosen)} levels for {n} players")
     wins = [0] * n
     turns = 0
     started = time.perf_counter()
     for index in range(games):
-        bots: list[Bot] = [spec.smart_bot() if s in smart_seats else RandomBot() for s in range(n)]
+        bots: list[Bot] = (
+            [make_bot(game, level, budget) for level in chosen]
+            if chosen
+            else [spec.smart_bot() if s in smart_seats else RandomBot() for s in range(n)]
+        )
         result = play(engine, bots, seed + index, record)
         turns += result.actions
         for winner in result.outcome.winners:
@@ -129,6 +143,7 @@ def selfplay_summary(
         "seed": seed,
         "options": {name: value for name, value in record.items() if isinstance(value, str | int | bool)},
         "smart_seats": list(smart_seats),
+        "levels": [level.label for level in chosen],
         "wins_by_seat": wins,
         "actions": turns,
         "actions_per_game": turns / games if games else 0.0,

@@ -203,6 +203,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             ),
             turn_seconds=request.turn_seconds,
             takeover_seconds=request.takeover_seconds,
+            bot_level=request.bot_level,
         )
         self.guard.table_created(client, table.table_id)
         return service_pb2.CreateTableResponse(table=messages.table_info(table), host_token=host_token)
@@ -239,7 +240,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         self, request: service_pb2.AddBotRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.AddBotResponse:
         table = self._hosted_table(request.table_id, context)
-        seat = table.add_bot(request.seat if request.HasField("seat") else None)
+        seat = table.add_bot(request.seat if request.HasField("seat") else None, request.bot_level)
         return service_pb2.AddBotResponse(seat=seat, table=messages.table_info(table))
 
     @_maps_errors

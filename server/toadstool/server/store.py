@@ -35,7 +35,7 @@ from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, 
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 #: A second copy of one table's row and seats (`table_copies`), written in the same transaction as every
 #: change to them: it lives in another b-tree, so one damaged page never loses both (toadstool.server.repair
@@ -52,12 +52,14 @@ _COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WH
 
 _ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
 _ADD_ENDED = "ALTER TABLE tables ADD COLUMN ended TEXT;"
+_ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
 #: when they are next restored). 2 -> 3: every table gets its second copy (`table_copies`), and a finished
 #: table its last version (NULL for those finished before: they are replayed once more, and store it then).
 #: 3 -> 4: a table ended before its game did (by its host, or abandoned) says why (`ended`; NULL otherwise).
+#: 4 -> 5: a bot's seat keeps how strong the bot plays (`bot_level`, toadstool.bots.BotLevel; 0: normal).
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE tables ADD COLUMN record TEXT;",
     2: f"""{_ADD_FINISHED} CREATE TABLE IF NOT EXISTS table_copies (
@@ -65,6 +67,7 @@ MIGRATIONS: dict[int, str] = {
         data TEXT NOT NULL
     ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
     3: _ADD_ENDED,
+    4: _ADD_BOT_LEVEL,
 }
 
 SCHEMA = """
@@ -92,6 +95,7 @@ CREATE TABLE seats (
     name TEXT NOT NULL,
     kind INTEGER NOT NULL,
     token_hash BLOB,
+    bot_level INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (table_id, seat)
 );
 CREATE TABLE notes (
@@ -174,6 +178,9 @@ class StoredSeat:
     name: str
     kind: int
     token_hash: bytes | None
+    #: How strong a bot seat's bot plays (toadstool.bots.BotLevel's value; 0: normal). The table's second
+    #: copy does not keep it: a table restored by repair plays its bots at normal.
+    bot_level: int = 0
 
 
 @dataclass(frozen=True)
@@ -252,6 +259,8 @@ class Store:
             for column, step in (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED)):
                 if column in columns:
                     steps = steps.replace(step, "")  # a file taken back to an older version by hand
+            if "bot_level" in {row[1] for row in self.db.execute("PRAGMA table_info(seats)")}:
+                steps = steps.replace(_ADD_BOT_LEVEL, "")
             self.db.executescript(f"BEGIN IMMEDIATE; {steps} PRAGMA user_version = {SCHEMA_VERSION}; COMMIT;")
         elif version != SCHEMA_VERSION:
             raise StoreError(f"{self.path} has schema version {version}; this Toadstool reads {SCHEMA_VERSION}")
@@ -379,8 +388,9 @@ class Store:
 
     def _put_seat(self, table_id: str, seat: StoredSeat) -> None:
         self._write(
-            "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, token_hash) VALUES (?, ?, ?, ?, ?)",
-            (table_id, seat.seat, seat.name, seat.kind, seat.token_hash),
+            "INSERT OR REPLACE INTO seats (table_id, seat, name, kind, token_hash, bot_level)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (table_id, seat.seat, seat.name, seat.kind, seat.token_hash, seat.bot_level),
         )
 
     def set_started(self, table_id: str) -> None:
@@ -476,7 +486,7 @@ class Store:
                 seats = [
                     StoredSeat(*r)
                     for r in self.db.execute(
-                        "SELECT seat, name, kind, token_hash FROM seats WHERE table_id = ? ORDER BY seat",
+                        "SELECT seat, name, kind, token_hash, bot_level FROM seats WHERE table_id = ? ORDER BY seat",
                         (table.table_id,),
                     )
                 ]
@@ -485,7 +495,8 @@ class Store:
             seats = [
                 StoredSeat(*r)
                 for r in self.db.execute(
-                    "SELECT seat, name, kind, token_hash FROM seats WHERE table_id = ? ORDER BY seat", (table.table_id,)
+                    "SELECT seat, name, kind, token_hash, bot_level FROM seats WHERE table_id = ? ORDER BY seat",
+                    (table.table_id,),
                 )
             ]
             actions = [

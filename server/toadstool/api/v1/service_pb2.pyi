@@ -7,6 +7,7 @@ from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from toadstool.api.v1 import table_pb2 as _table_pb2
 import builtins as _builtins
 import sys
@@ -18,6 +19,34 @@ else:
     from typing_extensions import TypeAlias as _TypeAlias, Never as _Never
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class _BotLevel:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _BotLevelEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_BotLevel.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    BOT_LEVEL_UNSPECIFIED: _BotLevel.ValueType  # 0
+    """Normal."""
+    BOT_LEVEL_EASY: _BotLevel.ValueType  # 1
+    """Legal moves with a beginner's mistakes (still calls UNO now and then)."""
+    BOT_LEVEL_NORMAL: _BotLevel.ValueType  # 2
+    """The game's sensible bot."""
+    BOT_LEVEL_HARD: _BotLevel.ValueType  # 3
+    """Plans: samples what it cannot see and searches with the game's engine within a per-move budget."""
+
+class BotLevel(_BotLevel, metaclass=_BotLevelEnumTypeWrapper):
+    """How strong a bot plays (CreateTableRequest.bot_level, AddBotRequest.bot_level)."""
+
+BOT_LEVEL_UNSPECIFIED: BotLevel.ValueType  # 0
+"""Normal."""
+BOT_LEVEL_EASY: BotLevel.ValueType  # 1
+"""Legal moves with a beginner's mistakes (still calls UNO now and then)."""
+BOT_LEVEL_NORMAL: BotLevel.ValueType  # 2
+"""The game's sensible bot."""
+BOT_LEVEL_HARD: BotLevel.ValueType  # 3
+"""Plans: samples what it cannot see and searches with the game's engine within a per-move budget."""
+Global___BotLevel: _TypeAlias = BotLevel  # noqa: Y015
 
 @_typing.final
 class ListGamesRequest(_message.Message):
@@ -88,6 +117,7 @@ class CreateTableRequest(_message.Message):
     BOT_DELAY_MS_FIELD_NUMBER: _builtins.int
     TURN_SECONDS_FIELD_NUMBER: _builtins.int
     TAKEOVER_SECONDS_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
     game: _builtins.str
     """A game key from ListGames, e.g. "uno"."""
     players: _builtins.int
@@ -105,6 +135,8 @@ class CreateTableRequest(_message.Message):
     """Seconds per decision; when they run out a default move is made for the seat (0: no clock)."""
     takeover_seconds: _builtins.int
     """Seconds a disconnected person's seat waits before a bot plays it until they return (0: never)."""
+    bot_level: Global___BotLevel.ValueType
+    """How strong the bots seated at creation play; unspecified plays normal."""
     @_builtins.property
     def options(self) -> _containers.ScalarMap[_builtins.str, _builtins.str]: ...
     def __init__(
@@ -120,10 +152,11 @@ class CreateTableRequest(_message.Message):
         bot_delay_ms: _builtins.int | None = ...,
         turn_seconds: _builtins.int = ...,
         takeover_seconds: _builtins.int = ...,
+        bot_level: Global___BotLevel.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "seed", b"seed"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "bots", b"bots", "game", b"game", "manual_start", b"manual_start", "name", b"name", "options", b"options", "players", b"players", "seed", b"seed", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms", "_seed", b"_seed", "bot_delay_ms", b"bot_delay_ms", "bot_level", b"bot_level", "bots", b"bots", "game", b"game", "manual_start", b"manual_start", "name", b"name", "options", b"options", "players", b"players", "seed", b"seed", "takeover_seconds", b"takeover_seconds", "turn_seconds", b"turn_seconds"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__bot_delay_ms: _TypeAlias = _typing.Literal["bot_delay_ms"]  # noqa: Y015
     _WhichOneofArgType__bot_delay_ms: _TypeAlias = _typing.Literal["_bot_delay_ms", b"_bot_delay_ms"]  # noqa: Y015
@@ -304,17 +337,21 @@ class AddBotRequest(_message.Message):
 
     TABLE_ID_FIELD_NUMBER: _builtins.int
     SEAT_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
     table_id: _builtins.str
     seat: _builtins.int
+    bot_level: Global___BotLevel.ValueType
+    """How strong this bot plays; unspecified plays normal."""
     def __init__(
         self,
         *,
         table_id: _builtins.str = ...,
         seat: _builtins.int | None = ...,
+        bot_level: Global___BotLevel.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_seat", b"_seat", "bot_level", b"bot_level", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__seat: _TypeAlias = _typing.Literal["seat"]  # noqa: Y015
     _WhichOneofArgType__seat: _TypeAlias = _typing.Literal["_seat", b"_seat"]  # noqa: Y015

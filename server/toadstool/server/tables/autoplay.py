@@ -36,16 +36,17 @@ def bot_choice(table: Table) -> tuple[int, Any] | None:
     """The next bot action at this version, if any bot wants to act: waited-for bots first."""
     if table.status is not Status.PLAYING:
         return None
-    waiting = table.engine.to_act(table.state)
+    state = table.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
+    waiting = table.engine.to_act(state)
     order = list(waiting) + [s for s in range(table.players) if s not in waiting]
     for index in order:
         seat = table.seats[index]
         if not seat.played_by_bot or seat.bot is None:
             continue
-        legal = table.engine.legal_actions(table.state, index)
+        legal = table.engine.legal_actions(state, index)
         if not legal:
             continue
-        view = table.engine.view(table.state, index) if seat.bot.needs_view else None
+        view = table.engine.view(state, index) if seat.bot.needs_view else None
         action = seat.bot.choose(view, legal, index in waiting, table._rng)
         if action is not None:
             return index, action
@@ -63,11 +64,15 @@ async def run_bots(table: Table) -> None:
         if not any(seat.played_by_bot for seat in table.seats):
             await table.wait_people(people)
             continue
-        choice = bot_choice(table)
+        version = table.version
+        if any(seat.played_by_bot and getattr(seat.bot, "plans", False) for seat in table.seats):
+            # A planning (hard) bot thinks for its budget: in a thread, so other tables' moves go on.
+            choice = await asyncio.to_thread(bot_choice, table)
+        else:
+            choice = bot_choice(table)
         if choice is None:
             await table.wait_change(revision)
             continue
-        version = table.version
         await _bot_pause(table)
         seat, action = choice
         if table.version != version or not table.seats[seat].played_by_bot:

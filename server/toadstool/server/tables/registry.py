@@ -10,6 +10,7 @@ import secrets
 import sqlite3
 from collections.abc import Mapping
 
+from toadstool.bots import level_bot
 from toadstool.engine import (
     BadOptions,
     Event,
@@ -30,6 +31,7 @@ from toadstool.server.tables.seats import (
     Seat,
     SeatKind,
     Status,
+    checked_level,
     new_token,
     printable,
     sanitize_name,
@@ -175,8 +177,9 @@ class TableRegistry:
                 name=seat.name,
                 kind=kind,
                 token_hash=seat.token_hash,
-                bot=spec.smart_bot() if kind is SeatKind.BOT else None,
+                bot=level_bot(spec, seat.bot_level) if kind is SeatKind.BOT else None,
                 away_since=now if kind is SeatKind.HUMAN else None,
+                bot_level=seat.bot_level,
             )
         table.store = self.store  # before the replay: a long game's replay keeps only its recent past in memory
         if stored.started and stored.finished_version is not None:
@@ -220,8 +223,10 @@ class TableRegistry:
         bot_delay: float | None = None,
         turn_seconds: float = 0.0,
         takeover_seconds: float = 0.0,
+        bot_level: int = 0,
     ) -> tuple[Table, str]:
-        """Create a table (validated in full before anything is stored); returns it and its host token."""
+        """Create a table (validated in full before anything is stored); returns it and its host token. Its
+        `bots` play at `bot_level` (toadstool.bots.BotLevel's value; 0: normal)."""
         spec = GAMES.get(game)
         if spec is None:
             raise TableError(
@@ -235,6 +240,7 @@ class TableRegistry:
             )
         if not 0 <= bots <= players:
             raise TableError(ErrorKind.BAD_REQUEST, f"bots must be between 0 and {players}, not {bots}")
+        bot_level = checked_level(bot_level)
         for what, value in (("turn_seconds", turn_seconds), ("takeover_seconds", takeover_seconds)):
             if not 0 <= value <= MAX_CLOCK_SECONDS:
                 raise TableError(ErrorKind.BAD_REQUEST, f"{what} must be 0 (off) to {MAX_CLOCK_SECONDS}, not {value}")
@@ -271,7 +277,7 @@ class TableRegistry:
             clock=self.clock,
         )
         for index in range(players - bots, players):
-            table._seat_bot(index)
+            table._seat_bot(index, bot_level)
         # The table, its seats and the start they trigger are one transaction: a crash in between would leave
         # a full table nobody can start (its creator never got the host token).
         if self.store is not None:

@@ -12,6 +12,7 @@ import secrets
 import unicodedata
 from dataclasses import dataclass
 
+from toadstool.bots import as_level
 from toadstool.engine import (
     Bot,
 )
@@ -113,9 +114,13 @@ class Seat:
     away_since: float | None = None
     #: Whether a stream for this seat has ever opened (since the server started): a return is a reconnection.
     ever_connected: bool = False
+    #: How strong a bot seat's bot plays (toadstool.bots.BotLevel's value, 0 for normal), kept in the store.
+    bot_level: int = 0
 
     def stored(self) -> StoredSeat:
-        return StoredSeat(seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash)
+        return StoredSeat(
+            seat=self.index, name=self.name, kind=self.kind.value, token_hash=self.token_hash, bot_level=self.bot_level
+        )
 
     @property
     def played_by_bot(self) -> bool:
@@ -127,3 +132,16 @@ class AppliedRequest:
     seat: int
     action_id: str
     version: int
+
+
+def checked_level(bot_level: int) -> int:
+    """A bot level a client sent (service.proto's BotLevel: 0 unspecified, 1 easy, 2 normal, 3 hard), or
+    BAD_REQUEST saying which levels there are: the table stores it, so nothing else may reach the store."""
+    try:
+        as_level(bot_level)
+    except ValueError:
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            f"bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {bot_level}",
+        ) from None
+    return bot_level

@@ -22,6 +22,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from toadstool.bots import level_bot
 from toadstool.engine import (
     BadOptions,
     Engine,
@@ -45,6 +46,7 @@ from toadstool.server.tables.seats import (
     Seat,
     SeatKind,
     Status,
+    checked_level,
     join_token,
     new_token,
     sanitize_name,
@@ -294,20 +296,23 @@ class Table:
             del self.events[saved[3] :]
             raise
 
-    def add_bot(self, seat: int | None) -> int:
+    def add_bot(self, seat: int | None, bot_level: int = 0) -> int:
+        """Seat a bot playing at `bot_level` (BotLevel's value; 0: normal) in `seat` or the first open one."""
+        bot_level = checked_level(bot_level)
         if self.status is not Status.LOBBY:
             raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
         index = self._pick_open_seat(seat)
         with self.one_write():
-            self._seat_bot(index)
+            self._seat_bot(index, bot_level)
             self._maybe_autostart()
         self._touch()
         return index
 
-    def _seat_bot(self, index: int) -> None:
+    def _seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
-        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
+        bot = level_bot(self.spec, bot_level)
+        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
 
     def _set_seat(self, seat: Seat) -> None:
         """Replace a seat, durably first."""

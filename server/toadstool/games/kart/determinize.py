@@ -1,0 +1,62 @@
+"""Kart's determinizer for the hard bot: a full race state sampled from one seat's view and the item list.
+
+A race hides only the item deck's order and the dice: the deck is the item list minus the items the
+karts hold, shuffled, in the count the view shows; the state's RNG (the coming rolls) is drawn fresh. It
+never reads a real state. Not for choosing moves (`toadstool.bots.HardBot` does that).
+"""
+
+from __future__ import annotations
+
+import random
+
+from toadstool.engine import DieRoll
+
+from .data import DECK, Item
+from .engine import Kart, KartState, KartView
+
+#: Kart's rollouts stop after this many actions (about two turns of every kart): a race is long, and
+#: how far each kart got by then says most of what a move did.
+HORIZON = 48
+
+
+class KartDeterminizer:
+    """Samples Kart states consistent with one seat's view (see the module docstring)."""
+
+    horizon = HORIZON
+
+    def sample(self, view: KartView, rng: random.Random) -> KartState:
+        left: list[Item] = [item for item, copies in DECK for _ in range(copies)]
+        for racer in view.karts:
+            if racer.item is not None and racer.item in left:
+                left.remove(racer.item)
+        rng.shuffle(left)
+        turn = view.start_order.index(view.turn) if view.turn is not None else 0
+        return KartState(
+            track=view.track,
+            karts=tuple(Kart(r.progress, r.coins, r.item, r.skips, r.halving) for r in view.karts),
+            start_order=view.start_order,
+            turn=turn,
+            stage=view.stage,
+            bank=view.bank,
+            deck=tuple(left[: view.deck_count]),
+            bananas=view.banana_fields,
+            item_used=view.item_used,
+            bundle=view.bundle_paid,
+            mushroom=view.mushroom,
+            lightning=view.lightning,
+            pending_move=view.pending_move,
+            last_rolls=tuple(DieRoll(r.roller, r.purpose, r.value) for r in view.last_rolls),
+            winner=view.winner,
+            rng_state=rng.getrandbits(64),
+        )
+
+    def standing(self, state: KartState, seat: int) -> float:
+        """How far the kart has got, a coin worth a little (they buy bigger rolls), a turn to skip a cost."""
+        kart = state.karts[seat]
+        return kart.progress + 0.25 * kart.coins - 3.0 * kart.skips + (1.0 if kart.item is not None else 0.0)
+
+    def stop(self, start: KartState, state: KartState) -> bool:
+        return False
+
+
+DETERMINIZER = KartDeterminizer()

@@ -1,0 +1,294 @@
+"""Bot levels (issue 46): easy, normal and the hard bot that plans from its own view, in every game, in the
+engine layer, over gRPC (CreateTable and AddBot's bot_level, kept across a restart) and in `selfplay --levels`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import random
+import subprocess
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+
+from conftest import TEST_LIMITS, toadstool_command
+from toadstool.api.v1 import service_pb2
+from toadstool.bots import (
+    DEFAULT_BUDGET_MS,
+    BotLevel,
+    Budget,
+    EasyBot,
+    HardBot,
+    determinizer_of,
+    make_bot,
+)
+from toadstool.engine import Bot, creation_record, parse_options
+from toadstool.games import get_game
+from toadstool.games.uno.bot import UnoBot
+from toadstool.games.uno.engine import CallUno
+from toadstool.selfplay import play
+from toadstool.server.app import ServerConfig, running_server
+from toadstool.server.tables import Status
+from toadstool_clients.connection import HOST_TOKEN_KEY, Client
+
+GAME_NAMES = ["uno", "powerup", "kart", "levelup"]
+
+
+def _record(game: str) -> dict[str, Any]:
+    engine = get_game(game).engine
+    return creation_record(engine, parse_options(engine.options, dict(engine.quick_options)))
+
+
+def _decision_points(game: str, seed: int, count: int) -> list[tuple[Any, int]]:
+    """(state, seat) of the first `count` decisions of a normal-bot game where the seat to act has a choice."""
+    spec = get_game(game)
+    engine = spec.engine
+    state = engine.new(4, _record(game), seed)
+    rng = random.Random(seed)
+    bots = [spec.smart_bot() for _ in range(4)]
+    found: list[tuple[Any, int]] = []
+    while engine.outcome(state) is None and len(found) < count:
+        seat = engine.to_act(state)[0]
+        legal = engine.legal_actions(state, seat)
+        if len(legal) > 1:
+            found.append((state, seat))
+        action = bots[seat].choose(engine.view(state, seat), legal, True, rng)
+        state = engine.apply(state, seat, action)
+    return found
+
+
+# -- the hard bot plans from its view only ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_hard_bots_decision_depends_only_on_what_its_seat_sees(game: str) -> None:
+    """Two states that differ only in what the seat cannot see (the determinizer deals the hidden cards,
+    decks and dice anew, and the seat's view is checked to be the same) give the same decision with the
+    same seed; the states themselves differ."""
+    spec = get_game(game)
+    engine = spec.engine
+    determinizer = determinizer_of(spec)
+    assert determinizer is not None
+    compared = 0
+    for state, seat in _decision_points(game, seed=3, count=12):
+        view = engine.view(state, seat)
+        other = determinizer.sample(view, random.Random(99))
+        if engine.view(other, seat) != view:
+            continue  # a view the determinizer rebuilds only nearly (Power Up's discard count, rarely)
+        assert _without_events(other) != _without_events(state)
+        legal = engine.legal_actions(state, seat)
+        assert set(engine.legal_actions(other, seat)) == set(legal)
+        decisions = []
+        for candidate in (state, other):
+            bot = make_bot(game, BotLevel.HARD, Budget(ms=None, iterations=40))
+            decisions.append(bot.choose(engine.view(candidate, seat), legal, True, random.Random(5)))
+            assert isinstance(bot, HardBot)
+            assert bot.last_iterations == 40
+        assert decisions[0] == decisions[1]
+        assert decisions[0] in legal
+        compared += 1
+    assert compared >= 3, f"{game}: too few decisions with hidden information to compare"
+
+
+def _without_events(state: Any) -> Any:
+    return dataclasses.replace(state, events=()) if dataclasses.is_dataclass(state) else state._replace(events=())
+
+
+# -- the hard bot keeps its budget ----------------------------------------------------------------------
+
+
+class SteppingClock:
+    """A clock the test controls: every reading moves it on by `step` seconds."""
+
+    def __init__(self, step: float) -> None:
+        self.now = 0.0
+        self.step = step
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_hard_bot_stops_at_its_iteration_budget(game: str) -> None:
+    engine = get_game(game).engine
+    state, seat = _decision_points(game, seed=5, count=1)[0]
+    bot = make_bot(game, "hard", Budget(ms=None, iterations=23))
+    assert isinstance(bot, HardBot)
+    action = bot.choose(engine.view(state, seat), engine.legal_actions(state, seat), True, random.Random(1))
+    assert action in engine.legal_actions(state, seat)
+    assert bot.last_iterations == 23
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_hard_bot_keeps_its_time_budget_on_a_clock_the_test_controls(game: str) -> None:
+    """Budget 50 ms on a clock that moves 1 ms per reading: the search ends within 20% of it (it reads the
+    clock before each rollout, so it overruns by one rollout's reading at most)."""
+    engine = get_game(game).engine
+    state, seat = _decision_points(game, seed=6, count=1)[0]
+    clock = SteppingClock(0.001)
+    bot = make_bot(game, BotLevel.HARD, Budget(ms=50, clock=clock))
+    assert isinstance(bot, HardBot)
+    bot.choose(engine.view(state, seat), engine.legal_actions(state, seat), True, random.Random(2))
+    used = clock.now - 0.001  # the reading that set the deadline
+    assert 0.050 <= used <= 0.060
+    assert bot.last_iterations > 0
+
+
+def test_the_default_budget_is_150_ms_of_the_bots_own_thinking() -> None:
+    bot = make_bot("uno", BotLevel.HARD)
+    assert isinstance(bot, HardBot)
+    assert bot.budget.ms == DEFAULT_BUDGET_MS == 150
+
+
+# -- every level plays every game to its end, legally -----------------------------------------------------
+
+
+class Checked:
+    """Wraps a bot and fails the test if it ever returns an action that is not legal (or nothing when it must
+    act)."""
+
+    needs_view = True
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+
+    def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random) -> Any | None:
+        action = self.bot.choose(view, legal, must_act, rng)
+        assert action is None or action in legal, f"{type(self.bot).__name__} chose {action!r}, not legal"
+        assert action is not None or not must_act
+        return action
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+@pytest.mark.parametrize("levels", [("hard", "normal", "easy", "normal"), ("easy", "easy", "hard", "hard")])
+def test_every_level_plays_every_game_to_its_end_legally(game: str, levels: tuple[str, ...]) -> None:
+    engine = get_game(game).engine
+    bots: list[Bot] = [Checked(make_bot(game, level, Budget(ms=None, iterations=6))) for level in levels]
+    result = play(engine, bots, seed=11, options=_record(game))
+    assert result.outcome.winners
+    assert all(0 <= w < 4 for w in result.outcome.winners)
+
+
+def test_the_levels_are_the_bots_they_say() -> None:
+    for game in GAME_NAMES:
+        assert type(make_bot(game, "normal")) is type(get_game(game).smart_bot())
+        assert isinstance(make_bot(game, "easy"), EasyBot)
+        assert isinstance(make_bot(game, "hard"), HardBot)
+        assert type(make_bot(game, 0)) is type(get_game(game).smart_bot())
+    with pytest.raises(ValueError, match="easy, normal, hard"):
+        make_bot("uno", "expert")
+
+
+def test_the_easy_bot_calls_uno_now_and_then() -> None:
+    """Offered the UNO call 200 times, the easy bot makes it some of the time and forgets some of the time."""
+    engine = get_game("uno").engine
+    state = engine.new(4, _record("uno"), 1)
+    view = engine.view(state, 0)
+    bot = EasyBot(UnoBot())
+    rng = random.Random(3)
+    calls = sum(bot.choose(view, [CallUno()], False, rng) == CallUno() for _ in range(200))
+    assert 40 < calls < 160
+
+
+# -- bot_level over gRPC --------------------------------------------------------------------------------
+
+
+async def test_bot_level_over_grpc_seats_the_bots_refuses_unknown_levels_and_survives_a_restart(tmp_path: Path) -> None:
+    config = ServerConfig(
+        host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5, limits=TEST_LIMITS, db=str(tmp_path / "t.db")
+    )
+    async with running_server(config) as server, Client(server.address) as client:
+        created = await client.stub.CreateTable(
+            service_pb2.CreateTableRequest(
+                game="uno", players=4, bots=1, manual_start=True, bot_level=service_pb2.BOT_LEVEL_HARD
+            ),
+            timeout=30,
+        )
+        table_id, host = created.table.table_id, ((HOST_TOKEN_KEY, created.host_token),)
+        added = await client.stub.AddBot(
+            service_pb2.AddBotRequest(table_id=table_id, bot_level=service_pb2.BOT_LEVEL_EASY),
+            metadata=host,
+            timeout=30,
+        )
+        plain = await client.stub.AddBot(service_pb2.AddBotRequest(table_id=table_id), metadata=host, timeout=30)
+        seats = server.registry.tables[table_id].seats
+        assert isinstance(seats[3].bot, HardBot)
+        assert isinstance(seats[added.seat].bot, EasyBot)
+        assert type(seats[plain.seat].bot) is UnoBot
+        unknown: Any = 7  # a number no BotLevel has (proto3 enums are open: a client can send it)
+        for call in (
+            client.stub.AddBot(
+                service_pb2.AddBotRequest(table_id=table_id, bot_level=unknown), metadata=host, timeout=30
+            ),
+            client.stub.CreateTable(
+                service_pb2.CreateTableRequest(game="uno", players=2, bots=1, bot_level=unknown), timeout=30
+            ),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await call
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+            assert "bot_level must be easy (1), normal (2), hard (3)" in (refused.value.details() or "")
+        assert server.registry.tables[table_id].open_seats() == [2]  # the refused AddBot seated nobody
+        assert len(server.registry.tables) == 1  # and the refused CreateTable made no table
+    async with running_server(config) as server:
+        seats = server.registry.tables[table_id].seats
+        assert isinstance(seats[3].bot, HardBot)
+        assert seats[3].bot_level == service_pb2.BOT_LEVEL_HARD
+        assert isinstance(seats[added.seat].bot, EasyBot)
+        assert type(seats[plain.seat].bot) is UnoBot
+
+
+@pytest.mark.timeout(300)
+async def test_a_table_with_a_hard_bot_plays_to_its_end_on_a_real_server() -> None:
+    config = ServerConfig(host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5, limits=TEST_LIMITS)
+    async with running_server(config) as server, Client(server.address) as client:
+        created = await client.stub.CreateTable(
+            service_pb2.CreateTableRequest(game="uno", players=2, manual_start=True, options={"target": "1"}, seed=4),
+            timeout=30,
+        )
+        table_id, host = created.table.table_id, ((HOST_TOKEN_KEY, created.host_token),)
+        for level in (service_pb2.BOT_LEVEL_HARD, service_pb2.BOT_LEVEL_NORMAL):
+            await client.stub.AddBot(
+                service_pb2.AddBotRequest(table_id=table_id, bot_level=level), metadata=host, timeout=30
+            )
+        table = server.registry.tables[table_id]
+        hard = table.seats[0].bot
+        assert isinstance(hard, HardBot)
+        hard.budget = Budget(ms=None, iterations=30)  # a small search: the test is about the server's plumbing
+        await client.stub.StartTable(service_pb2.StartTableRequest(table_id=table_id), metadata=host, timeout=30)
+        async with asyncio.timeout(240):
+            while table.status is not Status.FINISHED:
+                await asyncio.sleep(0.05)
+        assert table.engine.outcome(table.state) is not None
+
+
+# -- selfplay --levels ----------------------------------------------------------------------------------
+
+
+@pytest.mark.timeout(300)
+def test_selfplay_with_levels_prints_its_json_summary(tmp_path: Path) -> None:
+    result = subprocess.run(
+        toadstool_command(
+            "selfplay", "uno", "--players", "4", "--levels", "hard,normal,easy,normal", "--games", "2",
+            "--option", "target=1", "--budget-ms", "5",
+        ),
+        capture_output=True, text=True, timeout=280, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["levels"] == ["hard", "normal", "easy", "normal"]
+    assert summary["players"] == 4
+    assert summary["games"] == 2
+    assert sum(summary["wins_by_seat"]) >= 2
+    wrong = subprocess.run(
+        toadstool_command("selfplay", "uno", "--players", "4", "--levels", "hard,expert,easy,normal"),
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert wrong.returncode == 2
+    assert "unknown bot level 'expert'" in wrong.stderr
