@@ -38,8 +38,6 @@ def driver(tmp_path: Path) -> Iterator[Any]:
         opened.quit()
 
 
-
-
 def _serious(driver: Any, where: str) -> list[str]:
     """The serious and critical violations axe-core finds on the page as it is now, the games' drawings too."""
     driver.execute_script(AXE.read_text())

@@ -140,7 +140,7 @@ class Client:
             manual_start=manual_start,
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
-            bot_level=bot_level,
+            bot_level=service_pb2.BotLevel.ValueType(bot_level),
         )
         if seed is not None:
             request.seed = seed
