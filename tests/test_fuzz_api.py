@@ -327,21 +327,24 @@ def _expected_viewer(world: World, table_id: str, metadata: tuple[tuple[str, str
 async def _call(world: World, method: str, request: Any, metadata: tuple[tuple[str, str], ...]) -> list[Any] | None:
     """Send one request and check the answer; returns the responses (None when refused)."""
     rpc = getattr(world.client.stub, method)
-    table_id = getattr(request, "table_id", "")
+    # Play's first request names the table as Watch's does; its stream is read like a Watch's.
+    watching = method in ("Watch", "Play")
+    table_id = request.watch.table_id if method == "Play" else getattr(request, "table_id", "")
     allowed, viewer = _expected_viewer(world, table_id, metadata)
     try:
         if method in STREAMING:
-            call = rpc(request, metadata=metadata, timeout=STEP_SECONDS)
+            sent = iter([request]) if method == "Play" else request
+            call = rpc(sent, metadata=metadata, timeout=STEP_SECONDS)
             responses = []
             async for response in call:
                 responses.append(response)
-                if method == "Watch":
+                if watching:
                     call.cancel()
                     break
         else:
             responses = [await rpc(request, metadata=metadata, timeout=STEP_SECONDS)]
     except grpc.aio.AioRpcError as error:
-        if error.code() == grpc.StatusCode.CANCELLED and method == "Watch":
+        if error.code() == grpc.StatusCode.CANCELLED and watching:
             return []
         check_refusal(error, f"{method} {str(request)[:300]!r} with {metadata!r}")
         world.last_refusal = error.code()
@@ -350,11 +353,11 @@ async def _call(world: World, method: str, request: Any, metadata: tuple[tuple[s
         # PlayAgain answers a retry with the seat (and host) token it issued before: that one is its own.
         own = {response.seat_token, response.host_token} if method == "PlayAgain" else set()
         check_no_secret(response.SerializeToString(), world.secrets - own, method)
-    if method in ("Watch", "GetHistory"):
+    if method in ("Watch", "Play", "GetHistory"):
         assert allowed, f"{method} answered for a token that is not valid at table {table_id}: {metadata!r}"
         table = world.server.registry.tables[table_id]
         states = check_table_is_its_replay(table, None)
-        if method == "Watch":
+        if watching:
             for response in responses:
                 check_update(table, viewer, response.update, states)
         else:
