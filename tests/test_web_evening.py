@@ -33,6 +33,7 @@ from web_helpers import (
     wait_for,
     web_server,
 )
+from web_play import NEXT_STEP
 
 PHONE = (390, 844)
 TV = (1920, 1080)
@@ -78,6 +79,7 @@ def _tap_once(driver: Any) -> bool:
             return False
         for selector in (
             ".actions .opened ~ button.action:not(.cancel)",
+            NEXT_STEP,  # the next step drawn on the board: a wild's colour is one of four targets there
             ".hand .card.playable",
             ".pile.playable",
             ".actions button.action:not(.cancel)",
