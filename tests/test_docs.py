@@ -32,7 +32,8 @@ _MORE = r"((?:\s*(?:,|and|or|to)\s*§\s*\d+(?:\.\d+)*)*)"
 RULE_CITATION = re.compile(r"docs/rules/([\w-]+)\.md" + _GAP + _SECTION + _MORE)
 DESIGN_SECTION = re.compile(r"docs/design\.md" + _GAP + _SECTION + _MORE)
 DESIGN_PRINCIPLE = re.compile(r"docs/design\.md" + _GAP + r"principles?\s+(\d+)((?:\s*(?:,|and|or)\s*\d+)*)")
-CITED_DOC = re.compile(r"\bdocs/([\w/-]+\.md)\b")
+#: A citation of this repository's docs/ (not a path inside another site's address, such as AWTRIX's docs/api.md).
+CITED_DOC = re.compile(r"(?<![/\w.-])docs/([\w/-]+\.md)\b")
 HEADING = re.compile(r"^#{2,4}\s+(\d+(?:\.\d+)*)\.?\s", re.MULTILINE)
 PRINCIPLE = re.compile(r"^(\d+)\.\s+\*\*", re.MULTILINE)
 

@@ -38,8 +38,9 @@ from web_play import NEXT_STEP
 PHONE = (390, 844)
 TV = (1920, 1080)
 NAMES = ("Ann", "Bea", "Cy")
-#: How long the hand may take and how many taps, before the test fails.
-GAME_SECONDS = 240.0
+#: How long the hand may take and how many taps, before the test fails: a bound for a hang, not a speed
+#: (alone the hand takes about a minute; in CI, beside two other workers' browsers, a long hand took 4).
+GAME_SECONDS = 420.0
 MAX_TAPS = 800
 
 
@@ -103,7 +104,7 @@ def _table_of(driver: Any) -> str:
     return str(driver.execute_script("return location.hash.split('/')[2] ?? ''"))
 
 
-@pytest.mark.timeout(480)
+@pytest.mark.timeout(600)
 def test_an_evening_tv_three_phones_by_the_qr_codes_a_game_to_its_end_and_play_again(
     web_url: str, drivers: dict[str, Any]
 ) -> None:
