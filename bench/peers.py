@@ -2,7 +2,7 @@
 pair by pair (issue #24).
 
 Usage: ``python bench/peers.py [--quick] [--tables 10,100,250] [--pairs N] [--workers N]
-[--transports grpc,connect,socket] [--out DIR]``
+[--transports grpc,play,connect,socket] [--out DIR]``
 
 Why: a person choosing a server compares it with its peers, so the comparison must be one anyone can run
 again. Side A is bench/load.py's "people acting" mode, unchanged (`load.run_point("toadstool", ...)`: a
@@ -73,9 +73,11 @@ BUDGETS = {
 #: server and the same service; "connect" is the browser's transport (Connect over HTTP/1.1, binary
 #: protobuf, served by uvicorn on the server's event loop), its seats driven by bench/raw_http.py, and
 #: "socket" each seat's Watch and Acts on one WebSocket (toadstool.server.web_socket), what the browser's
-#: table screen uses (Connect is its fallback).
+#: table screen uses (Connect is its fallback); "play" each seat's Watch and Acts on one gRPC Play stream
+#: (what the terminal and Tk clients use).
 TOADSTOOL_SIDES = {
     "grpc": ("toadstool", "toadstool"),
+    "play": ("toadstool/play", "play"),
     "connect": ("toadstool/connect", "connect-raw"),
     "socket": ("toadstool/socket", "socket"),
 }
@@ -327,7 +329,7 @@ def conduct(args: argparse.Namespace) -> int:
     points: list[dict[str, Any]] = []
     rows: list[dict[str, Any]] = []
     for tables in budget.tables:
-        order = ", ".join(f"{'ABC'[i]} = {side}" for i, side in enumerate(sides))
+        order = ", ".join(f"{'ABCDEFG'[i]} = {side}" for i, side in enumerate(sides))
         print(f"{tables} tables x {SEATS} seats, {pairs} pairs, {order}:", flush=True)
         runs: list[dict[str, Any]] = []
         for pair in range(pairs):
@@ -401,7 +403,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--transports",
         default="grpc,socket",
-        help="Toadstool's sides, comma-separated: grpc (one gRPC channel per seat), socket (the browser's"
+        help="Toadstool's sides, comma-separated: grpc (one gRPC channel per seat, unary Acts), play (a seat's"
+        " Watch and Acts on one gRPC Play stream), socket (the browser's"
         " table screen: a seat's Watch and Acts on one WebSocket) and connect (Connect over HTTP/1.1, the"
         " browser's fallback); each is compared with boardgame.io in the same pairs (default: grpc,socket)",
     )
