@@ -30,6 +30,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from conftest import ROOT
 from toadstool.api.v1 import service_pb2
+from toadstool.server.wire import varint
 
 WEB = ROOT / "clients" / "toadstool_clients" / "web"
 RUNTIMES = ROOT / "tests" / "runtimes"
@@ -158,16 +159,7 @@ def _captures_type(types: Sequence[str]) -> tuple[Any, bytes]:
 
 
 def _key(number: int) -> bytes:
-    return _varint(number << 3 | 2)
-
-
-def _varint(value: int) -> bytes:
-    out = bytearray()
-    while True:
-        byte, value = value & 0x7F, value >> 7
-        out.append(byte | (0x80 if value else 0))
-        if not value:
-            return bytes(out)
+    return varint(number << 3 | 2)
 
 
 def decode_cpp(captured: Sequence[Captured], work: Path) -> list[dict[str, Any]]:
@@ -179,7 +171,7 @@ def decode_cpp(captured: Sequence[Captured], work: Path) -> list[dict[str, Any]]
     cls, descriptor_set = _captures_type(types)
     (work / "captures.desc").write_bytes(descriptor_set)
     binary = [c for c in captured if c.json is None]
-    data = b"".join(_key(types.index(c.type) + 1) + _varint(len(c.data)) + c.data for c in binary)
+    data = b"".join(_key(types.index(c.type) + 1) + varint(len(c.data)) + c.data for c in binary)
     done = subprocess.run(
         [protoc, f"--descriptor_set_in={work / 'captures.desc'}", "--decode=toadstool.contract.Captures"],
         input=data,

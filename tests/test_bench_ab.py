@@ -16,6 +16,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _run(command: list[str], tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """One bounded run of bench/ab_server.py with its state in `tmp_path`; it must exit 0."""
+    completed = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=150,
+        cwd=ROOT,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    return completed
+
+
 @pytest.mark.parametrize("transport", ["connect", "socket"])
 def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ratios(
     tmp_path: Path, transport: str
@@ -28,16 +43,7 @@ def test_the_ab_benchmark_runs_every_side_in_each_round_and_prints_each_steps_ra
     command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(sides[0]), "--then", str(sides[1])]
     command += ["--transport", transport, "--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1"]
     command += ["--workers", "1"]
-    completed = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        cwd=ROOT,
-        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
+    completed = _run(command, tmp_path)
     lines = completed.stdout.strip().splitlines()
     assert lines[0].startswith("round 1: A cpu_ms_per_move"), lines[0]
     assert " | B cpu_ms_per_move" in lines[0]
@@ -75,16 +81,7 @@ def test_the_ab_benchmark_compares_the_play_stream_with_unary_acts_on_one_server
     # One server (this tree, as both sides), its people acting by unary Act (A) and on Play streams (B).
     command = [sys.executable, str(ROOT / "bench" / "ab_server.py"), "--base", str(ROOT), "--versus", "play"]
     command += ["--tables", "2", "--pairs", "1", "--window", "0.6", "--windows", "1", "--workers", "1"]
-    completed = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=150,
-        cwd=ROOT,
-        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
-        check=False,
-    )
-    assert completed.returncode == 0, completed.stderr[-3000:]
+    completed = _run(command, tmp_path)
     figures = json.loads(completed.stdout.strip().splitlines()[-1])
     assert (figures["transport"], figures["versus"]) == ("grpc", "play")
     (runs,) = figures["rounds"]

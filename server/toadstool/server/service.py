@@ -140,6 +140,14 @@ def _check_id(value: str, what: str) -> str:
     return value
 
 
+def _check_request_id(request: service_pb2.ActRequest) -> None:
+    """An act's request id, as `Act` and an act on a `Play` stream both require it."""
+    if not request.request_id:
+        raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
+    if len(request.request_id) > MAX_ID_LENGTH:
+        raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+
+
 class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     """Implements toadstool.v1.ToadstoolService over a TableRegistry."""
 
@@ -310,10 +318,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
 
     @_maps_errors
     async def Act(self, request: service_pb2.ActRequest, context: grpc.aio.ServicerContext) -> service_pb2.ActResponse:
-        if not request.request_id:
-            raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
-        if len(request.request_id) > MAX_ID_LENGTH:
-            raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+        _check_request_id(request)
         table = self._table(request.table_id)
         device_token = _metadata(context, DEVICE_TOKEN_KEY)
         if device_token and not _metadata(context, SEAT_TOKEN_KEY):
@@ -338,10 +343,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         message a unary Act would have ended with (the one error map, `STATUS_OF`), never an exception."""
         result = service_pb2.ActResult(request_id=request.request_id[:MAX_ID_LENGTH])
         try:
-            if not request.request_id:
-                raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
-            if len(request.request_id) > MAX_ID_LENGTH:
-                raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+            _check_request_id(request)
             if request.table_id and request.table_id != table.table_id:
                 raise TableError(
                     ErrorKind.BAD_REQUEST, f"this stream plays table {table.table_id}; open another for another table"

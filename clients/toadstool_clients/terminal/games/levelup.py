@@ -136,6 +136,17 @@ def render_view(update: table_pb2.Update) -> RenderableType:
     return Panel(Group(*parts), title="Super Mario: Level Up!", border_style="red")
 
 
+def _characters(chars: list[int], names: list[str], favourites: set[int], empty: str) -> Text:
+    """Characters by name, your favourites starred and in yellow; `empty` (dimmed) for none."""
+    text = Text()
+    for index, c in enumerate(chars):
+        if index:
+            text.append(", ")
+        name = names[c] if 0 <= c < len(names) else f"#{c}"
+        text.append(f"★{name}" if c in favourites else name, style="bold yellow" if c in favourites else "cyan")
+    return text if chars else Text(empty, style="dim")
+
+
 def render_compact(update: table_pb2.Update) -> RenderableType:
     """The Level Up! part of an 80x24 screen: the board one line per level, one line per seat, your cards."""
     view = update.view.levelup
@@ -144,13 +155,7 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
     you = view.you if view.HasField("you") else None
 
     def characters(chars: list[int]) -> Text:
-        text = Text()
-        for index, c in enumerate(chars):
-            if index:
-                text.append(", ")
-            name = names[c] if 0 <= c < len(names) else f"#{c}"
-            text.append(f"★{name}" if c in favourites else name, style="bold yellow" if c in favourites else "cyan")
-        return text if chars else Text("-", style="dim")
+        return _characters(chars, names, favourites, "-")
 
     lines: list[RenderableType] = []
     for level in reversed(view.levels):
@@ -212,13 +217,7 @@ def render_medium(update: table_pb2.Update) -> RenderableType:
     you = view.you if view.HasField("you") else None
 
     def characters(chars: list[int]) -> Text:
-        text = Text()
-        for index, c in enumerate(chars):
-            if index:
-                text.append(", ")
-            name = names[c] if 0 <= c < len(names) else f"#{c}"
-            text.append(f"★{name}" if c in favourites else name, style="bold yellow" if c in favourites else "cyan")
-        return text if chars else Text("·", style="dim")
+        return _characters(chars, names, favourites, "·")
 
     board = Table(title="Board", header_style="bold", box=None, padding=(0, 1), expand=False)
     board.add_column("Lv", justify="right")
