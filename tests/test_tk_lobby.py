@@ -52,7 +52,7 @@ async def test_the_lobby_lists_open_tables_first_and_shows_finished_ones_only_wh
     assert columns <= width, f"the columns ({columns} px) are cut off in a {width} px list"
     driver.screenshot("lobby-760x520", tk_helpers.TK_SCREENSHOTS)
     driver.click(lobby.finished_box)
-    await driver.pump(lambda: done in lobby.tree.get_children(), 5, "the finished table")
+    await driver.pump(lambda: done in lobby.tree.get_children(), 20, "the finished table")
     assert list(lobby.tree.get_children())[-1] == done, "finished tables come last"
 
 
