@@ -51,7 +51,7 @@ async def test_the_lobby_lists_open_tables_first_and_shows_finished_ones_only_wh
     columns = sum(int(lobby.tree.column(c, "width")) for c in lobby.tree["columns"])
     assert columns <= width, f"the columns ({columns} px) are cut off in a {width} px list"
     driver.screenshot("lobby-760x520", tk_helpers.TK_SCREENSHOTS)
-    driver.click(lobby.finished_box)
+    lobby.finished_box.invoke()  # as its click does (an xdotool click missed it twice in loaded CI runs)
     await driver.pump(lambda: done in lobby.tree.get_children(), 20, "the finished table")
     assert list(lobby.tree.get_children())[-1] == done, "finished tables come last"
 
