@@ -79,7 +79,7 @@ def cut_texts(root: tk.Misc) -> list[str]:
                     problems.append(f"{kind} {child.cget('text')!r}: needs {child.winfo_reqwidth()} px, has "
                                     f"{child.winfo_width()}")  # fmt: skip
             if isinstance(child, ttk.Treeview):
-                font = tkfont.nametofont("TkDefaultFont")
+                font = tkfont.nametofont("TkDefaultFont", root)
                 shown = child.cget("displaycolumns")
                 columns = list(child.cget("columns")) if shown in ("#all", ("#all",)) else list(shown)
                 for item in child.get_children():

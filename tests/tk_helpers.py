@@ -339,6 +339,9 @@ def open_app(address: str | None = None, discovery_interfaces: list[str] | None 
     # Collect earlier tests' windows here, on the Tk thread: a Tcl interpreter freed by the garbage
     # collector running on a network thread aborts the process ("async handler deleted by the wrong thread").
     gc.collect()
+    # No default root: a variable, font or style made without its window's master fails loudly here, where
+    # it would otherwise bind to whichever window this process opened first (a tick box that never ticks).
+    tk.NoDefaultRoot()
     root = tk.Tk()
     # Tests listen for announced servers on loopback only: nothing of theirs is anywhere else.
     return App(root, address, discovery_interfaces=discovery_interfaces or ["127.0.0.1"])

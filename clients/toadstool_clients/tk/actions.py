@@ -156,7 +156,7 @@ class ActionBar:
         if self.path:
             widgets.append(ttk.Button(self.row, text="← Back", style="Action.TButton", command=self.back))
         for name in self.node.toggle_names() if self.node is not None else []:
-            var = self.toggles.setdefault(name, tk.BooleanVar(value=False))
+            var = self.toggles.setdefault(name, tk.BooleanVar(self.row, value=False))
             widgets.append(ttk.Checkbutton(self.row, text=TOGGLE_NAMES.get(name, name), variable=var))
         for text, command in self.extra:
             widgets.append(ttk.Button(self.row, text=text, style="Action.TButton", command=command))

@@ -130,7 +130,7 @@ class LobbyScreen:
         self.frame = ttk.Frame(app.body, style="Shell.TFrame", padding=14)
         #: The full text of each listed table's cells (the list shows them cut to their columns, with "…").
         self.cells: dict[str, tuple[str, ...]] = {}
-        self.cell_font = tkfont.Font(family=FONT, size=10)
+        self.cell_font = tkfont.Font(app.root, family=FONT, size=10)
         #: The choice options' titles by id, per option ("mushroom-loop" is shown as "Mushroom Loop").
         self.choice_ids: dict[str, dict[str, str]] = {}
         #: The table to choose in the list once it is there (the one just left).
@@ -165,7 +165,7 @@ class LobbyScreen:
         heading = ttk.Frame(tables_box, style="Card.TFrame")
         heading.pack(fill="x")
         ttk.Label(heading, text="Tables", style="Card.TLabel", font=(FONT, 13, "bold")).pack(side="left")
-        self.show_finished = tk.BooleanVar(value=False)
+        self.show_finished = tk.BooleanVar(heading, value=False)
         self.finished_box = ttk.Checkbutton(
             heading, text="show finished", variable=self.show_finished, command=self._show_list
         )
@@ -189,7 +189,7 @@ class LobbyScreen:
         self.detail.pack(side="bottom", fill="x", before=self.tree)
         self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(200, e.width - 4)))
         ttk.Label(row, text="Seat", style="Card.TLabel").pack(side="left")
-        self.seat_choice = tk.StringVar(value="any open")
+        self.seat_choice = tk.StringVar(row, value="any open")
         self.seat_box = ttk.Combobox(row, textvariable=self.seat_choice, width=8, state="readonly")
         self.seat_box["values"] = ("any open",)
         self.seat_box.pack(side="left", padx=6)
@@ -207,21 +207,21 @@ class LobbyScreen:
             row=0, column=0, columnspan=2, sticky="w", pady=(0, 8)
         )
         titles = [f"{safe_text(g.title, 40)}" for g in self.app.games]
-        self.game_var = tk.StringVar(value=titles[0] if titles else "")
+        self.game_var = tk.StringVar(form, value=titles[0] if titles else "")
         #: The game box's width in a wide window: every title whole (a narrow one cuts the longest).
         self.game_box_wide = max(24, min(40, max((len(title) for title in titles), default=24) + 1))
         self.game_box = ttk.Combobox(form, textvariable=self.game_var, values=titles, state="readonly", width=24)
         self._row(1, "Game", self.game_box)
         self.game_box.bind("<<ComboboxSelected>>", lambda _e: self._game_changed())
-        self.players_var = tk.StringVar(value="2")
+        self.players_var = tk.StringVar(form, value="2")
         self.players_box = ttk.Spinbox(form, textvariable=self.players_var, from_=2, to=10, width=6)
         self._row(2, "Players", self.players_box)
-        self.bots_var = tk.StringVar(value="1")
+        self.bots_var = tk.StringVar(form, value="1")
         self.bots_box = ttk.Spinbox(form, textvariable=self.bots_var, from_=0, to=9, width=6)
         self._row(3, "Bots", self.bots_box)
-        self.seed_var = tk.StringVar(value="")
+        self.seed_var = tk.StringVar(form, value="")
         self._row(4, "Seed", ttk.Entry(form, textvariable=self.seed_var, width=12))
-        self.name_var = tk.StringVar(value="")
+        self.name_var = tk.StringVar(form, value="")
         self._row(5, "Table name", ttk.Entry(form, textvariable=self.name_var, width=20))
         self.options_frame = ttk.Frame(form, style="Card.TFrame")
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
@@ -282,7 +282,7 @@ class LobbyScreen:
             label.grid(row=2 * row, column=0, sticky="e", padx=6, pady=(4, 0))
             widget: tk.Widget
             if option.kind == "bool":
-                var: tk.Variable = tk.BooleanVar(value=option.default_value.lower() == "true")
+                var: tk.Variable = tk.BooleanVar(self.options_frame, value=option.default_value.lower() == "true")
                 widget = ttk.Checkbutton(self.options_frame, variable=var)
             elif option.kind == "choice" and option.choices:
                 shown = {choice_title(safe_text(choice, 40)): choice for choice in option.choices}
@@ -290,11 +290,11 @@ class LobbyScreen:
                     shown = {safe_text(choice, 40): choice for choice in option.choices}
                 self.choice_ids[option.name] = shown
                 titles_of = {choice: title for title, choice in shown.items()}
-                var = tk.StringVar(value=titles_of.get(option.default_value, option.default_value))
+                var = tk.StringVar(self.options_frame, value=titles_of.get(option.default_value, option.default_value))
                 widget = ttk.Combobox(self.options_frame, textvariable=var, values=list(shown), state="readonly",
                                       width=max(16, min(30, max(len(t) for t in shown) + 1)))  # fmt: skip
             else:
-                var = tk.StringVar(value=option.default_value)
+                var = tk.StringVar(self.options_frame, value=option.default_value)
                 widget = ttk.Entry(self.options_frame, textvariable=var, width=18)
             widget.grid(row=2 * row, column=1, sticky="w", pady=(4, 0))
             self.option_vars[option.name] = var

@@ -392,7 +392,7 @@ class TableScreen:
         cut with "…" rather than at the label's edge."""
         text, room = self.phase_text, self.phase.winfo_width() - 6
         fonts = self._phase_fonts = getattr(self, "_phase_fonts", None) or [
-            tkfont.Font(family=FONT, size=size, weight="bold") for size in (13, 11)
+            tkfont.Font(self.frame, family=FONT, size=size, weight="bold") for size in (13, 11)
         ]
         font = next((f for f in fonts if f.measure(text) <= room), fonts[-1])
         text = cut_to(font.measure, text, room)
@@ -403,13 +403,13 @@ class TableScreen:
         heading = safe_text(update.score_label, 14).capitalize() or "Score"
         if heading != self.seats.heading("score", "text"):  # as wide as its heading ("Extra lives")
             self.seats.heading("score", text=heading)
-            self.seats.column("score", width=tkfont.Font(family=FONT, size=10).measure(heading) + 22)
+            self.seats.column("score", width=tkfont.Font(self.frame, family=FONT, size=10).measure(heading) + 22)
         self.seats.delete(*self.seats.get_children())
         rows = max(4, min(10, len(update.seats)))  # every seat in view, up to ten
         if int(self.seats.cget("height")) != rows:
             self.seats.configure(height=rows)
         to_act = set(update.to_act)
-        self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(family=FONT, size=10)
+        self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(self.frame, family=FONT, size=10)
         room = int(self.seats.column("name", "width")) - 6
         for seat in update.seats:
             name = safe_text(seat.name or "(open)", 24)
@@ -563,7 +563,9 @@ class TableScreen:
         self._fit_last_move()
 
     def _fit_last_move(self) -> None:
-        font = self._last_move_font = getattr(self, "_last_move_font", None) or tkfont.Font(family=FONT, size=10)
+        font = self._last_move_font = getattr(self, "_last_move_font", None) or tkfont.Font(
+            self.frame, family=FONT, size=10
+        )
         text = cut_to(font.measure, self.last_move_text, self.last_move.winfo_width() - 6)
         if self.last_move.cget("text") != text:
             self.last_move.configure(text=text)
