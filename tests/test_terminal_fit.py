@@ -159,6 +159,35 @@ def test_the_game_over_line_and_a_score_list_name_every_seat() -> None:
     assert with_named_scores(update, "(scores 1, 2)") == "(scores 1, 2)"  # not one per seat: left alone
 
 
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_the_end_screen_shows_how_the_game_went_newest_lines_first_to_stay(width: int, height: int) -> None:
+    """A long UNO game's account (one line a hand) in a box in place of the board: the last hands that
+    fit, a count of the earlier ones, each line cut with an ellipsis, never past the screen's edge."""
+    update = table_pb2.Update(viewer_seat=0, status=table_pb2.TABLE_STATUS_FINISHED, game="uno")
+    for index, name in enumerate(["Ann", "Bob", "Cid", "Dee"]):
+        update.seats.add(index=index, name=name)
+    update.outcome.winners.append(1)
+    update.outcome.scores.extend([120, 532, 103, 443])
+    update.outcome.summary = "Bob won with 532 points"
+    hands = [f"Hand {n}: {NAMES[n % 4]} went out and scored {10 * n} points in a long, long hand" for n in range(1, 21)]
+    update.outcome.details.extend(hands)
+    lines = _plain(screen_lines(update, ["Game over"], [], Text("q: leave"), width, height))
+    screen = "\n".join(lines)
+    assert len(lines) <= height
+    assert all(len(line) <= width for line in lines)
+    assert "How the game went" in screen
+    assert "Hand 20: " in screen  # the newest hand is never the one left out
+    shown = [n for n in range(1, 21) if f"Hand {n}: " in screen]
+    assert shown == list(range(21 - len(shown), 21))
+    if height < 40:
+        assert f"… {20 - len(shown)} earlier" in screen
+    else:  # room for the whole account
+        assert shown == list(range(1, 21))
+        assert "earlier" not in screen
+    if width < len(hands[-1]) + 4:
+        assert "…" in next(line for line in lines if "Hand 20: " in line)
+
+
 @pytest.mark.parametrize("width", [60, 80, 120])
 def test_the_footer_always_keeps_q_leave(width: int) -> None:
     keys = ["↑↓ Enter: choose", "1-9: choose", "Esc: back", "a: auto off", "h: host", "q: leave"]

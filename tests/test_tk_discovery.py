@@ -84,8 +84,11 @@ async def test_discovery_that_cannot_listen_says_so_in_one_plain_line(driver: Tk
 
 async def test_discovery_on_a_machine_without_ipv6_listens_on_ipv4(monkeypatch: pytest.MonkeyPatch) -> None:
     """The window's discovery (browse_async) where IPv6 sockets are refused: it listens on IPv4 alone and
-    hears nothing here, instead of failing (before: OSError EAFNOSUPPORT from its dual-stack socket)."""
+    hears only IPv4 servers, instead of failing (before: OSError EAFNOSUPPORT from its dual-stack socket).
+    Another test may be announcing a server on loopback at the same moment, so what it hears is not fixed."""
     made: dict[str, Any] = {}
     exec(NO_IPV6_SOCKET, made)
     monkeypatch.setattr(socket, "socket", made["NoIPv6Socket"])
-    assert await browse_async(1.0, ["127.0.0.1"]) == []
+    found = await browse_async(1.0, ["127.0.0.1"])
+    assert isinstance(found, list)
+    assert all(":" not in address for server in found for address in server.addresses), found

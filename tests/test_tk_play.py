@@ -260,6 +260,22 @@ async def test_the_end_of_an_uno_hand_or_a_level_up_round_is_held_with_every_sea
     assert table.held is None
 
 
+async def test_the_result_card_tells_how_the_game_went(driver: TkDriver, server: RunningServer, still: None) -> None:
+    """UNO to one hand's end: the card names the winner and, from the outcome's account, the hand."""
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 2, 1, seed=4, options={"target": "1"})
+    await driver.play_to_the_end(random.Random(4), 90, "uno-result-card")
+    await driver.pump(lambda: table.redraw_pending is None, 5, "the last drawing")
+    await driver.settle(0.1)
+    details = list(table.latest.outcome.details) if table.latest is not None else []
+    assert len(details) == 1, details
+    assert details[0].startswith("Hand 1: ")
+    card = texts(table, "outcome")
+    assert any("won!" in text for text in card), card
+    assert details[0] in card, card
+    driver.screenshot("uno-result-card", tk_helpers.ROOT / "shots")
+
+
 async def test_the_result_card_closes_with_escape_and_rematch_sits_you_at_a_new_table(
     driver: TkDriver, server: RunningServer, still: None
 ) -> None:

@@ -11,6 +11,7 @@ Bounded by time and by a count of taps. Screenshots: test-output/web/evening-*.p
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -173,6 +174,9 @@ def test_an_evening_tv_three_phones_by_the_qr_codes_a_game_to_its_end_and_play_a
         ranking = text_of(phone, ".outcome .ranking")
         assert all(n in ranking for n in NAMES), ranking
         assert "1st" in ranking
+        account = text_of(phone, ".outcome .how-it-went")  # UNO's account: the hand, who went out, points
+        assert "How the game went" in account
+        assert re.search(r"Hand 1: .+ went out and scored \d+ points", account), account
         assert find(phone, ".outcome button.play-again")
         assert find(phone, ".outcome a.to-lobby-button")
         phone.execute_script("document.querySelector('.outcome').scrollIntoView()")

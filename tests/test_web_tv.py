@@ -27,6 +27,7 @@ from web_helpers import (
     page_text,
     resize,
     screenshot,
+    text_of,
     texts_of,
     wait_for,
     web_server,
@@ -174,6 +175,9 @@ def test_the_server_wide_tv_follows_the_newest_game_and_ends_on_a_podium(web_url
     assert podium.is_displayed()
     assert _fits(tv)["pageOver"] <= 0
     assert tv.execute_script("return document.querySelector('.tv-podium h1').textContent").endswith("wins!")
+    account = texts_of(tv, ".tv-final li")  # Power Up's account: who went out in which round
+    assert any("lost their last Extra Life" in line for line in account), account
+    assert account[-1].startswith("The game lasted"), account
     screenshot(tv, "tv-podium-1080")
     resize(tv, TV_SIZES["720"])
     time.sleep(0.2)
@@ -196,6 +200,8 @@ def test_with_lowest_wins_the_ranking_and_the_podium_put_the_lowest_totals_first
     assert len(set(scores[1:])) > 1, f"the seed gives no order to check: {scores}"
     assert scores[1:] == sorted(scores[1:]), f"after the winner, lowest totals first: {scores}"
     assert scores[0] == min(scores), scores
+    account = text_of(tv, ".outcome .how-it-went")
+    assert "the others were charged" in account, account
     tv.get(f"{web_url}#/t/{table_id}/tv")
     wait_for(tv, ".tv-podium .podium .place-1")
     script = (

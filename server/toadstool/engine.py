@@ -149,11 +149,17 @@ def _named(text: str, names: tuple[str, ...]) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a finished game ended: the winning seats (several when the win is shared) and final scores."""
+    """How a finished game ended: the winning seats (several when the win is shared) and final scores.
+
+    `summary` is one line; `details` is the game's own account of how it got there, a line each (UNO's
+    hands, Level Up!'s rounds, Power Up's eliminations, Kart's finishing order), for end-of-game screens.
+    Both may name seats as {pN}, as event texts do.
+    """
 
     winners: tuple[int, ...]
     scores: tuple[int, ...] = ()
     summary: str = ""
+    details: tuple[str, ...] = ()
 
 
 class OptionKind(enum.Enum):

@@ -457,7 +457,7 @@ def test_a_super_star_answer_as_last_card_wins_the_hand_and_the_attackers_draw_c
     state = play(state, 1, "Super Star", GREEN)
     # Player 2 went out; Player 1 holds red 1 + Wild + blue 9 (1 + 50 + 9), Player 3 the green 8.
     assert state.scores == (0, 1 + 50 + 9 + 8, 0)
-    assert state.last_hand == (1, 68)
+    assert state.hands_won == ((1, 68),)
 
 
 def test_a_super_star_answer_does_not_skip_the_attacker_in_a_two_player_game() -> None:

@@ -262,6 +262,8 @@ def screen_lines(
     game: list[str] = []
     if pause is not None:
         game = _pause_lines(pause, width, height - len(top) - len(bottom) - MIN_LOG - 2)
+    elif finished and update.outcome.details:
+        game = _account_lines(update.outcome.details, width, room)
     elif update.view.WhichOneof("game") is not None:
         game = _lines(render_game(update, compact=False, pick=pick), width) if height >= ROOMY_HEIGHT else []
         if game and len(game) > room and has_medium(update):
@@ -293,6 +295,23 @@ def _pause_lines(pause: Sequence[Text], width: int, room: int) -> list[str]:
     else:
         inner = [*inner[: max(1, room - 3)], "…"]
     return _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="yellow", expand=False), width)
+
+
+def _account_lines(details: Sequence[str], width: int, room: int) -> list[str]:
+    """The game's own account of how it went (the outcome's details: UNO's hands, Level Up!'s rounds, ...)
+    in a box within `room`, a line each (cut with an ellipsis); when they do not all fit, the newest ones,
+    after a line saying how many earlier ones are left out."""
+    fit = max(1, room - 3)  # the box's two borders and its heading
+    shown = list(details[-fit:])
+    heading = Text("How the game went", style="bold")
+    if len(shown) < len(details):
+        heading.append(f" (… {len(details) - len(shown)} earlier)", style="dim")
+    inner = [_lines(heading, width - 4)[0]]
+    for line in shown:
+        text = Text(printable(line))
+        text.truncate(width - 4, overflow="ellipsis")
+        inner.append(_lines(text, width - 4)[0] if text.plain else "")
+    return _lines(Panel(Text.from_ansi("\n".join(inner)), border_style="green", expand=False), width)
 
 
 def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room: int) -> list[str]:

@@ -115,15 +115,21 @@ def draw_outcome(screen: TableScreen, board: Board) -> None:
     winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
     headline = "The game was ended" if ended else f"★ {winners} won! ★"
     summary = ended or safe_text(update.outcome.summary, 80)
+    account = _account(list(update.outcome.details), OUTCOME_LINES)
     w, h = board.width, board.height
     half = min(260, w / 2 - 20)
     big = half > 200
-    top, bottom = h / 2 - 70, h / 2 + 70
+    line_height = 17 if big else 14
+    grow = line_height * len(account) / 2
+    top, bottom = h / 2 - 70 - grow, h / 2 + 70 + grow
     items = [board.panel(w / 2 - half, top, w / 2 + half, bottom, 22, fill="#fff8e1", outline="#f9a825", width=4)]
     items.append(board.text(w / 2, top + 40, headline, 18 if big else 13, "bold", fill="#c62828",
                             width=2 * half - 60, justify="center"))  # fmt: skip
     items.append(board.text(w / 2, top + 84, summary or "Game over", 11 if big else 9, fill="#333333",
                             width=2 * half - 40, justify="center"))  # fmt: skip
+    for index, line in enumerate(account):  # the game's own account: its last hands, rounds, places
+        items.append(board.text(w / 2, top + 120 + index * line_height, line, 9 if big else 8, fill="#4e342e",
+                                width=2 * half - 40, justify="center"))  # fmt: skip
     items.append(board.text(w / 2, bottom - 16, "Esc or ✕ to see the table", 8, fill="#8d6e63"))
     cx, cy = w / 2 + half - 22, top + 20
     box = board.canvas.create_oval(cx - 11, cy - 11, cx + 11, cy + 11, fill="#f9a825", outline="")
@@ -132,6 +138,19 @@ def draw_outcome(screen: TableScreen, board: Board) -> None:
         board.canvas.addtag_withtag(CLOSE_OUTCOME, item)
     for item in items:
         board.canvas.addtag_withtag("outcome", item)
+
+
+#: The most lines of the game's account (Outcome.details) on the result card.
+OUTCOME_LINES = 5
+
+
+def _account(details: list[str], most: int) -> list[str]:
+    """The last `most` lines of the game's account, the first of them saying how many earlier ones are
+    left out; each made safe for a Tk label and cut to one line."""
+    if len(details) <= most:
+        return [safe_text(line, 70) for line in details]
+    kept = details[-(most - 1) :]
+    return [f"… {len(details) - len(kept)} earlier", *(safe_text(line, 70) for line in kept)]
 
 
 def start_slides(screen: TableScreen, board: Board, before: dict[str, tuple[float, float]]) -> None:

@@ -286,9 +286,13 @@ def _table_part(table: Table) -> table_pb2.Update:
     if table.ended is not None:  # ended before its game was (its host, or abandoned): nobody won
         part.outcome.CopyFrom(table_pb2.Outcome(ended=table.ended, summary=table.ended))
     elif outcome is not None:
+        names = table.names()
         part.outcome.CopyFrom(
             table_pb2.Outcome(
-                winners=outcome.winners, scores=outcome.scores, summary=name_seats(outcome.summary, table.names())
+                winners=outcome.winners,
+                scores=outcome.scores,
+                summary=name_seats(outcome.summary, names),
+                details=[name_seats(line, names) for line in outcome.details],
             )
         )
     return part

@@ -1,8 +1,9 @@
 // The end of a game in order: who won, then everyone else by score (higher is better: points, laps, Extra
 // Lives; lower only in UNO's lowest_wins variant, the table's option), ties keeping seat order. Drawn as the table's ranking and the
-// TV's podium; the game's own summary (the outcome's text) goes beside it.
+// TV's podium; the game's own summary (the outcome's text) and its account of the game (the outcome's
+// details: UNO's hands, Level Up!'s rounds, Power Up's eliminations, Kart's finishing order) go beside it.
 
-import type { Update } from "./gen/toadstool/v1/table_pb";
+import type { Outcome, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind } from "./gen/toadstool/v1/table_pb";
 import { h } from "./dom";
 import { seatName } from "./names";
@@ -52,10 +53,30 @@ export function rankingList(update: Update, lower = false): HTMLElement {
         { class: `place-${p.place}${update.viewerSeat === p.seat ? " you" : ""}`, "data-seat": p.seat },
         h("span", { class: "place" }, ordinal(p.place)),
         h("span", { class: "name" }, p.name, update.viewerSeat === p.seat ? " (you)" : "", p.bot ? " (bot)" : ""),
-        p.score !== null ? h("span", { class: "score" }, `${p.score} ${update.scoreLabel}`) : null,
+        p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
       ),
     ),
   );
+}
+
+/** The singular of each game's score label (Update.score_label), for a score of exactly one. */
+const ONE: Record<string, string> = { points: "point", laps: "lap", "Extra Lives": "Extra Life" };
+
+/** A score with its label, singular for one: "1 Extra Life", "0 Extra Lives", "532 points". */
+export function scoreText(score: number, label: string): string {
+  return `${score} ${score === 1 ? (ONE[label] ?? label) : label}`;
+}
+
+/** The most lines of the game's account shown open; a longer one (a long UNO game) starts folded. */
+const OPEN_LINES = 6;
+
+/** The game's own account of how it ended (the outcome's details), a line each; null when it has none. */
+export function detailsList(outcome: Outcome): HTMLElement | null {
+  if (!outcome.details.length) return null;
+  const list = h("ul", { class: "outcome-details" }, ...outcome.details.map((line) => h("li", {}, line)));
+  const box = h("details", { class: "how-it-went" }, h("summary", {}, "How the game went"), list) as HTMLDetailsElement;
+  box.open = outcome.details.length <= OPEN_LINES;
+  return box;
 }
 
 export function ordinal(place: number): string {

@@ -35,7 +35,7 @@ import type { LoggedEvent } from "./display";
 import { announce } from "./announce";
 import { joinPanel, nameProblem } from "./join";
 import { invite } from "./qr";
-import { lowerWins, rankingList } from "./ranking";
+import { detailsList, lowerWins, rankingList, scoreText } from "./ranking";
 import { isConnectionProblem, plainWords } from "./words";
 
 const LOG_LENGTH = 60;
@@ -475,7 +475,7 @@ export class TableScreen {
           h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
           h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", seat.kind === SeatKind.BOT ? " (bot)" : ""),
           seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
-          update.scores.length ? h("span", { class: "score" }, `${update.scores[seat.index] ?? 0} ${update.scoreLabel}`) : null,
+          update.scores.length ? h("span", { class: "score" }, scoreText(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
           empty && this.mode === "play" && !this.held
             ? h("button", { class: "join", onclick: () => void this.join(seat.index, (document.getElementById("join-name") as HTMLInputElement | null)?.value) }, "Sit here")
             : null,
@@ -498,6 +498,7 @@ export class TableScreen {
       h("strong", { class: "outcome-title" }, winners ? `${winners} won!` : "Game over"),
       rankingList(update, this.lowerWins),
       outcome.summary ? h("p", { class: "summary" }, outcome.summary) : null,
+      detailsList(outcome),
       this.mode === "display"
         ? null
         : h(

@@ -14,9 +14,11 @@ import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
 import { seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
-import { lowerWins, ordinal, ranking } from "./ranking";
+import { lowerWins, ordinal, ranking, scoreText } from "./ranking";
 
 const EVENTS_SHOWN = 4;
+/** The most lines of the game's account on the podium: a long UNO game shows its last hands. */
+const TV_DETAIL_LINES = 5;
 const POLL_MS = 2500;
 
 type WakeLock = { release(): Promise<void> };
@@ -325,19 +327,30 @@ export class TvScreen {
             "li",
             { class: `step place-${p.place}`, value: p.place },
             h("span", { class: "name" }, p.name),
-            p.score !== null ? h("span", { class: "score" }, `${p.score} ${update.scoreLabel}`) : null,
+            p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
             h("span", { class: "block" }, ordinal(p.place)),
           ),
         ),
       ),
-      // How it ended, in the game's own words (the hand's result, the last round's scores, who went out).
-      this.events.length > 1
-        ? h("ol", { class: "tv-final", "aria-label": "how it ended" }, ...this.events.slice(0, -1).reverse().slice(0, 3).map((e) => h("li", {}, e)))
-        : null,
+      // How the game went, in the game's own words (UNO's hands, Level Up!'s rounds, Power Up's
+      // eliminations, Kart's finishing order): the last few lines, large enough to read across the room.
+      outcome?.details.length ? this.finalLines(outcome.details) : null,
       rest.length
         ? h("p", { class: "tv-rest" }, rest.map((p) => `${ordinal(p.place)} ${p.name}${p.score !== null ? ` (${p.score})` : ""}`).join(" · "))
         : null,
       h("p", { class: "tv-next" }, "The next game at this table will show here."),
+    );
+  }
+
+  /** The end of the game's account, at most TV_DETAIL_LINES lines, saying how many earlier ones are left out. */
+  private finalLines(details: string[]): HTMLElement {
+    const shown = details.slice(-TV_DETAIL_LINES);
+    const hidden = details.length - shown.length;
+    return h(
+      "ol",
+      { class: "tv-final", "aria-label": "how the game went" },
+      ...(hidden ? [h("li", { class: "earlier" }, `… ${hidden} earlier`)] : []),
+      ...shown.map((line) => h("li", {}, line)),
     );
   }
 

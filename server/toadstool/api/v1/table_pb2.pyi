@@ -517,6 +517,7 @@ class Outcome(_message.Message):
     SCORES_FIELD_NUMBER: _builtins.int
     SUMMARY_FIELD_NUMBER: _builtins.int
     ENDED_FIELD_NUMBER: _builtins.int
+    DETAILS_FIELD_NUMBER: _builtins.int
     summary: _builtins.str
     ended: _builtins.str
     """Set when the game did not end by its rules, saying why ("The host ended the game", "Abandoned: ...");
@@ -526,6 +527,13 @@ class Outcome(_message.Message):
     def winners(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
     @_builtins.property
     def scores(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]: ...
+    @_builtins.property
+    def details(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """The game's own account of how it ended, a line each, for an end-of-game screen: UNO's hands (who went
+        out, for how many points), Level Up!'s round scores, Power Up's eliminations, Kart's finishing order.
+        Empty when the game was ended early (`ended`).
+        """
+
     def __init__(
         self,
         *,
@@ -533,10 +541,11 @@ class Outcome(_message.Message):
         scores: _abc.Iterable[_builtins.int] | None = ...,
         summary: _builtins.str = ...,
         ended: _builtins.str = ...,
+        details: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["ended", b"ended", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["details", b"details", "ended", b"ended", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -856,10 +856,19 @@ class KartEngine:
         ranks = ranking(state)
         order = sorted(range(len(ranks)), key=lambda s: ranks[s])
         places = ", ".join(f"{ranks[s]}. {{p{s}}}" for s in order)
+        n = state.track.length
+        details = tuple(
+            f"{ranks[s]}. {{p{s}}}: crossed the finish line"
+            if s == state.winner
+            else f"{ranks[s]}. {{p{s}}}: lap {min(state.karts[s].progress // n + 1, LAPS)} of {LAPS}, "
+            f"field {state.karts[s].progress % n}"
+            for s in order
+        )
         return Outcome(
             winners=(state.winner,),
             scores=self._scores(state),
             summary=f"{{p{state.winner}}} wins the race on {state.track.title} ({places})",
+            details=details,
         )
 
     def last_events(self, state: KartState) -> tuple[Event, ...]:

@@ -720,8 +720,10 @@ class _Work:
             self.start_round()
             return
         totals = []
+        coin_points = []
         for seat in range(self.n):
             coins = sum(data.COIN_VALUES.get(BLOCKS[b], 0) for b in self.held_blocks[seat])
+            coin_points.append(coins)
             totals.append(sum(r[seat] for r in self.round_scores) + coins)
             if coins:
                 self.say(f"{{p{seat}}} adds {coins} coin point{'' if coins == 1 else 's'}")
@@ -735,7 +737,13 @@ class _Work:
             tied = [s for s in tied if on_board[s] == most]
         who = " and ".join(f"{{p{s}}}" for s in tied)
         summary = f"{who} {'win' if len(tied) > 1 else 'wins'} with {best} points"
-        self.outcome = Outcome(winners=tuple(tied), scores=tuple(totals), summary=summary)
+        details = [
+            f"Round {number}: " + " · ".join(f"{{p{seat}}} {points}" for seat, points in enumerate(scores))
+            for number, scores in enumerate(self.round_scores, start=1)
+        ]
+        if any(coin_points):
+            details.append("Coins: " + " · ".join(f"{{p{seat}}} {c}" for seat, c in enumerate(coin_points)))
+        self.outcome = Outcome(winners=tuple(tied), scores=tuple(totals), summary=summary, details=tuple(details))
         self.stage = Stage.GAME_OVER
         self.window = []
         self.say(summary)

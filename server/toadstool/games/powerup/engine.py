@@ -83,6 +83,9 @@ class PowerUpState:
     started: tuple[int, ...]  # seats that held a token when this round started
     winners: tuple[int, ...]
     events: tuple[Event, ...]
+    # The round in which each seat lost its last Extra Life, 0 while it is in the game (the end screen's
+    # account); empty in a determinized state, which does not need it.
+    out_in_round: tuple[int, ...] = ()
 
 
 def _card_name(card: int) -> str:
@@ -142,6 +145,7 @@ class _Builder:
         self.peeks = list(s.peeks)
         self.started = s.started
         self.winners = s.winners
+        self.out_in_round = list(s.out_in_round) or [0] * s.players
         self.events: list[Event] = []
 
     @property
@@ -180,6 +184,7 @@ class _Builder:
             started=self.started,
             winners=self.winners,
             events=tuple(self.events),
+            out_in_round=tuple(self.out_in_round),
         )
 
     # Helpers -----------------------------------------------------------------------------------------
@@ -344,6 +349,7 @@ class _Builder:
         for seat in order:
             if self.tokens[seat] == 0:
                 self.alive[seat] = False
+                self.out_in_round[seat] = self.round_no
                 self.q_discard.extend(self.hands[seat])
                 self.hands[seat] = []
                 self.say(f"{{p{seat}}} has no Extra Lives left and is out.", seat)
@@ -680,7 +686,14 @@ class PowerUpEngine:
             summary = f"{names} is the last player with Extra Lives"
         else:
             summary = f"{names} lost their last Extra Lives together and share the win"
-        return Outcome(winners=state.winners, scores=state.tokens, summary=summary)
+        out = state.out_in_round
+        details = [
+            f"Round {out[seat]}: {{p{seat}}} lost their last Extra Life"
+            for seat in sorted((s for s in range(state.players) if out and out[s]), key=lambda s: (out[s], s))
+        ]
+        rounds = state.round_no
+        details.append(f"The game lasted {rounds} round{'' if rounds == 1 else 's'}")
+        return Outcome(winners=state.winners, scores=state.tokens, summary=summary, details=tuple(details))
 
     def last_events(self, state: PowerUpState) -> tuple[Event, ...]:
         return state.events

@@ -56,7 +56,7 @@ class UnoDeterminizer:
                 hand=held,
             )
         config = UnoConfig(players, view.target, view.lowest_wins, view.house_rule)
-        last = (view.last_hand_winner, view.last_hand_points) if view.last_hand_winner is not None else (-1, 0)
+        last = ((view.last_hand_winner, view.last_hand_points),) if view.last_hand_winner is not None else ()
         return UnoState(
             config, rng.getrandbits(64), tuple(hands), draw_pile, discard, int(view.color),
             1 if view.direction == 1 else -1, view.current, stage if stage else OVER, attack, drawn,

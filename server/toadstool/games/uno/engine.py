@@ -267,7 +267,7 @@ class UnoState(NamedTuple):
     hand_number: int
     dealer: int
     scores: tuple[int, ...]
-    last_hand: tuple[int, int]  # (winner, points) of the previous hand, (-1, 0) before the first
+    hands_won: tuple[tuple[int, int], ...]  # (winner, points) of every hand played, oldest first
     winners: tuple[int, ...]
     events: tuple[tuple[Any, ...], ...]  # compact event records of the last apply (see _event_objects)
 
@@ -322,7 +322,7 @@ _ONLY_CALL = (_CALL_UNO,)
 _ONLY_CATCH = tuple((c,) for c in _CATCH)
 _SEAT = tuple((s,) for s in range(16))
 _NONE: tuple[Any, ...] = ()
-_NO_LAST_HAND = (-1, 0)
+_NO_HANDS_WON: tuple[tuple[int, int], ...] = ()
 _WON_CHALLENGE = "the challenge succeeded"
 _LOST_CHALLENGE = "the challenge failed"
 
@@ -427,7 +427,7 @@ def _start_hand(
     dealer: int,
     hand_number: int,
     scores: tuple[int, ...],
-    last_hand: tuple[int, int],
+    hands_won: tuple[tuple[int, int], ...],
     events: list[tuple[Any, ...]],
 ) -> UnoState:
     events.append((E_DEALER, dealer, hand_number))
@@ -450,7 +450,7 @@ def _start_hand(
         hand_number,
         dealer,
         scores,
-        last_hand,
+        hands_won,
         (),
         tuple(events),
     )
@@ -528,7 +528,7 @@ class UnoEngine:
         rng = random.Random(seed)
         events: list[tuple[Any, ...]] = []
         dealer = _choose_dealer(rng, players, events)
-        return _start_hand(config, rng, dealer, 1, (0,) * players, _NO_LAST_HAND, events)
+        return _start_hand(config, rng, dealer, 1, (0,) * players, _NO_HANDS_WON, events)
 
     # ---- queries
 
@@ -586,7 +586,17 @@ class UnoEngine:
             summary = f"{names} won with the lowest total ({min(state.scores)} points)"
         else:
             summary = f"{names} won with {state.scores[state.winners[0]]} points"
-        return Outcome(winners=state.winners, scores=state.scores, summary=summary)
+        if state.config.lowest_wins:
+            details = tuple(
+                f"Hand {number}: {{p{winner}}} went out; the others were charged {points} points"
+                for number, (winner, points) in enumerate(state.hands_won, start=1)
+            )
+        else:
+            details = tuple(
+                f"Hand {number}: {{p{winner}}} went out and scored {points} points"
+                for number, (winner, points) in enumerate(state.hands_won, start=1)
+            )
+        return Outcome(winners=state.winners, scores=state.scores, summary=summary, details=details)
 
     # ---- apply
 
@@ -620,7 +630,7 @@ class UnoEngine:
         config = state.config
         attack = state.attack
         own = self.private_view(state, viewer)
-        winner, points = state.last_hand
+        winner, points = state.hands_won[-1] if state.hands_won else (-1, 0)
         return UnoView(
             phase=self.phase(state),
             scores=state.scores,
@@ -739,6 +749,7 @@ def _end_hand(
     else:
         scores = tuple(s + total if i == winner else s for i, s in enumerate(state.scores))
     events.append((E_HAND_WON, winner, total, charged))
+    hands_won = (*state.hands_won, (winner, total))
     if max(scores) >= config.target:
         if config.lowest_wins:
             low = min(scores)
@@ -748,11 +759,11 @@ def _end_hand(
         events.append((E_GAME_OVER, winners, scores))
         return UnoState(
             config, rng, hands, pile, discard, color, direction, winner, OVER,
-            None, -1, -1, None, None, state.hand_number, state.dealer, scores, (winner, total), winners,
+            None, -1, -1, None, None, state.hand_number, state.dealer, scores, hands_won, winners,
             tuple(events),
         )  # fmt: skip
     dealer = (state.dealer + 1) % config.players
-    return _start_hand(config, random.Random(rng), dealer, state.hand_number + 1, scores, (winner, total), events)
+    return _start_hand(config, random.Random(rng), dealer, state.hand_number + 1, scores, hands_won, events)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -790,7 +801,7 @@ def _apply_draw(s: UnoState, seat: int, action: Draw) -> UnoState:
     hands = (*hands[:seat], hands[seat] + got, *hands[seat + 1 :])
     return UnoState(
         s.config, rng, hands, pile, discard, s.color, s.direction, seat, DRAWN, None, got[0], -1, None, None,
-        s.hand_number, s.dealer, s.scores, s.last_hand, (), events,
+        s.hand_number, s.dealer, s.scores, s.hands_won, (), events,
     )  # fmt: skip
 
 
@@ -799,7 +810,7 @@ def _apply_keep(s: UnoState, seat: int, action: Keep) -> UnoState:
     return UnoState(
         s.config, s.rng, s.hands, s.draw_pile, s.discard, s.color, direction,
         (seat + direction) % s.config.players, PLAY, None, -1, -1, None, None, s.hand_number, s.dealer,
-        s.scores, s.last_hand, (), ((E_KEEP, seat),),
+        s.scores, s.hands_won, (), ((E_KEEP, seat),),
     )  # fmt: skip
 
 
@@ -808,7 +819,7 @@ def _apply_pass(s: UnoState, seat: int, action: PassTurn) -> UnoState:
     return UnoState(
         s.config, s.rng, s.hands, s.draw_pile, s.discard, s.color, direction,
         (seat + direction) % s.config.players, PLAY, None, -1, -1, None, None, s.hand_number, s.dealer,
-        s.scores, s.last_hand, (), ((E_PASS, seat),),
+        s.scores, s.hands_won, (), ((E_PASS, seat),),
     )  # fmt: skip
 
 
@@ -827,7 +838,7 @@ def _apply_accept(s: UnoState, seat: int, action: AcceptPenalty) -> UnoState:
     events.append((E_SKIPPED, seat))
     return UnoState(
         s.config, rng, hands, pile, discard, s.color, s.direction, (seat + s.direction) % s.config.players,
-        PLAY, None, -1, -1, None, None, s.hand_number, s.dealer, s.scores, s.last_hand, (), tuple(events),
+        PLAY, None, -1, -1, None, None, s.hand_number, s.dealer, s.scores, s.hands_won, (), tuple(events),
     )  # fmt: skip
 
 
@@ -853,7 +864,7 @@ def _apply_challenge(s: UnoState, seat: int, action: Challenge) -> UnoState:
         current = (seat + s.direction) % s.config.players
     return UnoState(
         s.config, rng, hands, pile, discard, s.color, s.direction, current, PLAY, None, -1, -1,
-        (seat, attack.attacker), attack, s.hand_number, s.dealer, s.scores, s.last_hand, (), tuple(events),
+        (seat, attack.attacker), attack, s.hand_number, s.dealer, s.scores, s.hands_won, (), tuple(events),
     )  # fmt: skip
 
 
@@ -923,7 +934,7 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
         stage = ANSWER_WD4
     return UnoState(
         s.config, rng, hands, pile, discard, color, direction, current, stage, attack, -1, catchable, None,
-        None, s.hand_number, s.dealer, s.scores, s.last_hand, (), tuple(events),
+        None, s.hand_number, s.dealer, s.scores, s.hands_won, (), tuple(events),
     )  # fmt: skip
 
 
