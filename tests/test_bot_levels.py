@@ -34,7 +34,7 @@ from toadstool.games.uno.engine import CallUno
 from toadstool.selfplay import play
 from toadstool.server.app import ServerConfig, running_server
 from toadstool.server.tables import Status
-from toadstool_clients.connection import HOST_TOKEN_KEY, Client
+from toadstool_clients.connection import HOST_TOKEN_KEY, SEAT_TOKEN_KEY, Client
 
 GAME_NAMES = ["uno", "powerup", "kart", "levelup"]
 
@@ -242,6 +242,68 @@ async def test_bot_level_over_grpc_seats_the_bots_refuses_unknown_levels_and_sur
         assert seats[3].bot_level == service_pb2.BOT_LEVEL_HARD
         assert isinstance(seats[added.seat].bot, EasyBot)
         assert type(seats[plain.seat].bot) is UnoBot
+
+
+async def test_the_host_changes_a_bots_level_every_seat_shows_it_and_it_survives_a_restart_and_play_again(
+    tmp_path: Path,
+) -> None:
+    config = ServerConfig(
+        host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5, limits=TEST_LIMITS, db=str(tmp_path / "t.db")
+    )
+    async with running_server(config) as server, Client(server.address) as client:
+        created = await client.stub.CreateTable(
+            service_pb2.CreateTableRequest(game="uno", players=3, bots=2, manual_start=True), timeout=30
+        )
+        table_id, host = created.table.table_id, ((HOST_TOKEN_KEY, created.host_token),)
+        assert [seat.bot_level for seat in created.table.seats] == [0, 2, 2]  # unspecified: normal
+        joined = await client.join(table_id, "Ann")
+        assert joined.seat == 0
+        changed = await client.stub.SetBotLevel(
+            service_pb2.SetBotLevelRequest(table_id=table_id, seat=1, bot_level=service_pb2.BOT_LEVEL_HARD),
+            metadata=host,
+            timeout=30,
+        )
+        assert [seat.bot_level for seat in changed.table.seats] == [0, 3, 2]
+        table = server.registry.tables[table_id]
+        assert isinstance(table.seats[1].bot, HardBot)
+        # Refused, and nothing changed: not the host, a person's seat, a seat that does not exist, a level
+        # no BotLevel has.
+        refusals = [
+            (service_pb2.SetBotLevelRequest(table_id=table_id, seat=2, bot_level=1), (), "host"),
+            (service_pb2.SetBotLevelRequest(table_id=table_id, seat=0, bot_level=1), host, "holds no bot"),
+            (service_pb2.SetBotLevelRequest(table_id=table_id, seat=5, bot_level=1), host, "does not exist"),
+            (service_pb2.SetBotLevelRequest(table_id=table_id, seat=2, bot_level=9), host, "bot_level must be"),  # type: ignore[arg-type]
+        ]
+        for request, metadata, said in refusals:
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.stub.SetBotLevel(request, metadata=metadata, timeout=30)
+            assert said in (refused.value.details() or ""), refused.value.details()
+            assert refused.value.code() is not grpc.StatusCode.UNKNOWN
+        assert [seat.bot_level for seat in table.seats] == [0, 3, 0]  # stored values: seat 2 never set
+        # Every viewer's update shows the levels.
+        async for response in client.watch(table_id):
+            assert [seat.bot_level for seat in response.update.seats] == [0, 3, 2]
+            break
+        # In play too: the bot in seat 2 becomes easy.
+        await client.stub.StartTable(service_pb2.StartTableRequest(table_id=table_id), metadata=host, timeout=30)
+        await client.stub.SetBotLevel(
+            service_pb2.SetBotLevelRequest(table_id=table_id, seat=2, bot_level=service_pb2.BOT_LEVEL_EASY),
+            metadata=host,
+            timeout=30,
+        )
+        assert isinstance(table.seats[2].bot, EasyBot)
+    async with running_server(config) as server, Client(server.address) as client:
+        table = server.registry.tables[table_id]
+        assert [seat.bot_level for seat in table.seats] == [0, 3, 1]
+        assert isinstance(table.seats[1].bot, HardBot)
+        assert isinstance(table.seats[2].bot, EasyBot)
+        await client.stub.EndTable(service_pb2.EndTableRequest(table_id=table_id), metadata=host, timeout=30)
+        again = await client.stub.PlayAgain(
+            service_pb2.PlayAgainRequest(table_id=table_id),
+            metadata=((SEAT_TOKEN_KEY, joined.seat_token),),
+            timeout=30,
+        )
+        assert [seat.bot_level for seat in again.table.seats] == [0, 3, 1]  # the bots keep their levels
 
 
 @pytest.mark.timeout(300)

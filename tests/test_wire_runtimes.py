@@ -209,6 +209,19 @@ async def capture_game(capture: Capture, game: str) -> None:
             await capture.connect_watch(table_id, token, codec, where)
 
 
+async def capture_bot_levels(capture: Capture) -> None:
+    """A host seating a hard bot and making another easy: AddBot's and SetBotLevel's answers, whose seats
+    carry each bot's level."""
+    create = service_pb2.CreateTableRequest(game="uno", players=3, bots=1, manual_start=True, bot_delay_ms=0)
+    created = await capture.unary("CreateTable", create, "bots create")
+    table_id, host = created.table.table_id, ((HOST_TOKEN_KEY, created.host_token),)
+    add = service_pb2.AddBotRequest(table_id=table_id, bot_level=service_pb2.BOT_LEVEL_HARD)
+    added = await capture.unary("AddBot", add, "bots add a hard bot", host)
+    level = service_pb2.SetBotLevelRequest(table_id=table_id, seat=added.seat, bot_level=service_pb2.BOT_LEVEL_EASY)
+    changed = await capture.unary("SetBotLevel", level, "bots set a level", host)
+    assert sorted(seat.bot_level for seat in changed.table.seats) == [0, 1, 2]
+
+
 @pytest.fixture(scope="module")
 def captured(tmp_path_factory: pytest.TempPathFactory) -> list[Captured]:
     """Everything the server sent through one evening of the four games (captured once for the module)."""
@@ -222,6 +235,7 @@ def captured(tmp_path_factory: pytest.TempPathFactory) -> list[Captured]:
                     await capture_game(capture, game)
                 await capture.unary("ListTables", service_pb2.ListTablesRequest(), "list tables")
                 await capture.unary("ListGames", service_pb2.ListGamesRequest(), "list games")
+                await capture_bot_levels(capture)
             finally:
                 await capture.channel.close()
             return capture.items

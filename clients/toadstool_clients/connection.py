@@ -160,12 +160,23 @@ class Client:
         response: service_pb2.JoinTableResponse = await self._once_more_when_unavailable(self.stub.JoinTable, request)
         return response
 
-    async def add_bot(self, table_id: str, host_token: str, seat: int | None = None) -> int:
-        request = service_pb2.AddBotRequest(table_id=table_id)
+    async def add_bot(self, table_id: str, host_token: str, seat: int | None = None, bot_level: int = 0) -> int:
+        """Seat a bot (host only) playing at `bot_level` (service.proto's BotLevel; 0: normal)."""
+        request = service_pb2.AddBotRequest(table_id=table_id, bot_level=service_pb2.BotLevel.ValueType(bot_level))
         if seat is not None:
             request.seat = seat
         response = await self.stub.AddBot(request, metadata=((HOST_TOKEN_KEY, host_token),), timeout=self.timeout)
         return int(response.seat)
+
+    async def set_bot_level(self, table_id: str, host_token: str, seat: int, bot_level: int) -> table_pb2.TableInfo:
+        """Make the bot in `seat` play at `bot_level` (host only; service.proto's BotLevel)."""
+        request = service_pb2.SetBotLevelRequest(
+            table_id=table_id, seat=seat, bot_level=service_pb2.BotLevel.ValueType(bot_level)
+        )
+        response: service_pb2.SetBotLevelResponse = await self.stub.SetBotLevel(
+            request, metadata=((HOST_TOKEN_KEY, host_token),), timeout=self.timeout
+        )
+        return response.table
 
     async def start(self, table_id: str, host_token: str) -> None:
         await self.stub.StartTable(

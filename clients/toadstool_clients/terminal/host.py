@@ -1,10 +1,11 @@
 """The host's controls in the terminal: a short menu (key h) of what the table's host may do now.
 
 Offered only to a client holding the table's host token: start now (lobby), add a bot (lobby, an open
-seat), remove a seat (lobby: the seat empties; in play: a bot plays it for good), let a bot play a seat (in
-play: until that person comes back) and end the table. A control that needs a seat asks for it from a
-short menu of the seats it may apply to; removing a seat and ending the table are asked about first. The
-menu only says what to do; the server decides and refuses anyone else (its message is shown as it is).
+seat), change a bot's level (each choice moves it on: easy, normal, hard, easy ...), remove a seat (lobby:
+the seat empties; in play: a bot plays it for good), let a bot play a seat (in play: until that person
+comes back) and end the table. A control that needs a seat asks for it from a short menu of the seats it
+may apply to; removing a seat and ending the table are asked about first. The menu only says what to do;
+the server decides and refuses anyone else (its message is shown as it is).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ class Control(Enum):
 
     START = "Start now"
     ADD_BOT = "Add a bot"
+    BOT_LEVEL = "Change a bot's level"
     KICK = "Remove a seat"
     HAND_TO_BOT = "Let a bot play a seat"
     END = "End the table"
@@ -38,6 +40,17 @@ class HostCall:
 
     control: Control
     seat: int | None = None
+    #: For BOT_LEVEL: the level to set (service.proto's BotLevel).
+    level: int = 0
+
+
+#: Bot levels by service.proto's BotLevel number, as a person reads them.
+LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
+
+
+def next_level(level: int) -> int:
+    """The level after `level` in the cycle easy, normal, hard, easy (0, unspecified, is normal)."""
+    return (level or 2) % 3 + 1
 
 
 def _seat_label(update: table_pb2.Update, seat: table_pb2.Seat) -> str:
@@ -57,6 +70,9 @@ def seat_entries(update: table_pb2.Update, control: Control) -> list[tuple[str, 
             entries.append((f"A bot in seat {seat.index + 1}", seat.index))
         elif seat.index == mine or seat.kind == table_pb2.SEAT_KIND_EMPTY:
             continue
+        elif control is Control.BOT_LEVEL and seat.kind == table_pb2.SEAT_KIND_BOT:
+            now = LEVEL_NAMES.get(seat.bot_level or 2, "normal")
+            entries.append((f"{name} ({now}) → {LEVEL_NAMES[next_level(seat.bot_level)]}", seat.index))
         elif control is Control.KICK and seat.kind == table_pb2.SEAT_KIND_HUMAN:
             entries.append((f"Remove {name}" if lobby else f"Remove {name} (a bot plays on)", seat.index))
         elif (
@@ -72,9 +88,9 @@ def seat_entries(update: table_pb2.Update, control: Control) -> list[tuple[str, 
 def controls(update: table_pb2.Update) -> list[Control]:
     """The controls that apply to the table now (none once it is finished)."""
     if update.status == table_pb2.TABLE_STATUS_LOBBY:
-        offered = [Control.START, Control.ADD_BOT, Control.KICK, Control.END]
+        offered = [Control.START, Control.ADD_BOT, Control.BOT_LEVEL, Control.KICK, Control.END]
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:
-        offered = [Control.KICK, Control.HAND_TO_BOT, Control.END]
+        offered = [Control.BOT_LEVEL, Control.KICK, Control.HAND_TO_BOT, Control.END]
     else:
         return []
     return [c for c in offered if c in (Control.START, Control.END) or seat_entries(update, c)]
@@ -157,6 +173,9 @@ class HostMenu:
             self.control, self.highlighted = chosen, 0
             return None
         assert self.control is not None
+        if self.control is Control.BOT_LEVEL:
+            seat = next(s for s in self.update.seats if s.index == chosen)
+            return HostCall(self.control, chosen, next_level(seat.bot_level))
         return self._asked(HostCall(self.control, chosen))
 
     def _asked(self, call: HostCall) -> HostCall | None:
@@ -202,6 +221,9 @@ async def perform(client: Client, table_id: str, host_token: str, call: HostCall
         await client.start_now(table_id, host_token)
     elif call.control is Control.ADD_BOT:
         await client.add_bot(table_id, host_token, call.seat)
+    elif call.control is Control.BOT_LEVEL:
+        assert call.seat is not None
+        await client.set_bot_level(table_id, host_token, call.seat, call.level)
     elif call.control is Control.KICK:
         assert call.seat is not None
         await client.kick(table_id, host_token, call.seat)

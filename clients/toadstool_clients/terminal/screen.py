@@ -164,7 +164,7 @@ def _your_turn(update: table_pb2.Update) -> Text:
 
 
 def seats_line(update: table_pb2.Update) -> Text:
-    """Who holds each seat, and who is away or disconnected: "Seats: Ann (you) · Bot 1 (bot) · open"."""
+    """Who holds each seat, and who is away or disconnected: "Seats: Ann (you) · Bot 1 (hard bot) · open"."""
     line = Text("Seats: ", style="bold")
     for number, seat in enumerate(update.seats):
         if number:
@@ -175,8 +175,8 @@ def seats_line(update: table_pb2.Update) -> Text:
         you = update.HasField("viewer_seat") and seat.index == update.viewer_seat
         line.append(seat.name or f"Player {seat.index + 1}", style="bold" if you else "")
         notes = ["you"] if you else []
-        if seat.kind == table_pb2.SEAT_KIND_BOT:
-            notes.append("bot")
+        if seat.kind == table_pb2.SEAT_KIND_BOT:  # a normal bot is just a bot; the others say how strong
+            notes.append({1: "easy bot", 3: "hard bot"}.get(seat.bot_level, "bot"))
         if seat.bot_controlled:
             notes.append("away: a bot plays for them")
         elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import json_format
 
 from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.bots import BotLevel
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
@@ -200,12 +201,24 @@ def table_info(table: Table) -> table_pb2.TableInfo:
     )
 
 
+#: The level a bot seated without one plays (BotLevel.NORMAL), as Seat.bot_level shows it.
+_NORMAL = int(BotLevel.NORMAL)
+
+
 def seat_messages(table: Table) -> list[table_pb2.Seat]:
     """The seats as the API shows them; rebuilt only when what it shows changed (every update has them,
     and seats change far less often than moves are made). Callers copy them into their message."""
     cache = table.message_cache or cache_of(table)
     shown = [
-        (s.index, s.name, s.kind, s.kind is SeatKind.BOT or s.connections > 0, s.bot_controlled) for s in table.seats
+        (
+            s.index,
+            s.name,
+            s.kind,
+            s.kind is SeatKind.BOT or s.connections > 0,
+            s.bot_controlled,
+            (s.bot_level or _NORMAL) if s.kind is SeatKind.BOT else 0,
+        )
+        for s in table.seats
     ]
     if shown != cache.seats_shown:
         cache.seats_shown = shown
@@ -216,8 +229,9 @@ def seat_messages(table: Table) -> list[table_pb2.Seat]:
                 kind=table_pb2.SeatKind.ValueType(kind.value),
                 connected=connected,
                 bot_controlled=bot,
+                bot_level=level,
             )
-            for index, name, kind, connected, bot in shown
+            for index, name, kind, connected, bot, level in shown
         ]
     return cache.seat_messages
 

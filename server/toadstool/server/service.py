@@ -252,6 +252,14 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         return service_pb2.AddBotResponse(seat=seat, table=messages.table_info(table))
 
     @_maps_errors
+    async def SetBotLevel(
+        self, request: service_pb2.SetBotLevelRequest, context: grpc.aio.ServicerContext
+    ) -> service_pb2.SetBotLevelResponse:
+        table = self._hosted_table(request.table_id, context)
+        table.set_bot_level(request.seat, request.bot_level)
+        return service_pb2.SetBotLevelResponse(table=messages.table_info(table))
+
+    @_maps_errors
     async def StartTable(
         self, request: service_pb2.StartTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.StartTableResponse:

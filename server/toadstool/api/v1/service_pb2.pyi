@@ -383,6 +383,52 @@ class AddBotResponse(_message.Message):
 Global___AddBotResponse: _TypeAlias = AddBotResponse  # noqa: Y015
 
 @_typing.final
+class SetBotLevelRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_ID_FIELD_NUMBER: _builtins.int
+    SEAT_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
+    table_id: _builtins.str
+    seat: _builtins.int
+    bot_level: Global___BotLevel.ValueType
+    """Unspecified plays normal."""
+    def __init__(
+        self,
+        *,
+        table_id: _builtins.str = ...,
+        seat: _builtins.int = ...,
+        bot_level: Global___BotLevel.ValueType = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_level", b"bot_level", "seat", b"seat", "table_id", b"table_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetBotLevelRequest: _TypeAlias = SetBotLevelRequest  # noqa: Y015
+
+@_typing.final
+class SetBotLevelResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TABLE_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def table(self) -> _table_pb2.TableInfo: ...
+    def __init__(
+        self,
+        *,
+        table: _table_pb2.TableInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["table", b"table"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SetBotLevelResponse: _TypeAlias = SetBotLevelResponse  # noqa: Y015
+
+@_typing.final
 class StartTableRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -139,6 +139,11 @@ class ToadstoolServiceStub:
                 request_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
                 response_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
                 _registered_method=True)
+        self.SetBotLevel = channel.unary_unary(
+                '/toadstool.v1.ToadstoolService/SetBotLevel',
+                request_serializer=toadstool_dot_v1_dot_service__pb2.SetBotLevelRequest.SerializeToString,
+                response_deserializer=toadstool_dot_v1_dot_service__pb2.SetBotLevelResponse.FromString,
+                _registered_method=True)
 
 
 class ToadstoolServiceServicer:
@@ -304,6 +309,14 @@ class ToadstoolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SetBotLevel(self, request, context):
+        """Change how strong a seated bot plays (host only), in the lobby or in play: its next decision is made at
+        the new level. Refused (FAILED_PRECONDITION) for a seat no bot holds and for a finished table.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToadstoolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -391,6 +404,11 @@ def add_ToadstoolServiceServicer_to_server(servicer, server):
                     servicer.PlayAgain,
                     request_deserializer=toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.FromString,
                     response_serializer=toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.SerializeToString,
+            ),
+            'SetBotLevel': grpc.unary_unary_rpc_method_handler(
+                    servicer.SetBotLevel,
+                    request_deserializer=toadstool_dot_v1_dot_service__pb2.SetBotLevelRequest.FromString,
+                    response_serializer=toadstool_dot_v1_dot_service__pb2.SetBotLevelResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -872,6 +890,33 @@ class ToadstoolService:
             '/toadstool.v1.ToadstoolService/PlayAgain',
             toadstool_dot_v1_dot_service__pb2.PlayAgainRequest.SerializeToString,
             toadstool_dot_v1_dot_service__pb2.PlayAgainResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SetBotLevel(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/toadstool.v1.ToadstoolService/SetBotLevel',
+            toadstool_dot_v1_dot_service__pb2.SetBotLevelRequest.SerializeToString,
+            toadstool_dot_v1_dot_service__pb2.SetBotLevelResponse.FromString,
             options,
             channel_credentials,
             insecure,

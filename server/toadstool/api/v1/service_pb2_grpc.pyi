@@ -117,6 +117,10 @@ class ToadstoolServiceStub:
     the first open one), under the same name, and a retry gets the same seat and token back. The caller
     who sends the finished table's host token too is given the new table's host token.
     """
+    SetBotLevel: _grpc.UnaryUnaryMultiCallable[_service_pb2.SetBotLevelRequest, _service_pb2.SetBotLevelResponse]
+    """Change how strong a seated bot plays (host only), in the lobby or in play: its next decision is made at
+    the new level. Refused (FAILED_PRECONDITION) for a seat no bot holds and for a finished table.
+    """
 
 @_typing.type_check_only
 class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
@@ -206,6 +210,10 @@ class ToadstoolServiceAsyncStub(ToadstoolServiceStub):
     token at the finished table (metadata); seats the caller at the new table in the seat they had (or
     the first open one), under the same name, and a retry gets the same seat and token back. The caller
     who sends the finished table's host token too is given the new table's host token.
+    """
+    SetBotLevel: _aio.UnaryUnaryMultiCallable[_service_pb2.SetBotLevelRequest, _service_pb2.SetBotLevelResponse]  # type: ignore[assignment]
+    """Change how strong a seated bot plays (host only), in the lobby or in play: its next decision is made at
+    the new level. Refused (FAILED_PRECONDITION) for a seat no bot holds and for a finished table.
     """
 
 class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -395,6 +403,16 @@ class ToadstoolServiceServicer(metaclass=_abc_1.ABCMeta):
         token at the finished table (metadata); seats the caller at the new table in the seat they had (or
         the first open one), under the same name, and a retry gets the same seat and token back. The caller
         who sends the finished table's host token too is given the new table's host token.
+        """
+
+    @_abc_1.abstractmethod
+    def SetBotLevel(
+        self,
+        request: _service_pb2.SetBotLevelRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_service_pb2.SetBotLevelResponse, _abc.Awaitable[_service_pb2.SetBotLevelResponse]]:
+        """Change how strong a seated bot plays (host only), in the lobby or in play: its next decision is made at
+        the new level. Refused (FAILED_PRECONDITION) for a seat no bot holds and for a finished table.
         """
 
 def add_ToadstoolServiceServicer_to_server(servicer: ToadstoolServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

@@ -160,6 +160,7 @@ class Seat(_message.Message):
     KIND_FIELD_NUMBER: _builtins.int
     CONNECTED_FIELD_NUMBER: _builtins.int
     BOT_CONTROLLED_FIELD_NUMBER: _builtins.int
+    BOT_LEVEL_FIELD_NUMBER: _builtins.int
     index: _builtins.int
     name: _builtins.str
     kind: Global___SeatKind.ValueType
@@ -167,6 +168,10 @@ class Seat(_message.Message):
     """True while at least one stream is watching for this seat (bots are always connected)."""
     bot_controlled: _builtins.bool
     """True while a bot plays this person's seat because they have been away longer than the takeover grace."""
+    bot_level: _builtins.int
+    """How strong the bot in a bot's seat plays: a service.proto BotLevel value (1 easy, 2 normal, 3 hard),
+    an int here because table.proto cannot import service.proto. 0 for every other seat.
+    """
     def __init__(
         self,
         *,
@@ -175,10 +180,11 @@ class Seat(_message.Message):
         kind: Global___SeatKind.ValueType = ...,
         connected: _builtins.bool = ...,
         bot_controlled: _builtins.bool = ...,
+        bot_level: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_controlled", b"bot_controlled", "connected", b"connected", "index", b"index", "kind", b"kind", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["bot_controlled", b"bot_controlled", "bot_level", b"bot_level", "connected", b"connected", "index", b"index", "kind", b"kind", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

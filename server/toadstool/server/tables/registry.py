@@ -322,7 +322,7 @@ class TableRegistry:
         )
         for seat in finished.seats:
             if seat.kind is SeatKind.BOT and table.status is Status.LOBBY:
-                table.add_bot(seat.index)
+                table.add_bot(seat.index, seat.bot_level)
         self._next[finished.table_id] = (table.table_id, host_token)
         return table, host_token
 

@@ -308,6 +308,25 @@ class Table:
         self._touch()
         return index
 
+    def set_bot_level(self, seat: int, bot_level: int) -> None:
+        """Make the bot in `seat` play at `bot_level` from its next decision on (in the lobby or in play):
+        a host who finds the hard bot too strong, or wants a beginner's table, changes it without a new
+        table. Stored first, as every seat change is."""
+        bot_level = checked_level(bot_level)
+        if not 0 <= seat < self.players:
+            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+        if self.status is Status.FINISHED:
+            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} is finished")
+        old = self.seats[seat]
+        if old.kind is not SeatKind.BOT:
+            raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} holds no bot; only a bot's level can be set")
+        if old.bot_level == bot_level:
+            return
+        bot = level_bot(self.spec, bot_level)
+        with self.one_write():
+            self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
+        self._touch()
+
     def _seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
