@@ -132,6 +132,26 @@ async def test_the_host_removes_a_friend_adds_a_bot_and_starts_now_from_the_host
     assert "Not" not in table.status.cget("text")
 
 
+async def test_the_host_changes_a_bots_level_from_its_seat_in_the_lobby_and_in_play(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 3, 2, seed=3, options={"target": "30"})
+    await until(driver, table, lambda u: u.status == table_pb2.TABLE_STATUS_PLAYING, "the game to start")
+    entries = await seat_menu(driver, table, 1)
+    driver.screenshot("host-bot-level-menu", tk_helpers.TK_SCREENSHOTS)
+    assert entries[:2] == ["Make Bot 1 easy (now normal)", "Make Bot 1 hard (now normal)"], entries
+    await click_entry(driver, table.host.seat_menu, "Make Bot 1 hard (now normal)")
+    await until(driver, table, lambda u: seat(u, 1).bot_level == 3, "Bot 1 to play hard")
+    assert server.registry.tables[table.table_id].seats[1].bot_level == 3
+    await driver.pump(lambda: table.seats.set("seat1", "state") == "hard bot", 5, "the seats to say so")
+    assert table.seats.set("seat2", "state") == "bot"  # the other bot plays normal, as it did
+    driver.screenshot("host-bot-level-hard", tk_helpers.TK_SCREENSHOTS)
+    entries = await seat_menu(driver, table, 1)
+    assert entries[:2] == ["Make Bot 1 easy (now hard)", "Make Bot 1 normal (now hard)"], entries
+    table.host.seat_menu.unpost()
+
+
 async def test_escape_or_cancel_says_no_to_the_question_and_nothing_is_sent(
     driver: TkDriver, server: RunningServer, client: Client
 ) -> None:

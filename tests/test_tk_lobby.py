@@ -63,6 +63,7 @@ async def test_the_create_form_remembers_its_values_and_says_when_every_seat_is_
     lobby.select_game("kart")
     lobby.players_var.set("3")
     lobby.bots_var.set("3")
+    lobby.level_var.set("hard")
     lobby.set_option("track", "mini-loop")
     await driver.settle(0.1)
     assert lobby.create_button.cget("text") == "Create and watch"
@@ -70,12 +71,14 @@ async def test_the_create_form_remembers_its_values_and_says_when_every_seat_is_
     driver.click(lobby.create_button)
     await driver.pump(lambda: isinstance(driver.app.screen, TableScreen), 10, "watching")
     assert driver.table.seat is None
+    table = server.registry.tables[driver.table.table_id]
+    assert [seat.bot_level for seat in table.seats] == [3, 3, 3]  # the form's level: every bot plays hard
     driver.table.back_to_lobby()
     again = driver.app.screen
     assert isinstance(again, LobbyScreen)
     assert again.selected_game() is not None
     assert again.selected_game().name == "kart"  # type: ignore[union-attr]
-    assert (again.players_var.get(), again.bots_var.get()) == ("3", "3")
+    assert (again.players_var.get(), again.bots_var.get(), again.level_var.get()) == ("3", "3", "hard")
     assert again.option_values()["track"] == "mini-loop"
     shown = [str(label.cget("text")) for label in again.help_labels]
     assert shown, "the track's help is in the form"

@@ -27,6 +27,16 @@ def default_player_name() -> str:
     return user.capitalize() if user else "Player"
 
 
+#: Bot levels by service.proto's BotLevel number (Seat.bot_level), as a person reads them.
+BOT_LEVELS = {1: "easy", 2: "normal", 3: "hard"}
+
+
+def bot_level_name(level: int) -> str:
+    """A bot level's word; 0 (unspecified) and any number no BotLevel has read "normal", as the server
+    plays them."""
+    return BOT_LEVELS.get(level, "normal")
+
+
 def seat_name(update: table_pb2.Update, seat: int) -> str:
     """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
     for entry in update.seats:

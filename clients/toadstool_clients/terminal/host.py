@@ -17,6 +17,7 @@ from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client
+from toadstool_clients.names import bot_level_name
 
 
 class Control(Enum):
@@ -44,10 +45,6 @@ class HostCall:
     level: int = 0
 
 
-#: Bot levels by service.proto's BotLevel number, as a person reads them.
-LEVEL_NAMES = {1: "easy", 2: "normal", 3: "hard"}
-
-
 def next_level(level: int) -> int:
     """The level after `level` in the cycle easy, normal, hard, easy (0, unspecified, is normal)."""
     return (level or 2) % 3 + 1
@@ -71,8 +68,8 @@ def seat_entries(update: table_pb2.Update, control: Control) -> list[tuple[str, 
         elif seat.index == mine or seat.kind == table_pb2.SEAT_KIND_EMPTY:
             continue
         elif control is Control.BOT_LEVEL and seat.kind == table_pb2.SEAT_KIND_BOT:
-            now = LEVEL_NAMES.get(seat.bot_level or 2, "normal")
-            entries.append((f"{name} ({now}) → {LEVEL_NAMES[next_level(seat.bot_level)]}", seat.index))
+            now, then = bot_level_name(seat.bot_level), bot_level_name(next_level(seat.bot_level))
+            entries.append((f"{name} ({now}) → {then}", seat.index))
         elif control is Control.KICK and seat.kind == table_pb2.SEAT_KIND_HUMAN:
             entries.append((f"Remove {name}" if lobby else f"Remove {name} (a bot plays on)", seat.index))
         elif (

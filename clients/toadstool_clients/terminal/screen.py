@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.names import counted, seat_name, you_or_name
+from toadstool_clients.names import bot_level_name, counted, seat_name, you_or_name
 from toadstool_clients.terminal.games import has_medium, render_game
 from toadstool_clients.terminal.games.compact import tight
 from toadstool_clients.terminal.track_pick import TrackPick
@@ -176,7 +176,8 @@ def seats_line(update: table_pb2.Update) -> Text:
         line.append(seat.name or f"Player {seat.index + 1}", style="bold" if you else "")
         notes = ["you"] if you else []
         if seat.kind == table_pb2.SEAT_KIND_BOT:  # a normal bot is just a bot; the others say how strong
-            notes.append({1: "easy bot", 3: "hard bot"}.get(seat.bot_level, "bot"))
+            level = bot_level_name(seat.bot_level)
+            notes.append("bot" if level == "normal" else f"{level} bot")
         if seat.bot_controlled:
             notes.append("away: a bot plays for them")
         elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:

@@ -1,4 +1,5 @@
-"""The host's controls at a table: start now, add a bot, remove a seat, let a bot play a seat, end the table.
+"""The host's controls at a table: start now, add a bot, a bot's level, remove a seat, let a bot play a
+seat, end the table.
 
 It is for the person who created the table (the window holds its host token): the controls are a "Host"
 menu in the table's header and a right-click menu on a seat's row, built afresh from the latest update
@@ -13,11 +14,12 @@ from __future__ import annotations
 
 import tkinter as tk
 from collections.abc import Callable, Coroutine
+from functools import partial
 from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.names import counted
+from toadstool_clients.names import BOT_LEVELS, bot_level_name, counted
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
@@ -89,11 +91,17 @@ class HostControls:
         if seat is None or seat.kind == table_pb2.SEAT_KIND_EMPTY or index == self.screen.seat:
             return []
         name = safe_text(seat.name or f"seat {index + 1}", 24)
+        controls: list[Control] = []
+        if seat.kind == table_pb2.SEAT_KIND_BOT:  # the other two levels, in the lobby and in play
+            now = bot_level_name(seat.bot_level)
+            for level, word in BOT_LEVELS.items():
+                if word != now:
+                    controls.append((f"Make {name} {word} (now {now})", partial(self.set_level, index, name, level)))
         if update.status == table_pb2.TABLE_STATUS_LOBBY:
-            return [(f"Remove {name}", lambda: self.ask_kick(index, name, lobby=True))]
+            return [*controls, (f"Remove {name}", lambda: self.ask_kick(index, name, lobby=True))]
         if seat.kind != table_pb2.SEAT_KIND_HUMAN:
-            return []
-        controls: list[Control] = [(f"Remove {name} (a bot plays on)", lambda: self.ask_kick(index, name))]
+            return controls
+        controls.append((f"Remove {name} (a bot plays on)", lambda: self.ask_kick(index, name)))
         if not seat.bot_controlled:
             controls.append((f"Let a bot play {name}'s seat", lambda: self.hand_to_bot(index, name)))
         return controls
@@ -185,6 +193,12 @@ class HostControls:
     def add_bot(self) -> None:
         table_id = self.screen.table_id
         self._call("Adding a bot…", lambda client, token: client.add_bot(table_id, token), "", "No bot added")
+
+    def set_level(self, index: int, name: str, level: int) -> None:
+        table_id = self.screen.table_id
+        word = bot_level_name(level)
+        self._call(f"Making {name} {word}…", lambda client, token: client.set_bot_level(table_id, token, index, level),
+                   f"{name} plays {word} from its next move.", "Level not changed")  # fmt: skip
 
     def kick(self, index: int, name: str, lobby: bool) -> None:
         table_id = self.screen.table_id

@@ -17,6 +17,7 @@ from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.names import BOT_LEVELS
 from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token, remembered_seat
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, cut_to, safe_text
@@ -46,10 +47,12 @@ async def create_and_sit(
     seed: int | None,
     name: str,
     player: str,
+    bot_level: int = 0,
 ) -> tuple[table_pb2.TableInfo, int | None, str | None]:
     """Create a table and sit down at it (runs on the network thread); with every seat a bot, only watch
-    it. Returns the table, the seat and its token (None, None: watching)."""
-    created = await client.create_table(game, players, bots, options, seed, name)
+    it. Its bots play at `bot_level` (service.proto's BotLevel; 0: normal). Returns the table, the seat and
+    its token (None, None: watching)."""
+    created = await client.create_table(game, players, bots, options, seed, name, bot_level=bot_level)
     host_tokens[created.table.table_id] = created.host_token
     if bots >= players:
         return created.table, None, None
@@ -217,8 +220,15 @@ class LobbyScreen:
         self.players_box = ttk.Spinbox(form, textvariable=self.players_var, from_=2, to=10, width=6)
         self._row(2, "Players", self.players_box)
         self.bots_var = tk.StringVar(form, value="1")
-        self.bots_box = ttk.Spinbox(form, textvariable=self.bots_var, from_=0, to=9, width=6)
-        self._row(3, "Bots", self.bots_box)
+        bots_row = ttk.Frame(form, style="Card.TFrame")
+        self.bots_box = ttk.Spinbox(bots_row, textvariable=self.bots_var, from_=0, to=9, width=6)
+        self.bots_box.pack(side="left")
+        #: How strong the table's bots play; the host can change each bot's level at the table.
+        self.level_var = tk.StringVar(form, value="normal")
+        self.level_box = ttk.Combobox(bots_row, textvariable=self.level_var, values=list(BOT_LEVELS.values()),
+                                      state="readonly", width=8)  # fmt: skip
+        self.level_box.pack(side="left", padx=(8, 0))
+        self._row(3, "Bots", bots_row)
         self.seed_var = tk.StringVar(form, value="")
         self._row(4, "Seed", ttk.Entry(form, textvariable=self.seed_var, width=12))
         self.name_var = tk.StringVar(form, value="")
@@ -380,11 +390,24 @@ class LobbyScreen:
                               "Creating the table: every seat is a bot, so you will watch it.")  # fmt: skip
         self.busy = self.app.network.submit(
             create_and_sit(
-                client, self.host_tokens, game.name, players, bots, options, seed, name, self.app.player_name
+                client,
+                self.host_tokens,
+                game.name,
+                players,
+                bots,
+                options,
+                seed,
+                name,
+                self.app.player_name,
+                self.bot_level(),
             ),
             self._go_to_table,
             self._failed,
         )
+
+    def bot_level(self) -> int:
+        """The form's bot level as service.proto's BotLevel number."""
+        return next((number for number, word in BOT_LEVELS.items() if word == self.level_var.get()), 0)
 
     def remember_form(self) -> None:
         """Keep the form's values for the next table (and the next run)."""
@@ -393,6 +416,7 @@ class LobbyScreen:
         memory["game"] = game.name if game is not None else ""
         memory["players"] = self.players_var.get()
         memory["bots"] = self.bots_var.get()
+        memory["bot_level"] = self.level_var.get()
         memory["name"] = self.name_var.get()
         if game is not None:
             memory[f"options:{game.name}"] = self.option_values()
@@ -409,6 +433,8 @@ class LobbyScreen:
                 self.players_var.set(str(players))
         if str(memory.get("bots", "")).isdigit():
             self.bots_var.set(str(memory["bots"]))
+        if memory.get("bot_level") in BOT_LEVELS.values():
+            self.level_var.set(str(memory["bot_level"]))
         self.name_var.set(str(memory.get("name", "")))
         self._seats_changed()
 

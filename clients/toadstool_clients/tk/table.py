@@ -19,6 +19,7 @@ import grpc
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import StreamState
+from toadstool_clients.names import bot_level_name
 from toadstool_clients.tk.actions import ActionBar
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, cut_to, draw_game, recap_of, safe_text
@@ -170,7 +171,7 @@ class TableScreen:
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
         for column, title, width in (("turn", "", 16), ("name", "Player", 90), ("score", "Score", 70),
-                                     ("state", "", 52)):  # fmt: skip
+                                     ("state", "", 76)):  # fmt: skip
             self.seats.heading(column, text=title, anchor="w")
             self.seats.column(column, width=width, minwidth=width if column != "name" else 60,
                               stretch=column == "name", anchor="w")  # fmt: skip
@@ -419,8 +420,9 @@ class TableScreen:
             mark = " (you)" if self.seat == seat.index else ""
             if mark:
                 tags.append("you")
-            if seat.kind == table_pb2.SEAT_KIND_BOT:
-                state = "bot"
+            if seat.kind == table_pb2.SEAT_KIND_BOT:  # "bot" plays normal; the others say how strong
+                level = bot_level_name(seat.bot_level)
+                state = "bot" if level == "normal" else f"{level} bot"
             elif seat.kind == table_pb2.SEAT_KIND_EMPTY:
                 state = "open"
             elif seat.bot_controlled:
