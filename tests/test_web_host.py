@@ -29,6 +29,7 @@ from web_helpers import (
     click,
     create_table,
     find,
+    get_table,
     more_options,
     page_text,
     resize,
@@ -153,6 +154,44 @@ def test_the_creators_browser_is_offered_the_lobby_controls_and_a_guest_none(web
     assert _controls(ann) == ["Start now", "End the table"]
     click(ann, ".host-control[data-control='start']")
     wait_for(ann, ".table-screen .uno .hand .card")
+
+
+def test_the_new_table_form_chooses_the_bots_level_and_the_host_changes_one_at_the_table(
+    web_url: str, ann: Any
+) -> None:
+    """Issue #46 in the browser: "Bots play: easy / normal / hard" in the form (a tap each, 44 px tall),
+    then one select per bot in the host's controls, which every seat's label follows."""
+    ann.get(web_url)
+    type_into(ann, "#name", "Ann")
+    choose_game(ann, "uno")
+    type_into(ann, "input[name=players]", "3")
+    type_into(ann, "input[name=bots]", "2")
+    hard = wait_for(ann, "label[for=bot-level-hard]")
+    assert hard.size["height"] >= 44, hard.size
+    hard.click()
+    assert ann.execute_script("return document.querySelector('input[name=bot_level]:checked').value") == "3"
+    more_options(ann)
+    click(ann, "input[name=manual_start]")
+    screenshot(ann, "bot-level-form-phone")
+    click(ann, "form button[type=submit]")
+    wait_for(ann, ".table-screen .seats")
+    table_id = str(ann.current_url.rsplit("/", 1)[-1])
+    table = get_table(web_url, table_id)
+    assert [seat.bot_level for seat in table.seats] == [0, 3, 3]
+    _wait_seat(ann, 1, "(hard bot)")
+    select = wait_for(ann, "select.bot-level[data-seat='1']")
+    assert select.get_attribute("value") == "3"
+    assert "Bot 1 plays" in text_of(ann, ".host .bot-level-row")
+    ann.execute_script(
+        "const s = document.querySelector(\"select.bot-level[data-seat='1']\");"
+        "s.value = '1'; s.dispatchEvent(new Event('change'));"
+    )
+    _wait_seat(ann, 1, "(easy bot)")
+    assert "(hard bot)" in _seat_text(ann, 2)
+    table = get_table(web_url, table_id)
+    assert [seat.bot_level for seat in table.seats] == [0, 1, 3]
+    ann.execute_script("document.querySelector('.host').scrollIntoView()")
+    screenshot(ann, "bot-level-host-phone")
 
 
 def test_the_host_hands_a_seat_to_a_bot_removes_it_and_ends_the_table_and_a_forged_token_is_refused(

@@ -22,7 +22,7 @@ from google.protobuf.message import Message
 
 from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process
 from toadstool.api import SEAT_TOKEN_KEY
-from toadstool.api.v1 import service_pb2
+from toadstool.api.v1 import service_pb2, table_pb2
 
 M = TypeVar("M", bound=Message)
 
@@ -135,6 +135,18 @@ def create_table(url: str, request: service_pb2.CreateTableRequest) -> service_p
     )
     assert response.status_code == 200, response.text
     return json_format.Parse(response.text, service_pb2.CreateTableResponse())
+
+
+def get_table(url: str, table_id: str) -> table_pb2.TableInfo:
+    """A table as GetTable answers it over the Connect API in JSON at the page's `url`."""
+    response = httpx.post(
+        url.rstrip("/") + PATH + "GetTable",
+        content=json_format.MessageToJson(service_pb2.GetTableRequest(table_id=table_id)),
+        headers={"content-type": "application/json"},
+        timeout=10,
+    )
+    assert response.status_code == 200, response.text
+    return json_format.Parse(response.text, service_pb2.GetTableResponse()).table
 
 
 # --- A real headless Chromium (Debian's chromium + chromium-driver), driven with Selenium ---------------

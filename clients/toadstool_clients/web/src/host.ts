@@ -1,5 +1,5 @@
-// The host's controls at a table (issue #25): start now, add a bot, remove a seat, let a bot play a seat,
-// end the table. Offered only in a browser that holds the table's host token (kept by the lobby when it
+// The host's controls at a table (issue #25): start now, add a bot, each bot's level (issue #46), remove a
+// seat, let a bot play a seat, end the table. Offered only in a browser that holds the table's host token (kept by the lobby when it
 // created the table, storage.ts); the server decides: every refusal is shown as the server's own message (a lost connection in plain
 // words, words.ts).
 // Removing a seat and ending the table are confirmed first. Not for the table display (a shared screen
@@ -10,6 +10,7 @@ import type { Seat, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { api, hostHeaders } from "./api";
 import { h } from "./dom";
+import { BOT_LEVELS, botLevelName } from "./names";
 import { isConnectionProblem, plainWords } from "./words";
 
 /** One control: its label, whether it must be confirmed (and the question then asked), and its call. */
@@ -43,6 +44,7 @@ export class HostControls {
       "section",
       { class: "host", "aria-label": "host controls" },
       h("h2", {}, "You host this table"),
+      pending ? null : h("div", { class: "host-levels" }, ...this.levels(update)),
       pending
         ? h(
             "div",
@@ -68,6 +70,37 @@ export class HostControls {
             ),
           ),
     );
+  }
+
+  /** One row per bot: "Bot 1 plays [normal]", the level a select the host changes at once. */
+  private levels(update: Update): HTMLElement[] {
+    const headers = hostHeaders(this.token);
+    return update.seats
+      .filter((s) => s.kind === SeatKind.BOT)
+      .map((seat) => {
+        const id = `bot-level-${seat.index}`;
+        const select = h(
+          "select",
+          {
+            id,
+            class: "bot-level",
+            "data-seat": seat.index,
+            disabled: this.busy,
+            onchange: () => {
+              const level = Number(select.value);
+              void this.run({
+                key: `level-${seat.index}`,
+                label: `${seat.name} plays ${botLevelName(level)}`,
+                call: () => api.setBotLevel({ tableId: this.tableId, seat: seat.index, botLevel: level }, { headers }),
+              });
+            },
+          },
+          ...Object.entries(BOT_LEVELS).map(([number, word]) =>
+            h("option", { value: number, selected: botLevelName(seat.botLevel) === word }, word),
+          ),
+        ) as HTMLSelectElement;
+        return h("div", { class: "bot-level-row" }, h("label", { for: id }, `${seat.name} plays`), select);
+      });
   }
 
   private controls(update: Update): Control[] {

@@ -13,6 +13,7 @@ import { nameProblem } from "./join";
 import { DESCRIPTIONS, gamePicture } from "./pictures";
 import { chooseSeat, heldSeats, holdSeat, savedName, saveHostToken, saveName } from "./storage";
 import { isConnectionProblem, plainWords } from "./words";
+import { BOT_LEVELS, botLevelName, botNote } from "./names";
 
 const REFRESH_MS = 2000;
 /** How long a finished table stays in this device's list after it first saw it finished. */
@@ -169,7 +170,7 @@ export class LobbyScreen {
       h(
         "div",
         { class: "table-seats" },
-        table.seats.map((s) => (s.kind === SeatKind.EMPTY ? "open seat" : s.kind === SeatKind.BOT ? `${s.name} (bot)` : s.name)).join(" · "),
+        table.seats.map((s) => (s.kind === SeatKind.EMPTY ? "open seat" : s.kind === SeatKind.BOT ? `${s.name}${botNote(s)}` : s.name)).join(" · "),
       ),
       h(
         "div",
@@ -252,6 +253,15 @@ export class LobbyScreen {
     const fields: HTMLElement[] = [];
     const players = stepper("players", game.minPlayers, game.maxPlayers, Math.min(Math.max(game.minPlayers, 3), game.maxPlayers));
     const bots = stepper("bots", 0, game.maxPlayers, 0);
+    // How strong the bots play: three big radio buttons (a tap each), normal unless chosen.
+    const levels = Object.entries(BOT_LEVELS).map(([number, word]) =>
+      h("input", { type: "radio", name: "bot_level", value: number, id: `bot-level-${word}`, checked: word === "normal" }),
+    );
+    const levelPicker = h(
+      "div",
+      { class: "segmented", role: "radiogroup", "aria-label": "how strong the bots play" },
+      ...levels.flatMap((input) => [input, h("label", { for: input.id }, botLevelName(Number(input.value)))]),
+    );
     const takeover = h("input", { type: "number", name: "takeover_seconds", min: 0, max: 3600, value: DEFAULT_TAKEOVER_SECONDS });
     const turnClock = h("input", { type: "number", name: "turn_seconds", min: 0, max: 3600, value: 0 });
     const manualStart = h("input", { type: "checkbox", name: "manual_start" });
@@ -290,6 +300,7 @@ export class LobbyScreen {
           game: game.name,
           players: Number(players.input.value),
           bots: Number(bots.input.value),
+          botLevel: Number(levels.find((input) => input.checked)?.value ?? 0),
           options: chosen,
           takeoverSeconds: seconds(takeover.value),
           turnSeconds: seconds(turnClock.value),
@@ -327,6 +338,7 @@ export class LobbyScreen {
       h("h3", {}, game.title),
       h("div", { class: "option" }, h("label", { for: "players" }, "Players"), players.element, h("small", {}, `${game.minPlayers}-${game.maxPlayers} at the table, you included`)),
       h("div", { class: "option" }, h("label", { for: "bots" }, "Bots"), bots.element, h("small", {}, "of those, played by the computer")),
+      h("div", { class: "option bot-levels" }, h("span", { class: "label" }, "Bots play"), levelPicker, h("small", {}, "easy makes beginner's mistakes; hard plans ahead")),
       h(
         "div",
         { class: "more-options" },

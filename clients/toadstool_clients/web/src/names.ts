@@ -1,7 +1,8 @@
 // Names and texts: seat names, "you", the words of a choice step (a port of the parts of
 // clients/toadstool_clients/names.py the browser needs). Presentation only.
 
-import type { Update } from "./gen/toadstool/v1/table_pb";
+import type { Seat, Update } from "./gen/toadstool/v1/table_pb";
+import { SeatKind } from "./gen/toadstool/v1/table_pb";
 import type { UnoCard } from "./gen/toadstool/v1/uno_pb";
 import { UnoColor, UnoKind } from "./gen/toadstool/v1/uno_pb";
 import { LevelUpVote } from "./gen/toadstool/v1/levelup_pb";
@@ -83,6 +84,21 @@ export function unoCardName(card: UnoCard): string {
   const face = card.number !== undefined ? String(card.number) : (UNO_KIND_NAMES[card.kind] ?? "card");
   const colour = UNO_COLOR_NAMES[card.color];
   return colour ? `${colour} ${face}` : face;
+}
+
+/** Bot levels by service.proto's BotLevel number (Seat.bot_level), as a person reads them. */
+export const BOT_LEVELS: Record<number, string> = { 1: "easy", 2: "normal", 3: "hard" };
+
+/** A bot level's word; 0 (unspecified) and any unknown number read "normal", as the server plays them. */
+export function botLevelName(level: number): string {
+  return BOT_LEVELS[level] ?? "normal";
+}
+
+/** What follows a seat's name for a bot: " (bot)" for a normal one, " (hard bot)", " (easy bot)"; "" for others. */
+export function botNote(seat: Seat): string {
+  if (seat.kind !== SeatKind.BOT) return "";
+  const level = botLevelName(seat.botLevel);
+  return level === "normal" ? " (bot)" : ` (${level} bot)`;
 }
 
 export function seatName(update: Update, seat: number): string {

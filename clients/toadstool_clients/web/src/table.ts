@@ -23,7 +23,7 @@ import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import { NARROW } from "./games/types";
 import type { RenderContext } from "./games/types";
-import { seatName, stepLabel } from "./names";
+import { botNote, seatName, stepLabel } from "./names";
 import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
@@ -473,7 +473,7 @@ export class TableScreen {
           "li",
           { class: `seat${turn ? " to-act" : ""}${you ? " you" : ""}`, "data-seat": seat.index },
           h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
-          h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", seat.kind === SeatKind.BOT ? " (bot)" : ""),
+          h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", botNote(seat)),
           seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
           update.scores.length ? h("span", { class: "score" }, scoreText(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
           empty && this.mode === "play" && !this.held

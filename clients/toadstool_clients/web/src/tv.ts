@@ -12,7 +12,7 @@ import { api } from "./api";
 import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
-import { seatName } from "./names";
+import { botNote, seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
 import { lowerWins, ordinal, ranking, scoreText } from "./ranking";
 
@@ -237,7 +237,7 @@ export class TvScreen {
             h(
               "li",
               { class: s.kind === SeatKind.EMPTY ? "open" : "taken" },
-              s.kind === SeatKind.EMPTY ? "waiting for a player…" : `${s.name}${s.kind === SeatKind.BOT ? " (bot)" : ""}`,
+              s.kind === SeatKind.EMPTY ? "waiting for a player…" : `${s.name}${botNote(s)}`,
             ),
           ),
         ),
