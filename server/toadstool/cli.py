@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import grpc
@@ -30,6 +30,44 @@ if TYPE_CHECKING:
     from toadstool.api.v1 import table_pb2
     from toadstool_clients.connection import Client
     from toadstool_clients.host_feed import HostFeed
+
+
+def N_(message: str) -> str:
+    """Mark a help text for the server's catalogue (toadstool.i18n); `HelpInLanguage` says it."""
+    return message
+
+
+#: argparse's own words on a help page, for the catalogue: argparse has no German of its own.
+ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"))
+
+
+def _say(text: str) -> str:
+    """`text` in the language of the person running the command (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) where
+    the catalogue has it (toadstool.i18n, imported only when a help page or an error is shown)."""
+    from toadstool.i18n import environment_language, translate
+
+    return translate(environment_language(), text) if text else text
+
+
+class HelpInLanguage(argparse.HelpFormatter):
+    """A help page in its reader's language: each help text, heading, description and argparse's own words
+    through the catalogue (`_say`); a text it does not have stays as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _say(action.help) if action.help else action.help
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(_say(heading) if heading else heading)
+
+    def add_text(self, text: str | None) -> None:
+        super().add_text(_say(text) if text and text != argparse.SUPPRESS else text)
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, _say("usage: ") if prefix is None else prefix)
+
+
+class RawDescriptionInLanguage(HelpInLanguage, argparse.RawDescriptionHelpFormatter):
+    """`HelpInLanguage` for a page whose description and epilog keep their own lines (a list of games)."""
 
 
 @dataclass(frozen=True)
@@ -115,7 +153,7 @@ def _with_games_listed(parser: argparse.ArgumentParser) -> None:
     """Show the installed games and their options below the flags of `parser` (`toadstool play --help`)."""
     from toadstool_clients.game_list import describe_games
 
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.formatter_class = RawDescriptionInLanguage
     parser.epilog = "games (in any letter case), with their options:\n" + describe_games(_installed_games())
 
 
@@ -663,31 +701,32 @@ def _discovered_server(args: argparse.Namespace) -> str | None:
 
 #: Every subcommand, in the order `toadstool --help` lists them.
 COMMANDS: dict[str, Command] = {
-    "serve": _in_module("host tables for the LAN", "toadstool.server.serve_command"),
+    "serve": _in_module(N_("host tables for the LAN"), "toadstool.server.serve_command"),
     "play": Command(
-        "play a game in the terminal against bots (its own server keeps an unfinished game to come back to)",
+        N_("play a game in the terminal against bots (its own server keeps an unfinished game to come back to)"),
         _play_options,
         cmd_play,
     ),
-    "join": Command("take a seat at a table and play", _join_options, _with_server(cmd_join)),
-    "watch": Command("spectate a table", _watch_options, _with_server(cmd_watch)),
-    "games": Command("list the games and their options (no server needed)", _games_options, cmd_games),
-    "tables": Command("list the server's tables", _server_options, _with_server(cmd_tables)),
-    "new": Command("create a table and print its id", _new_options, _with_server(cmd_new)),
-    "selfplay": Command("play bot-only games in-process and print a JSON summary", _selfplay_options, cmd_selfplay),
-    "tracks": Command("list the installed Kart tracks", _no_options, cmd_tracks),
+    "join": Command(N_("take a seat at a table and play"), _join_options, _with_server(cmd_join)),
+    "watch": Command(N_("spectate a table"), _watch_options, _with_server(cmd_watch)),
+    "games": Command(N_("list the games and their options (no server needed)"), _games_options, cmd_games),
+    "tables": Command(N_("list the server's tables"), _server_options, _with_server(cmd_tables)),
+    "new": Command(N_("create a table and print its id"), _new_options, _with_server(cmd_new)),
+    "selfplay": Command(N_("play bot-only games in-process and print a JSON summary"), _selfplay_options, cmd_selfplay),
+    "tracks": Command(N_("list the installed Kart tracks"), _no_options, cmd_tracks),
     "db": _in_module(
-        "check a server's database file, or salvage its readable tables into a new one", "toadstool.server.db_command"
+        N_("check a server's database file, or salvage its readable tables into a new one"),
+        "toadstool.server.db_command",
     ),
-    "tk": _in_module("the Tk desktop client", "toadstool_clients.tk.app"),
+    "tk": _in_module(N_("the Tk desktop client"), "toadstool_clients.tk.app"),
     "bridge": _in_module(
-        "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
+        N_("mirror public table state to MQTT (LED dice, displays, Home Assistant)"),
         "toadstool_clients.bridge.app",
         extra=("the MQTT bridge", "bridge"),
     ),
-    "discover": _in_module("list Toadstool servers announced on the LAN", "toadstool_clients.discovery"),
-    "cert": _in_module("make a self-signed TLS certificate and key for a home LAN", "toadstool_clients.certs"),
-    "replay": _in_module("replay a finished game step by step", "toadstool_clients.replay"),
+    "discover": _in_module(N_("list Toadstool servers announced on the LAN"), "toadstool_clients.discovery"),
+    "cert": _in_module(N_("make a self-signed TLS certificate and key for a home LAN"), "toadstool_clients.certs"),
+    "replay": _in_module(N_("replay a finished game step by step"), "toadstool_clients.replay"),
 }
 
 
@@ -695,23 +734,30 @@ def build_parser(with_options: Iterable[str] | None = None) -> argparse.Argument
     """The `toadstool` parser: every subcommand, with the options of those in `with_options` (default:
     all of them, which imports every client; `main` adds only the one asked for)."""
     chosen = set(COMMANDS if with_options is None else with_options)
-    parser = argparse.ArgumentParser(prog="toadstool", description="Mario tabletop games over the LAN.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser = argparse.ArgumentParser(
+        prog="toadstool", description=N_("Mario tabletop games over the LAN."), formatter_class=HelpInLanguage
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help=N_("log more"))
     sub = parser.add_subparsers(
         dest="command",
         required=True,
         metavar="COMMAND",
-        title="commands",
-        help="`toadstool COMMAND --help` for its options",
+        title=N_("commands"),
+        help=N_("`toadstool COMMAND --help` for its options"),
     )
     for name, command in COMMANDS.items():
+        # Its own page's description: its summary, in its reader's language, as a sentence.
+        summary = _say(command.summary) if name in chosen else command.summary
         p = sub.add_parser(
-            name, help=command.summary, description=command.summary[0].upper() + command.summary[1:] + "."
+            name,
+            help=command.summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            formatter_class=HelpInLanguage,
         )
         if name in chosen:
             command.add_arguments(p)
             # -v works after the subcommand too; SUPPRESS keeps a -v given before it.
-            p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log more")
+            p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=N_("log more"))
     return parser
 
 
