@@ -127,9 +127,11 @@ def _matching_game(typed: str, names: Iterable[str]) -> str:
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", help="HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
     parser.add_argument(
-        "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
+        "--server", help=N_("HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
+    )
+    parser.add_argument(
+        "--tls-ca", help=N_("PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)")
     )
 
 
@@ -139,14 +141,14 @@ def _option_flag(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a game option (repeatable; `toadstool games` lists each game's options and defaults)",
+        help=N_("a game option (repeatable; `toadstool games` lists each game's options and defaults)"),
     )
 
 
 def _game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game to play, by the name `toadstool games` lists (uno, kart, ...)")
+    parser.add_argument("game", help=N_("the game to play, by the name `toadstool games` lists (uno, kart, ...)"))
     _option_flag(parser)
-    parser.add_argument("--seed", type=int, help="seed of the shuffles and dice, to play the same game again")
+    parser.add_argument("--seed", type=int, help=N_("seed of the shuffles and dice, to play the same game again"))
 
 
 def _with_games_listed(parser: argparse.ArgumentParser) -> None:
@@ -154,39 +156,51 @@ def _with_games_listed(parser: argparse.ArgumentParser) -> None:
     from toadstool_clients.game_list import describe_games
 
     parser.formatter_class = RawDescriptionInLanguage
-    parser.epilog = "games (in any letter case), with their options:\n" + describe_games(_installed_games())
+    parser.epilog = (
+        _say(N_("games (in any letter case), with their options:")) + "\n" + describe_games(_installed_games())
+    )
 
 
 def _installed_games() -> list[table_pb2.GameInfo]:
-    """Every game installed here (toadstool.games) as the contract describes a game: no server needed."""
+    """Every game installed here (toadstool.games) as the contract describes a game, its title and its
+    options' help in the language of whoever runs the command (as ListGames says them): no server needed."""
     from toadstool.games import GAMES
     from toadstool.server.messages import game_info
 
-    return [game_info(spec.engine) for spec in GAMES.values()]
+    games = [game_info(spec.engine) for spec in GAMES.values()]
+    for game in games:
+        game.title = _say(game.title)
+        for option in game.options:
+            option.help = _say(option.help)
+    return games
 
 
 def _play_options(parser: argparse.ArgumentParser) -> None:
     _game_options(parser)
     _with_games_listed(parser)
-    parser.add_argument("--bots", type=int, default=3, help="number of bot opponents (default %(default)s)")
-    parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
+    parser.add_argument("--bots", type=int, default=3, help=N_("number of bot opponents (default %(default)s)"))
+    parser.add_argument("--name", default=_default_name(), help=N_("your name at the table (default %(default)s)"))
     parser.add_argument(
-        "--bot-delay", type=float, default=0.8, help="seconds before each bot action (default %(default)s)"
+        "--bot-delay", type=float, default=0.8, help=N_("seconds before each bot action (default %(default)s)")
     )
     parser.add_argument(
-        "--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends"
+        "--players", type=int, help=N_("seats in all (default: you plus the bots); open seats wait for friends")
     )
     _bot_level_option(parser)
     parser.add_argument(
         "--lan",
         action="store_true",
-        help="let friends join: bind 0.0.0.0:50051, serve the web client and announce it on the LAN",
+        help=N_("let friends join: bind 0.0.0.0:50051, serve the web client and announce it on the LAN"),
     )
-    parser.add_argument("--quiet", action="store_true", help="with --lan: do not show who joins, leaves or drops")
+    parser.add_argument("--quiet", action="store_true", help=N_("with --lan: do not show who joins, leaves or drops"))
     parser.add_argument(
-        "--bind", default="0.0.0.0", help="with --lan: the address to listen on (default %(default)s: every interface)"
+        "--bind",
+        default="0.0.0.0",
+        help=N_("with --lan: the address to listen on (default %(default)s: every interface)"),
     )
-    parser.add_argument("--port", type=int, default=50051, help="with --lan: the port (default %(default)s; 0: any)")
+    parser.add_argument(
+        "--port", type=int, default=50051, help=N_("with --lan: the port (default %(default)s; 0: any)")
+    )
     _clock_options(parser)
     _auto_option(parser)
     _server_options(parser)
@@ -197,7 +211,7 @@ def _bot_level_option(parser: argparse.ArgumentParser) -> None:
         "--bot-level",
         choices=("easy", "normal", "hard"),
         default="normal",
-        help="how strong the bots play (default %(default)s)",
+        help=N_("how strong the bots play (default %(default)s)"),
     )
 
 
@@ -211,13 +225,17 @@ def _bot_level(args: argparse.Namespace) -> int:
 def _clock_options(parser: argparse.ArgumentParser) -> None:
     from toadstool_clients.connection import DEFAULT_TAKEOVER_SECONDS
 
-    parser.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
+    parser.add_argument(
+        "--turn-seconds", type=int, default=0, help=N_("turn clock: seconds per decision (default off)")
+    )
     parser.add_argument(
         "--takeover-seconds",
         type=int,
         default=DEFAULT_TAKEOVER_SECONDS,
-        help="a bot plays a disconnected person's seat after this many seconds, until they return "
-        "(default %(default)s; 0: never)",
+        help=N_(
+            "a bot plays a disconnected person's seat after this many seconds, until they return "
+            "(default %(default)s; 0: never)"
+        ),
     )
 
 
@@ -225,61 +243,66 @@ def _auto_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--auto",
         action="store_true",
-        help="play single forced choices (a roll, a forced draw) by yourself after a short pause",
+        help=N_("play single forced choices (a roll, a forced draw) by yourself after a short pause"),
     )
 
 
 def _join_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    parser.add_argument("table", help=N_("id of the table (`toadstool tables` lists them)"))
     parser.add_argument(
         "--name",
         default=_default_name(),
-        help="your name at the table, under which this computer keeps your seat (default %(default)s)",
+        help=N_("your name at the table, under which this computer keeps your seat (default %(default)s)"),
     )
-    parser.add_argument("--seat", type=int, help="the seat to take (default: the first open one)")
+    parser.add_argument("--seat", type=int, help=N_("the seat to take (default: the first open one)"))
     _auto_option(parser)
     _server_options(parser)
 
 
 def _watch_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    parser.add_argument("table", help=N_("id of the table (`toadstool tables` lists them)"))
     _server_options(parser)
 
 
 def _new_options(parser: argparse.ArgumentParser) -> None:
     _game_options(parser)
-    parser.add_argument("--players", type=int, required=True, help="seats in all, bots included")
-    parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots play (default %(default)s)")
-    parser.add_argument("--name", default="", help="name of the table (default: the game's title and the table id)")
-    parser.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
+    parser.add_argument("--players", type=int, required=True, help=N_("seats in all, bots included"))
+    parser.add_argument("--bots", type=int, default=0, help=N_("how many of the seats bots play (default %(default)s)"))
+    parser.add_argument("--name", default="", help=N_("name of the table (default: the game's title and the table id)"))
+    parser.add_argument("--manual-start", action="store_true", help=N_("wait for the host to start the table"))
     _bot_level_option(parser)
     _clock_options(parser)
     _server_options(parser)
 
 
 def _selfplay_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game, by the name `toadstool games` lists")
+    parser.add_argument("game", help=N_("the game, by the name `toadstool games` lists"))
     _with_games_listed(parser)
     _option_flag(parser)
-    parser.add_argument("--games", type=int, default=10, help="how many games to play (default %(default)s)")
+    parser.add_argument("--games", type=int, default=10, help=N_("how many games to play (default %(default)s)"))
     parser.add_argument(
-        "--seed", type=int, default=1, help="seed of the first game; each next game adds one (default %(default)s)"
+        "--seed", type=int, default=1, help=N_("seed of the first game; each next game adds one (default %(default)s)")
     )
-    parser.add_argument("--players", type=int, help="seats per game (default: the game's smallest table)")
-    parser.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
+    parser.add_argument("--players", type=int, help=N_("seats per game (default: the game's smallest table)"))
+    parser.add_argument("--smart-seats", default="", help=N_("comma-separated seats played by the sensible bot"))
     parser.add_argument(
-        "--levels", default="", help="comma-separated bot level per seat: easy, normal, hard (instead of --smart-seats)"
+        "--levels",
+        default="",
+        help=N_("comma-separated bot level per seat: easy, normal, hard (instead of --smart-seats)"),
     )
     parser.add_argument(
-        "--budget-ms", type=float, default=150.0, help="a hard bot's thinking per move, CPU ms (default %(default)s)"
+        "--budget-ms",
+        type=float,
+        default=150.0,
+        help=N_("a hard bot's thinking per move, CPU ms (default %(default)s)"),
     )
 
 
 def _games_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--server", help="HOST[:PORT]: list the games that server hosts (default: the games installed here)"
+        "--server", help=N_("HOST[:PORT]: list the games that server hosts (default: the games installed here)")
     )
-    parser.add_argument("--tls-ca", help="PEM certificate of a TLS --server (default: $TOADSTOOL_TLS_CA)")
+    parser.add_argument("--tls-ca", help=N_("PEM certificate of a TLS --server (default: $TOADSTOOL_TLS_CA)"))
 
 
 def _no_options(parser: argparse.ArgumentParser) -> None:
