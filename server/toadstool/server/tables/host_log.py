@@ -12,7 +12,7 @@ from __future__ import annotations
 import logging
 from typing import TYPE_CHECKING
 
-from toadstool.i18n import Text
+from toadstool.i18n import Text, tr
 
 if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
@@ -30,3 +30,13 @@ def tell_host(table: Table, text: Text) -> None:
     """One line for the host about `table` (cheap when nobody listens: the text is built only then)."""
     if HOST_LOG.isEnabledFor(logging.INFO):
         HOST_LOG.info("%s: %s", table_label(table), text)
+
+
+def tell_connection(table: Table, name: str, *, lost: bool, again: bool) -> None:
+    """The line for a person whose connection came (`again`: came back) or was `lost`."""
+    if lost:
+        tell_host(table, tr("{name} lost their connection", name=name))
+    elif again:
+        tell_host(table, tr("{name} reconnected", name=name))
+    else:
+        tell_host(table, tr("{name} connected", name=name))

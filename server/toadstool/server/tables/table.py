@@ -40,7 +40,7 @@ from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 from toadstool.server.tables.group_commit import GroupCommit
 from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
-from toadstool.server.tables.host_log import tell_host
+from toadstool.server.tables.host_log import tell_connection, tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
     AppliedRequest,
@@ -372,12 +372,7 @@ class Table:
         state.connections = max(0, state.connections + delta)
         if state.kind is SeatKind.HUMAN and (before == 0) != (state.connections == 0):
             self.people_seen = self.now()
-            if before != 0:
-                tell_host(self, tr("{name} lost their connection", name=state.name))
-            elif state.ever_connected:
-                tell_host(self, tr("{name} reconnected", name=state.name))
-            else:
-                tell_host(self, tr("{name} connected", name=state.name))
+            tell_connection(self, state.name, lost=before != 0, again=state.ever_connected)
             state.ever_connected = True
         if state.connections > 0:
             state.away_since = None
