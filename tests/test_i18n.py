@@ -30,7 +30,7 @@ from toadstool import i18n
 from toadstool.api.v1 import service_pb2, service_pb2_grpc
 from toadstool.i18n import negotiate, tr, trn
 from toadstool.server.app import RunningServer, ServerConfig, running_server
-from toadstool.server.web_socket import REFUSED, SOCKET_PATH
+from toadstool.server.web_socket import ACT, ACT_REFUSED, REFUSED, SOCKET_PATH, VIEW, WATCH
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "server" / "toadstool" / "locale"
@@ -307,6 +307,33 @@ async def test_a_play_stream_and_a_web_socket_refuse_in_their_callers_language(s
     assert isinstance(frame, bytes)
     assert frame[0] == REFUSED
     assert json.loads(frame[1:])["message"] == "diese Frame-Art gibt es nicht: 9 (1 WATCH, 2 ACT, 0 HELLO)"
+    # The service's refusal of a socket's act (no seat token): the handshake's language too.
+    async with connect(url, open_timeout=SECONDS, additional_headers={"accept-language": GERMAN}) as socket:
+        await socket.send(bytes((WATCH,)) + service_pb2.WatchRequest(table_id=table_id).SerializeToString())
+        act = service_pb2.ActRequest(table_id=table_id, action_id="draw", request_id="r2")
+        async with asyncio.timeout(SECONDS):
+            while (frame := await socket.recv())[0] != VIEW:
+                pass
+            await socket.send(bytes((ACT,)) + act.SerializeToString())
+            while (frame := await socket.recv())[0] == VIEW:
+                pass
+    assert isinstance(frame, bytes)
+    assert frame[0] == ACT_REFUSED
+    refusal = json.loads(frame[1:])
+    assert refusal == {
+        "code": "unauthenticated",
+        "message": "kein Platz-Token: sende das Token aus JoinTable in den Metadaten 'x-seat-token'",
+    }
+
+
+async def test_a_refusal_with_umlauts_reaches_a_grpc_caller_whole(server: RunningServer) -> None:
+    async with _stub(server.address) as stub:
+        created = await stub.CreateTable(service_pb2.CreateTableRequest(game="uno", players=2), timeout=SECONDS)
+        join = service_pb2.JoinTableRequest(table_id=created.table.table_id, name="Ann", seat=5)
+        with pytest.raises(grpc.aio.AioRpcError) as refused:
+            await stub.JoinTable(join, metadata=_language(GERMAN), timeout=SECONDS)
+    assert refused.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert refused.value.details() == "Platz 5 gibt es nicht; die Plätze sind 0..1"
 
 
 async def test_a_malformed_accept_language_falls_back_to_the_default_without_error() -> None:
