@@ -61,9 +61,10 @@ def preview(value: object, limit: int = PREVIEW_LENGTH) -> str:
     return f"'{text}'" if isinstance(value, str) else text
 
 
-def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING_LENGTH) -> str:
+def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING_LENGTH) -> Text:
     """The choices an error message names ("one of a, b, c"), as many as fit in about `limit` characters,
-    then how many more there are ("a, b, and 12 more"); "none" when there are none."""
+    then how many more there are ("a, b, and 12 more"); "none" when there are none. A `Text`, so the words
+    around the items are said in the message's language (`str()` of it is the English)."""
     names = [str(item) for item in items]
     shown: list[str] = []
     used = 0
@@ -73,9 +74,18 @@ def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING
         if shown and used > limit:
             break
         shown.append(text if whole else text + "…")
+    if not shown:
+        return tr("none")
     if len(shown) < len(names):
-        shown.append(f"and {len(names) - len(shown)} more")
-    return separator.join(shown) or "none"
+        more = len(names) - len(shown)
+        return trn(
+            "{items}{separator}and {n} more",
+            "{items}{separator}and {n} more",
+            more,
+            items=separator.join(shown),
+            separator=separator,
+        )
+    return Text("{items}", (("items", separator.join(shown)),))  # the items alone: nothing to translate
 
 
 class EngineError(Exception):
