@@ -141,13 +141,18 @@ def supported(language: str) -> str:
     return str(found)
 
 
-@functools.lru_cache(maxsize=512)
 def negotiate(header: str, default: str = ENGLISH) -> str:
     """The language to answer a caller in: the best of `LANGUAGES` its accept-language header asks for
     (RFC 9110: ranges by quality, then by order), else `default`. A header that cannot be read, wholly or in
-    part, is no error: what cannot be read is left out (so a malformed header means `default`)."""
+    part, is no error: what cannot be read is left out (so a malformed header means `default`). Only its
+    first `_MAX_HEADER` characters are read, and remembered (the few headers a LAN's browsers send)."""
+    return _negotiate(header[:_MAX_HEADER], default)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiate(header: str, default: str) -> str:
     wanted: list[tuple[float, int, str]] = []
-    for order, item in enumerate(header[:_MAX_HEADER].split(",")[:_MAX_RANGES]):
+    for order, item in enumerate(header.split(",")[:_MAX_RANGES]):
         tag, *parameters = (part.strip() for part in item.split(";"))
         if not _RANGE.match(tag):
             continue
