@@ -78,6 +78,7 @@ class Checkout:
             self.stub(venv_bin / name)
         self.stub(venv_bin / "pytest", 'exit "${FAKE_PYTEST_EXIT:-0}"')
         self.stub(self.root / "scripts" / "gen-proto")
+        self.stub(self.root / "scripts" / "i18n")
         self.stub(self.root / "tools" / "buf" / "check")
 
     def stub(self, path: Path, body: str = "") -> None:
@@ -131,7 +132,7 @@ INSTALL = [
     "npm ci --prefix clients/toadstool_clients/web --no-audit --no-fund --silent",
     "npm ci --prefix bench/peers --no-audit --no-fund --silent",
 ]
-CHECKS = ["gen-proto --check", "buf-check", "ruff check .", "ruff format --check .", "mypy"]
+CHECKS = ["gen-proto --check", "i18n --check", "buf-check", "ruff check .", "ruff format --check .", "mypy"]
 
 
 def test_a_missing_program_it_cannot_install_stops_it_before_any_test_naming_the_package(
@@ -233,7 +234,7 @@ def test_a_failing_check_stops_it_before_pytest(checkout: Checkout) -> None:
     checkout.mark_installed()
     result = checkout.run(FAKE_FAIL="ruff")
     assert result.returncode == 1
-    assert checkout.ran() == [*CHECKS[:3]]
+    assert checkout.ran() == [*CHECKS[:4]]
 
 
 def test_ci_and_the_readme_run_the_same_script() -> None:

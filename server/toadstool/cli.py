@@ -22,7 +22,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import grpc
@@ -30,6 +30,44 @@ if TYPE_CHECKING:
     from toadstool.api.v1 import table_pb2
     from toadstool_clients.connection import Client
     from toadstool_clients.host_feed import HostFeed
+
+
+def N_(message: str) -> str:
+    """Mark a help text for the server's catalogue (toadstool.i18n); `HelpInLanguage` says it."""
+    return message
+
+
+#: argparse's own words on a help page, for the catalogue: argparse has no German of its own.
+ARGPARSE_WORDS = (N_("usage: "), N_("options"), N_("positional arguments"), N_("show this help message and exit"))
+
+
+def _say(text: str) -> str:
+    """`text` in the language of the person running the command (LANGUAGE, LC_ALL, LC_MESSAGES, LANG) where
+    the catalogue has it (toadstool.i18n, imported only when a help page or an error is shown)."""
+    from toadstool.i18n import environment_language, translate
+
+    return translate(environment_language(), text) if text else text
+
+
+class HelpInLanguage(argparse.HelpFormatter):
+    """A help page in its reader's language: each help text, heading, description and argparse's own words
+    through the catalogue (`_say`); a text it does not have stays as written."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        return _say(action.help) if action.help else action.help
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(_say(heading) if heading else heading)
+
+    def add_text(self, text: str | None) -> None:
+        super().add_text(_say(text) if text and text != argparse.SUPPRESS else text)
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        super().add_usage(usage, actions, groups, _say("usage: ") if prefix is None else prefix)
+
+
+class RawDescriptionInLanguage(HelpInLanguage, argparse.RawDescriptionHelpFormatter):
+    """`HelpInLanguage` for a page whose description and epilog keep their own lines (a list of games)."""
 
 
 @dataclass(frozen=True)
@@ -89,9 +127,11 @@ def _matching_game(typed: str, names: Iterable[str]) -> str:
 
 
 def _server_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--server", help="HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
     parser.add_argument(
-        "--tls-ca", help="PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)"
+        "--server", help=N_("HOST[:PORT] of the server (default: $TOADSTOOL_SERVER or 127.0.0.1:50051)")
+    )
+    parser.add_argument(
+        "--tls-ca", help=N_("PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)")
     )
 
 
@@ -101,54 +141,66 @@ def _option_flag(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=VALUE",
-        help="a game option (repeatable; `toadstool games` lists each game's options and defaults)",
+        help=N_("a game option (repeatable; `toadstool games` lists each game's options and defaults)"),
     )
 
 
 def _game_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game to play, by the name `toadstool games` lists (uno, kart, ...)")
+    parser.add_argument("game", help=N_("the game to play, by the name `toadstool games` lists (uno, kart, ...)"))
     _option_flag(parser)
-    parser.add_argument("--seed", type=int, help="seed of the shuffles and dice, to play the same game again")
+    parser.add_argument("--seed", type=int, help=N_("seed of the shuffles and dice, to play the same game again"))
 
 
 def _with_games_listed(parser: argparse.ArgumentParser) -> None:
     """Show the installed games and their options below the flags of `parser` (`toadstool play --help`)."""
     from toadstool_clients.game_list import describe_games
 
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = "games (in any letter case), with their options:\n" + describe_games(_installed_games())
+    parser.formatter_class = RawDescriptionInLanguage
+    parser.epilog = (
+        _say(N_("games (in any letter case), with their options:")) + "\n" + describe_games(_installed_games())
+    )
 
 
 def _installed_games() -> list[table_pb2.GameInfo]:
-    """Every game installed here (toadstool.games) as the contract describes a game: no server needed."""
+    """Every game installed here (toadstool.games) as the contract describes a game, its title and its
+    options' help in the language of whoever runs the command (as ListGames says them): no server needed."""
     from toadstool.games import GAMES
     from toadstool.server.messages import game_info
 
-    return [game_info(spec.engine) for spec in GAMES.values()]
+    games = [game_info(spec.engine) for spec in GAMES.values()]
+    for game in games:
+        game.title = _say(game.title)
+        for option in game.options:
+            option.help = _say(option.help)
+    return games
 
 
 def _play_options(parser: argparse.ArgumentParser) -> None:
     _game_options(parser)
     _with_games_listed(parser)
-    parser.add_argument("--bots", type=int, default=3, help="number of bot opponents (default %(default)s)")
-    parser.add_argument("--name", default=_default_name(), help="your name at the table (default %(default)s)")
+    parser.add_argument("--bots", type=int, default=3, help=N_("number of bot opponents (default %(default)s)"))
+    parser.add_argument("--name", default=_default_name(), help=N_("your name at the table (default %(default)s)"))
     parser.add_argument(
-        "--bot-delay", type=float, default=0.8, help="seconds before each bot action (default %(default)s)"
+        "--bot-delay", type=float, default=0.8, help=N_("seconds before each bot action (default %(default)s)")
     )
     parser.add_argument(
-        "--players", type=int, help="seats in all (default: you plus the bots); open seats wait for friends"
+        "--players", type=int, help=N_("seats in all (default: you plus the bots); open seats wait for friends")
     )
     _bot_level_option(parser)
     parser.add_argument(
         "--lan",
         action="store_true",
-        help="let friends join: bind 0.0.0.0:50051, serve the web client and announce it on the LAN",
+        help=N_("let friends join: bind 0.0.0.0:50051, serve the web client and announce it on the LAN"),
     )
-    parser.add_argument("--quiet", action="store_true", help="with --lan: do not show who joins, leaves or drops")
+    parser.add_argument("--quiet", action="store_true", help=N_("with --lan: do not show who joins, leaves or drops"))
     parser.add_argument(
-        "--bind", default="0.0.0.0", help="with --lan: the address to listen on (default %(default)s: every interface)"
+        "--bind",
+        default="0.0.0.0",
+        help=N_("with --lan: the address to listen on (default %(default)s: every interface)"),
     )
-    parser.add_argument("--port", type=int, default=50051, help="with --lan: the port (default %(default)s; 0: any)")
+    parser.add_argument(
+        "--port", type=int, default=50051, help=N_("with --lan: the port (default %(default)s; 0: any)")
+    )
     _clock_options(parser)
     _auto_option(parser)
     _server_options(parser)
@@ -159,7 +211,7 @@ def _bot_level_option(parser: argparse.ArgumentParser) -> None:
         "--bot-level",
         choices=("easy", "normal", "hard"),
         default="normal",
-        help="how strong the bots play (default %(default)s)",
+        help=N_("how strong the bots play (default %(default)s)"),
     )
 
 
@@ -173,13 +225,17 @@ def _bot_level(args: argparse.Namespace) -> int:
 def _clock_options(parser: argparse.ArgumentParser) -> None:
     from toadstool_clients.connection import DEFAULT_TAKEOVER_SECONDS
 
-    parser.add_argument("--turn-seconds", type=int, default=0, help="turn clock: seconds per decision (default off)")
+    parser.add_argument(
+        "--turn-seconds", type=int, default=0, help=N_("turn clock: seconds per decision (default off)")
+    )
     parser.add_argument(
         "--takeover-seconds",
         type=int,
         default=DEFAULT_TAKEOVER_SECONDS,
-        help="a bot plays a disconnected person's seat after this many seconds, until they return "
-        "(default %(default)s; 0: never)",
+        help=N_(
+            "a bot plays a disconnected person's seat after this many seconds, until they return "
+            "(default %(default)s; 0: never)"
+        ),
     )
 
 
@@ -187,61 +243,66 @@ def _auto_option(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--auto",
         action="store_true",
-        help="play single forced choices (a roll, a forced draw) by yourself after a short pause",
+        help=N_("play single forced choices (a roll, a forced draw) by yourself after a short pause"),
     )
 
 
 def _join_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    parser.add_argument("table", help=N_("id of the table (`toadstool tables` lists them)"))
     parser.add_argument(
         "--name",
         default=_default_name(),
-        help="your name at the table, under which this computer keeps your seat (default %(default)s)",
+        help=N_("your name at the table, under which this computer keeps your seat (default %(default)s)"),
     )
-    parser.add_argument("--seat", type=int, help="the seat to take (default: the first open one)")
+    parser.add_argument("--seat", type=int, help=N_("the seat to take (default: the first open one)"))
     _auto_option(parser)
     _server_options(parser)
 
 
 def _watch_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("table", help="id of the table (`toadstool tables` lists them)")
+    parser.add_argument("table", help=N_("id of the table (`toadstool tables` lists them)"))
     _server_options(parser)
 
 
 def _new_options(parser: argparse.ArgumentParser) -> None:
     _game_options(parser)
-    parser.add_argument("--players", type=int, required=True, help="seats in all, bots included")
-    parser.add_argument("--bots", type=int, default=0, help="how many of the seats bots play (default %(default)s)")
-    parser.add_argument("--name", default="", help="name of the table (default: the game's title and the table id)")
-    parser.add_argument("--manual-start", action="store_true", help="wait for the host to start the table")
+    parser.add_argument("--players", type=int, required=True, help=N_("seats in all, bots included"))
+    parser.add_argument("--bots", type=int, default=0, help=N_("how many of the seats bots play (default %(default)s)"))
+    parser.add_argument("--name", default="", help=N_("name of the table (default: the game's title and the table id)"))
+    parser.add_argument("--manual-start", action="store_true", help=N_("wait for the host to start the table"))
     _bot_level_option(parser)
     _clock_options(parser)
     _server_options(parser)
 
 
 def _selfplay_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("game", help="the game, by the name `toadstool games` lists")
+    parser.add_argument("game", help=N_("the game, by the name `toadstool games` lists"))
     _with_games_listed(parser)
     _option_flag(parser)
-    parser.add_argument("--games", type=int, default=10, help="how many games to play (default %(default)s)")
+    parser.add_argument("--games", type=int, default=10, help=N_("how many games to play (default %(default)s)"))
     parser.add_argument(
-        "--seed", type=int, default=1, help="seed of the first game; each next game adds one (default %(default)s)"
+        "--seed", type=int, default=1, help=N_("seed of the first game; each next game adds one (default %(default)s)")
     )
-    parser.add_argument("--players", type=int, help="seats per game (default: the game's smallest table)")
-    parser.add_argument("--smart-seats", default="", help="comma-separated seats played by the sensible bot")
+    parser.add_argument("--players", type=int, help=N_("seats per game (default: the game's smallest table)"))
+    parser.add_argument("--smart-seats", default="", help=N_("comma-separated seats played by the sensible bot"))
     parser.add_argument(
-        "--levels", default="", help="comma-separated bot level per seat: easy, normal, hard (instead of --smart-seats)"
+        "--levels",
+        default="",
+        help=N_("comma-separated bot level per seat: easy, normal, hard (instead of --smart-seats)"),
     )
     parser.add_argument(
-        "--budget-ms", type=float, default=150.0, help="a hard bot's thinking per move, CPU ms (default %(default)s)"
+        "--budget-ms",
+        type=float,
+        default=150.0,
+        help=N_("a hard bot's thinking per move, CPU ms (default %(default)s)"),
     )
 
 
 def _games_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "--server", help="HOST[:PORT]: list the games that server hosts (default: the games installed here)"
+        "--server", help=N_("HOST[:PORT]: list the games that server hosts (default: the games installed here)")
     )
-    parser.add_argument("--tls-ca", help="PEM certificate of a TLS --server (default: $TOADSTOOL_TLS_CA)")
+    parser.add_argument("--tls-ca", help=N_("PEM certificate of a TLS --server (default: $TOADSTOOL_TLS_CA)"))
 
 
 def _no_options(parser: argparse.ArgumentParser) -> None:
@@ -663,31 +724,32 @@ def _discovered_server(args: argparse.Namespace) -> str | None:
 
 #: Every subcommand, in the order `toadstool --help` lists them.
 COMMANDS: dict[str, Command] = {
-    "serve": _in_module("host tables for the LAN", "toadstool.server.serve_command"),
+    "serve": _in_module(N_("host tables for the LAN"), "toadstool.server.serve_command"),
     "play": Command(
-        "play a game in the terminal against bots (its own server keeps an unfinished game to come back to)",
+        N_("play a game in the terminal against bots (its own server keeps an unfinished game to come back to)"),
         _play_options,
         cmd_play,
     ),
-    "join": Command("take a seat at a table and play", _join_options, _with_server(cmd_join)),
-    "watch": Command("spectate a table", _watch_options, _with_server(cmd_watch)),
-    "games": Command("list the games and their options (no server needed)", _games_options, cmd_games),
-    "tables": Command("list the server's tables", _server_options, _with_server(cmd_tables)),
-    "new": Command("create a table and print its id", _new_options, _with_server(cmd_new)),
-    "selfplay": Command("play bot-only games in-process and print a JSON summary", _selfplay_options, cmd_selfplay),
-    "tracks": Command("list the installed Kart tracks", _no_options, cmd_tracks),
+    "join": Command(N_("take a seat at a table and play"), _join_options, _with_server(cmd_join)),
+    "watch": Command(N_("spectate a table"), _watch_options, _with_server(cmd_watch)),
+    "games": Command(N_("list the games and their options (no server needed)"), _games_options, cmd_games),
+    "tables": Command(N_("list the server's tables"), _server_options, _with_server(cmd_tables)),
+    "new": Command(N_("create a table and print its id"), _new_options, _with_server(cmd_new)),
+    "selfplay": Command(N_("play bot-only games in-process and print a JSON summary"), _selfplay_options, cmd_selfplay),
+    "tracks": Command(N_("list the installed Kart tracks"), _no_options, cmd_tracks),
     "db": _in_module(
-        "check a server's database file, or salvage its readable tables into a new one", "toadstool.server.db_command"
+        N_("check a server's database file, or salvage its readable tables into a new one"),
+        "toadstool.server.db_command",
     ),
-    "tk": _in_module("the Tk desktop client", "toadstool_clients.tk.app"),
+    "tk": _in_module(N_("the Tk desktop client"), "toadstool_clients.tk.app"),
     "bridge": _in_module(
-        "mirror public table state to MQTT (LED dice, displays, Home Assistant)",
+        N_("mirror public table state to MQTT (LED dice, displays, Home Assistant)"),
         "toadstool_clients.bridge.app",
         extra=("the MQTT bridge", "bridge"),
     ),
-    "discover": _in_module("list Toadstool servers announced on the LAN", "toadstool_clients.discovery"),
-    "cert": _in_module("make a self-signed TLS certificate and key for a home LAN", "toadstool_clients.certs"),
-    "replay": _in_module("replay a finished game step by step", "toadstool_clients.replay"),
+    "discover": _in_module(N_("list Toadstool servers announced on the LAN"), "toadstool_clients.discovery"),
+    "cert": _in_module(N_("make a self-signed TLS certificate and key for a home LAN"), "toadstool_clients.certs"),
+    "replay": _in_module(N_("replay a finished game step by step"), "toadstool_clients.replay"),
 }
 
 
@@ -695,23 +757,30 @@ def build_parser(with_options: Iterable[str] | None = None) -> argparse.Argument
     """The `toadstool` parser: every subcommand, with the options of those in `with_options` (default:
     all of them, which imports every client; `main` adds only the one asked for)."""
     chosen = set(COMMANDS if with_options is None else with_options)
-    parser = argparse.ArgumentParser(prog="toadstool", description="Mario tabletop games over the LAN.")
-    parser.add_argument("-v", "--verbose", action="store_true", help="log more")
+    parser = argparse.ArgumentParser(
+        prog="toadstool", description=N_("Mario tabletop games over the LAN."), formatter_class=HelpInLanguage
+    )
+    parser.add_argument("-v", "--verbose", action="store_true", help=N_("log more"))
     sub = parser.add_subparsers(
         dest="command",
         required=True,
         metavar="COMMAND",
-        title="commands",
-        help="`toadstool COMMAND --help` for its options",
+        title=N_("commands"),
+        help=N_("`toadstool COMMAND --help` for its options"),
     )
     for name, command in COMMANDS.items():
+        # Its own page's description: its summary, in its reader's language, as a sentence.
+        summary = _say(command.summary) if name in chosen else command.summary
         p = sub.add_parser(
-            name, help=command.summary, description=command.summary[0].upper() + command.summary[1:] + "."
+            name,
+            help=command.summary,
+            description=summary[0].upper() + summary[1:] + ".",
+            formatter_class=HelpInLanguage,
         )
         if name in chosen:
             command.add_arguments(p)
             # -v works after the subcommand too; SUPPRESS keeps a -v given before it.
-            p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="log more")
+            p.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help=N_("log more"))
     return parser
 
 

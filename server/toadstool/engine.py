@@ -21,6 +21,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
+from toadstool.i18n import N_ as N_  # games mark their titles and options' help with it (docs/design.md §4.1)
+from toadstool.i18n import Text, tr, trn
+
 S = TypeVar("S")
 A = TypeVar("A")
 
@@ -58,9 +61,10 @@ def preview(value: object, limit: int = PREVIEW_LENGTH) -> str:
     return f"'{text}'" if isinstance(value, str) else text
 
 
-def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING_LENGTH) -> str:
+def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING_LENGTH) -> Text:
     """The choices an error message names ("one of a, b, c"), as many as fit in about `limit` characters,
-    then how many more there are ("a, b, and 12 more"); "none" when there are none."""
+    then how many more there are ("a, b, and 12 more"); "none" when there are none. A `Text`, so the words
+    around the items are said in the message's language (`str()` of it is the English)."""
     names = [str(item) for item in items]
     shown: list[str] = []
     used = 0
@@ -70,14 +74,28 @@ def listing(items: Iterable[object], separator: str = ", ", limit: int = LISTING
         if shown and used > limit:
             break
         shown.append(text if whole else text + "…")
+    if not shown:
+        return tr("none")
     if len(shown) < len(names):
-        shown.append(f"and {len(names) - len(shown)} more")
-    return separator.join(shown) or "none"
+        more = len(names) - len(shown)
+        return trn(
+            "{items}{separator}and {n} more",
+            "{items}{separator}and {n} more",
+            more,
+            items=separator.join(shown),
+            separator=separator,
+        )
+    return Text("{items}", (("items", separator.join(shown)),))  # the items alone: nothing to translate
 
 
 class EngineError(Exception):
     """Base of the errors an engine raises; each carries a message a person can act on (values a client
-    sent quoted with `preview`, lists of choices with `listing`)."""
+    sent quoted with `preview`, lists of choices with `listing`): `text`, said in its reader's language
+    where it is a `toadstool.i18n.Text`; `str(error)` is its English."""
+
+    def __init__(self, text: Text | str) -> None:
+        super().__init__(str(text))
+        self.text = text
 
 
 class IllegalAction(EngineError):
@@ -194,7 +212,13 @@ def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str]) -> dict
     by_name = {spec.name: spec for spec in specs}
     for name in given:
         if name not in by_name:
-            raise BadOptions(f"unknown option {preview(name)}; this game's options are: {listing(sorted(by_name))}")
+            raise BadOptions(
+                tr(
+                    "unknown option {option}; this game's options are: {options}",
+                    option=preview(name),
+                    options=listing(sorted(by_name)),
+                )
+            )
     values: dict[str, Any] = {}
     for spec in specs:
         raw = given.get(spec.name, spec.default)
@@ -207,11 +231,27 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
         try:
             value = int(raw)
         except ValueError:
-            raise BadOptions(f"option {spec.name!r} must be a whole number, not {preview(raw)}") from None
+            raise BadOptions(
+                tr("option {option} must be a whole number, not {value}", option=repr(spec.name), value=preview(raw))
+            ) from None
         if spec.minimum is not None and value < spec.minimum:
-            raise BadOptions(f"option {spec.name!r} must be at least {spec.minimum}, not {preview(value)}")
+            raise BadOptions(
+                tr(
+                    "option {option} must be at least {min}, not {value}",
+                    option=repr(spec.name),
+                    min=spec.minimum,
+                    value=preview(value),
+                )
+            )
         if spec.maximum is not None and value > spec.maximum:
-            raise BadOptions(f"option {spec.name!r} must be at most {spec.maximum}, not {preview(value)}")
+            raise BadOptions(
+                tr(
+                    "option {option} must be at most {max}, not {value}",
+                    option=repr(spec.name),
+                    max=spec.maximum,
+                    value=preview(value),
+                )
+            )
         return value
     if spec.kind is OptionKind.BOOL:
         lowered = raw.strip().lower()
@@ -219,16 +259,32 @@ def _parse_option(spec: OptionSpec, raw: str) -> Any:
             return True
         if lowered in ("0", "false", "no", "off", ""):
             return False
-        raise BadOptions(f"option {spec.name!r} must be true or false, not {preview(raw)}")
+        raise BadOptions(
+            tr("option {option} must be true or false, not {value}", option=repr(spec.name), value=preview(raw))
+        )
     if spec.kind is OptionKind.CHOICE:
         problem = spec.explain(raw) if spec.explain is not None and raw not in spec.choices else None
         if problem:
-            raise BadOptions(f"option {spec.name!r}: {problem}")
+            raise BadOptions(tr("option {option}: {problem}", option=repr(spec.name), problem=problem))
         if raw not in spec.choices:
-            raise BadOptions(f"option {spec.name!r} must be one of {listing(spec.choices)}, not {preview(raw)}")
+            raise BadOptions(
+                tr(
+                    "option {option} must be one of {choices}, not {value}",
+                    option=repr(spec.name),
+                    choices=listing(spec.choices),
+                    value=preview(raw),
+                )
+            )
         return raw
     if len(raw) > spec.max_length:
-        raise BadOptions(f"option {spec.name!r} is longer than {spec.max_length} characters")
+        raise BadOptions(
+            trn(
+                "option {option} is longer than {n} character",
+                "option {option} is longer than {n} characters",
+                spec.max_length,
+                option=repr(spec.name),
+            )
+        )
     # Free text reaches every player's screen: keep only printable characters (no escapes, no bidi).
     return "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C")
 

@@ -23,6 +23,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from toadstool.api import DEFAULT_PORT, KEEPALIVE
 from toadstool.api.v1 import service_pb2, service_pb2_grpc
+from toadstool.i18n import ENGLISH, tr
 from toadstool.server.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.server.limits import Limits
 from toadstool.server.listener import Listener
@@ -78,6 +79,8 @@ class ServerConfig:
     web_assets: Path | None = None
     #: Seconds an unfinished table waits once every person has gone before it is ended as abandoned (0: never).
     abandon_seconds: float = DEFAULT_ABANDON_SECONDS
+    #: The language of a caller that asks for none this server has (`--lang`), and of `serve`'s own lines.
+    language: str = ENGLISH
 
 
 @dataclass
@@ -114,7 +117,7 @@ def server_credentials(config: ServerConfig) -> grpc.ServerCredentials | None:
 def _grpc_server(config: ServerConfig, service: ToadstoolService, health_servicer: Any) -> grpc.aio.Server:
     server = grpc.aio.server(
         # SerialisedWatch innermost: RefuseUndecodable keeps the serialiser of the handler it wraps.
-        interceptors=[RefuseUndecodable(), SerialisedWatch()],
+        interceptors=[RefuseUndecodable(service.language_of), SerialisedWatch()],
         options=[
             ("grpc.max_receive_message_length", config.limits.max_request_bytes),
             # No SO_REUSEPORT: a second program on this port is refused instead of getting half the clients.
@@ -156,7 +159,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
             abandon_seconds=config.abandon_seconds,
         )
         async with registry:
-            service = ToadstoolService(registry, config.limits)
+            service = ToadstoolService(registry, config.limits, config.language)
             health_servicer = health.aio.HealthServicer()
             listener = Listener(
                 lambda: _grpc_server(config, service, health_servicer), config.host, server_credentials(config)
@@ -212,15 +215,17 @@ async def announced(config: ServerConfig, running: RunningServer) -> AsyncIterat
         yield
 
 
-def join_lines(running: RunningServer, addresses: list[str], table_id: str = "") -> list[str]:
+def join_lines(running: RunningServer, addresses: list[str], table_id: str = "", language: str = ENGLISH) -> list[str]:
     """How friends on the LAN reach this server (or one of its tables): the exact commands, one per address
-    it is reachable at, and the browser's page."""
+    it is reachable at, and the browser's page, said in `language`."""
     hosts = [f"[{a}]" if ":" in a else a for a in addresses] or [running.host]
     what = f"join {table_id}" if table_id else "tables"
-    lines = [f"Friends join with: toadstool {what} --server {host}:{running.port}" for host in hosts]
+    commands = [f"toadstool {what} --server {host}:{running.port}" for host in hosts]
+    lines = [tr("Friends join with: {command}", command=command).said_in(language) for command in commands]
     if running.web is not None:
         page = f"#/t/{table_id}" if table_id else ""
-        lines += [f"or in a browser: {url}{page}" for url in web_urls(running.web, addresses)]
+        pages = [url + page for url in web_urls(running.web, addresses)]
+        lines += [tr("or in a browser: {url}", url=url).said_in(language) for url in pages]
     return lines
 
 
@@ -234,19 +239,32 @@ async def serve(config: ServerConfig) -> None:
     gc.set_threshold(*GC_THRESHOLDS)
     async with running_server(config) as running, announced(config, running):
         log.info("Toadstool serving on %s", running.address)
-        secure = "TLS" if config.tls_cert else "plaintext"
-        print(f"Toadstool server listening on {running.address} ({secure}; Ctrl+C to stop)", flush=True)
+        language = config.language
+        if config.tls_cert:
+            listening = tr("Toadstool server listening on {address} (TLS; Ctrl+C to stop)", address=running.address)
+        else:
+            listening = tr(
+                "Toadstool server listening on {address} (plaintext; Ctrl+C to stop)", address=running.address
+            )
+        print(listening.said_in(language), flush=True)
         from toadstool.server.discovery import announced_addresses
 
         addresses = announced_addresses(config.host)
-        for line in join_lines(running, addresses):
+        for line in join_lines(running, addresses, language=language):
             print(line, flush=True)
         if running.web is not None:
             from toadstool.server.web import url_banner
 
             urls = web_urls(running.web, addresses)
-            taken = f" (port {running.web.instead_of} was taken)" if running.web.instead_of else ""
-            print(f"Web client listening on {running.web_address}{taken}", flush=True)
-            print(url_banner(urls[0]), flush=True)
+            if running.web.instead_of:
+                web_line = tr(
+                    "Web client listening on {address} (port {port} was taken)",
+                    address=running.web_address,
+                    port=running.web.instead_of,
+                )
+            else:
+                web_line = tr("Web client listening on {address}", address=running.web_address)
+            print(web_line.said_in(language), flush=True)
+            print(url_banner(urls[0], language), flush=True)
         await stop.wait()
-        print("Shutting down…", flush=True)
+        print(tr("Shutting down…").said_in(language), flush=True)

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError
+
+from toadstool.i18n import ENGLISH, tr
 
 
 class _Undecodable:
@@ -34,26 +37,32 @@ def _tolerant(parse: Any) -> Any:
     return deserialize
 
 
-async def _refuse(request: Any, context: grpc.aio.ServicerContext) -> None:
+async def _refuse(request: Any, context: grpc.aio.ServicerContext, language_of: Callable[[Any], str]) -> None:
     if isinstance(request, _Undecodable):
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not valid protobuf: {request.error}")
+        message = tr("the request is not valid protobuf: {error}", error=request.error)
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, message.said_in(language_of(context)))
 
 
 class RefuseUndecodable(grpc.aio.ServerInterceptor):  # type: ignore[misc]
     """grpcio decodes each request before any handler runs; a body that is not protobuf would be answered
-    UNKNOWN with an ERROR logged. This answers INVALID_ARGUMENT instead, for every service."""
+    UNKNOWN with an ERROR logged. This answers INVALID_ARGUMENT instead, for every service, in the caller's
+    language (`language_of`: the service's `ToadstoolService.language_of`)."""
+
+    def __init__(self, language_of: Callable[[Any], str] = lambda context: ENGLISH) -> None:
+        self.language_of = language_of
 
     async def intercept_service(self, continuation: Any, details: grpc.HandlerCallDetails) -> Any:
         handler = await continuation(details)
         if handler is None or handler.request_deserializer is None:
             return handler
         parse = _tolerant(handler.request_deserializer)
+        language_of = self.language_of
         serialize = handler.response_serializer
         if handler.request_streaming:
 
             async def checked(requests: Any, context: grpc.aio.ServicerContext) -> Any:
                 async for request in requests:
-                    await _refuse(request, context)
+                    await _refuse(request, context, language_of)
                     yield request
 
             if handler.stream_stream:
@@ -76,21 +85,21 @@ class RefuseUndecodable(grpc.aio.ServerInterceptor):  # type: ignore[misc]
             if inspect.isasyncgenfunction(inner_us):
 
                 async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                    await _refuse(request, context)
+                    await _refuse(request, context, language_of)
                     async for response in inner_us(request, context):
                         yield response
 
             else:
 
                 async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> Any:  # type: ignore[misc]
-                    await _refuse(request, context)
+                    await _refuse(request, context, language_of)
                     return await inner_us(request, context)
 
             return grpc.unary_stream_rpc_method_handler(unary_stream, parse, serialize)
         inner_uu = handler.unary_unary
 
         async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            await _refuse(request, context)
+            await _refuse(request, context, language_of)
             return await inner_uu(request, context)
 
         return grpc.unary_unary_rpc_method_handler(unary_unary, parse, serialize)

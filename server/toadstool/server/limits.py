@@ -11,6 +11,7 @@ import time
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from toadstool.i18n import tr, trn
 from toadstool.server.tables import ErrorKind, TableError
 
 #: Seats tracked by the rate limiter before idle ones are forgotten.
@@ -60,8 +61,11 @@ class Guard:
         if len(owned) >= self.limits.max_tables_per_client:
             raise TableError(
                 ErrorKind.LIMIT,
-                f"limit reached: at most {self.limits.max_tables_per_client} unfinished tables per client; "
-                "finish or abandon one first",
+                trn(
+                    "limit reached: at most {n} unfinished table per client; finish or abandon one first",
+                    "limit reached: at most {n} unfinished tables per client; finish or abandon one first",
+                    self.limits.max_tables_per_client,
+                ),
             )
 
     def table_created(self, client: str, table_id: str) -> None:
@@ -71,8 +75,11 @@ class Guard:
         if self.streams_by_client[client] >= self.limits.max_streams_per_client:
             raise TableError(
                 ErrorKind.LIMIT,
-                f"limit reached: at most {self.limits.max_streams_per_client} open streams per client; "
-                "close some watches first",
+                trn(
+                    "limit reached: at most {n} open stream per client; close some watches first",
+                    "limit reached: at most {n} open streams per client; close some watches first",
+                    self.limits.max_streams_per_client,
+                ),
             )
         self.streams_by_client[client] += 1
 
@@ -97,6 +104,9 @@ class Guard:
         if bucket.tokens < 1.0:
             raise TableError(
                 ErrorKind.LIMIT,
-                f"limit reached: at most {self.limits.actions_per_second:g} actions per second per seat; slow down",
+                tr(
+                    "limit reached: at most {rate} actions per second per seat; slow down",
+                    rate=format(self.limits.actions_per_second, "g"),
+                ),
             )
         bucket.tokens -= 1.0

@@ -10,6 +10,7 @@ import logging
 import sys
 from collections.abc import Callable
 
+from toadstool.i18n import ENGLISH, LANGUAGES, N_, Text, supported
 from toadstool.server.app import ServerConfig, serve
 from toadstool.server.limits import Limits
 from toadstool.server.store import StoreError, default_db_path
@@ -21,77 +22,96 @@ from toadstool.server.web import DEFAULT_WEB_PORT
 def add_arguments(parser: argparse.ArgumentParser) -> None:
 
     defaults = Limits()
-    parser.add_argument("--host", default="0.0.0.0", help="address to bind (default 0.0.0.0: every interface)")
-    parser.add_argument("--port", type=int, default=50051, help="port to listen on (default %(default)s)")
+    parser.add_argument("--host", default="0.0.0.0", help=N_("address to bind (default 0.0.0.0: every interface)"))
+    parser.add_argument("--port", type=int, default=50051, help=N_("port to listen on (default %(default)s)"))
     parser.add_argument(
         "--web-port",
         type=int,
         default=None,
-        help="port of the web client for browsers (default 8080; if taken and not given, any free port)",
+        help=N_("port of the web client for browsers (default 8080; if taken and not given, any free port)"),
     )
-    parser.add_argument("--no-web", action="store_true", help="do not serve the web client over HTTP")
+    parser.add_argument("--no-web", action="store_true", help=N_("do not serve the web client over HTTP"))
     parser.add_argument(
-        "--bot-delay", type=float, default=0.6, help="seconds before each bot action (default %(default)s)"
+        "--bot-delay", type=float, default=0.6, help=N_("seconds before each bot action (default %(default)s)")
     )
     parser.add_argument(
-        "--max-tables", type=int, default=defaults.max_tables, help="tables in total (default %(default)s)"
+        "--max-tables", type=int, default=defaults.max_tables, help=N_("tables in total (default %(default)s)")
     )
     parser.add_argument(
         "--max-tables-per-client",
         type=int,
         default=defaults.max_tables_per_client,
-        help="tables one machine may have created at once (default %(default)s)",
+        help=N_("tables one machine may have created at once (default %(default)s)"),
     )
     parser.add_argument(
         "--max-streams-per-client",
         type=int,
         default=defaults.max_streams_per_client,
-        help="streams (players and watchers) one machine may hold open (default %(default)s)",
+        help=N_("streams (players and watchers) one machine may hold open (default %(default)s)"),
     )
     parser.add_argument(
         "--actions-per-second",
         type=float,
         default=defaults.actions_per_second,
-        help="actions per second per seat, with bursts of twice that (default %(default)s)",
+        help=N_("actions per second per seat, with bursts of twice that (default %(default)s)"),
     )
     parser.add_argument(
         "--max-request-bytes",
         type=int,
         default=defaults.max_request_bytes,
-        help="largest request the server reads (default %(default)s)",
+        help=N_("largest request the server reads (default %(default)s)"),
     )
     parser.add_argument(
         "--min-bot-delay",
         type=float,
         default=0.05,
-        help="shortest bot delay a client may ask for, in seconds (default %(default)s)",
+        help=N_("shortest bot delay a client may ask for, in seconds (default %(default)s)"),
     )
     parser.add_argument(
         "--db",
-        help="SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)",
+        help=N_("SQLite file that keeps every table across restarts (default: ~/.local/state/toadstool/toadstool.db)"),
     )
-    parser.add_argument("--no-db", action="store_true", help="keep tables in memory only: a restart loses them")
+    parser.add_argument("--no-db", action="store_true", help=N_("keep tables in memory only: a restart loses them"))
     parser.add_argument(
-        "--db-sync", choices=("normal", "full"), default="normal", help="full: also survive a power cut (slower)"
+        "--db-sync", choices=("normal", "full"), default="normal", help=N_("full: also survive a power cut (slower)")
     )
-    parser.add_argument("--tls-cert", help="PEM certificate: serve over TLS (make one with `toadstool cert`)")
-    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
-    parser.add_argument("--no-announce", action="store_true", help="do not announce this server on the LAN (mDNS)")
-    parser.add_argument("--name", default="", help="name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+    parser.add_argument("--tls-cert", help=N_("PEM certificate: serve over TLS (make one with `toadstool cert`)"))
+    parser.add_argument("--tls-key", help=N_("PEM private key of --tls-cert"))
+    parser.add_argument("--no-announce", action="store_true", help=N_("do not announce this server on the LAN (mDNS)"))
+    parser.add_argument(
+        "--name", default="", help=N_("name `toadstool discover` shows (default: Toadstool on HOSTNAME)")
+    )
     parser.add_argument(
         "--abandon-hours",
         type=float,
         default=DEFAULT_ABANDON_SECONDS / 3600,
-        help="end an unfinished table once every person has been gone this long (default %(default)s; 0: never)",
+        help=N_("end an unfinished table once every person has been gone this long (default %(default)s; 0: never)"),
     )
     parser.add_argument(
-        "--quiet", action="store_true", help="do not print a line when someone joins, leaves, drops or comes back"
+        "--quiet", action="store_true", help=N_("do not print a line when someone joins, leaves, drops or comes back")
+    )
+    parser.add_argument(
+        "--lang",
+        type=_language,
+        default=ENGLISH,
+        metavar="|".join(LANGUAGES),
+        help=N_(
+            "language of a caller that asks for none this server has texts in (its accept-language), and of "
+            "these lines (default %(default)s)"
+        ),
     )
     parser.add_argument(
         "--asyncio-loop",
         action="store_true",
-        help="run on asyncio's own event loop instead of uvloop's (uvloop is used wherever it is installed)",
+        help=N_("run on asyncio's own event loop instead of uvloop's (uvloop is used wherever it is installed)"),
     )
+
+
+def _language(value: str) -> str:
+    try:
+        return supported(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def loop_factory(asyncio_loop: bool = False) -> Callable[[], asyncio.AbstractEventLoop] | None:
@@ -110,11 +130,25 @@ def loop_factory(asyncio_loop: bool = False) -> Callable[[], asyncio.AbstractEve
     return uvloop.new_event_loop
 
 
-def show_host_lines(stream: object = None) -> logging.Handler:
-    """Print the host's lines (`toadstool.host`) on the terminal, one per event, with the time of day; only
-    there (not also through the root logger's handlers)."""
+class _SaidIn(logging.Filter):
+    """Says the texts of a host's line (`toadstool.i18n.Text`, English unless said otherwise) in `language`."""
+
+    def __init__(self, language: str) -> None:
+        super().__init__()
+        self.language = language
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple):
+            record.args = tuple(a.said_in(self.language) if isinstance(a, Text) else a for a in record.args)
+        return True
+
+
+def show_host_lines(stream: object = None, language: str = ENGLISH) -> logging.Handler:
+    """Print the host's lines (`toadstool.host`) on the terminal, one per event, with the time of day, in
+    `language`; only there (not also through the root logger's handlers)."""
     handler = logging.StreamHandler(stream or sys.stdout)  # type: ignore[arg-type]
     handler.setFormatter(logging.Formatter("%(asctime)s  %(message)s", datefmt="%H:%M:%S"))
+    handler.addFilter(_SaidIn(language))
     HOST_LOG.addHandler(handler)
     HOST_LOG.setLevel(logging.INFO)
     HOST_LOG.propagate = False
@@ -146,9 +180,10 @@ def run(args: argparse.Namespace) -> int:
         web_port=None if args.no_web else (DEFAULT_WEB_PORT if args.web_port is None else args.web_port),
         web_port_strict=args.web_port is not None,
         abandon_seconds=max(0.0, args.abandon_hours) * 3600,
+        language=args.lang,
     )
     if not args.quiet:
-        show_host_lines()
+        show_host_lines(language=args.lang)
     try:
         with asyncio.Runner(loop_factory=loop_factory(args.asyncio_loop)) as runner:
             runner.run(serve(config))

@@ -3,7 +3,9 @@
 It authenticates the caller (seat token / host token from metadata), turns requests into calls on the
 table layer, and maps the closed set of `TableError`s to gRPC status codes in one adapter
 (principle 6). It holds no game logic and builds no view itself: updates come from `Table.watch_response`
-and `Table.update_for`.
+and `Table.update_for`. It is also where a call's language is chosen (`ToadstoolService.language_of`, from
+the caller's accept-language, which Connect and the WebSocket hand over as the same metadata): the error
+adapter and `ListGames` say their texts in it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id
 from toadstool.games import GAMES
+from toadstool.i18n import ACCEPT_LANGUAGE, ENGLISH, N_, Text, load_catalogues, negotiate, tr, translate
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.store import DiskUnavailable
@@ -33,10 +36,12 @@ log = logging.getLogger(__name__)
 
 MAX_ID_LENGTH = 256
 #: Why `Act` refuses a request without a request id (an empty one could never tell a retry from a new action).
-NO_REQUEST_ID = (
+NO_REQUEST_ID = N_(
     "Act needs a request_id: a fresh id per action, reused only to retry the same action, so a retry is "
     "never applied twice"
 )
+#: What a person reads when the server failed on their request (the failure itself is logged, never sent).
+SERVER_FAILED = N_("the server failed on this request; it has been logged")
 
 STATUS_OF: dict[ErrorKind, grpc.StatusCode] = {
     ErrorKind.UNKNOWN_TABLE: grpc.StatusCode.NOT_FOUND,
@@ -79,15 +84,24 @@ class SerialisedWatch(grpc.aio.ServerInterceptor):  # type: ignore[misc]
         return handler
 
 
-async def _answer_failure(error: Exception, context: grpc.aio.ServicerContext, method: str) -> None:
-    """End a call that failed: a TableError with its status (the one mapping of refusals onto gRPC), anything
-    unexpected with INTERNAL (logged, never leaked: the client reads only that the server failed)."""
+def failure(error: Exception, language: str) -> tuple[grpc.StatusCode, str] | None:
+    """The status and message, said in `language`, that a failed request is answered with: a TableError's
+    (the one mapping of refusals onto gRPC), a refusing disk's; None for anything unexpected (a bug)."""
     if isinstance(error, TableError):
-        await context.abort(STATUS_OF[error.kind], error.message)
+        return STATUS_OF[error.kind], error.said_in(language)
     if isinstance(error, DiskUnavailable):  # the store has logged it, once: the person is told what it is
-        await context.abort(grpc.StatusCode.UNAVAILABLE, str(error))
+        return grpc.StatusCode.UNAVAILABLE, translate(language, str(error))
+    return None
+
+
+async def _answer_failure(error: Exception, context: grpc.aio.ServicerContext, method: str, language: str) -> None:
+    """End a call that failed (`failure`); anything unexpected with INTERNAL (logged, never leaked: the client
+    reads only that the server failed)."""
+    answer = failure(error, language)
+    if answer is not None:
+        await context.abort(*answer)
     log.error("unexpected failure in %s", method, exc_info=error)
-    await context.abort(grpc.StatusCode.INTERNAL, "the server failed on this request; it has been logged")
+    await context.abort(grpc.StatusCode.INTERNAL, translate(language, SERVER_FAILED))
 
 
 def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
@@ -105,7 +119,7 @@ def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
             except grpc.aio.BaseError:
                 raise
             except Exception as error:
-                await _answer_failure(error, context, method.__name__)
+                await _answer_failure(error, context, method.__name__, self.language_of(context))
             finally:
                 await responses.aclose()
 
@@ -118,7 +132,7 @@ def _maps_errors(method: Callable[..., Any]) -> Callable[..., Any]:
         except grpc.aio.BaseError:
             raise
         except Exception as error:
-            await _answer_failure(error, context, method.__name__)
+            await _answer_failure(error, context, method.__name__, self.language_of(context))
         raise AssertionError("unreachable")
 
     return unary
@@ -132,31 +146,53 @@ def _metadata(context: grpc.aio.ServicerContext, key: str) -> str:
     return ""
 
 
-def _check_id(value: str, what: str) -> str:
+def _check_id(value: str, *, action: bool = False) -> str:
+    """A table id (or, with `action`, an action id) as a request names it: present, and not too long."""
     if not value:
-        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is missing")
+        raise TableError(
+            ErrorKind.BAD_REQUEST, tr("the action id is missing") if action else tr("the table id is missing")
+        )
     if len(value) > MAX_ID_LENGTH:
-        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is longer than {MAX_ID_LENGTH} characters")
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            tr("the action id is longer than {n} characters", n=MAX_ID_LENGTH)
+            if action
+            else tr("the table id is longer than {n} characters", n=MAX_ID_LENGTH),
+        )
     return value
+
+
+def _no_seat_token() -> Text:
+    return tr("no seat token: send the token from JoinTable in the {key} metadata", key=repr(SEAT_TOKEN_KEY))
 
 
 def _check_request_id(request: service_pb2.ActRequest) -> None:
     """An act's request id, as `Act` and an act on a `Play` stream both require it."""
     if not request.request_id:
-        raise TableError(ErrorKind.BAD_REQUEST, NO_REQUEST_ID)
+        raise TableError(ErrorKind.BAD_REQUEST, tr(NO_REQUEST_ID))
     if len(request.request_id) > MAX_ID_LENGTH:
-        raise TableError(ErrorKind.BAD_REQUEST, f"the request id is longer than {MAX_ID_LENGTH} characters")
+        raise TableError(ErrorKind.BAD_REQUEST, tr("the request id is longer than {n} characters", n=MAX_ID_LENGTH))
 
 
 class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     """Implements toadstool.v1.ToadstoolService over a TableRegistry."""
 
-    def __init__(self, registry: TableRegistry, limits: Limits | None = None) -> None:
+    def __init__(self, registry: TableRegistry, limits: Limits | None = None, language: str = ENGLISH) -> None:
         self.registry = registry
         self.guard = Guard(limits or Limits())
+        #: The language of a caller that names none this server has texts in (`toadstool serve --lang`).
+        self.language = language
+        load_catalogues()  # now, not in the middle of the first German caller's call
+
+    def language_of(self, context: Any) -> str:
+        """The language to answer this call in: the one place it is chosen, for every transport (gRPC's
+        metadata; Connect's header and the WebSocket's handshake header, which `web_transport.WebContext`
+        hands over as the same metadata). Read only where a text is said (a refusal, ListGames), so the
+        calls that say none pay nothing for it."""
+        return negotiate(_metadata(context, ACCEPT_LANGUAGE), self.language)
 
     def _table(self, table_id: str) -> Table:
-        return self.registry.get(_check_id(table_id, "table id"))
+        return self.registry.get(_check_id(table_id))
 
     def _hosted_table(self, table_id: str, context: grpc.aio.ServicerContext) -> Table:
         """The table, once the caller proved with its host token that it may control it."""
@@ -175,18 +211,22 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     def _seat(self, table: Table, context: grpc.aio.ServicerContext) -> int:
         token = _metadata(context, SEAT_TOKEN_KEY)
         if not token:
-            raise TableError(
-                ErrorKind.UNAUTHENTICATED,
-                f"no seat token: send the token from JoinTable in the {SEAT_TOKEN_KEY!r} metadata",
-            )
+            raise TableError(ErrorKind.UNAUTHENTICATED, _no_seat_token())
         return table.seat_of_token(token)
 
     @_maps_errors
     async def ListGames(
         self, request: service_pb2.ListGamesRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.ListGamesResponse:
+        language = self.language_of(context)
         response = service_pb2.ListGamesResponse()
-        response.games.extend(messages.game_info(spec.engine) for spec in GAMES.values())
+        for spec in GAMES.values():
+            info = response.games.add()
+            info.CopyFrom(messages.game_info(spec.engine))
+            if language != ENGLISH:  # a game's title and its options' help, as the game marked them (N_)
+                info.title = translate(language, info.title)
+                for option in info.options:
+                    option.help = translate(language, option.help)
         return response
 
     @_maps_errors
@@ -236,7 +276,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         if request.request_id and not MIN_JOIN_REQUEST_ID <= len(request.request_id) <= MAX_ID_LENGTH:
             raise TableError(
                 ErrorKind.BAD_REQUEST,
-                f"a join's request id must be {MIN_JOIN_REQUEST_ID} to {MAX_ID_LENGTH} characters (a fresh random one)",
+                tr(
+                    "a join's request id must be {min} to {max} characters (a fresh random one)",
+                    min=MIN_JOIN_REQUEST_ID,
+                    max=MAX_ID_LENGTH,
+                ),
             )
         seat, token = table.join(
             request.name, request.seat if request.HasField("seat") else None, request_id=request.request_id
@@ -332,7 +376,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         if device_token and not _metadata(context, SEAT_TOKEN_KEY):
             seat, wanted = hosting.device_move(table, device_token)
             if request.action_id != DEVICE_ACTION and self._wanted_action_id(table, request) != wanted:
-                raise TableError(ErrorKind.NOT_YOUR_SEAT, f"a device token may only {DEVICE_ACTION!r}")
+                raise TableError(
+                    ErrorKind.NOT_YOUR_SEAT, tr("a device token may only {action}", action=repr(DEVICE_ACTION))
+                )
         else:
             seat = self._seat(table, context)
             wanted = self._wanted_action_id(table, request)
@@ -346,30 +392,27 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         version, replayed = await table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
 
-    async def _play_act(self, table: Table, seat: int | None, request: service_pb2.ActRequest) -> bytes:
+    async def _play_act(self, table: Table, seat: int | None, request: service_pb2.ActRequest, language: str) -> bytes:
         """One act of a `Play` stream, answered as the PlayResponse's bytes: an `acted` with the code and
-        message a unary Act would have ended with (the one error map, `STATUS_OF`), never an exception."""
+        message a unary Act would have ended with (the one error map, `failure`), in the stream's `language`,
+        never an exception."""
         result = service_pb2.ActResult(request_id=request.request_id[:MAX_ID_LENGTH])
         try:
             _check_request_id(request)
             if request.table_id and request.table_id != table.table_id:
                 raise TableError(
-                    ErrorKind.BAD_REQUEST, f"this stream plays table {table.table_id}; open another for another table"
+                    ErrorKind.BAD_REQUEST,
+                    tr("this stream plays table {table}; open another for another table", table=table.table_id),
                 )
             if seat is None:
-                raise TableError(
-                    ErrorKind.UNAUTHENTICATED,
-                    f"no seat token: send the token from JoinTable in the {SEAT_TOKEN_KEY!r} metadata",
-                )
+                raise TableError(ErrorKind.UNAUTHENTICATED, _no_seat_token())
             result.response.CopyFrom(await self._act(table, seat, self._wanted_action_id(table, request), request))
-        except TableError as error:
-            result.code, result.message = STATUS_OF[error.kind].value[0], error.message
-        except DiskUnavailable as error:
-            result.code, result.message = grpc.StatusCode.UNAVAILABLE.value[0], str(error)
-        except Exception:  # a bug: logged, and the person reads only that the server failed (as `Act`)
-            log.exception("unexpected failure in a Play stream's act")
-            result.code = grpc.StatusCode.INTERNAL.value[0]
-            result.message = "the server failed on this request; it has been logged"
+        except Exception as error:
+            answer = failure(error, language)
+            if answer is None:  # a bug: logged, and the person reads only that the server failed (as `Act`)
+                log.exception("unexpected failure in a Play stream's act")
+                answer = grpc.StatusCode.INTERNAL, translate(language, SERVER_FAILED)
+            result.code, result.message = answer[0].value[0], answer[1]
         return service_pb2.PlayResponse(acted=result).SerializeToString()
 
     @_maps_errors
@@ -382,15 +425,15 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     def _wanted_action_id(self, table: Table, request: service_pb2.ActRequest) -> str:
         """The stable id of the action a request names, given by id or in its typed form."""
         if request.action_id and request.HasField("action"):
-            raise TableError(ErrorKind.BAD_REQUEST, "send either action_id or action, not both")
+            raise TableError(ErrorKind.BAD_REQUEST, tr("send either action_id or action, not both"))
         if request.action_id:
-            return _check_id(request.action_id, "action id")
+            return _check_id(request.action_id, action=True)
         if not request.HasField("action"):
-            raise TableError(ErrorKind.BAD_REQUEST, "the request names no action: set action_id or action")
+            raise TableError(ErrorKind.BAD_REQUEST, tr("the request names no action: set action_id or action"))
         try:
             return action_id(messages.action_from_message(table.engine, request.action))
         except (ValueError, TypeError) as error:
-            raise TableError(ErrorKind.BAD_REQUEST, f"malformed action: {error}") from None
+            raise TableError(ErrorKind.BAD_REQUEST, tr("malformed action: {error}", error=error)) from None
 
     @_maps_errors
     async def GetHistory(
@@ -421,7 +464,12 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             since = request.since_version if request.HasField("since_version") else None
             if since is not None and since > table.version:
                 raise TableError(
-                    ErrorKind.BAD_REQUEST, f"since_version {since} is ahead of the table (version {table.version})"
+                    ErrorKind.BAD_REQUEST,
+                    tr(
+                        "since_version {since} is ahead of the table (version {version})",
+                        since=since,
+                        version=table.version,
+                    ),
                 )
             client = client_of(context.peer())
             self.guard.open_stream(client)
@@ -436,7 +484,10 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                     if holder is not None and table.seats[holder.index] is not holder:
                         raise TableError(
                             ErrorKind.UNAUTHENTICATED,
-                            f"your seat at table {table.table_id} was given up or removed; join again to play",
+                            tr(
+                                "your seat at table {table} was given up or removed; join again to play",
+                                table=table.table_id,
+                            ),
                         )
                     revision = table.revision
                     response = messages.watch_response(table, seat, since, sent_events)
@@ -454,7 +505,10 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                             table.forget_change(change)
                             raise
                 await context.abort(
-                    grpc.StatusCode.UNAVAILABLE, "the server is shutting down; clients reconnect when it is back"
+                    grpc.StatusCode.UNAVAILABLE,
+                    translate(
+                        self.language_of(context), N_("the server is shutting down; clients reconnect when it is back")
+                    ),
                 )
             finally:
                 backlog.open -= 1
@@ -464,7 +518,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         except grpc.aio.BaseError:
             raise
         except Exception as error:
-            await _answer_failure(error, context, "Watch")
+            await _answer_failure(error, context, "Watch", self.language_of(context))
 
     async def Play(  # type: ignore[override]  # it writes messages already serialised: see SerialisedWatch
         self, requests: AsyncIterator[service_pb2.PlayRequest], context: grpc.aio.ServicerContext
@@ -478,10 +532,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         try:
             first = await anext(aiter(requests), None)
             if first is None or first.WhichOneof("kind") != "watch":
-                raise TableError(ErrorKind.BAD_REQUEST, "a Play stream starts with a watch request (which table)")
+                raise TableError(ErrorKind.BAD_REQUEST, tr("a Play stream starts with a watch request (which table)"))
             table = self._table(first.watch.table_id)
             token = _metadata(context, SEAT_TOKEN_KEY)
             seat = table.seat_of_token(token) if token else None
+            language = self.language_of(context)  # of the acts' answers: the stream's, chosen once
             writing = asyncio.Lock()
 
             async def write(data: bytes) -> None:
@@ -491,9 +546,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             async def read_acts() -> None:
                 async for request in requests:
                     if request.WhichOneof("kind") != "act":
-                        await write(_bad_play_request(request))
+                        await write(_bad_play_request(request, language))
                         continue
-                    await write(await self._play_act(table, seat, request.act))
+                    await write(await self._play_act(table, seat, request.act, language))
 
             # Watch's own generator: its refusals (bad table, seat gone) and its end (shutdown) are this stream's.
             updates = cast(AsyncGenerator[bytes, None], self.Watch(first.watch, context))
@@ -507,7 +562,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         except grpc.aio.BaseError:
             raise
         except Exception as error:
-            await _answer_failure(error, context, "Play")
+            await _answer_failure(error, context, "Play", self.language_of(context))
         finally:
             if reader is not None:
                 reader.cancel()
@@ -515,9 +570,11 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                     await reader
 
 
-def _bad_play_request(request: service_pb2.PlayRequest) -> bytes:
+def _bad_play_request(request: service_pb2.PlayRequest, language: str) -> bytes:
     """The answer to a request after the first that is not an act: refused in-band, the stream goes on."""
     kind = request.WhichOneof("kind") or "empty"
-    message = f"a Play stream takes one watch, first; after it only acts (this request was {kind})"
+    message = tr(
+        "a Play stream takes one watch, first; after it only acts (this request was {kind})", kind=kind
+    ).said_in(language)
     result = service_pb2.ActResult(code=grpc.StatusCode.INVALID_ARGUMENT.value[0], message=message)
     return service_pb2.PlayResponse(acted=result).SerializeToString()

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from toadstool.i18n import N_
 from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, Checkpointer
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
@@ -133,16 +134,17 @@ class DiskUnavailable(StoreError):
     work again once the host has seen to the disk. The message is meant for the person who was refused."""
 
 
-#: What a refused write tells the person who asked, by SQLite's primary result code.
+#: What a refused write tells the person who asked, by SQLite's primary result code (marked: the service says
+#: it in their language).
 DISK_MESSAGES = {
-    sqlite3.SQLITE_FULL: "the server's disk is full; nothing was saved; try again when the host has freed space",
-    sqlite3.SQLITE_READONLY: (
+    sqlite3.SQLITE_FULL: N_("the server's disk is full; nothing was saved; try again when the host has freed space"),
+    sqlite3.SQLITE_READONLY: N_(
         "the server's disk is read-only; nothing was saved; try again when the host has made it writable"
     ),
-    sqlite3.SQLITE_IOERR: (
+    sqlite3.SQLITE_IOERR: N_(
         "the server's disk failed to write; nothing was saved; try again when the host has checked the disk"
     ),
-    sqlite3.SQLITE_CANTOPEN: (
+    sqlite3.SQLITE_CANTOPEN: N_(
         "the server cannot open its database file; nothing was saved; try again when the host has checked the disk"
     ),
 }

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import uvicorn
 
+from toadstool.i18n import ENGLISH, tr
 from toadstool.server import web_accept, web_assets, web_http, web_qr, web_socket
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
@@ -44,7 +45,7 @@ class WebApp:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "websocket":
             if scope["path"] == web_socket.SOCKET_PATH:
-                await web_socket.serve_socket(self.api.procedures, scope, receive, send)
+                await web_socket.serve_socket(self.api.procedures, scope, receive, send, self.api.service.language_of)
             else:  # closed before it is accepted: uvicorn answers 403
                 await send({"type": "websocket.close", "code": web_socket.POLICY_VIOLATION})
             return
@@ -184,11 +185,13 @@ def web_urls(listener: WebListener, addresses: list[str]) -> list[str]:
     return [f"{listener.scheme}://{f'[{h}]' if ':' in h else h}:{listener.port}/" for h in hosts]
 
 
-def url_banner(url: str) -> str:
+def url_banner(url: str, language: str = ENGLISH) -> str:
     """The URL and a QR code of it, drawn with text for a terminal, so a phone's camera opens the page; then
     the TV screen's address (the browser client's #/tv: the server's newest game, large, for the room)."""
     import segno  # only when printing the banner: tests and embedded servers never need it
 
     out = io.StringIO()
     segno.make(url, error="m").terminal(out=out, compact=True, border=2)
-    return f"Play from a browser: {url}\n{out.getvalue()}On the TV (open in its browser): {url}#/tv"
+    play = tr("Play from a browser: {url}", url=url).said_in(language)
+    tv = tr("On the TV (open in its browser): {url}#/tv", url=url).said_in(language)
+    return f"{play}\n{out.getvalue()}{tv}"

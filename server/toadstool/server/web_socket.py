@@ -18,8 +18,9 @@ kind and then its payload (docs/custom-clients.md has the full protocol):
   JSON, then the socket closes; an Act being handled is answered first), `REFUSED` (a frame that breaks the
   protocol, the same JSON, then the socket closes with code 1008).
 
-The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token reaches it as
-the same metadata, a page of another site is refused at the handshake (uvicorn answers 403), a frame over
+The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token and the
+handshake's accept-language (the language of every refusal on the socket) reach it as the same metadata, a
+page of another site is refused at the handshake (uvicorn answers 403), a frame over
 the request limit closes the socket (1009, by uvicorn's `ws_max_size`), a client that stops reading is
 stopped being read from (`socket_protocol`), and uvicorn's pings close the socket of a peer that went away,
 which ends its Watch and gives back its stream.
@@ -30,13 +31,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import grpc
 from google.protobuf.message import DecodeError, Message
 
 from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.i18n import Text, tr
 from toadstool.server.web_transport import (
     PREFIX,
     Procedure,
@@ -70,20 +72,28 @@ def error_json(abort: WebAbort) -> bytes:
 
 
 class _Broken(Exception):
-    """A frame that breaks the protocol: said in a REFUSED frame, then the socket closes."""
+    """A frame that breaks the protocol: said in a REFUSED frame (in the socket's language), then the socket
+    closes."""
 
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.abort = WebAbort(grpc.StatusCode.INVALID_ARGUMENT, message)
+    def __init__(self, text: Text) -> None:
+        super().__init__(str(text))
+        self.text = text
+
+    def abort_in(self, language: str) -> WebAbort:
+        return WebAbort(grpc.StatusCode.INVALID_ARGUMENT, self.text.said_in(language))
 
 
 class SeatSocket:
     """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own."""
 
-    def __init__(self, act: Procedure, watch: Procedure, headers: dict[str, str], peer: str, send: Send) -> None:
+    def __init__(
+        self, act: Procedure, watch: Procedure, headers: dict[str, str], peer: str, send: Send, language: str
+    ) -> None:
         self.act, self.watch, self._send = act, watch, send
         self.headers, self.peer = headers, peer
         self.context = WebContext(self.headers, self.peer)
+        #: The language of the socket's own refusals (the service's say theirs by the same header).
+        self.language = language
         self.frames = 0
         self.pump: asyncio.Future[None] | None = None
         #: Held while an Act is handled and answered: the Watch's end waits for it, so an applied Act is
@@ -111,18 +121,18 @@ class SeatSocket:
             await self._act(payload)
         elif kind == WATCH:
             if self.pump is not None:
-                raise _Broken("a socket carries one Watch; open another socket for another table")
+                raise _Broken(tr("a socket carries one Watch; open another socket for another table"))
             self.pump = asyncio.ensure_future(self._pump(_decode(self.watch, payload)))
         elif kind == HELLO:
             if self.frames != 1:
-                raise _Broken("the HELLO frame (the seat token) can only be the socket's first")
+                raise _Broken(tr("the HELLO frame (the seat token) can only be the socket's first"))
             try:
                 token = payload.decode("utf-8")
             except UnicodeDecodeError:
-                raise _Broken("the HELLO frame's seat token is not UTF-8") from None
+                raise _Broken(tr("the HELLO frame's seat token is not UTF-8")) from None
             self.context = WebContext({**self.headers, SEAT_TOKEN_KEY: token}, self.peer)
         else:
-            raise _Broken(f"no such frame kind: {kind} (1 WATCH, 2 ACT, 0 HELLO)")
+            raise _Broken(tr("no such frame kind: {kind} (1 WATCH, 2 ACT, 0 HELLO)", kind=kind))
 
     async def _act(self, payload: bytes) -> None:
         async with self.acting:
@@ -131,7 +141,7 @@ class SeatSocket:
             try:
                 request = _decode(self.act, payload)
             except _Broken as broken:
-                await self.send_frame(ACT_REFUSED, error_json(broken.abort))
+                await self.send_frame(ACT_REFUSED, error_json(broken.abort_in(self.language)))
                 return
             try:
                 response = await self.act.handler(request, self.context)
@@ -167,12 +177,26 @@ def _decode(procedure: Procedure, payload: bytes) -> Message:
     try:
         request.ParseFromString(payload)
     except DecodeError as error:
-        raise _Broken(f"the {procedure.name} frame is not a valid {request.DESCRIPTOR.name}: {error}") from None
+        raise _Broken(
+            tr(
+                "the {frame} frame is not a valid {message}: {error}",
+                frame=procedure.name,
+                message=request.DESCRIPTOR.name,
+                error=error,
+            )
+        ) from None
     return request
 
 
-async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: Receive, send: Send) -> None:
-    """The ASGI application of one WebSocket at SOCKET_PATH."""
+async def serve_socket(
+    procedures: dict[str, Procedure],
+    scope: Scope,
+    receive: Receive,
+    send: Send,
+    language_of: Callable[[WebContext], str],
+) -> None:
+    """The ASGI application of one WebSocket at SOCKET_PATH; `language_of` chooses its language (the
+    service's `language_of`) from the handshake's headers."""
     message = await receive()
     if message["type"] != "websocket.connect":
         return
@@ -181,7 +205,9 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
         await send({"type": "websocket.close", "code": POLICY_VIOLATION})  # before accept: uvicorn answers 403
         return
     await send({"type": "websocket.accept"})
-    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], headers, peer_of(scope), send)
+    peer = peer_of(scope)
+    language = language_of(WebContext(headers, peer))
+    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], headers, peer, send, language)
     watch_by = asyncio.get_running_loop().time() + WATCH_WAIT_SECONDS
     try:
         while True:
@@ -192,10 +218,10 @@ async def serve_socket(procedures: dict[str, Procedure], scope: Scope, receive: 
                     return
                 data = message.get("bytes")
                 if not data:
-                    raise _Broken("frames are binary, one byte of kind and then the message")
+                    raise _Broken(tr("frames are binary, one byte of kind and then the message"))
                 await seat.frame(data)
             except _Broken as broken:
-                await seat.close_with(REFUSED, error_json(broken.abort), POLICY_VIOLATION)
+                await seat.close_with(REFUSED, error_json(broken.abort_in(seat.language)), POLICY_VIOLATION)
                 return
     except OSError:  # uvicorn's ClientDisconnected: the peer went while an answer was being sent
         return
@@ -209,7 +235,9 @@ async def _before_watch(receive: Receive, deadline: float) -> Any:
         async with asyncio.timeout_at(deadline):
             return await receive()
     except TimeoutError:
-        raise _Broken(f"no WATCH frame in the socket's first {WATCH_WAIT_SECONDS:g} s") from None
+        raise _Broken(
+            tr("no WATCH frame in the socket's first {seconds} s", seconds=format(WATCH_WAIT_SECONDS, "g"))
+        ) from None
 
 
 def socket_protocol() -> type[asyncio.Protocol]:

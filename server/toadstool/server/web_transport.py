@@ -6,10 +6,11 @@ one enveloped message answered with enveloped messages and an end-of-stream enve
 if any. So `curl` works, and the browser's generated client (@connectrpc/connect-web) speaks it.
 
 This module adapts requests; it decides nothing. Each call goes to the very method gRPC calls, with a
-`WebContext` standing in for grpc.aio's context (the token headers as metadata, the peer as the limits know
-it, `abort` as an exception), so the validation ladder, the error adapter (`service._maps_errors`), the
-limits and the one way out for views (toadstool.server.messages) are the gRPC path's own. It is not for
-static files (toadstool.server.web_assets) nor for starting the HTTP server (toadstool.server.web).
+`WebContext` standing in for grpc.aio's context (the token and accept-language headers as metadata, the
+peer as the limits know it, `abort` as an exception), so the validation ladder, the error adapter
+(`service._maps_errors`), the limits and the one way out for views (toadstool.server.messages) are the gRPC
+path's own. It is not for static files (toadstool.server.web_assets) nor for starting the HTTP server
+(toadstool.server.web).
 
 Written here rather than taken from connect-python 0.9: that package (beta) imports its Rust HTTP client
 (pyqwest) even to serve, needs its own protoc plugin, and re-encodes every message through its codec, which
@@ -33,6 +34,7 @@ from google.protobuf.message_factory import GetMessageClass
 
 from toadstool.api import DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2
+from toadstool.i18n import ACCEPT_LANGUAGE, Text, said, tr
 from toadstool.server.service import ToadstoolService
 
 Scope = Mapping[str, Any]
@@ -44,6 +46,8 @@ SERVICE = service_pb2.DESCRIPTOR.services_by_name["ToadstoolService"]
 PREFIX = f"/{SERVICE.full_name}/"
 #: The headers that carry tokens: the same keys as gRPC metadata, never a URL's query.
 TOKEN_KEYS = (SEAT_TOKEN_KEY, HOST_TOKEN_KEY, DEVICE_TOKEN_KEY)
+#: The headers the service reads as metadata: the tokens, and the languages the caller reads.
+METADATA_KEYS = (*TOKEN_KEYS, ACCEPT_LANGUAGE)
 
 UNARY_TYPES = {"application/json": "json", "application/proto": "proto"}
 STREAM_TYPES = {"application/connect+json": "json", "application/connect+proto": "proto"}
@@ -95,12 +99,12 @@ class _Metadatum:
 
 
 class WebContext:
-    """The part of grpc.aio.ServicerContext the service reads: metadata (the token headers), the peer
-    (`ipv4:ADDRESS:PORT`, so `limits.client_of` counts a browser and a gRPC client on one machine as one
-    client), and `abort`."""
+    """The part of grpc.aio.ServicerContext the service reads: metadata (the token headers and
+    accept-language), the peer (`ipv4:ADDRESS:PORT`, so `limits.client_of` counts a browser and a gRPC client
+    on one machine as one client), and `abort`."""
 
     def __init__(self, headers: Mapping[str, str], peer: str) -> None:
-        self._metadata = tuple(_Metadatum(key, headers[key]) for key in TOKEN_KEYS if headers.get(key))
+        self._metadata = tuple(_Metadatum(key, headers[key]) for key in METADATA_KEYS if headers.get(key))
         self._peer = peer
 
     def invocation_metadata(self) -> tuple[_Metadatum, ...]:
@@ -157,18 +161,24 @@ def headers_of(scope: Scope) -> dict[str, str]:
 WEB_SCHEMES = {"ws": "http", "wss": "https"}
 
 
-def cross_origin(scope: Scope, headers: Mapping[str, str]) -> str | None:
-    """Why a request comes from another site's page, or None: a browser names the page's origin, which must be
-    this server's own (programs such as curl send none). The browser's own verdict (Sec-Fetch-Site) counts too."""
+def cross_origin(scope: Scope, headers: Mapping[str, str]) -> Text | None:
+    """The refusal of a request from another site's page, or None: a browser names the page's origin, which
+    must be this server's own (programs such as curl send none). The browser's own verdict (Sec-Fetch-Site)
+    counts too."""
     if headers.get("sec-fetch-site") == "cross-site":
-        return "a page of another site"
+        return tr("cross-origin requests are refused (a page of another site): open the page this server serves")
     origin = headers.get("origin")
     if origin is None:
         return None
     scheme = scope.get("scheme", "http")
     # A WebSocket's scope says ws or wss; the page that opened it is http's or https's.
     own = f"{WEB_SCHEMES.get(scheme, scheme)}://{headers.get('host', '')}"
-    return None if origin == own else f"the page at {origin!r}"
+    if origin == own:
+        return None
+    return tr(
+        "cross-origin requests are refused (the page at {origin}): open the page this server serves",
+        origin=repr(origin),
+    )
 
 
 def envelope(flags: int, data: bytes) -> bytes:
@@ -193,12 +203,16 @@ def end_of_stream(error: WebAbort | None) -> bytes:
 
 
 class Refused(Exception):
-    """A request refused before it reaches the service (its framing, size or origin): status and message."""
+    """A request refused before it reaches the service (its framing, size or origin): status and message,
+    the message said in the caller's language by `abort_in`."""
 
-    def __init__(self, code: grpc.StatusCode, message: str, http_status: int | None = None) -> None:
-        super().__init__(message)
-        self.abort = WebAbort(code, message)
+    def __init__(self, code: grpc.StatusCode, text: Text | str, http_status: int | None = None) -> None:
+        super().__init__(str(text))
+        self.code, self.text = code, text
         self.http_status = http_status
+
+    def abort_in(self, language: str) -> WebAbort:
+        return WebAbort(self.code, said(self.text, language))
 
 
 class ConnectApp:
@@ -211,24 +225,22 @@ class ConnectApp:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         headers = headers_of(scope)
+        context = WebContext(headers, peer_of(scope))
         procedure = self.procedures.get(scope["path"])
         try:
             if procedure is None:
-                raise Refused(grpc.StatusCode.UNIMPLEMENTED, f"no such procedure: {scope['path']}", 404)
+                raise Refused(grpc.StatusCode.UNIMPLEMENTED, tr("no such procedure: {path}", path=scope["path"]), 404)
             if scope["method"] != "POST":
-                raise Refused(grpc.StatusCode.UNIMPLEMENTED, "Connect calls are POST requests", 405)
-            why = cross_origin(scope, headers)
-            if why is not None:
-                raise Refused(
-                    grpc.StatusCode.PERMISSION_DENIED,
-                    f"cross-origin requests are refused ({why}): open the page this server serves",
-                )
+                raise Refused(grpc.StatusCode.UNIMPLEMENTED, tr("Connect calls are POST requests"), 405)
+            refusal = cross_origin(scope, headers)
+            if refusal is not None:
+                raise Refused(grpc.StatusCode.PERMISSION_DENIED, refusal)
             codec = self._codec(procedure, headers)
             body = await self._body(receive, headers)
         except Refused as refused:
-            await _send_unary_error(send, refused.abort, refused.http_status)
+            abort = refused.abort_in(self.service.language_of(context))
+            await _send_unary_error(send, abort, refused.http_status)
             return
-        context = WebContext(headers, peer_of(scope))
         if procedure.streams:
             await self._stream(procedure, codec, body, context, receive, send)
         else:
@@ -238,13 +250,24 @@ class ConnectApp:
         content_type = headers.get("content-type", "").split(";")[0].strip().lower()
         kinds = STREAM_TYPES if procedure.streams else UNARY_TYPES
         if content_type not in kinds:
-            wanted = " or ".join(kinds)
+            first, second = kinds
             raise Refused(
-                grpc.StatusCode.INVALID_ARGUMENT, f"{procedure.name} takes {wanted}, not {content_type!r}", 415
+                grpc.StatusCode.INVALID_ARGUMENT,
+                tr(
+                    "{procedure} takes {first} or {second}, not {given}",
+                    procedure=procedure.name,
+                    first=first,
+                    second=second,
+                    given=repr(content_type),
+                ),
+                415,
             )
         encoding = headers.get("connect-content-encoding" if procedure.streams else "content-encoding", "identity")
         if encoding != "identity":
-            raise Refused(grpc.StatusCode.UNIMPLEMENTED, f"compressed requests ({encoding}) are not accepted")
+            raise Refused(
+                grpc.StatusCode.UNIMPLEMENTED,
+                tr("compressed requests ({encoding}) are not accepted", encoding=encoding),
+            )
         return kinds[content_type]
 
     async def _body(self, receive: Receive, headers: Mapping[str, str]) -> bytes:
@@ -259,7 +282,7 @@ class ConnectApp:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                raise Refused(grpc.StatusCode.CANCELLED, "the client went away")
+                raise Refused(grpc.StatusCode.CANCELLED, tr("the client went away"))
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > limit:
@@ -276,9 +299,13 @@ class ConnectApp:
             else:
                 request.ParseFromString(data)
         except (json_format.ParseError, UnicodeDecodeError) as error:
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not valid JSON: {error}") from None
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT, tr("the request is not valid JSON: {error}", error=error)
+            ) from None
         except DecodeError as error:
-            raise Refused(grpc.StatusCode.INVALID_ARGUMENT, f"the request is not valid protobuf: {error}") from None
+            raise Refused(
+                grpc.StatusCode.INVALID_ARGUMENT, tr("the request is not valid protobuf: {error}", error=error)
+            ) from None
         return request
 
     def _encode(self, procedure: Procedure, codec: str, response: Message | bytes) -> bytes:
@@ -293,7 +320,7 @@ class ConnectApp:
             request = self._decode(procedure, codec, body)
             response = await procedure.handler(request, context)
         except Refused as refused:
-            await _send_unary_error(send, refused.abort)
+            await _send_unary_error(send, refused.abort_in(self.service.language_of(context)))
             return
         except WebAbort as abort:
             await _send_unary_error(send, abort)
@@ -347,7 +374,7 @@ class ConnectApp:
         try:
             request = self._decode(procedure, codec, _unwrap(body))
         except Refused as refused:
-            return refused.abort
+            return refused.abort_in(self.service.language_of(context))
         responses: AsyncIterator[Any] = procedure.handler(request, context)
         try:
             async for response in responses:
@@ -363,18 +390,18 @@ class ConnectApp:
 def _unwrap(body: bytes) -> bytes:
     """The one message of a stream's request envelope."""
     if len(body) < 5:
-        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the stream's request is not a Connect envelope")
+        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, tr("the stream's request is not a Connect envelope"))
     flags, length = struct.unpack(">BI", body[:5])
     if flags & COMPRESSED:
-        raise Refused(grpc.StatusCode.UNIMPLEMENTED, "compressed requests are not accepted")
+        raise Refused(grpc.StatusCode.UNIMPLEMENTED, tr("compressed requests are not accepted"))
     if length != len(body) - 5:
-        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, "the stream's request envelope has the wrong length")
+        raise Refused(grpc.StatusCode.INVALID_ARGUMENT, tr("the stream's request envelope has the wrong length"))
     return body[5:]
 
 
 def _too_large(size: int, limit: int) -> Refused:
     # grpc-core's very words when a gRPC request is over grpc.max_receive_message_length, so a client of either
-    # transport reads the same refusal.
+    # transport reads the same refusal (grpc-core's, so English in every language).
     return Refused(grpc.StatusCode.RESOURCE_EXHAUSTED, f"SERVER: Received message larger than max ({size} vs. {limit})")
 
 

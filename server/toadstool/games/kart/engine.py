@@ -28,7 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toadstool.engine import BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome, preview
+from toadstool.engine import N_, BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome, preview
 from toadstool.games.kart.data import (
     BANANA_CHIPS,
     BUNDLE_BONUS,
@@ -639,7 +639,7 @@ class KartEngine:
     """Super Mario Kart, the fan-made board game: 2-7 karts, 3 laps, items, coins and shortcuts."""
 
     name = "kart"
-    title = "Super Mario Kart (board game)"
+    title = N_("Super Mario Kart (board game)")
     score_label = "laps"
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {"track": "mini-loop"}
@@ -653,7 +653,7 @@ class KartEngine:
             name="track",
             kind=OptionKind.CHOICE,
             default=DEFAULT_TRACK,
-            help="the track to race on (`toadstool tracks` lists them)",
+            help=N_("the track to race on (`toadstool tracks` lists them)"),
             choices=tuple(known_track_names()),
             explain=broken_track_problem,
         ),

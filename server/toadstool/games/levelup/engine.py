@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toadstool.engine import Event, OptionSpec, Outcome
+from toadstool.engine import N_, Event, OptionSpec, Outcome
 
 from . import data
 from .data import BLOCKS, POWERS, TOP, BlockKind, PowerKind
@@ -758,7 +758,7 @@ class LevelUpEngine:
     """Super Mario: Level Up! for 3-6 players over three rounds."""
 
     name = "levelup"
-    title = "Super Mario: Level Up!"
+    title = N_("Super Mario: Level Up!")
     score_label = "points"
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {}

@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from toadstool.engine import Event, OptionSpec, Outcome
+from toadstool.engine import N_, Event, OptionSpec, Outcome
 from toadstool.games.powerup import data
 from toadstool.games.powerup.data import CARD_TYPE, IS_CASTLE, LEVEL_VALUE, QUESTION_CARD_KIND, CardKind, Target, Timing
 from toadstool.games.powerup.views import (
@@ -537,7 +537,7 @@ class PowerUpEngine:
     """The Power Up Card Game behind the generic Engine protocol."""
 
     name = "powerup"
-    title = "Super Mario Bros. Power Up Card Game"
+    title = N_("Super Mario Bros. Power Up Card Game")
     score_label = "Extra Lives"
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {}

@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
-from toadstool.engine import Event, OptionKind, OptionSpec, Outcome
+from toadstool.engine import N_, Event, OptionKind, OptionSpec, Outcome
 
 from .data import (
     ALL_CARDS,
@@ -487,25 +487,25 @@ class UnoEngine:
     """UNO Super Mario (docs/rules/uno.md)."""
 
     name = "uno"
-    title = "UNO Super Mario"
+    title = N_("UNO Super Mario")
     score_label = "points"
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {"target": "1"}
     min_players = 2
     max_players = 10
     options = (
-        OptionSpec("target", OptionKind.INT, "500", "points that end the game", minimum=1, maximum=100_000),
+        OptionSpec("target", OptionKind.INT, "500", N_("points that end the game"), minimum=1, maximum=100_000),
         OptionSpec(
             "lowest_wins",
             OptionKind.BOOL,
             "false",
-            "running tally variant: each player is charged their own hand; at the target the lowest total wins",
+            N_("running tally variant: each player is charged their own hand; at the target the lowest total wins"),
         ),
         OptionSpec(
             "house_rule",
             OptionKind.TEXT,
             "",
-            "house rule shown for the Wild Customizable card (not enforced)",
+            N_("house rule shown for the Wild Customizable card (not enforced)"),
             max_length=200,
         ),
     )

@@ -1,10 +1,13 @@
 """The closed set of refusals a table gives (docs/design.md, principle 6), each with a message a person can act on;
-`toadstool.service` maps them to gRPC status codes in one place.
+`toadstool.service` maps them to gRPC status codes in one place, and says each message in the language of whoever
+it answers (a `toadstool.i18n.Text`, said only then).
 """
 
 from __future__ import annotations
 
 import enum
+
+from toadstool.i18n import ENGLISH, Text, said, tr
 
 #: The longest message a refusal carries (`TableError`): well under gRPC's metadata limit (8 KiB), so the
 #: client always reads the server's answer. Values a client sent are quoted shorter still (`preview`).
@@ -26,13 +29,27 @@ class ErrorKind(enum.Enum):
     LIMIT = "limit reached"
 
 
+def _cut(message: str) -> str:
+    return message if len(message) <= MAX_ERROR_LENGTH else message[: MAX_ERROR_LENGTH - 1] + "…"
+
+
 class TableError(Exception):
     """A refused request: nothing was changed. The message says what to do about it, quoting what the
-    client sent only through `preview` (and cut to MAX_ERROR_LENGTH in any case)."""
+    client sent only through `preview` (and cut to MAX_ERROR_LENGTH in any case). It is a `Text` (`tr`), said
+    in each reader's language by `said_in`; `message` is its English (logs, tests)."""
 
-    def __init__(self, kind: ErrorKind, message: str) -> None:
-        if len(message) > MAX_ERROR_LENGTH:
-            message = message[: MAX_ERROR_LENGTH - 1] + "…"
+    def __init__(self, kind: ErrorKind, text: Text | str) -> None:
+        message = _cut(said(text, ENGLISH))
         super().__init__(message)
         self.kind = kind
+        self.text = text
         self.message = message
+
+    def said_in(self, language: str) -> str:
+        """The message in `language`, cut to MAX_ERROR_LENGTH as the English is."""
+        return self.message if language == ENGLISH else _cut(said(self.text, language))
+
+
+def no_such_seat(seat: int, players: int) -> Text:
+    """The refusal of a seat number a table does not have (joining, adding a bot, hosting a seat)."""
+    return tr("seat {seat} does not exist; seats are 0..{last}", seat=seat, last=players - 1)

@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from toadstool.engine import action_id, device_action_types
-from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.i18n import tr
+from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.seats import SeatKind, Status, new_token, token_matches
 
@@ -29,11 +30,11 @@ DEFAULT_ABANDON_SECONDS = 4 * 3600.0
 def _person(table: Table, seat: int) -> str:
     """The name of the person at `seat`; refused when there is no such seat or no person in it."""
     if not 0 <= seat < table.players:
-        raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{table.players - 1}")
+        raise TableError(ErrorKind.BAD_REQUEST, no_such_seat(seat, table.players))
     if table.seats[seat].kind is not SeatKind.HUMAN:
-        raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} holds no person")
+        raise TableError(ErrorKind.BAD_REQUEST, tr("seat {seat} holds no person", seat=seat))
     if table.status is Status.FINISHED:
-        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over")
+        raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over", table=table.table_id))
     return table.seats[seat].name
 
 
@@ -46,7 +47,7 @@ def kick(table: Table, seat: int) -> None:
             table._note(f"The host removed {{p{seat}}} from the table; a bot plays their seat")
         else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
             table._note(f"The host removed {name.replace('{', '(')} from the table")
-    tell_host(table, f"the host removed {name} (seat {seat})")
+    tell_host(table, tr("the host removed {name} (seat {seat})", name=name, seat=seat))
 
 
 def hand_to_bot(table: Table, seat: int) -> None:
@@ -56,15 +57,20 @@ def hand_to_bot(table: Table, seat: int) -> None:
     if table.status is not Status.PLAYING:
         raise TableError(
             ErrorKind.NOT_PLAYING,
-            f"table {table.table_id} has not started: a bot can play a seat once the game runs "
-            "(in the lobby, remove the person or add a bot to an open seat)",
+            tr(
+                "table {table} has not started: a bot can play a seat once the game runs "
+                "(in the lobby, remove the person or add a bot to an open seat)",
+                table=table.table_id,
+            ),
         )
     held = table.seats[seat]
     if held.bot_controlled:
-        raise TableError(ErrorKind.BAD_REQUEST, f"a bot already plays {name}'s seat until they are back")
+        raise TableError(
+            ErrorKind.BAD_REQUEST, tr("a bot already plays the seat of {name} until they are back", name=name)
+        )
     table._note(f"The host let a bot play for {{p{seat}}} until they are back")
     held.bot_controlled, held.bot = True, table.spec.smart_bot()
-    tell_host(table, f"a bot plays for {name} (seat {seat}) until they are back")
+    tell_host(table, tr("a bot plays for {name} (seat {seat}) until they are back", name=name, seat=seat))
     table._people_changed()
     table._touch()
 
@@ -73,14 +79,14 @@ def end(table: Table, reason: str) -> None:
     """End the table now, in the lobby or in play, for `reason` (its outcome says it; nobody wins): it leaves
     the live tables, its history stays, and every stream gets its last update."""
     if table.status is Status.FINISHED:
-        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over already")
+        raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over already", table=table.table_id))
     with table.one_write():
         if table.store is not None:
             table.store.set_ended(table.table_id, table.version, reason)
         table.status = Status.FINISHED
         table._note(reason)
     table.ended = reason
-    tell_host(table, f"ended: {reason}")
+    tell_host(table, tr("ended: {reason}", reason=reason))
     table._people_changed()
     table._touch()
 
@@ -124,13 +130,14 @@ def device_move(table: Table, token: str) -> tuple[int, str]:
     """
     if not token_matches(token, table.device_token_hash):
         raise TableError(
-            ErrorKind.UNAUTHENTICATED, f"that device token is not valid at table {table.table_id}; ask its host"
+            ErrorKind.UNAUTHENTICATED,
+            tr("that device token is not valid at table {table}; ask its host", table=table.table_id),
         )
     if table.status is not Status.PLAYING:
-        raise TableError(ErrorKind.NOT_PLAYING, f"table {table.table_id} is not being played")
+        raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} is not being played", table=table.table_id))
     kinds = device_action_types(table.engine)
     for seat in table.engine.to_act(table.state):
         for action in table.engine.legal_actions(table.state, seat):
             if isinstance(action, kinds):
                 return seat, action_id(action)
-    raise TableError(ErrorKind.NOT_LEGAL, "nobody can roll right now; press the button when it is a roll")
+    raise TableError(ErrorKind.NOT_LEGAL, tr("nobody can roll right now; press the button when it is a roll"))

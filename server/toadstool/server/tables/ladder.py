@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import listing, name_seats, preview
+from toadstool.i18n import tr
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.seats import Status
@@ -30,12 +31,15 @@ def checked(table: Table, seat: int, wanted: str, expected_version: int, request
             return prior
         raise TableError(
             ErrorKind.DUPLICATE_REQUEST,
-            f"request id {preview(request_id)} was already used for another action; use a fresh id per action",
+            tr(
+                "request id {request} was already used for another action; use a fresh id per action",
+                request=preview(request_id),
+            ),
         )
     if table.status is Status.LOBBY:
-        raise TableError(ErrorKind.NOT_PLAYING, f"table {table.table_id} has not started yet")
+        raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has not started yet", table=table.table_id))
     if table.status is Status.FINISHED:
-        raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over")
+        raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over", table=table.table_id))
     if table.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
         table.reclaim(table.seats[seat])
         table._touch()
@@ -43,18 +47,23 @@ def checked(table: Table, seat: int, wanted: str, expected_version: int, request
     action = next((a for a in legal if id_of(a) == wanted), None)
     if action is None:
         if not legal:
-            hint = "you have nothing to do right now; wait for your turn"
+            refusal = tr("that action is not legal now (you have nothing to do right now; wait for your turn)")
         else:
             names = table.names()
-            hint = "your legal actions now: " + listing(
-                (name_seats(table.engine.describe(table.state, seat, a), names) for a in legal), "; "
+            refusal = tr(
+                "that action is not legal now (your legal actions now: {actions})",
+                actions=listing((name_seats(table.engine.describe(table.state, seat, a), names) for a in legal), "; "),
             )
-        raise TableError(ErrorKind.NOT_LEGAL, f"that action is not legal now ({hint})")
+        raise TableError(ErrorKind.NOT_LEGAL, refusal)
     if expected_version != table.version and not _still_deciding(table, seat, expected_version):
         raise TableError(
             ErrorKind.STALE_VERSION,
-            f"you acted on version {expected_version} but the table is at version {table.version}; "
-            "look at the latest view and act again",
+            tr(
+                "you acted on version {acted} but the table is at version {version}; "
+                "look at the latest view and act again",
+                acted=expected_version,
+                version=table.version,
+            ),
         )
     return action
 

@@ -20,6 +20,7 @@ from toadstool.engine import (
     preview,
 )
 from toadstool.games import GAMES
+from toadstool.i18n import tr, trn
 from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredSeat, StoredTable
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
@@ -207,7 +208,7 @@ class TableRegistry:
         if table is None:
             raise TableError(
                 ErrorKind.UNKNOWN_TABLE,
-                f"there is no table {preview(table_id)} on this server; list tables to see them",
+                tr("there is no table {table} on this server; list tables to see them", table=preview(table_id)),
             )
         return table
 
@@ -230,31 +231,53 @@ class TableRegistry:
         spec = GAMES.get(game)
         if spec is None:
             raise TableError(
-                ErrorKind.BAD_REQUEST, f"unknown game {preview(game)}; this server hosts: {listing(GAMES)}"
+                ErrorKind.BAD_REQUEST,
+                tr("unknown game {game}; this server hosts: {games}", game=preview(game), games=listing(GAMES)),
             )
         engine = spec.engine
         if not engine.min_players <= players <= engine.max_players:
             raise TableError(
                 ErrorKind.BAD_REQUEST,
-                f"{engine.title} takes {engine.min_players} to {engine.max_players} players, not {players}",
+                tr(
+                    "{game} takes {min} to {max} players, not {players}",
+                    game=tr(engine.title),
+                    min=engine.min_players,
+                    max=engine.max_players,
+                    players=players,
+                ),
             )
         if not 0 <= bots <= players:
-            raise TableError(ErrorKind.BAD_REQUEST, f"bots must be between 0 and {players}, not {bots}")
+            raise TableError(
+                ErrorKind.BAD_REQUEST,
+                tr("bots must be between 0 and {players}, not {bots}", players=players, bots=bots),
+            )
         bot_level = checked_level(bot_level)
         for what, value in (("turn_seconds", turn_seconds), ("takeover_seconds", takeover_seconds)):
             if not 0 <= value <= MAX_CLOCK_SECONDS:
-                raise TableError(ErrorKind.BAD_REQUEST, f"{what} must be 0 (off) to {MAX_CLOCK_SECONDS}, not {value}")
+                raise TableError(
+                    ErrorKind.BAD_REQUEST,
+                    tr("{field} must be 0 (off) to {max}, not {value}", field=what, max=MAX_CLOCK_SECONDS, value=value),
+                )
         raw = {name: printable(value) for name, value in (options or {}).items()}
         try:
             record = creation_record(engine, parse_options(engine.options, raw))
         except BadOptions as error:
-            raise TableError(ErrorKind.BAD_REQUEST, str(error)) from None
+            raise TableError(ErrorKind.BAD_REQUEST, error.text) from None
         if seed is not None and not 0 <= seed < 2**63:
-            raise TableError(ErrorKind.BAD_REQUEST, f"the seed must be 0 to {2**63 - 1}, not {seed}")
+            raise TableError(
+                ErrorKind.BAD_REQUEST, tr("the seed must be 0 to {max}, not {seed}", max=2**63 - 1, seed=seed)
+            )
         self._forget_finished()
         if sum(1 for t in self.tables.values() if t.status is not Status.FINISHED) >= self.max_tables:
-            raise TableError(ErrorKind.LIMIT, f"this server holds its maximum of {self.max_tables} tables")
-        clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, "table name") if name.strip() else ""
+            raise TableError(
+                ErrorKind.LIMIT,
+                trn(
+                    "this server holds its maximum of {n} table",
+                    "this server holds its maximum of {n} tables",
+                    self.max_tables,
+                ),
+            )
+        clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, of_table=True) if name.strip() else ""
         table_id = self._new_id()
         host_token, host_hash = new_token()
         table = Table(
@@ -307,7 +330,8 @@ class TableRegistry:
             return found
         if finished.status is not Status.FINISHED:
             raise TableError(
-                ErrorKind.NOT_PLAYING, f"the game at table {finished.table_id} is not over yet: play again after it"
+                ErrorKind.NOT_PLAYING,
+                tr("the game at table {table} is not over yet: play again after it", table=finished.table_id),
             )
         # A name of its own is kept; a default one ("UNO Super Mario k7m2qx") names the old id: a new default.
         default = finished.name == f"{finished.spec.engine.title} {finished.table_id}"

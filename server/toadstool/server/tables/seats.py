@@ -16,6 +16,7 @@ from toadstool.bots import as_level
 from toadstool.engine import (
     Bot,
 )
+from toadstool.i18n import tr, trn
 from toadstool.server.store import StoredSeat
 from toadstool.server.tables.errors import ErrorKind, TableError
 
@@ -44,11 +45,12 @@ def printable(raw: str) -> str:
     return "".join(ch for ch in raw if unicodedata.category(ch)[0] != "C")
 
 
-def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, what: str = "name") -> str:
+def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, *, of_table: bool = False) -> str:
     """A display name safe to show in any terminal or window: printable characters only.
 
     Control characters, escape sequences, bidi overrides and other format characters are dropped, runs
-    of white space become one space, and the result must be 1..limit characters.
+    of white space become one space, and the result must be 1..limit characters (`of_table`: a refusal
+    says "the table name", else "the name").
     """
     kept = []
     for ch in raw:
@@ -59,9 +61,19 @@ def sanitize_name(raw: str, limit: int = MAX_NAME_LENGTH, what: str = "name") ->
             kept.append(ch)
     name = " ".join("".join(kept).split())
     if not name:
-        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is empty once unprintable characters are removed")
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            tr("the table name is empty once unprintable characters are removed")
+            if of_table
+            else tr("the name is empty once unprintable characters are removed"),
+        )
     if len(name) > limit:
-        raise TableError(ErrorKind.BAD_REQUEST, f"the {what} is longer than {limit} characters")
+        raise TableError(
+            ErrorKind.BAD_REQUEST,
+            trn("the table name is longer than {n} character", "the table name is longer than {n} characters", limit)
+            if of_table
+            else trn("the name is longer than {n} character", "the name is longer than {n} characters", limit),
+        )
     return name
 
 
@@ -142,6 +154,9 @@ def checked_level(bot_level: int) -> int:
     except ValueError:
         raise TableError(
             ErrorKind.BAD_REQUEST,
-            f"bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {bot_level}",
+            tr(
+                "bot_level must be easy (1), normal (2), hard (3) or unspecified (0, normal), not {level}",
+                level=bot_level,
+            ),
         ) from None
     return bot_level

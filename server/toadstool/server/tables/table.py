@@ -32,14 +32,15 @@ from toadstool.engine import (
     name_seats,
 )
 from toadstool.games import GameSpec
+from toadstool.i18n import tr
 from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
 from toadstool.server.tables import autoplay, ladder
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
-from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 from toadstool.server.tables.group_commit import GroupCommit
 from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
-from toadstool.server.tables.host_log import tell_host
+from toadstool.server.tables.host_log import tell_connection, tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
     AppliedRequest,
@@ -229,7 +230,7 @@ class Table:
         if found < 0:
             raise TableError(
                 ErrorKind.UNAUTHENTICATED,
-                f"that seat token is not valid at table {self.table_id}; join the table to get one",
+                tr("that seat token is not valid at table {table}; join the table to get one", table=self.table_id),
             )
         return found
 
@@ -239,12 +240,13 @@ class Table:
     def require_host(self, token: str) -> None:
         if not token:
             raise TableError(
-                ErrorKind.UNAUTHENTICATED, "no host token: send the token from CreateTable in the x-host-token metadata"
+                ErrorKind.UNAUTHENTICATED,
+                tr("no host token: send the token from CreateTable in the {key} metadata", key="x-host-token"),
             )
         if not self.is_host(token):
             raise TableError(
                 ErrorKind.NOT_YOUR_SEAT,
-                f"only the host of table {self.table_id} may do that (send its host token)",
+                tr("only the host of table {table} may do that (send its host token)", table=self.table_id),
             )
 
     def open_seats(self) -> list[int]:
@@ -267,7 +269,9 @@ class Table:
                         return held.index, token
         clean = sanitize_name(name)
         if self.status is not Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started; watch it instead")
+            raise TableError(
+                ErrorKind.NOT_PLAYING, tr("table {table} has already started; watch it instead", table=self.table_id)
+            )
         index = self._pick_open_seat(seat)
         if request_id:
             token, digest = join_token(request_id, self.table_id, index, self.host_token_hash)
@@ -275,7 +279,9 @@ class Table:
             token, digest = new_token()
         with self.one_write():
             self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
-            tell_host(self, f"{clean} joined (seat {index})")  # before the start it may trigger
+            tell_host(
+                self, tr("{name} joined (seat {seat})", name=clean, seat=index)
+            )  # before the start it may trigger
             self._maybe_autostart()
         self.people_seen = self.now()
         self._people_changed()
@@ -343,12 +349,16 @@ class Table:
         if seat is None:
             open_seats = self.open_seats()
             if not open_seats:
-                raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has no open seat; watch it instead")
+                raise TableError(
+                    ErrorKind.NOT_PLAYING, tr("table {table} has no open seat; watch it instead", table=self.table_id)
+                )
             return open_seats[0]
         if not 0 <= seat < self.players:
-            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
+            raise TableError(ErrorKind.BAD_REQUEST, no_such_seat(seat, self.players))
         if self.seats[seat].kind is not SeatKind.EMPTY:
-            raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} is taken; open seats: {self.open_seats()}")
+            raise TableError(
+                ErrorKind.NOT_PLAYING, tr("seat {seat} is taken; open seats: {open}", seat=seat, open=self.open_seats())
+            )
         return seat
 
     def leave(self, seat: int, quietly: bool = False) -> None:
@@ -365,7 +375,7 @@ class Table:
                     self._note(f"{{p{seat}}} left the table; a bot plays their seat")
         self.people_seen = self.now()
         if not quietly:
-            tell_host(self, f"{name} left (seat {seat})")
+            tell_host(self, tr("{name} left (seat {seat})", name=name, seat=seat))
         self._people_changed()
         self._touch()
 
@@ -381,8 +391,7 @@ class Table:
         state.connections = max(0, state.connections + delta)
         if state.kind is SeatKind.HUMAN and (before == 0) != (state.connections == 0):
             self.people_seen = self.now()
-            again = "reconnected" if state.ever_connected else "connected"
-            tell_host(self, f"{state.name} {again if before == 0 else 'lost their connection'}")
+            tell_connection(self, state.name, lost=before != 0, again=state.ever_connected)
             state.ever_connected = True
         if state.connections > 0:
             state.away_since = None
@@ -398,7 +407,7 @@ class Table:
             state.bot_controlled, state.bot = False, None
             self._people_changed()
             self._note(f"{{p{state.index}}} is back and plays again")
-            tell_host(self, f"{state.name} is back and plays again")
+            tell_host(self, tr("{name} is back and plays again", name=state.name))
 
     def _note(self, text: str, durable: bool = True) -> None:
         """A table-level event (not from the engine): public, at the current version, and kept in the store
@@ -421,21 +430,25 @@ class Table:
 
     def start(self) -> None:
         if self.status is not Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
+            raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has already started", table=self.table_id))
         if self.open_seats():
             raise TableError(
                 ErrorKind.NOT_PLAYING,
-                f"table {self.table_id} still has open seats {self.open_seats()}: fill them or add bots",
+                tr(
+                    "table {table} still has open seats {open}: fill them or add bots",
+                    table=self.table_id,
+                    open=self.open_seats(),
+                ),
             )
         with self.one_write():
             try:
                 self._begin()
             except BadOptions as error:  # a creation record the game no longer accepts
                 self.state, self.status = None, Status.LOBBY
-                raise TableError(ErrorKind.BAD_REQUEST, f"the table cannot start: {error}") from None
+                raise TableError(ErrorKind.BAD_REQUEST, tr("the table cannot start: {why}", why=error.text)) from None
             if self.store is not None:
                 self.store.set_started(self.table_id)
-        tell_host(self, "the game started")
+        tell_host(self, tr("the game started"))
         self._people_changed()
         self._touch()
 
@@ -473,9 +486,11 @@ class Table:
             if version is not None:
                 return version, False
             if self.seats[seat] is not holder:  # removed by the host, or left, while the move waited
-                raise TableError(ErrorKind.NOT_YOUR_SEAT, f"seat {seat} is no longer yours; nothing was played")
+                raise TableError(
+                    ErrorKind.NOT_YOUR_SEAT, tr("seat {seat} is no longer yours; nothing was played", seat=seat)
+                )
         raise TableError(
-            ErrorKind.STALE_VERSION, "the table kept changing while your action waited; look at the latest view"
+            ErrorKind.STALE_VERSION, tr("the table kept changing while your action waited; look at the latest view")
         )
 
     def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
@@ -544,7 +559,7 @@ class Table:
             self.status = Status.FINISHED
             self._people_changed()  # the clocks stop
             if not self._replaying:
-                tell_host(self, f"game over: {name_seats(outcome.summary, self.names())}")
+                tell_host(self, tr("game over: {outcome}", outcome=name_seats(outcome.summary, self.names())))
             if self.store is not None:  # so a restart need not replay it; without it, it is replayed
                 with contextlib.suppress(DiskUnavailable) if not self.store.in_batch else contextlib.nullcontext():
                     self.store.set_finished(self.table_id, self.version)

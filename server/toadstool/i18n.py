@@ -1,0 +1,188 @@
+"""The server's message catalogues and choosing a language: gettext through Babel (issue #43).
+
+It owns three things, and nothing else:
+
+- **Texts said later, in the reader's language.** `tr("there is no table {table}", table=...)` and
+  `trn(singular, plural, n, ...)` make a `Text`: an English message (the catalogue's msgid) and its values,
+  turned into words only by `Text.said_in(language)`, when the reader is known. A refusal is raised once and
+  said in the language of whoever receives it; `str(text)` is its English (logs, tests). A value may itself be
+  a `Text` (a game's title inside a refusal): it is said in the same language. Whole sentences only: a
+  message is never built by joining translated fragments, so each language orders its own words; plurals
+  come from the catalogue's Plural-Forms through `ngettext`.
+- **Strings marked where they are defined** (`N_`, a game's title and its options' help) and translated where
+  they are shown (`translate`).
+- **Choosing a language**: `negotiate` reads a caller's `accept-language` (gRPC metadata, the Connect HTTP
+  header, the WebSocket handshake's header) with Babel's `Locale.negotiate` among `LANGUAGES`; anything it
+  cannot read means the server's default (`toadstool serve --lang`). `environment_language` is the same for a
+  program run by one person (LANGUAGE, LC_ALL, LC_MESSAGES, LANG).
+
+The catalogues are `toadstool/locale/<language>/LC_MESSAGES/toadstool.po`, shipped in the package and read
+(with Babel's PO reader, fuzzy entries left out) when a language is first used; there is no compiled .mo to
+go stale. `scripts/i18n` extracts the messages into `locale/toadstool.pot` and checks that every language
+translates each of them. English is the msgids themselves: it has no catalogue.
+
+Adding a language: its code in `LANGUAGES`, then `scripts/i18n --init CODE` and translate the new .po.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import os
+import re
+from dataclasses import dataclass
+from gettext import NullTranslations
+from importlib import resources
+from typing import Final
+
+from babel import Locale
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+log = logging.getLogger(__name__)
+
+#: The languages there are texts in, English first (the msgids: no catalogue).
+LANGUAGES: Final = ("en", "de")
+ENGLISH: Final = "en"
+#: The gettext domain: the catalogues' file name.
+DOMAIN: Final = "toadstool"
+#: The metadata key (and HTTP header) a caller names its languages in.
+ACCEPT_LANGUAGE: Final = "accept-language"
+
+#: How much of an accept-language header is read: a browser's is well under 200 characters.
+_MAX_HEADER = 1000
+_MAX_RANGES = 20
+_RANGE = re.compile(r"^(?:\*|[A-Za-z]{1,8}(?:[-_][A-Za-z0-9]{1,8})*)$")
+_QUALITY = re.compile(r"^q=(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$", re.IGNORECASE)
+
+
+def N_(message: str) -> str:
+    """Mark `message` for the catalogue where it is defined; `translate` says it where it is shown."""
+    return message
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    """A message not yet said: its English (the catalogue's msgid), its plural and count, and its values."""
+
+    message: str
+    params: tuple[tuple[str, object], ...] = ()
+    plural: str | None = None
+    n: int = 0
+
+    def said_in(self, language: str) -> str:
+        """The message in `language` (English where the catalogue lacks it), its values filled in."""
+        catalogue = catalogue_of(language)
+        if self.plural is None:
+            template = catalogue.gettext(self.message)
+        else:
+            template = catalogue.ngettext(self.message, self.plural, self.n)
+        values = {key: value.said_in(language) if isinstance(value, Text) else value for key, value in self.params}
+        if self.plural is not None:
+            values.setdefault("n", self.n)
+        try:
+            return template.format(**values)
+        except (KeyError, IndexError, ValueError):  # a translation naming other values: its English instead
+            log.warning("the %s translation of %r does not fit its values", language, self.message)
+            english = self.message if self.plural is None or self.n == 1 else self.plural
+            return english.format(**values)
+
+    def __str__(self) -> str:
+        return self.said_in(ENGLISH)
+
+
+def tr(message: str, /, **params: object) -> Text:
+    """A message to be said in its reader's language: `message` is English with `{name}` for each value."""
+    return Text(message, tuple(params.items()))
+
+
+def trn(singular: str, plural: str, n: int, /, **params: object) -> Text:
+    """As `tr`, with a count: the catalogue's plural form for `n` (which the message may show as `{n}`)."""
+    return Text(singular, tuple(params.items()), plural, n)
+
+
+def said(text: Text | str, language: str) -> str:
+    """A `Text` said in `language`; a plain string (a value that is not ours to translate) as it is."""
+    return text.said_in(language) if isinstance(text, Text) else text
+
+
+def translate(language: str, message: str) -> str:
+    """A string marked with `N_` (or any msgid), in `language`; itself where the catalogue lacks it."""
+    return catalogue_of(language).gettext(message) if message else message
+
+
+@functools.cache
+def catalogue_of(language: str) -> NullTranslations:
+    """The translations of `language`, read from its .po file once (English, or an unknown language: none)."""
+    if language == ENGLISH or language not in LANGUAGES:
+        return NullTranslations()
+    path = resources.files("toadstool") / "locale" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+    with path.open("rb") as po:
+        catalogue = read_po(po, locale=language, domain=DOMAIN)
+    compiled = io.BytesIO()
+    write_mo(compiled, catalogue, use_fuzzy=False)  # a fuzzy entry is a guess: English is said instead
+    compiled.seek(0)
+    return Translations(compiled, domain=DOMAIN)
+
+
+def load_catalogues() -> None:
+    """Read every catalogue now (a server at start), not in the middle of its first call."""
+    for language in LANGUAGES:
+        catalogue_of(language)
+
+
+def supported(language: str) -> str:
+    """`language` if there are texts in it (a `--lang` value), else ValueError naming the ones there are."""
+    found = Locale.negotiate([language], LANGUAGES, sep="-") or Locale.negotiate([language], LANGUAGES, sep="_")
+    if found is None:
+        raise ValueError(f"no texts in {language!r}; there are: {', '.join(LANGUAGES)}")
+    return str(found)
+
+
+def negotiate(header: str, default: str = ENGLISH) -> str:
+    """The language to answer a caller in: the best of `LANGUAGES` its accept-language header asks for
+    (RFC 9110: ranges by quality, then by order), else `default`. A header that cannot be read, wholly or in
+    part, is no error: what cannot be read is left out (so a malformed header means `default`). Only its
+    first `_MAX_HEADER` characters are read, and remembered (the few headers a LAN's browsers send)."""
+    return _negotiate(header[:_MAX_HEADER], default)
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiate(header: str, default: str) -> str:
+    wanted: list[tuple[float, int, str]] = []
+    for order, item in enumerate(header.split(",")[:_MAX_RANGES]):
+        tag, *parameters = (part.strip() for part in item.split(";"))
+        if not _RANGE.match(tag):
+            continue
+        quality = 1.0
+        for parameter in parameters:
+            if _QUALITY.match(parameter):
+                quality = float(parameter[2:])
+            elif parameter.lower().startswith("q="):  # a quality that is not one: the range is left out
+                quality = -1.0
+        if quality > 0 and tag != "*":
+            wanted.append((-quality, order, tag.replace("_", "-")))
+    if not wanted:
+        return default
+    preferred = [tag for _, _, tag in sorted(wanted)]
+    found = Locale.negotiate(preferred, LANGUAGES, sep="-")
+    return str(found) if found is not None else default
+
+
+def environment_language(default: str = ENGLISH) -> str:
+    """The language of the person running this program, as gettext finds it (LANGUAGE, a list, then
+    LC_ALL, LC_MESSAGES, LANG: the first set), else `default`. Not Babel's `default_locale`, which also reads
+    LC_CTYPE before LANG: Python sets LC_CTYPE itself where the locale is not installed (PEP 538), which
+    would hide the person's LANG."""
+    for name in ("LANGUAGE", "LC_ALL", "LC_MESSAGES", "LANG"):
+        value = os.environ.get(name, "")
+        if not value:
+            continue
+        preferred = [part.split(".")[0].split("@")[0] for part in value.split(":") if part]
+        if preferred[:1] in (["C"], ["POSIX"]):
+            return default
+        match = Locale.negotiate(preferred, LANGUAGES, sep="_")
+        return str(match) if match is not None else default
+    return default
