@@ -18,7 +18,7 @@ from toadstool.engine import (
 )
 from toadstool.i18n import tr, trn
 from toadstool.server.store import StoredSeat
-from toadstool.server.tables.errors import ErrorKind, TableError
+from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 
 MAX_NAME_LENGTH = 24
 MAX_TABLE_NAME_LENGTH = 40
@@ -144,6 +144,36 @@ class AppliedRequest:
     seat: int
     action_id: str
     version: int
+
+
+def open_seat(table_id: str, seats: list[Seat], seat: int | None) -> int:
+    """`seat` if it is open, or the first open seat when None; else the refusal a person can act on."""
+    open_seats = [s.index for s in seats if s.kind is SeatKind.EMPTY]
+    if seat is None:
+        if not open_seats:
+            raise TableError(
+                ErrorKind.NOT_PLAYING, tr("table {table} has no open seat; watch it instead", table=table_id)
+            )
+        return open_seats[0]
+    if not 0 <= seat < len(seats):
+        raise TableError(ErrorKind.BAD_REQUEST, no_such_seat(seat, len(seats)))
+    if seats[seat].kind is not SeatKind.EMPTY:
+        taken = tr("seat {seat} is taken; open seats: {open}", seat=seat, open=open_seats)
+        raise TableError(ErrorKind.NOT_PLAYING, taken)
+    return seat
+
+
+def bot_seat(table_id: str, seats: list[Seat], seat: int, finished: bool) -> Seat:
+    """The seat whose bot's level a host asks to change, or the refusal a person can act on: a seat that
+    does not exist, a finished table, a seat no bot holds."""
+    if not 0 <= seat < len(seats):
+        raise TableError(ErrorKind.BAD_REQUEST, no_such_seat(seat, len(seats)))
+    if finished:
+        raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} is finished", table=table_id))
+    if seats[seat].kind is not SeatKind.BOT:
+        refusal = tr("seat {seat} holds no bot; only a bot's level can be set", seat=seat)
+        raise TableError(ErrorKind.NOT_PLAYING, refusal)
+    return seats[seat]
 
 
 def checked_level(bot_level: int) -> int:

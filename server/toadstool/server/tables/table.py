@@ -37,7 +37,7 @@ from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredT
 from toadstool.server.tables import autoplay, ladder
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
-from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
+from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
 from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
 from toadstool.server.tables.host_log import tell_connection, tell_host
@@ -47,9 +47,11 @@ from toadstool.server.tables.seats import (
     Seat,
     SeatKind,
     Status,
+    bot_seat,
     checked_level,
     join_token,
     new_token,
+    open_seat,
     sanitize_name,
     token_matches,
 )
@@ -272,7 +274,7 @@ class Table:
             raise TableError(
                 ErrorKind.NOT_PLAYING, tr("table {table} has already started; watch it instead", table=self.table_id)
             )
-        index = self._pick_open_seat(seat)
+        index = open_seat(self.table_id, self.seats, seat)
         if request_id:
             token, digest = join_token(request_id, self.table_id, index, self.host_token_hash)
         else:
@@ -306,8 +308,8 @@ class Table:
         """Seat a bot playing at `bot_level` (BotLevel's value; 0: normal) in `seat` or the first open one."""
         bot_level = checked_level(bot_level)
         if self.status is not Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} has already started")
-        index = self._pick_open_seat(seat)
+            raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has already started", table=self.table_id))
+        index = open_seat(self.table_id, self.seats, seat)
         with self.one_write():
             self._seat_bot(index, bot_level)
             self._maybe_autostart()
@@ -315,23 +317,15 @@ class Table:
         return index
 
     def set_bot_level(self, seat: int, bot_level: int) -> None:
-        """Make the bot in `seat` play at `bot_level` from its next decision on (in the lobby or in play):
-        a host who finds the hard bot too strong, or wants a beginner's table, changes it without a new
-        table. Stored first, as every seat change is."""
+        """Make the bot in `seat` play at `bot_level` from its next decision on, in the lobby or in play
+        (the host's change of mind needs no new table). Stored first, as every seat change is."""
+        old = bot_seat(self.table_id, self.seats, seat, self.status is Status.FINISHED)
         bot_level = checked_level(bot_level)
-        if not 0 <= seat < self.players:
-            raise TableError(ErrorKind.BAD_REQUEST, f"seat {seat} does not exist; seats are 0..{self.players - 1}")
-        if self.status is Status.FINISHED:
-            raise TableError(ErrorKind.NOT_PLAYING, f"table {self.table_id} is finished")
-        old = self.seats[seat]
-        if old.kind is not SeatKind.BOT:
-            raise TableError(ErrorKind.NOT_PLAYING, f"seat {seat} holds no bot; only a bot's level can be set")
-        if old.bot_level == bot_level:
-            return
-        bot = level_bot(self.spec, bot_level)
-        with self.one_write():
-            self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
-        self._touch()
+        if old.bot_level != bot_level:
+            bot = level_bot(self.spec, bot_level)
+            with self.one_write():
+                self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
+            self._touch()
 
     def _seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
@@ -344,22 +338,6 @@ class Table:
         if self.store is not None:
             self.store.set_seat(self.table_id, seat.stored())
         self.seats[seat.index] = seat
-
-    def _pick_open_seat(self, seat: int | None) -> int:
-        if seat is None:
-            open_seats = self.open_seats()
-            if not open_seats:
-                raise TableError(
-                    ErrorKind.NOT_PLAYING, tr("table {table} has no open seat; watch it instead", table=self.table_id)
-                )
-            return open_seats[0]
-        if not 0 <= seat < self.players:
-            raise TableError(ErrorKind.BAD_REQUEST, no_such_seat(seat, self.players))
-        if self.seats[seat].kind is not SeatKind.EMPTY:
-            raise TableError(
-                ErrorKind.NOT_PLAYING, tr("seat {seat} is taken; open seats: {open}", seat=seat, open=self.open_seats())
-            )
-        return seat
 
     def leave(self, seat: int, quietly: bool = False) -> None:
         """A person gives up their seat: empty in the lobby, played by a bot once the game runs (`quietly`:
