@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toadstool.i18n import N_
+from toadstool.i18n import N_, from_stored, stored
 from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, Checkpointer
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
@@ -409,7 +409,8 @@ class Store:
         """The table was ended at `version` before its game was over (by its host, or abandoned), for `reason`."""
         with self._transaction():
             self._write(
-                "UPDATE tables SET finished_version = ?, ended = ? WHERE table_id = ?", (version, reason, table_id)
+                "UPDATE tables SET finished_version = ?, ended = ? WHERE table_id = ?",
+                (version, stored(reason), table_id),
             )
 
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
@@ -443,9 +444,10 @@ class Store:
             )
 
     def add_note(self, table_id: str, version: int, text: str) -> None:
-        """A table-level event (someone left, was taken over, came back) at a version."""
+        """A table-level event (someone left, was taken over, came back) at a version: a `Text` kept as its
+        message and values (`i18n.stored`), so it is said again in each reader's language."""
         self._outside_transaction()
-        self._write("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+        self._write("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, stored(text)))
 
     def _outside_transaction(self) -> None:
         """A single statement commits itself only outside a transaction; inside one left open (a COMMIT
@@ -473,7 +475,7 @@ class Store:
         for version, text in self.db.execute(
             "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table_id,)
         ):
-            notes.setdefault(version, []).append(text)
+            notes.setdefault(version, []).append(from_stored(text))
         return actions, notes
 
     def tables(
@@ -483,7 +485,8 @@ class Store:
         table comes without its actions and notes (empty): it is restored without replaying them."""
         rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version, ended FROM tables ORDER BY rowid").fetchall()
         for row in rows:
-            table = dataclasses.replace(stored_table(row[:-2]), finished_version=row[-2], ended=row[-1])
+            ended = from_stored(row[-1]) if row[-1] is not None else None
+            table = dataclasses.replace(stored_table(row[:-2]), finished_version=row[-2], ended=ended)
             if table.finished_version is not None:
                 seats = [
                     StoredSeat(*r)
@@ -513,7 +516,7 @@ class Store:
             for version, text in self.db.execute(
                 "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table.table_id,)
             ):
-                notes.setdefault(version, []).append(text)
+                notes.setdefault(version, []).append(from_stored(text))
             yield table, seats, actions, notes
 
 
