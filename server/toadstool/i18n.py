@@ -148,6 +148,18 @@ def both(first: str, second: str, *more: str) -> Text:
     return text
 
 
+def full_stop(text: str) -> Text:
+    """`text` as a sentence, in any language: a full stop added unless it already ends with one (a card
+    named "Hammer Bros." ends one in English, not in German)."""
+    return _FullStop("{text}" if text.endswith(".") else "{text}.", (("text", text),))
+
+
+class _FullStop(Text):
+    def said_in(self, language: str) -> str:
+        inner = said(self.params[0][1], language)  # type: ignore[arg-type]
+        return inner if inner.endswith(".") else inner + "."
+
+
 #: How a stored text (`stored`) begins: a JSON object naming its msgid. Older versions stored English.
 _STORED_PREFIX = '{"msgid":'
 
