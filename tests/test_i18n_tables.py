@@ -21,6 +21,7 @@ import pytest
 
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import get_game
+from toadstool.games.levelup.data import CHARACTER_NAMES
 from toadstool.i18n import from_stored, stored, tr
 from toadstool.server.app import RunningServer
 from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
@@ -42,6 +43,14 @@ SAME = {
     "bowser",
     "koopa",
     "hammer",
+    # Level Up!'s terms German writes alike (docs/glossary.md): ?-Block, POW-Block, Power-Up-Karte, 1-Up-Pilz.
+    "block",
+    "power",
+    "up",
+    "champion",
+    "pow",
+    "mega",
+    "warp",
     # The quick Kart track's title: a value of its file, not a text of the server's.
     "mini",
     "loop",
@@ -97,7 +106,7 @@ async def _follow(
                     raise
 
 
-@pytest.mark.parametrize("game", ["uno", "kart", "powerup"])
+@pytest.mark.parametrize("game", ["uno", "kart", "powerup", "levelup"])
 async def test_a_german_and_an_english_seat_each_read_their_own_language(
     server: RunningServer, client: Client, game: str
 ) -> None:
@@ -115,7 +124,8 @@ async def test_a_german_and_an_english_seat_each_read_their_own_language(
             _follow(stub, client, table_id, seats[1].seat_token, english, 2),
         )
     info = await client.get_table(table_id)
-    names = {w.lower() for seat in info.seats for w in _WORD.findall(seat.name)}
+    people = [seat.name for seat in info.seats] + list(CHARACTER_NAMES)  # names, the same in both languages
+    names = {w.lower() for name in people for w in _WORD.findall(name)}
     english_only = _words(english.texts, names) - SAME
     said_in_german = _words(german.texts, names)
     assert german.outcome is not None

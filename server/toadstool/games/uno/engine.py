@@ -689,10 +689,13 @@ class UnoEngine:
         kind_of = type(action)
         if kind_of is PlayCard:
             answer = state.stage in (ANSWER_D2, ANSWER_WD4)
-            key = (action, answer)
-            label = _PLAY_LABELS.get(key)
-            if label is None:
-                label = _PLAY_LABELS[key] = _play_label(action, answer)
+            # By the action's identity (every action object is made once, at import): hashing a frozen
+            # dataclass runs Python, for every card of the hand of every seat after every move.
+            known = _PLAY_LABELS.get((id(action), answer))
+            if known is not None and known[0] is action:
+                return known[1]
+            label = _play_label(action, answer)
+            _PLAY_LABELS[id(action), answer] = (action, label)
             return label
         if kind_of is Draw:
             return _DRAW_LABEL
@@ -724,7 +727,7 @@ _PHASE_MESSAGES: dict[int, str] = {
 }
 #: `phase`'s texts by (stage, seat), and `describe`'s of playing a card by (action, answering): made once.
 _PHASES: dict[tuple[int, int], Text] = {}
-_PLAY_LABELS: dict[tuple[Any, bool], Text] = {}
+_PLAY_LABELS: dict[tuple[int, bool], tuple[Any, Text]] = {}
 _DRAW_LABEL = tr("Draw a card")
 _KEEP_LABEL = tr("Keep the drawn card")
 _PASS_LABEL = tr("Pass (nothing to play or draw)")
