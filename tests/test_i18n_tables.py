@@ -15,6 +15,7 @@ import random
 import re
 import uuid
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import grpc
 import pytest
@@ -23,7 +24,10 @@ from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import get_game
 from toadstool.games.levelup.data import CHARACTER_NAMES
 from toadstool.i18n import from_stored, stored, tr
+from toadstool.server import messages
 from toadstool.server.app import RunningServer
+from toadstool.server.store import Store
+from toadstool.server.tables import Status, TableRegistry, hosting
 from toadstool_clients.connection import SEAT_TOKEN_KEY, Client
 
 #: Words German writes as English does: names of the games' own things, and short words both languages have.
@@ -123,6 +127,13 @@ async def test_a_german_and_an_english_seat_each_read_their_own_language(
             _follow(stub, client, table_id, seats[0].seat_token, german, 1),
             _follow(stub, client, table_id, seats[1].seat_token, english, 2),
         )
+    # The history, replayed for the German seat, is said in German too.
+    metadata = ((SEAT_TOKEN_KEY, seats[0].seat_token), ("accept-language", "de"))
+    history = [
+        text
+        async for response in stub.GetHistory(service_pb2.GetHistoryRequest(table_id=table_id), metadata=metadata)
+        for text in (response.step.label, *(event.text for event in response.step.events))
+    ]
     info = await client.get_table(table_id)
     people = [seat.name for seat in info.seats] + list(CHARACTER_NAMES)  # names, the same in both languages
     names = {w.lower() for name in people for w in _WORD.findall(name)}
@@ -133,6 +144,8 @@ async def test_a_german_and_an_english_seat_each_read_their_own_language(
     assert german.outcome.winners == english.outcome.winners
     assert german.outcome.summary != english.outcome.summary
     leaked = sorted(english_only & said_in_german)
+    assert _words(history, names) & GERMAN
+    assert not english_only & _words(history, names), sorted(english_only & _words(history, names))
     assert not leaked, [t for t in german.texts if {w.lower() for w in _WORD.findall(t)} & set(leaked)][:20]
     # The English seat read English only, at the same table in the same moments.
     assert not _words(english.texts, names) & GERMAN, sorted(_words(english.texts, names) & GERMAN)
@@ -151,3 +164,27 @@ def test_a_note_is_stored_as_its_message_and_said_in_each_language() -> None:
     # Notes an older version stored are English strings: shown as they are, in every language.
     assert from_stored("{p2} left the table; a bot plays their seat") == "{p2} left the table; a bot plays their seat"
     assert from_stored('{"msgid": broken') == '{"msgid": broken'
+
+
+def test_a_restarted_table_says_its_stored_notes_in_each_language_and_old_english_notes_as_they_are(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "t.db"
+    store = Store(path)
+    registry = TableRegistry(bot_delay=3600.0, store=store)
+    table, _ = registry.create("uno", 3, bots=1, seed=2)
+    table.join("Ann", None)
+    bob, _ = table.join("Bob", None)
+    assert table.status is Status.PLAYING
+    hosting.kick(table, bob)
+    store.add_note(table.table_id, table.version, "Bob waved goodbye")  # as an older version stored notes
+    store.close()
+
+    again = TableRegistry(bot_delay=3600.0, store=Store(path))
+    assert again.load() == 1
+    restored = again.tables[table.table_id]
+    german = [e.text for e in messages.update_for(restored, None, None, "de").events]
+    english = [e.text for e in messages.update_for(restored, None, None).events]
+    assert "Der Gastgeber hat Bob vom Tisch entfernt; ein Bot spielt den Platz" in german
+    assert "The host removed Bob from the table; a bot plays their seat" in english
+    assert german[-1] == english[-1] == "Bob waved goodbye"
