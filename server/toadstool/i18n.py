@@ -73,22 +73,34 @@ class Text(str):
     are the English string's."""
 
     message: str
-    params: tuple[tuple[str, object], ...]
+    #: The values by name: the very dict `tr` was called with (no copy). A dict of strings and numbers is
+    #: not tracked by the garbage collector, where a tuple of pairs would be until a collection looked at
+    #: it: events are kept all game, and every tracked object makes each collection longer.
+    values: dict[str, object]
     plural: str | None
     n: int
 
     def __new__(
-        cls, message: str, params: tuple[tuple[str, object], ...] = (), plural: str | None = None, n: int = 0
+        cls,
+        message: str,
+        params: tuple[tuple[str, object], ...] | dict[str, object] = (),
+        plural: str | None = None,
+        n: int = 0,
     ) -> Text:
+        values = params if isinstance(params, dict) else dict(params)
         english = message if plural is None or n == 1 else plural
-        if params or plural is not None:
-            values = dict(params)
-            if plural is not None:
-                values.setdefault("n", n)
+        if plural is not None:
+            values.setdefault("n", n)
+        if values:
             english = english.format(**values)
         self = str.__new__(cls, english)
-        self.message, self.params, self.plural, self.n = message, params, plural, n
+        self.message, self.values, self.plural, self.n = message, values, plural, n
         return self
+
+    @property
+    def params(self) -> tuple[tuple[str, object], ...]:
+        """The values as (name, value) pairs."""
+        return tuple(self.values.items())
 
     def __getnewargs__(self) -> tuple[str, tuple[tuple[str, object], ...], str | None, int]:  # type: ignore[override]
         return (self.message, self.params, self.plural, self.n)
@@ -104,11 +116,11 @@ class Text(str):
             template = catalogue.gettext(self.message)
         else:
             template = catalogue.ngettext(self.message, self.plural, self.n)
-        if not self.params and self.plural is None:
+        if not self.values:
             return template
-        values = {key: value.said_in(language) if isinstance(value, Text) else value for key, value in self.params}
-        if self.plural is not None:
-            values.setdefault("n", self.n)
+        values = {
+            key: value.said_in(language) if isinstance(value, Text) else value for key, value in self.values.items()
+        }
         try:
             return template.format(**values)
         except (KeyError, IndexError, ValueError):  # a translation naming other values: its English instead
@@ -123,13 +135,35 @@ class Text(str):
 
 
 def tr(message: str, /, **params: object) -> Text:
-    """A message to be said in its reader's language: `message` is English with `{name}` for each value."""
-    return Text(message, tuple(params.items()))
+    """A message to be said in its reader's language: `message` is English with `{name}` for each value.
+
+    The same message with the same values is the same `Text` (`_MADE`): a game says the same few hundred
+    sentences all evening, and a `Text` kept in a table's events is an object the garbage collector tracks,
+    where the string it replaced was not. (Values are compared as strings compare, by their English: a value
+    is the same in every language when its English is, as the catalogue has one msgid per English text.)"""
+    key = (message, *params.values())
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) >= _MAX_MADE:
+            _MADE.clear()
+        made = _MADE[key] = Text(message, params)
+    return made
 
 
 def trn(singular: str, plural: str, n: int, /, **params: object) -> Text:
     """As `tr`, with a count: the catalogue's plural form for `n` (which the message may show as `{n}`)."""
-    return Text(singular, tuple(params.items()), plural, n)
+    key = (singular, n, *params.values())
+    made = _MADE.get(key)
+    if made is None:
+        if len(_MADE) >= _MAX_MADE:
+            _MADE.clear()
+        made = _MADE[key] = Text(singular, params, plural, n)
+    return made
+
+
+#: The `Text`s `tr` and `trn` made lately, by message and values (emptied when full).
+_MADE: dict[tuple[object, ...], Text] = {}
+_MAX_MADE = 8192
 
 
 def joined(items: Sequence[str], separator: str = ", ") -> Text:
@@ -156,7 +190,7 @@ def full_stop(text: str) -> Text:
 
 class _FullStop(Text):
     def said_in(self, language: str) -> str:
-        inner = said(self.params[0][1], language)  # type: ignore[arg-type]
+        inner = said(self.values["text"], language)  # type: ignore[arg-type]
         return inner if inner.endswith(".") else inner + "."
 
 
@@ -172,7 +206,7 @@ def stored(text: str) -> str:
 
 
 def _plain(text: Text) -> dict[str, object]:
-    values = {key: _plain(value) if isinstance(value, Text) else value for key, value in text.params}
+    values = {key: _plain(value) if isinstance(value, Text) else value for key, value in text.values.items()}
     plain: dict[str, object] = {"msgid": text.message, "values": values}
     if text.plural is not None:
         plain["plural"], plain["n"] = text.plural, text.n

@@ -259,7 +259,8 @@ def event_message(
     events)."""
     message = table_pb2.Event() if into is None else into
     message.version = version
-    message.text = name_seats(said(event_text(event, viewer), language), names)
+    text = event_text(event, viewer)
+    message.text = name_seats(text if language == ENGLISH else said(text, language), names)
     if event.seat is not None:
         message.seat = event.seat
     if event.roll is not None:
@@ -419,9 +420,10 @@ def _legal_actions_bytes(table: Table, viewer: int | None, language: str = ENGLI
     state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
     names = table.names()
     parts: list[bytes] = []
+    english = language == ENGLISH
     for action in engine.legal_actions(state, viewer):
-        label = name_seats(said(engine.describe(state, viewer, action), language), names)
-        data = _legal_action_bytes(engine, action, label)
+        label = engine.describe(state, viewer, action)
+        data = _legal_action_bytes(engine, action, name_seats(label if english else said(label, language), names))
         parts += (_LEGAL_ACTIONS_KEY, wire.varint(len(data)), data)
     return b"".join(parts)
 
