@@ -79,6 +79,8 @@ class Text(str):
     values: dict[str, object]
     plural: str | None
     n: int
+    #: What `said_in` said it as, by language, once asked (a dict of strings: not tracked by the collector).
+    known: dict[str, str] | None
 
     def __new__(
         cls,
@@ -94,7 +96,7 @@ class Text(str):
         if values:
             english = english.format(**values)
         self = str.__new__(cls, english)
-        self.message, self.values, self.plural, self.n = message, values, plural, n
+        self.message, self.values, self.plural, self.n, self.known = message, values, plural, n, None
         return self
 
     @property
@@ -109,6 +111,19 @@ class Text(str):
         """The message in `language` (English where the catalogue lacks it), its values filled in."""
         if language == ENGLISH:
             return str.__str__(self)  # a plain str: some readers (gRPC's abort) take no subclass
+        known = self.known
+        if known is not None:
+            found = known.get(language)
+            if found is not None:
+                return found
+        said = self._say(language)
+        if known is None:
+            self.known = {language: said}
+        else:
+            known[language] = said
+        return said
+
+    def _say(self, language: str) -> str:
         if not self.message:  # gettext's "" is the catalogue's header
             return ""
         catalogue = catalogue_of(language)
