@@ -188,3 +188,9 @@ def test_a_restarted_table_says_its_stored_notes_in_each_language_and_old_englis
     assert "Der Gastgeber hat Bob vom Tisch entfernt; ein Bot spielt den Platz" in german
     assert "The host removed Bob from the table; a bot plays their seat" in english
     assert german[-1] == english[-1] == "Bob waved goodbye"
+
+
+def test_a_text_with_a_value_that_cannot_be_hashed_is_made_all_the_same() -> None:
+    text = tr("seats {seats} are open", seats=[1, 2])
+    assert text == "seats [1, 2] are open"
+    assert tr("{p} rolls {value}", p="{p0}", value=3) is tr("{p} rolls {value}", p="{p0}", value=3)

@@ -157,7 +157,10 @@ def tr(message: str, /, **params: object) -> Text:
     where the string it replaced was not. (Values are compared as strings compare, by their English: a value
     is the same in every language when its English is, as the catalogue has one msgid per English text.)"""
     key = (message, *params.values())
-    made = _MADE.get(key)
+    try:
+        made = _MADE.get(key)
+    except TypeError:  # a value that cannot be hashed (a list in a refusal): not remembered
+        return Text(message, params)
     if made is None:
         if len(_MADE) >= _MAX_MADE:
             _MADE.clear()
@@ -168,7 +171,10 @@ def tr(message: str, /, **params: object) -> Text:
 def trn(singular: str, plural: str, n: int, /, **params: object) -> Text:
     """As `tr`, with a count: the catalogue's plural form for `n` (which the message may show as `{n}`)."""
     key = (singular, n, *params.values())
-    made = _MADE.get(key)
+    try:
+        made = _MADE.get(key)
+    except TypeError:
+        return Text(singular, params, plural, n)
     if made is None:
         if len(_MADE) >= _MAX_MADE:
             _MADE.clear()
