@@ -28,8 +28,8 @@ from toadstool.server.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.server.limits import Limits
 from toadstool.server.listener import Listener
 from toadstool.server.reflection import enable_reflection
+from toadstool.server.repair import open_store
 from toadstool.server.service import SerialisedWatch, ToadstoolService
-from toadstool.server.store import Store
 from toadstool.server.tables import TableRegistry
 from toadstool.server.tables.hosting import DEFAULT_ABANDON_SECONDS
 from toadstool.server.web import DEFAULT_WEB_PORT, WebListener, web_listener, web_urls
@@ -150,7 +150,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     Tables come back from the store before the port opens, so no client ever sees a half-loaded server.
     """
     quiet_client_garbage()
-    store = Store(config.db, config.db_sync) if config.db else None
+    store = open_store(config.db, config.db_sync)[0] if config.db else None
     try:
         registry = TableRegistry(
             bot_delay=config.bot_delay,

@@ -197,20 +197,15 @@ class StoredAction:
 class Store:
     """One SQLite file (or ":memory:") holding every table of one server."""
 
-    def __init__(
-        self, path: str | Path, sync: str = "normal", repair_damaged: bool = True, checkpoint_every: int = EVERY
-    ) -> None:
-        """Open (or create) the database at `path`. A damaged file is never written to: with
-        `repair_damaged`, it is set aside untouched and its readable tables copied into a new file at
-        `path` (`toadstool.server.repair`), so a server starts with every table it can read. The
-        write-ahead log is checkpointed by a thread every `checkpoint_every` rows written, and by a commit
-        only as a backstop (`toadstool.server.checkpoints`)."""
+    def __init__(self, path: str | Path, sync: str = "normal", checkpoint_every: int = EVERY) -> None:
+        """Open (or create) the database at `path`; nothing else (a server opens its file through
+        `toadstool.server.repair.open_store`, which first sets a damaged file aside: a constructor never
+        renames a person's file). The write-ahead log is checkpointed by a thread every
+        `checkpoint_every` rows written, and by a commit only as a backstop (`toadstool.server.checkpoints`)."""
         self.path = str(path)
         #: Checkpoints the file's write-ahead log off the caller's thread; None for ":memory:".
         self.checkpoints: Checkpointer | None = None
         self._rows_counted = 0  # the connection's total_changes when the checkpointer was last told
-        #: What was done about a damaged file found at this path (see `toadstool.server.repair`), if one was.
-        self.repaired: Any = None
         #: Called with each write statement (and "COMMIT") before it runs: a test makes it raise or kill the
         #: process there, to see what a crash at that point leaves on disk. None in a real server.
         self.fault: Callable[[str], None] | None = None
@@ -220,11 +215,6 @@ class Store:
         if self.path != ":memory:":
             _check_file(Path(self.path))
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            if repair_damaged and Path(self.path).exists() and Path(self.path).stat().st_size > 0:
-                # Imported here: the repair module writes its new file through a Store.
-                from toadstool.server import repair
-
-                self.repaired = repair.set_aside_if_damaged(Path(self.path))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
