@@ -291,6 +291,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--interface", action="append", help="listen for announced servers on this address only (repeatable)"
     )
+    parser.add_argument(
+        "--lang", metavar="LANGUAGE", help="the language of the server's texts, such as de or en (default: $LANG)"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
