@@ -75,9 +75,10 @@ def end(table: Table, reason: str) -> None:
     if table.status is Status.FINISHED:
         raise TableError(ErrorKind.GAME_OVER, f"the game at table {table.table_id} is over already")
     with table.one_write():
+        at = table.wall_clock()
         if table.store is not None:
-            table.store.set_ended(table.table_id, table.version, reason)
-        table.status = Status.FINISHED
+            table.store.set_ended(table.table_id, table.version, reason, at)
+        table.status, table.finished_at = Status.FINISHED, at
         table._note(reason)
     table.ended = reason
     tell_host(table, f"ended: {reason}")
