@@ -12,7 +12,7 @@ import { api } from "./api";
 import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
-import { seatName } from "./names";
+import { scoreWords, seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
 import { lowerWins, ordinal, ranking } from "./ranking";
 
@@ -264,6 +264,8 @@ export class TvScreen {
       e.setAttribute("tabindex", "-1");
       if (e instanceof HTMLButtonElement) e.disabled = true;
     });
+    // More than eight at the table: the scores in two columns, the unit heading them once.
+    const many = update.seats.length > 8;
     return h(
       "section",
       { class: "tv-playing" },
@@ -277,10 +279,11 @@ export class TvScreen {
       h(
         "aside",
         { class: "tv-aside" },
+        many && update.scores.length ? h("p", { class: "tv-score-unit" }, update.scoreLabel) : null,
         h(
           "ol",
           {
-            class: `tv-scores${update.seats.length > 6 ? " many" : ""}`,
+            class: `tv-scores${many ? " many" : ""}`,
             "aria-label": "scores",
             style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
           },
@@ -289,11 +292,10 @@ export class TvScreen {
               "li",
               { class: update.toAct.includes(s.index) ? "to-act" : undefined },
               h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? "(empty)" : s.name),
-              update.scores.length ? h("span", { class: "score" }, String(update.scores[s.index] ?? 0)) : null,
+              update.scores.length ? scoreCell(update.scores[s.index] ?? 0, many ? "" : update.scoreLabel) : null,
             ),
           ),
         ),
-        update.scores.length ? h("p", { class: "tv-score-label" }, update.scoreLabel) : null,
         h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
         h(
           "div",
@@ -341,25 +343,68 @@ export class TvScreen {
     );
   }
 
-  /** Zoom the board to the largest size that fits its part of the screen (never scrolls). */
+  /** Zoom the board to the largest size that fits its part of the screen (never scrolls), and show only the
+   * newest events that fit whole under the scores. */
   private fit(): void {
+    const events = this.root.querySelector<HTMLElement>(".tv-events");
+    if (events) {
+      const items = [...events.children] as HTMLElement[];
+      items.forEach((e) => (e.style.display = ""));
+      const bottom = events.getBoundingClientRect().bottom;
+      // The first (newest) always shows; older ones while they end inside the list's room.
+      let room = true;
+      for (const e of items.slice(1)) {
+        room = room && e.getBoundingClientRect().bottom <= bottom + 1;
+        e.style.display = room ? "" : "none";
+      }
+    }
     const box = this.root.querySelector<HTMLElement>(".tv-board");
     const inner = box?.querySelector<HTMLElement>(".tv-fit");
     if (!box || !inner) return;
-    const fits = () => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1;
-    let zoom = 2.4;
+    // The box holds the drawing, and no row of it (a list item: Kart's race order) spills out of its own
+    // width; a row that spills even at the smallest zoom is the drawing's own affair, not the zoom's.
     inner.style.removeProperty("width");
-    inner.style.setProperty("zoom", String(zoom));
-    for (let i = 0; i < 24 && zoom > 0.6 && !fits(); i++) {
-      zoom *= 0.9;
+    inner.style.setProperty("zoom", "0.6");
+    const spills = (row: HTMLElement): boolean => row.scrollWidth > row.clientWidth + 1;
+    const rows = [...inner.querySelectorAll<HTMLElement>("li")].filter((row) => !spills(row));
+    const fits = () =>
+      box.scrollHeight <= box.clientHeight + 1 &&
+      box.scrollWidth <= box.clientWidth + 1 &&
+      !rows.some(spills);
+    // The largest zoom from 0.6 to 2.4 that fits, to within 2 % (bisection: a dozen layouts).
+    inner.style.removeProperty("width");
+    // At its own width first; a drawing that then does not fit may at the box's whole width (a grid of
+    // seats, Power Up's, is one column wide at its own width).
+    const at = (zoom: number): boolean => {
       inner.style.setProperty("zoom", String(zoom));
+      inner.style.removeProperty("width");
+      if (fits()) return true;
+      inner.style.setProperty("width", `${Math.floor(box.clientWidth / zoom) - 2}px`);
+      return fits();
+    };
+    let [low, high] = [0.6, 2.4];
+    if (at(high)) low = high;
+    while (high / low > 1.02) {
+      const middle = Math.sqrt(low * high);
+      if (at(middle)) low = middle;
+      else high = middle;
     }
+    const zoom = low;
+    at(zoom);
     // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
     // alone: then it is given less width too.
     for (let width = 0.9; width > 0.25 && !fits(); width *= 0.9) {
       inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
+}
+
+/** A seat's score as the TV shows it: the number large, its unit ("laps", "1 lap") small beside it, once
+ * per row (the game's score label is no line of its own). */
+function scoreCell(score: number, label: string): HTMLElement {
+  const words = scoreWords(score, label);
+  const unit = words.slice(String(score).length).trim();
+  return h("span", { class: "score" }, String(score), unit ? h("small", { class: "unit" }, ` ${unit}`) : null);
 }
 
 function sleep(ms: number): Promise<void> {
