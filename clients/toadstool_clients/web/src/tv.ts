@@ -371,25 +371,20 @@ export class TvScreen {
       box.scrollHeight <= box.clientHeight + 1 &&
       box.scrollWidth <= box.clientWidth + 1 &&
       !rows.some(spills);
-    // The largest zoom from 0.6 to 2.4 that fits, to within 2 % (bisection: a dozen layouts).
-    inner.style.removeProperty("width");
-    // At its own width first; a drawing that then does not fit may at the box's whole width (a grid of
-    // seats, Power Up's, is one column wide at its own width).
-    const at = (zoom: number): boolean => {
+    // The drawing across the box's whole width if it fits so at some zoom (Kart's track then as large as
+    // it gets, Power Up's seats in rows, not one column), else at its own width.
+    const wide = (zoom: number): boolean => {
       inner.style.setProperty("zoom", String(zoom));
-      inner.style.removeProperty("width");
-      if (fits()) return true;
       inner.style.setProperty("width", `${Math.floor(box.clientWidth / zoom) - 2}px`);
       return fits();
     };
-    let [low, high] = [0.6, 2.4];
-    if (at(high)) low = high;
-    while (high / low > 1.02) {
-      const middle = Math.sqrt(low * high);
-      if (at(middle)) low = middle;
-      else high = middle;
-    }
-    const zoom = low;
+    const own = (zoom: number): boolean => {
+      inner.style.setProperty("zoom", String(zoom));
+      inner.style.removeProperty("width");
+      return fits();
+    };
+    const at = largestZoom(wide) !== null ? wide : own;
+    const zoom = largestZoom(at) ?? 0.6;
     at(zoom);
     // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
     // alone: then it is given less width too.
@@ -397,6 +392,20 @@ export class TvScreen {
       inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
+}
+
+/** The largest zoom from 0.6 to 2.4 at which `fits` holds, to within 2 % (bisection: a dozen layouts), or
+ * null if it holds at none. */
+function largestZoom(fits: (zoom: number) => boolean): number | null {
+  let [low, high] = [0.6, 2.4];
+  if (fits(high)) return high;
+  if (!fits(low)) return null;
+  while (high / low > 1.02) {
+    const middle = Math.sqrt(low * high);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
 }
 
 /** A seat's score as the TV shows it: the number large, its unit ("laps", "1 lap") small beside it, once
