@@ -252,3 +252,19 @@ def test_the_lobbys_refresh_keeps_the_focus_and_the_scroll_position_while_tables
     focused = driver.execute_script("return [document.activeElement.dataset.table, document.activeElement.dataset.do]")
     assert focused == [tables[1], "join"], focused
     screenshot(driver, "lobby-focus-kept-phone")
+
+
+def test_a_focused_sit_down_that_goes_away_leaves_the_focus_on_its_table(web_url: str, phones: list[Any]) -> None:
+    driver = phones[0]
+    other, table_id = _table(web_url), _table(web_url)
+    driver.get(web_url)
+    wait_for(driver, f"button.join[data-table='{table_id}']")
+    wait_for(driver, f"button.join[data-table='{other}']")
+    driver.execute_script("document.querySelector(arguments[0]).focus()", f"button.join[data-table='{table_id}']")
+    for name in ("Ann", "Bea", "Cy"):  # the table fills up and starts: its "Sit down" goes
+        _join_over_http(web_url, table_id, name)
+    wait_gone(driver, f"button.join[data-table='{table_id}']", seconds=20)
+    focused = driver.execute_script(
+        "const a = document.activeElement; return [a.dataset.table ?? a.tagName, a.dataset.do ?? '']"
+    )
+    assert focused == [table_id, "watch"], f"the focus left the table: {focused}"

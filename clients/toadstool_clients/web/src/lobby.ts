@@ -15,7 +15,6 @@ import { nameProblem } from "./join";
 import { DESCRIPTIONS, gamePicture } from "./pictures";
 import { chooseSeat, heldSeats, holdSeat, savedName, saveHostToken, saveName } from "./storage";
 import { isConnectionProblem, plainWords } from "./words";
-import { keepFocus } from "./keys";
 
 const REFRESH_MS = 2000;
 
@@ -130,7 +129,18 @@ export class LobbyScreen {
     if (key === this.shownKey) return;
     this.shownKey = key;
     const scrolled = window.scrollY;
-    keepFocus(this.list, () => this.drawTables(live, finished));
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.list.contains(active) ? { ...active.dataset } : null;
+    this.drawTables(live, finished);
+    if (focused?.do) {
+      // The same button (its table and what it does), or, when it is gone (its table filled up: no "Sit
+      // down" any more), that table's first one.
+      const of = focused.table ? `[data-table="${CSS.escape(focused.table)}"]` : "";
+      const again =
+        this.list.querySelector<HTMLElement>(`${of}[data-do="${CSS.escape(focused.do)}"]`) ??
+        (of ? this.list.querySelector<HTMLElement>(`${of}[data-do]`) : null);
+      again?.focus({ preventScroll: true });
+    }
     if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
   }
 
