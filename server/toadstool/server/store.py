@@ -36,7 +36,7 @@ from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, 
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: A second copy of one table's row and seats (`table_copies`), written in the same transaction as every
 #: change to them: it lives in another b-tree, so one damaged page never loses both (toadstool.server.repair
@@ -54,6 +54,7 @@ _COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WH
 _ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
 _ADD_ENDED = "ALTER TABLE tables ADD COLUMN ended TEXT;"
 _ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"
+_ADD_FINISHED_AT = "ALTER TABLE tables ADD COLUMN finished_at REAL;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
@@ -61,6 +62,7 @@ _ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAUL
 #: table its last version (NULL for those finished before: they are replayed once more, and store it then).
 #: 3 -> 4: a table ended before its game did (by its host, or abandoned) says why (`ended`; NULL otherwise).
 #: 4 -> 5: a bot's seat keeps how strong the bot plays (`bot_level`, toadstool.bots.BotLevel; 0: normal).
+#: 5 -> 6: a finished table keeps when it finished (`finished_at`, Unix seconds; those finished before: now).
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE tables ADD COLUMN record TEXT;",
     2: f"""{_ADD_FINISHED} CREATE TABLE IF NOT EXISTS table_copies (
@@ -69,6 +71,8 @@ MIGRATIONS: dict[int, str] = {
     ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
     3: _ADD_ENDED,
     4: _ADD_BOT_LEVEL,
+    5: f"{_ADD_FINISHED_AT} UPDATE tables SET finished_at = CAST(strftime('%s', 'now') AS REAL)"
+    " WHERE finished_version IS NOT NULL;",
 }
 
 SCHEMA = """
@@ -88,7 +92,8 @@ CREATE TABLE tables (
     started INTEGER NOT NULL DEFAULT 0,
     record TEXT,
     finished_version INTEGER,
-    ended TEXT
+    ended TEXT,
+    finished_at REAL
 );
 CREATE TABLE seats (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
@@ -172,6 +177,8 @@ class StoredTable:
     finished_version: int | None = None
     #: Why the table ended before its game did (its host ended it, nobody was there); None otherwise.
     ended: str | None = None
+    #: When it finished (Unix seconds, the server's wall clock): the listing leaves it out a day later.
+    finished_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -248,7 +255,8 @@ class Store:
         elif version in MIGRATIONS:
             steps = " ".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
-            for column, step in (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED)):
+            added = (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED), ("finished_at", _ADD_FINISHED_AT))
+            for column, step in added:
                 if column in columns:
                     steps = steps.replace(step, "")  # a file taken back to an older version by hand
             if "bot_level" in {row[1] for row in self.db.execute("PRAGMA table_info(seats)")}:
@@ -390,16 +398,19 @@ class Store:
             self._write("UPDATE tables SET started = 1 WHERE table_id = ?", (table_id,))
             self._write(_COPY, (table_id,))
 
-    def set_finished(self, table_id: str, version: int) -> None:
-        """The table's game ended at `version`: a restart restores it without replaying it."""
-        with self._transaction():
-            self._write("UPDATE tables SET finished_version = ? WHERE table_id = ?", (version, table_id))
-
-    def set_ended(self, table_id: str, version: int, reason: str) -> None:
-        """The table was ended at `version` before its game was over (by its host, or abandoned), for `reason`."""
+    def set_finished(self, table_id: str, version: int, at: float) -> None:
+        """The table's game ended at `version`, at `at` (Unix seconds): a restart restores it without replaying."""
         with self._transaction():
             self._write(
-                "UPDATE tables SET finished_version = ?, ended = ? WHERE table_id = ?", (version, reason, table_id)
+                "UPDATE tables SET finished_version = ?, finished_at = ? WHERE table_id = ?", (version, at, table_id)
+            )
+
+    def set_ended(self, table_id: str, version: int, reason: str, at: float) -> None:
+        """The table was ended at `version` and `at` before its game was over (by its host, or abandoned)."""
+        with self._transaction():
+            self._write(
+                "UPDATE tables SET finished_version = ?, ended = ?, finished_at = ? WHERE table_id = ?",
+                (version, reason, at, table_id),
             )
 
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
@@ -471,19 +482,13 @@ class Store:
     ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
         """Every stored table with its seats, actions and notes (by version), oldest table first. A finished
         table comes without its actions and notes (empty): it is restored without replaying them."""
-        rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version, ended FROM tables ORDER BY rowid").fetchall()
-        for row in rows:
-            table = dataclasses.replace(stored_table(row[:-2]), finished_version=row[-2], ended=row[-1])
-            if table.finished_version is not None:
-                seats = [
-                    StoredSeat(*r)
-                    for r in self.db.execute(
-                        "SELECT seat, name, kind, token_hash, bot_level FROM seats WHERE table_id = ? ORDER BY seat",
-                        (table.table_id,),
-                    )
-                ]
-                yield table, seats, [], {}
-                continue
+        rows = self.db.execute(
+            f"SELECT {TABLE_COLUMNS}, finished_version, ended, finished_at FROM tables ORDER BY rowid"
+        )
+        for *row, finished_version, ended, finished_at in rows.fetchall():
+            table = dataclasses.replace(
+                stored_table(row), finished_version=finished_version, ended=ended, finished_at=finished_at
+            )
             seats = [
                 StoredSeat(*r)
                 for r in self.db.execute(
@@ -491,20 +496,10 @@ class Store:
                     (table.table_id,),
                 )
             ]
-            actions = [
-                StoredAction(*r)
-                for r in self.db.execute(
-                    "SELECT version, seat, action_id, request_id, note FROM actions"
-                    " WHERE table_id = ? ORDER BY version",
-                    (table.table_id,),
-                )
-            ]
-            notes: dict[int, list[str]] = {}
-            for version, text in self.db.execute(
-                "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table.table_id,)
-            ):
-                notes.setdefault(version, []).append(text)
-            yield table, seats, actions, notes
+            if table.finished_version is not None:
+                yield table, seats, [], {}
+            else:
+                yield table, seats, *self.history(table.table_id)
 
 
 #: The columns of a `tables` row, in the order `stored_table` reads them.

@@ -1,9 +1,11 @@
 // The lobby, for people: your name, the live tables first (your own seat, a tap to sit, to watch or to
-// show it on the TV), finished games folded away (and gone from this device's list a day after it first saw
-// them finished), and a new table that starts from the games (a picture and a line each), then players and
+// show it on the TV), finished games folded away (the server lists a finished table for a day after it
+// finished, on every device alike), and a new table that starts from the games (a picture and a line each), then players and
 // bots, with everything else under "More options" (the contract's LAN defaults: a bot plays a disconnected
 // person's seat after DEFAULT_TAKEOVER_SECONDS). The browser that creates a table keeps its host token
-// (storage.ts): the table screen then offers the host's controls and the invite.
+// (storage.ts): the table screen then offers the host's controls and the invite. The list is refreshed every
+// 2 s and drawn again only when something in it changed; a keyboard's focus and the page's scroll position
+// stay where they were (each button names its table and what it does: data-table, data-do).
 
 import type { GameInfo, TableInfo } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
@@ -16,9 +18,6 @@ import { isConnectionProblem, plainWords } from "./words";
 import { BOT_LEVELS, botLevelName, botNote } from "./names";
 
 const REFRESH_MS = 2000;
-/** How long a finished table stays in this device's list after it first saw it finished. */
-const FINISHED_SHOWN_MS = 24 * 3600 * 1000;
-const FINISHED_SEEN = "toadstool:finished-seen";
 
 export class LobbyScreen {
   private games: GameInfo[] = [];
@@ -93,10 +92,13 @@ export class LobbyScreen {
     }
     if (this.stopped) return;
     this.renderTables();
+    this.list.dataset.refreshes = String(++this.refreshes);
     this.timer = window.setTimeout(() => void this.refresh(), REFRESH_MS);
   }
 
   private problemCause: unknown = null;
+  /** How many times the list was asked for (said on the page as data-refreshes: tests wait on it). */
+  private refreshes = 0;
 
   private title(game: string): string {
     return this.games.find((g) => g.name === game)?.title ?? game;
@@ -119,15 +121,31 @@ export class LobbyScreen {
   }
 
   private renderTables(): void {
-    const seen = finishedSeen(this.tables);
     const live = this.tables.filter((t) => t.status !== TableStatus.FINISHED);
     // Waiting tables first (a seat to take), then those playing; yours first among each.
     live.sort((a, b) => rank(a) - rank(b));
-    const finished = this.tables.filter((t) => t.status === TableStatus.FINISHED && Date.now() - (seen[t.tableId] ?? 0) < FINISHED_SHOWN_MS);
-    // Redraw only when something shown changed: a redraw every 2 s would take the focus of a keyboard user.
+    const finished = this.tables.filter((t) => t.status === TableStatus.FINISHED);
+    // Redraw only when something shown changed; then the focus and the scroll position stay as they were.
     const key = JSON.stringify([this.problem, live.map(keyOf), finished.map(keyOf)]);
     if (key === this.shownKey) return;
     this.shownKey = key;
+    const scrolled = window.scrollY;
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.list.contains(active) ? { ...active.dataset } : null;
+    this.drawTables(live, finished);
+    if (focused?.do) {
+      // The same button (its table and what it does), or, when it is gone (its table filled up: no "Sit
+      // down" any more), that table's first one.
+      const of = focused.table ? `[data-table="${CSS.escape(focused.table)}"]` : "";
+      const again =
+        this.list.querySelector<HTMLElement>(`${of}[data-do="${CSS.escape(focused.do)}"]`) ??
+        (of ? this.list.querySelector<HTMLElement>(`${of}[data-do]`) : null);
+      again?.focus({ preventScroll: true });
+    }
+    if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
+  }
+
+  private drawTables(live: TableInfo[], finished: TableInfo[]): void {
     replace(
       this.list,
       h("h2", {}, "Tables"),
@@ -143,6 +161,7 @@ export class LobbyScreen {
               {
                 type: "button",
                 class: "finished-toggle",
+                "data-do": "finished",
                 "aria-expanded": String(this.finishedOpen),
                 onclick: () => {
                   this.finishedOpen = !this.finishedOpen;
@@ -176,11 +195,17 @@ export class LobbyScreen {
         "div",
         { class: "table-actions" },
         ...held.map((seat) =>
-          h("button", { class: "primary resume", onclick: () => this.resume(table.tableId, seat) }, `Back to my seat (${seat.name})`),
+          h(
+            "button",
+            { class: "primary resume", "data-table": table.tableId, "data-do": `resume-${seat.seat}`, onclick: () => this.resume(table.tableId, seat) },
+            `Back to my seat (${seat.name})`,
+          ),
         ),
-        open && !held.length ? h("button", { class: "primary join", onclick: () => void this.join(table) }, "Sit down") : null,
-        h("a", { class: "button watch", href: `#/t/${table.tableId}/watch` }, "Watch"),
-        h("a", { class: "button show-tv", href: `#/t/${table.tableId}/tv` }, "Show on TV"),
+        open && !held.length
+          ? h("button", { class: "primary join", "data-table": table.tableId, "data-do": "join", onclick: () => void this.join(table) }, "Sit down")
+          : null,
+        h("a", { class: "button watch", "data-table": table.tableId, "data-do": "watch", href: `#/t/${table.tableId}/watch` }, "Watch"),
+        h("a", { class: "button show-tv", "data-table": table.tableId, "data-do": "tv", href: `#/t/${table.tableId}/tv` }, "Show on TV"),
       ),
     );
   }
@@ -191,7 +216,11 @@ export class LobbyScreen {
       { class: "table-item done", "data-table": table.tableId },
       h("span", { class: "table-name" }, table.name),
       h("span", { class: "table-meta" }, ` · ${this.title(table.game)}`),
-      h("a", { class: "button watch", href: `#/t/${table.tableId}${heldSeats(table.tableId).length ? "" : "/watch"}` }, "See the end"),
+      h(
+        "a",
+        { class: "button watch", "data-table": table.tableId, "data-do": "end", href: `#/t/${table.tableId}${heldSeats(table.tableId).length ? "" : "/watch"}` },
+        "See the end",
+      ),
     );
   }
 
@@ -391,20 +420,6 @@ function rank(table: TableInfo): number {
 
 function keyOf(table: TableInfo): unknown {
   return [table.tableId, table.name, table.status, table.seats.map((s) => [s.name, s.kind]), heldSeats(table.tableId).length];
-}
-
-/** When this device first saw each finished table finished (kept for those still listed). */
-function finishedSeen(tables: TableInfo[]): Record<string, number> {
-  let seen: Record<string, number> = {};
-  try {
-    seen = JSON.parse(localStorage.getItem(FINISHED_SEEN) ?? "{}") as Record<string, number>;
-  } catch {
-    seen = {};
-  }
-  const kept: Record<string, number> = {};
-  for (const t of tables) if (t.status === TableStatus.FINISHED) kept[t.tableId] = seen[t.tableId] ?? Date.now();
-  localStorage.setItem(FINISHED_SEEN, JSON.stringify(kept));
-  return kept;
 }
 
 /** A form's seconds as the contract's unsigned count (an empty or negative entry is 0: off). */

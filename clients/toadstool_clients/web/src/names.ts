@@ -128,3 +128,11 @@ export function stepLabel(update: Update, [kind, field, value]: Step): string {
   if (typeof value === "boolean") return value ? field.replace(/_/g, " ") : `no ${field.replace(/_/g, " ")}`;
   return `${field.replace(/_/g, " ")} ${value}`;
 }
+
+/** A score in words with the game's label, one of it singular: "2 laps", "1 lap", "1 Extra Life". */
+export function scoreWords(score: number, label: string): string {
+  if (!label) return String(score);
+  if (score !== 1) return `${score} ${label}`;
+  const one = label.endsWith("ives") ? `${label.slice(0, -3)}fe` : label.endsWith("s") ? label.slice(0, -1) : label;
+  return `${score} ${one}`;
+}

@@ -6,7 +6,7 @@
 import type { Outcome, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind } from "./gen/toadstool/v1/table_pb";
 import { h } from "./dom";
-import { seatName } from "./names";
+import { scoreWords, seatName } from "./names";
 
 export interface Placed {
   place: number;
@@ -53,18 +53,10 @@ export function rankingList(update: Update, lower = false): HTMLElement {
         { class: `place-${p.place}${update.viewerSeat === p.seat ? " you" : ""}`, "data-seat": p.seat },
         h("span", { class: "place" }, ordinal(p.place)),
         h("span", { class: "name" }, p.name, update.viewerSeat === p.seat ? " (you)" : "", p.bot ? " (bot)" : ""),
-        p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
+        p.score !== null ? h("span", { class: "score" }, scoreWords(p.score, update.scoreLabel)) : null,
       ),
     ),
   );
-}
-
-/** The singular of each game's score label (Update.score_label), for a score of exactly one. */
-const ONE: Record<string, string> = { points: "point", laps: "lap", "Extra Lives": "Extra Life" };
-
-/** A score with its label, singular for one: "1 Extra Life", "0 Extra Lives", "532 points". */
-export function scoreText(score: number, label: string): string {
-  return `${score} ${score === 1 ? (ONE[label] ?? label) : label}`;
 }
 
 /** The most lines of the game's account shown open; a longer one (a long UNO game) starts folded. */

@@ -23,7 +23,7 @@ import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import { NARROW } from "./games/types";
 import type { RenderContext } from "./games/types";
-import { botNote, seatName, stepLabel } from "./names";
+import { botNote, scoreWords, seatName, stepLabel } from "./names";
 import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
@@ -35,7 +35,7 @@ import type { LoggedEvent } from "./display";
 import { announce } from "./announce";
 import { joinPanel, nameProblem } from "./join";
 import { invite } from "./qr";
-import { detailsList, lowerWins, rankingList, scoreText } from "./ranking";
+import { detailsList, lowerWins, rankingList } from "./ranking";
 import { isConnectionProblem, plainWords } from "./words";
 
 const LOG_LENGTH = 60;
@@ -137,6 +137,7 @@ export class TableScreen {
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
     this.keys.detach();
+    document.documentElement.style.scrollPaddingBottom = "";
     this.connection?.abort();
     this.shown?.();
   }
@@ -431,6 +432,10 @@ export class TableScreen {
       this.log.length ? this.events(animate ? this.fresh : 0) : null,
     ));
     this.keys.numberChoices();
+    // The action bar sticks to the bottom of the screen: whatever is scrolled into view (a focused choice,
+    // a standings row) stops above it, not under it.
+    const bar = this.root.querySelector<HTMLElement>(".actions");
+    document.documentElement.style.scrollPaddingBottom = bar ? `${bar.offsetHeight + 8}px` : "";
   }
 
   private header(update: Update): HTMLElement {
@@ -475,7 +480,7 @@ export class TableScreen {
           h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
           h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", botNote(seat)),
           seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
-          update.scores.length ? h("span", { class: "score" }, scoreText(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
+          update.scores.length ? h("span", { class: "score" }, scoreWords(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
           empty && this.mode === "play" && !this.held
             ? h("button", { class: "join", onclick: () => void this.join(seat.index, (document.getElementById("join-name") as HTMLInputElement | null)?.value) }, "Sit here")
             : null,

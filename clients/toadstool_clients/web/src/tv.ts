@@ -12,9 +12,9 @@ import { api } from "./api";
 import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
-import { botNote, seatName } from "./names";
+import { botNote, scoreWords, seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
-import { lowerWins, ordinal, ranking, scoreText } from "./ranking";
+import { lowerWins, ordinal, ranking } from "./ranking";
 
 const EVENTS_SHOWN = 4;
 /** The most lines of the game's account on the podium: a long UNO game shows its last hands. */
@@ -266,6 +266,8 @@ export class TvScreen {
       e.setAttribute("tabindex", "-1");
       if (e instanceof HTMLButtonElement) e.disabled = true;
     });
+    // More than eight at the table: the scores in two columns, the unit heading them once.
+    const many = update.seats.length > 8;
     return h(
       "section",
       { class: "tv-playing" },
@@ -279,10 +281,11 @@ export class TvScreen {
       h(
         "aside",
         { class: "tv-aside" },
+        many && update.scores.length ? h("p", { class: "tv-score-unit" }, update.scoreLabel) : null,
         h(
           "ol",
           {
-            class: `tv-scores${update.seats.length > 6 ? " many" : ""}`,
+            class: `tv-scores${many ? " many" : ""}`,
             "aria-label": "scores",
             style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
           },
@@ -291,11 +294,10 @@ export class TvScreen {
               "li",
               { class: update.toAct.includes(s.index) ? "to-act" : undefined },
               h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? "(empty)" : s.name),
-              update.scores.length ? h("span", { class: "score" }, String(update.scores[s.index] ?? 0)) : null,
+              update.scores.length ? scoreCell(update.scores[s.index] ?? 0, many ? "" : update.scoreLabel) : null,
             ),
           ),
         ),
-        update.scores.length ? h("p", { class: "tv-score-label" }, update.scoreLabel) : null,
         h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
         h(
           "div",
@@ -327,7 +329,7 @@ export class TvScreen {
             "li",
             { class: `step place-${p.place}`, value: p.place },
             h("span", { class: "name" }, p.name),
-            p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
+            p.score !== null ? h("span", { class: "score" }, scoreWords(p.score, update.scoreLabel)) : null,
             h("span", { class: "block" }, ordinal(p.place)),
           ),
         ),
@@ -354,25 +356,77 @@ export class TvScreen {
     );
   }
 
-  /** Zoom the board to the largest size that fits its part of the screen (never scrolls). */
+  /** Zoom the board to the largest size that fits its part of the screen (never scrolls), and show only the
+   * newest events that fit whole under the scores. */
   private fit(): void {
+    const events = this.root.querySelector<HTMLElement>(".tv-events");
+    if (events) {
+      const items = [...events.children] as HTMLElement[];
+      items.forEach((e) => (e.style.display = ""));
+      const bottom = events.getBoundingClientRect().bottom;
+      // The first (newest) always shows; older ones while they end inside the list's room.
+      let room = true;
+      for (const e of items.slice(1)) {
+        room = room && e.getBoundingClientRect().bottom <= bottom + 1;
+        e.style.display = room ? "" : "none";
+      }
+    }
     const box = this.root.querySelector<HTMLElement>(".tv-board");
     const inner = box?.querySelector<HTMLElement>(".tv-fit");
     if (!box || !inner) return;
-    const fits = () => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1;
-    let zoom = 2.4;
+    // The box holds the drawing, and no row of it (a list item: Kart's race order) spills out of its own
+    // width; a row that spills even at the smallest zoom is the drawing's own affair, not the zoom's.
     inner.style.removeProperty("width");
-    inner.style.setProperty("zoom", String(zoom));
-    for (let i = 0; i < 24 && zoom > 0.6 && !fits(); i++) {
-      zoom *= 0.9;
+    inner.style.setProperty("zoom", "0.6");
+    const spills = (row: HTMLElement): boolean => row.scrollWidth > row.clientWidth + 1;
+    const rows = [...inner.querySelectorAll<HTMLElement>("li")].filter((row) => !spills(row));
+    const fits = () =>
+      box.scrollHeight <= box.clientHeight + 1 &&
+      box.scrollWidth <= box.clientWidth + 1 &&
+      !rows.some(spills);
+    // The drawing across the box's whole width if it fits so at some zoom (Kart's track then as large as
+    // it gets, Power Up's seats in rows, not one column), else at its own width.
+    const wide = (zoom: number): boolean => {
       inner.style.setProperty("zoom", String(zoom));
-    }
+      inner.style.setProperty("width", `${Math.floor(box.clientWidth / zoom) - 2}px`);
+      return fits();
+    };
+    const own = (zoom: number): boolean => {
+      inner.style.setProperty("zoom", String(zoom));
+      inner.style.removeProperty("width");
+      return fits();
+    };
+    const at = largestZoom(wide) !== null ? wide : own;
+    const zoom = largestZoom(at) ?? 0.6;
+    at(zoom);
     // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
     // alone: then it is given less width too.
     for (let width = 0.9; width > 0.25 && !fits(); width *= 0.9) {
       inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
+}
+
+/** The largest zoom from 0.6 to 2.4 at which `fits` holds, to within 2 % (bisection: a dozen layouts), or
+ * null if it holds at none. */
+function largestZoom(fits: (zoom: number) => boolean): number | null {
+  let [low, high] = [0.6, 2.4];
+  if (fits(high)) return high;
+  if (!fits(low)) return null;
+  while (high / low > 1.02) {
+    const middle = Math.sqrt(low * high);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A seat's score as the TV shows it: the number large, its unit ("laps", "1 lap") small beside it, once
+ * per row (the game's score label is no line of its own). */
+function scoreCell(score: number, label: string): HTMLElement {
+  const words = scoreWords(score, label);
+  const unit = words.slice(String(score).length).trim();
+  return h("span", { class: "score" }, String(score), unit ? h("small", { class: "unit" }, ` ${unit}`) : null);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -112,13 +112,21 @@ class Loop {
   }
 }
 
-/** The loop's size for a track of `length` fields: every field about `spacing` apart, drawn in `width`. */
-function layout(length: number, tall: boolean): { loop: Loop; width: number; height: number; tile: number } {
+/** The smallest tap target on a phone, in CSS pixels (44 x 44), with a little to spare for rounding. */
+const FINGER = 46;
+
+/** The loop's size for a track of `length` fields, drawn in `width`. Upright (a phone) the fields are 25
+ * apart, or, while some of them are to be tapped (`roomy`), a finger's width apart as drawn on this screen,
+ * so each field's stretch of road is a 44 px tap target (the track is then taller, and scrolls). */
+function layout(length: number, tall: boolean, roomy = false): { loop: Loop; width: number; height: number; tile: number } {
   const margin = 40;
   if (tall) {
     const width = 356;
     const radius = width / 2 - margin;
-    const straight = Math.max(120, (length * 25 - 2 * Math.PI * radius) / 2);
+    // The drawing's width on screen: the page's, less the screen's and the board's padding and borders.
+    const shown = Math.min(420, document.documentElement.clientWidth - 36);
+    const spacing = roomy ? Math.max(25, Math.ceil((FINGER * width) / Math.max(200, shown))) : 25;
+    const straight = Math.max(120, (length * spacing - 2 * Math.PI * radius) / 2);
     const height = straight + 2 * radius + 2 * margin;
     const loop = new Loop(width / 2, height / 2, straight, radius, length, true);
     return { loop, width, height, tile: Math.min(30, (loop.perimeter / length) * 0.84) };
@@ -142,17 +150,16 @@ const KART_FILL: Record<number, string> = {
 };
 const DARK_KARTS = new Set([KartColor.RED, KartColor.BLUE, KartColor.GREEN, KartColor.PURPLE, KartColor.BLACK]);
 
-function fieldShape(context: RenderContext, view: KartView, track: KartTrack, loop: Loop, tile: number, index: number): SVGElement {
+function fieldShape(view: KartView, track: KartTrack, loop: Loop, tile: number, index: number, tap: Choice | undefined, context: RenderContext): SVGElement {
   const type = FIELD_BY_TYPE.get(track.fields[index]);
   const [x, y, nx, ny] = loop.field(index);
   const banana = view.bananaFields.includes(index);
-  const tap = fieldTap(context, index);
   const half = tile / 2;
   const angle = (Math.atan2(ny, nx) * 180) / Math.PI;
   const spacing = loop.perimeter / loop.length;
   const parts: (SVGElement | null)[] = [
-    // What a tap hits: the whole stretch of road of this field, wider than the tile.
-    tap ? svg("rect", { class: "hit", x: x - tile, y: y - spacing / 2, width: tile * 2, height: spacing, transform: `rotate(${angle.toFixed(1)} ${x.toFixed(1)} ${y.toFixed(1)})` }) : null,
+    // What a tap hits: the whole stretch of road of this field, wider than the tile (at least a finger's).
+    tap ? svg("rect", { class: "hit", x: x - Math.max(tile, FINGER / 2), y: y - spacing / 2, width: Math.max(tile * 2, FINGER), height: spacing, transform: `rotate(${angle.toFixed(1)} ${x.toFixed(1)} ${y.toFixed(1)})` }) : null,
     svg("rect", { class: `tile ${type?.css ?? "f-plain"}`, x: x - half, y: y - half, width: tile, height: tile, rx: tile / 4 }),
     type?.type === KartFieldType.MUSHROOM
       ? svg("path", { class: "mushroom-cap", d: `M ${x - half * 0.62} ${y + half * 0.05} a ${half * 0.62} ${half * 0.62} 0 0 1 ${half * 1.24} 0 z` })
@@ -238,7 +245,9 @@ function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: 
   const ly = 0.25 * sy + 0.5 * my + 0.25 * ey;
   const parts = [
     svg("path", { class: "cut-line", d: `M ${sx} ${sy} Q ${mx} ${my} ${ex} ${ey}`, "marker-end": "url(#kart-arrow)" }),
-    svg("circle", { class: "cut-badge", cx: lx, cy: ly, r: 12 }),
+    // What a tap hits: a finger-wide disc around the badge (the line alone is too thin to aim at).
+    entry ? svg("circle", { class: "cut-hit", cx: lx, cy: ly, r: FINGER / 2 }) : null,
+    svg("circle", { class: "cut-badge", cx: lx, cy: ly, r: entry ? 15 : 12 }),
     svg("text", { class: "cut-label", x: lx, y: ly + 4.5, "font-size": 13 }, label),
   ];
   const attrs = { class: `shortcut${entry ? " playable" : ""}`, "data-shortcut": index };
@@ -252,13 +261,14 @@ function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: 
 function trackLoop(context: RenderContext, view: KartView, track: KartTrack): SVGElement {
   const tall = window.matchMedia(NARROW).matches;
   const length = Math.max(1, track.length || track.fields.length);
-  const { loop, width, height, tile } = layout(length, tall);
+  const taps = Array.from({ length }, (_, i) => fieldTap(context, i));
+  const { loop, width, height, tile } = layout(length, tall, taps.some((t) => t !== undefined));
   const road = tile * 1.7;
   const steps = 120;
   const points = Array.from({ length: steps }, (_, i) => loop.at((loop.perimeter * i) / steps)).map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`);
   const roadPath = `M ${points.join(" L ")} Z`;
   const [fx, fy, fnx, fny] = loop.at(0);
-  const fields = Array.from({ length }, (_, i) => fieldShape(context, view, track, loop, tile, i));
+  const fields = Array.from({ length }, (_, i) => fieldShape(view, track, loop, tile, i, taps[i], context));
   const numbers = Array.from({ length }, (_, i) => i)
     .filter((i) => i % 5 === 0)
     .map((i) => {
