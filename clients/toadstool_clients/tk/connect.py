@@ -13,14 +13,26 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from toadstool_clients.connection import describe_rpc_error, server_address
+from toadstool_clients.connection import Client, describe_rpc_error, server_address
 from toadstool_clients.names import default_player_name
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell
 
 log = logging.getLogger(__name__)
+
+
+async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) -> tuple[Client, list[Any]]:
+    """A connected Client and the games its server hosts (runs on the network thread)."""
+    client = Client(address, timeout=seconds, tls_ca=tls_ca)
+    try:
+        await client.wait_ready(seconds)
+        games = await client.list_games()
+    except BaseException:
+        await client.close()
+        raise
+    return client, games
 
 
 def explain(error: BaseException) -> str:
@@ -51,7 +63,7 @@ def draw_toadstool(canvas: tk.Canvas, cx: float, top: float, width: float) -> No
 class ConnectScreen:
     """Address and player name; Connect opens the channel off the Tk thread."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame")
         self.pending: Any = None
@@ -139,7 +151,6 @@ class ConnectScreen:
         name = self.name.get().strip() or default_player_name()
         self.status.configure(text=f"Connecting to {address}…", fg="#555555")
         self.connect_button.state(["disabled"])
-        from toadstool_clients.tk.app import open_client
 
         def done(result: Any) -> None:
             self.pending = None

@@ -24,7 +24,7 @@ from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.table import TableScreen
+    from toadstool_clients.tk.shell import TableFace
 
 CONFIRM_BG = "#4e342e"
 #: One control: its label and what it does.
@@ -34,7 +34,7 @@ Control = tuple[str, Callable[[], None]]
 class HostControls:
     """The Host menu, the seats' right-click menu and the confirmation strip of one table screen."""
 
-    def __init__(self, screen: TableScreen, header: tk.Misc, bottom: tk.Misc) -> None:
+    def __init__(self, screen: TableFace, header: tk.Misc, bottom: tk.Misc) -> None:
         self.screen = screen
         self.menu = tk.Menu(header, tearoff=False, font=(FONT, 10), postcommand=self._fill_host_menu)
         self.button = ttk.Menubutton(header, text="Host", menu=self.menu, width=6)

@@ -18,12 +18,12 @@ from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.names import BOT_LEVELS
-from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token, remembered_seat
+from toadstool_clients.seats import remembered_seat
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, cut_to, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell
 
 REFRESH_MS = 2000
 #: The lobby's height below which options' help moves from the form to the status line.
@@ -58,23 +58,6 @@ async def create_and_sit(
         return created.table, None, None
     joined = await client.join(created.table.table_id, player)
     return joined.table, joined.seat, joined.seat_token
-
-
-def go_to_table(app: App, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
-    """Open the table screen for a seat just taken (remembered for coming back) or for watching; the host
-    token of a table this machine created is remembered too, so its host controls are back after a
-    restart of the window."""
-    table, seat, token = result
-    if token is not None and seat is not None:
-        remember_seat(app.address, table.table_id, seat, token)
-    host_token = app.host_tokens.get(table.table_id)
-    if host_token is not None:
-        remember_host_token(app.address, table.table_id, host_token)
-    else:
-        host_token = remembered_host_token(app.address, table.table_id)
-    from toadstool_clients.tk.table import TableScreen
-
-    app.show(TableScreen(app, table, seat, token, host_token))
 
 
 def option_title(name: str) -> str:
@@ -128,7 +111,7 @@ def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[
 class LobbyScreen:
     """The tables on the server (refreshed every two seconds) and the form to create one."""
 
-    def __init__(self, app: App, note: str = "", chosen: str | None = None) -> None:
+    def __init__(self, app: Shell, note: str = "", chosen: str | None = None) -> None:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame", padding=14)
         #: The full text of each listed table's cells (the list shows them cut to their columns, with "…").
@@ -492,7 +475,7 @@ class LobbyScreen:
 
     def _go_to_table(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.busy = None
-        go_to_table(self.app, result)
+        self.app.show_table(result)
 
     def _failed(self, error: BaseException) -> None:
         self.busy = None

@@ -25,7 +25,7 @@ from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, cut_to, draw_game, recap_of, safe_text
 from toadstool_clients.tk.host import HostControls
 from toadstool_clients.tk.keys import table_key
-from toadstool_clients.tk.lobby import STATUS_NAMES
+from toadstool_clients.tk.lobby import STATUS_NAMES, create_and_sit
 from toadstool_clients.tk.motion import Motion
 from toadstool_clients.tk.overlays import (
     CLOSE_OUTCOME,
@@ -40,7 +40,7 @@ from toadstool_clients.tk.overlays import (
 )
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell
 
 #: The smallest drawing the game screens are designed for (what a 760x520 window leaves); smaller scrolls.
 MIN_WIDTH, MIN_HEIGHT = 470, 340
@@ -77,7 +77,7 @@ class TableScreen:
 
     def __init__(
         self,
-        app: App,
+        app: Shell,
         table: table_pb2.TableInfo,
         seat: int | None,
         token: str | None,
@@ -358,8 +358,6 @@ class TableScreen:
         update = self.latest
         if client is None or update is None or self.rematching is not None:
             return
-        from toadstool_clients.tk.lobby import create_and_sit
-
         bots = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_BOT)
         players = len(update.seats)
         options = dict(self.table_info.options)
@@ -377,9 +375,7 @@ class TableScreen:
 
     def _go_to_rematch(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.rematching = None
-        from toadstool_clients.tk.lobby import go_to_table
-
-        go_to_table(self.app, result)
+        self.app.show_table(result)
 
     def _show_header(self, update: table_pb2.Update) -> None:
         phase = safe_text(update.phase or STATUS_NAMES.get(update.status, ""), 90)
@@ -579,9 +575,7 @@ class TableScreen:
     def back_to_lobby(self) -> None:
         """To the lobby, saying what happens to this person's seat while they are away (a bot plays it after
         the table's takeover time, until they Join again)."""
-        from toadstool_clients.tk.lobby import LobbyScreen
-
-        self.app.show(LobbyScreen(self.app, self.leaving_note(), chosen=self.table_id))
+        self.app.show_lobby(self.leaving_note(), chosen=self.table_id)
 
     def leaving_hint(self) -> str:
         """What leaving would do to your seat, said while the pointer is on "Back to lobby" ("" when it
