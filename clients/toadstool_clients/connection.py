@@ -186,6 +186,20 @@ class Client:
         )
         return response.table
 
+    async def play_again(
+        self, table_id: str, seat_token: str, host_token: str | None = None
+    ) -> service_pb2.PlayAgainResponse:
+        """Sit at the follow-up table of a finished one (PlayAgain): the same game, options and seats, each
+        bot at its level, and everyone who asks moves to the same table; with the host token, the new
+        table's host token comes back too. Retried once on UNAVAILABLE (a retry gets the same seat)."""
+        metadata = [(SEAT_TOKEN_KEY, seat_token)]
+        if host_token:
+            metadata.append((HOST_TOKEN_KEY, host_token))
+        response: service_pb2.PlayAgainResponse = await self.stub.PlayAgain(
+            service_pb2.PlayAgainRequest(table_id=table_id), metadata=tuple(metadata), timeout=self.timeout
+        )
+        return response
+
     async def start(self, table_id: str, host_token: str) -> None:
         await self.stub.StartTable(
             service_pb2.StartTableRequest(table_id=table_id),

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.connection import StreamState
+from toadstool_clients.connection import Client, StreamState
 from toadstool_clients.names import bot_level_name
 from toadstool_clients.tk.actions import ActionBar
 from toadstool_clients.tk.connect import explain
@@ -40,7 +40,7 @@ from toadstool_clients.tk.overlays import (
 )
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.shell import Shell
+    from toadstool_clients.tk.shell import Shell, TableResult
 
 #: The smallest drawing the game screens are designed for (what a 760x520 window leaves); smaller scrolls.
 MIN_WIDTH, MIN_HEIGHT = 470, 340
@@ -353,10 +353,17 @@ class TableScreen:
             self.canvas.delete("outcome", CLOSE_OUTCOME)
 
     def rematch(self) -> None:
-        """A new table of the same game, options and seats (bots where bots sat), and a seat at it."""
+        """Play again: for a seat, the table's follow-up (PlayAgain: the same people in the same seats, each
+        bot at its level, everyone who asks moved to one table); for a spectator, a new table of the same
+        game, options and seats (bots where bots sat) with a seat at it."""
         client = self.app.client
         update = self.latest
         if client is None or update is None or self.rematching is not None:
+            return
+        if self.token is not None:
+            self.set_status("Setting up the next game…")
+            call = self._play_again(client, self.token)
+            self.rematching = self.app.network.submit(call, self._go_to_rematch, self._no_rematch)
             return
         bots = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_BOT)
         players = len(update.seats)
@@ -372,6 +379,17 @@ class TableScreen:
         call = create_and_sit(client, self.app.host_tokens, game, players, seated, options, None, name,
                               self.app.player_name)  # fmt: skip
         self.rematching = self.app.network.submit(call, self._go_to_rematch, failed)
+
+    async def _play_again(self, client: Client, token: str) -> TableResult:
+        """PlayAgain at this table (runs on the network thread); the new table's host token is kept too."""
+        answer = await client.play_again(self.table_id, token, self.host_token)
+        if answer.host_token:
+            self.app.host_tokens[answer.table.table_id] = answer.host_token
+        return answer.table, answer.seat, answer.seat_token
+
+    def _no_rematch(self, error: BaseException) -> None:
+        self.rematching = None
+        self.set_status(f"No rematch: {explain(error)}")
 
     def _go_to_rematch(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.rematching = None
