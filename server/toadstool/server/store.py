@@ -318,9 +318,9 @@ class Store:
         try:
             self.db.execute(sql, params)
         except sqlite3.OperationalError as error:
-            raise self._refused(error) from error
+            raise self.refusal(error) from error
         if not self._depth:
-            self._wrote()
+            self.wrote()
 
     def _write_many(self, sql: str, rows: list[Sequence[Any]]) -> None:
         if self.fault is not None:
@@ -328,9 +328,9 @@ class Store:
         try:
             self.db.executemany(sql, rows)
         except sqlite3.OperationalError as error:
-            raise self._refused(error) from error
+            raise self.refusal(error) from error
 
-    def _refused(self, error: sqlite3.OperationalError) -> Exception:
+    def refusal(self, error: sqlite3.OperationalError) -> Exception:
         """`error` as a `DiskUnavailable` if the disk refused the write (logged once per change), else as it is."""
         code = getattr(error, "sqlite_errorcode", 0) & 0xFF
         message = DISK_MESSAGES.get(code)
@@ -341,7 +341,7 @@ class Store:
             self.trouble = message
         return DiskUnavailable(message)
 
-    def _wrote(self) -> None:
+    def wrote(self) -> None:
         """A write reached the disk (a commit): its rows counted for the checkpointer; if the disk had been
         refusing, say once that it works again."""
         if self.checkpoints is not None:
@@ -538,7 +538,7 @@ class _Transaction:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            raise self.store._refused(error) from error
+            raise self.store.refusal(error) from error
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
         if kind is not None:
@@ -550,11 +550,11 @@ class _Transaction:
             self.db.execute("COMMIT")
         except sqlite3.OperationalError as failure:
             self._end()
-            raise self.store._refused(failure) from failure
+            raise self.store.refusal(failure) from failure
         except BaseException:
             self._end()
             raise
-        self.store._wrote()
+        self.store.wrote()
 
     def _end(self) -> None:
         """Roll back what is left of a failed transaction, so no later write lands in it unseen. SQLite may
