@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2, uno_pb2
+from toadstool_clients.i18n import N_
 
 _SEAT_REF = re.compile(r"\{p(\d+)\}")
 
@@ -28,7 +29,7 @@ def default_player_name() -> str:
 
 
 #: Bot levels by service.proto's BotLevel number (Seat.bot_level), as a person reads them.
-BOT_LEVELS = {1: "easy", 2: "normal", 3: "hard"}
+BOT_LEVELS = {1: N_("easy"), 2: N_("normal"), 3: N_("hard")}
 
 
 def bot_level_name(level: int) -> str:
