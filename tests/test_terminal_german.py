@@ -79,3 +79,12 @@ def test_the_end_screen_is_german(german: None) -> None:
     assert "Spiel vorbei: Bot 1 gewinnt" in screen
     for word in ENGLISH:
         assert word not in screen, (word, screen)
+
+
+def test_events_keep_the_servers_german_words(german: None) -> None:
+    """The "you" rewriting knows English grammar only: a German event naming the viewer stays as it is."""
+    from toadstool_clients.terminal.events import in_your_words
+
+    update = _lobby()
+    event = table_pb2.Event(seat=0, text="Anna zieht eine Karte")
+    assert in_your_words(update, event) == "Anna zieht eine Karte"
