@@ -88,3 +88,20 @@ def test_events_keep_the_servers_german_words(german: None) -> None:
     update = _lobby()
     event = table_pb2.Event(seat=0, text="Anna zieht eine Karte")
     assert in_your_words(update, event) == "Anna zieht eine Karte"
+
+
+def test_cards_and_menu_steps_are_named_as_the_server_names_them_in_german(german: None) -> None:
+    """The clients' card and step words follow the glossary and the server's order ("Aussetzen Blau")."""
+    from toadstool.api.v1 import uno_pb2
+    from toadstool_clients.names import step_label, uno_card_name
+
+    red_five = uno_pb2.UnoCard(color=uno_pb2.UNO_COLOR_RED, kind=uno_pb2.UNO_KIND_NUMBER, number=5)
+    blue_skip = uno_pb2.UnoCard(color=uno_pb2.UNO_COLOR_BLUE, kind=uno_pb2.UNO_KIND_SKIP)
+    wild_four = uno_pb2.UnoCard(kind=uno_pb2.UNO_KIND_WILD_DRAW_FOUR)
+    assert [uno_card_name(c) for c in (red_five, blue_skip, wild_four)] == ["Rot 5", "Aussetzen Blau", "Zieh Vier"]
+    update = table_pb2.Update(viewer_seat=0, game="kart")
+    update.view.kart.SetInParent()
+    assert step_label(update, "play_card", "", None) == "Spielen"
+    assert step_label(update, "place_banana", "field", 12) == "Feld 12"
+    assert step_label(update, "pay_coins", "coins", 3) == "3 Münzen"
+    assert step_label(update, "pay_coins", "coins", 1) == "1 Münze"
