@@ -7,7 +7,10 @@ import type { UnoCard } from "./gen/toadstool/v1/uno_pb";
 import { UnoColor, UnoKind } from "./gen/toadstool/v1/uno_pb";
 import { LevelUpVote } from "./gen/toadstool/v1/levelup_pb";
 import type { Step } from "./choices";
+import { language, t } from "./i18n";
+import type { Key } from "./i18n";
 
+/** UNO's colours as the style sheet and tests name them (c-red, data-color="red"): not words to show. */
 export const UNO_COLOR_NAMES: Record<number, string> = {
   [UnoColor.RED]: "red",
   [UnoColor.YELLOW]: "yellow",
@@ -15,15 +18,34 @@ export const UNO_COLOR_NAMES: Record<number, string> = {
   [UnoColor.BLUE]: "blue",
 };
 
-export const UNO_KIND_NAMES: Record<number, string> = {
-  [UnoKind.SKIP]: "Skip",
-  [UnoKind.REVERSE]: "Reverse",
-  [UnoKind.DRAW_TWO]: "Draw Two",
-  [UnoKind.WILD]: "Wild",
-  [UnoKind.WILD_DRAW_FOUR]: "Wild Draw Four",
-  [UnoKind.WILD_CUSTOMIZABLE]: "Wild Customizable",
-  [UnoKind.SUPER_STAR]: "Super Star",
+const UNO_COLOUR_WORDS: Record<number, Key> = {
+  [UnoColor.RED]: "uno.red",
+  [UnoColor.YELLOW]: "uno.yellow",
+  [UnoColor.GREEN]: "uno.green",
+  [UnoColor.BLUE]: "uno.blue",
 };
+
+/** An UNO colour in the person's words ("red", "Rot"), or null for none (a wild not yet coloured). */
+export function unoColourName(color: number): string | null {
+  const key = UNO_COLOUR_WORDS[color];
+  return key ? t(key) : null;
+}
+
+const UNO_KIND_WORDS: Record<number, Key> = {
+  [UnoKind.SKIP]: "uno.skip",
+  [UnoKind.REVERSE]: "uno.reverse",
+  [UnoKind.DRAW_TWO]: "uno.drawTwo",
+  [UnoKind.WILD]: "uno.wild",
+  [UnoKind.WILD_DRAW_FOUR]: "uno.wildDrawFour",
+  [UnoKind.WILD_CUSTOMIZABLE]: "uno.wildCustomizable",
+  [UnoKind.SUPER_STAR]: "uno.superStar",
+};
+
+/** An UNO action card's kind in the person's words ("Draw Two", "Zieh Zwei"), or null for a number card. */
+export function unoKindName(kind: number): string | null {
+  const key = UNO_KIND_WORDS[kind];
+  return key ? t(key) : null;
+}
 
 const KIND_LABELS: Record<string, string> = {
   play_card: "Play",
@@ -49,11 +71,17 @@ const KIND_LABELS: Record<string, string> = {
   trade: "Trade with",
 };
 
-export const LEVEL_UP_VOTE_NAMES: Record<number, string> = {
-  [LevelUpVote.YES]: "Yes!",
-  [LevelUpVote.NO]: "No!",
-  [LevelUpVote.THWOMP_VOTE]: "Thwomp Vote",
+const LEVEL_UP_VOTE_WORDS: Record<number, Key> = {
+  [LevelUpVote.YES]: "vote.yes",
+  [LevelUpVote.NO]: "vote.no",
+  [LevelUpVote.THWOMP_VOTE]: "vote.thwomp",
 };
+
+/** A Level Up! vote card in the person's words ("No!", "Nein!"), or null for an unknown one. */
+export function levelUpVoteName(vote: number): string | null {
+  const key = LEVEL_UP_VOTE_WORDS[vote];
+  return key ? t(key) : null;
+}
 
 /** Level Up!, Kart and Power Up step values in words ("Mario", "level 3", "field 12", "3 coins"), or null. */
 function otherGameStep(update: Update, field: string, number: number): string | null {
@@ -62,7 +90,7 @@ function otherGameStep(update: Update, field: string, number: number): string | 
     if (field === "character" || field === "first" || field === "second") return view.value.characterNames[number] ?? `character ${number}`;
     if (field === "level") return `level ${number}`;
     if (field === "slot") return `block ${number + 1}`;
-    if (field === "choice") return LEVEL_UP_VOTE_NAMES[number] ?? "no vote";
+    if (field === "choice") return levelUpVoteName(number) ?? t("vote.none");
   }
   if (view?.case === "kart") {
     if (field === "field" || field === "from_field") return `field ${number}`;
@@ -81,32 +109,32 @@ function otherGameStep(update: Update, field: string, number: number): string | 
 const SEAT_FIELDS = new Set(["seat", "target"]);
 
 export function unoCardName(card: UnoCard): string {
-  const face = card.number !== undefined ? String(card.number) : (UNO_KIND_NAMES[card.kind] ?? "card");
-  const colour = UNO_COLOR_NAMES[card.color];
-  return colour ? `${colour} ${face}` : face;
+  const face = card.number !== undefined ? String(card.number) : (unoKindName(card.kind) ?? t("uno.cardNumbered", { number: card.id }));
+  const colour = unoColourName(card.color);
+  return colour ? t("uno.card", { colour, face }) : face;
 }
 
-/** Bot levels by service.proto's BotLevel number (Seat.bot_level), as a person reads them. */
+/** Bot levels by service.proto's BotLevel number (Seat.bot_level), named for ids and tests (bot-level-hard). */
 export const BOT_LEVELS: Record<number, string> = { 1: "easy", 2: "normal", 3: "hard" };
+const BOT_LEVEL_WORDS: Record<number, Key> = { 1: "bot.easy", 2: "bot.normal", 3: "bot.hard" };
 
-/** A bot level's word; 0 (unspecified) and any unknown number read "normal", as the server plays them. */
+/** A bot level in the person's words; 0 (unspecified) and any unknown number read "normal", as the server plays them. */
 export function botLevelName(level: number): string {
-  return BOT_LEVELS[level] ?? "normal";
+  return t(BOT_LEVEL_WORDS[level] ?? "bot.normal");
 }
 
 /** What follows a seat's name for a bot: " (bot)" for a normal one, " (hard bot)", " (easy bot)"; "" for others. */
 export function botNote(seat: Seat): string {
   if (seat.kind !== SeatKind.BOT) return "";
-  const level = botLevelName(seat.botLevel);
-  return level === "normal" ? " (bot)" : ` (${level} bot)`;
+  return t(seat.botLevel === 1 ? "bot.noteEasy" : seat.botLevel === 3 ? "bot.noteHard" : "bot.note");
 }
 
 export function seatName(update: Update, seat: number): string {
-  return update.seats[seat]?.name || `Seat ${seat + 1}`;
+  return update.seats[seat]?.name || t("seat.numbered", { number: seat + 1 });
 }
 
 export function youOrName(update: Update, seat: number): string {
-  return update.viewerSeat === seat ? "you" : seatName(update, seat);
+  return update.viewerSeat === seat ? t("seat.you") : seatName(update, seat);
 }
 
 /** One step of the choice tree in words; field "" names the kind itself. */
@@ -121,7 +149,7 @@ export function stepLabel(update: Update, [kind, field, value]: Step): string {
       const card = cards.find((c) => c.id === number);
       return card ? unoCardName(card) : `card ${number}`;
     }
-    if (field === "color") return UNO_COLOR_NAMES[number] ?? "no colour";
+    if (field === "color") return unoColourName(number) ?? t("uno.noColour");
   }
   const other = number !== null ? otherGameStep(update, field, number) : null;
   if (other !== null) return other;
@@ -132,7 +160,8 @@ export function stepLabel(update: Update, [kind, field, value]: Step): string {
 /** A score in words with the game's label, one of it singular: "2 laps", "1 lap", "1 Extra Life". */
 export function scoreWords(score: number, label: string): string {
   if (!label) return String(score);
-  if (score !== 1) return `${score} ${label}`;
+  // The server says its label in the person's language; only English's singular is derived here.
+  if (score !== 1 || language() !== "en") return t("score.of", { score, label });
   const one = label.endsWith("ives") ? `${label.slice(0, -3)}fe` : label.endsWith("s") ? label.slice(0, -1) : label;
   return `${score} ${one}`;
 }

@@ -11,7 +11,7 @@ import { LevelUpBlockKind, LevelUpPowerKind, LevelUpStage, LevelUpVote } from ".
 import type { Choice } from "../choices";
 import { isLeaf } from "../choices";
 import { h } from "../dom";
-import { LEVEL_UP_VOTE_NAMES, seatName } from "../names";
+import { levelUpVoteName, seatName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
 import type { GameRenderer, RenderContext } from "./types";
 
@@ -143,7 +143,7 @@ function voteCards(context: RenderContext, view: LevelUpView): HTMLElement | nul
       "div",
       { class: "vote-cards" },
       ...choices.map(({ v, entry }) =>
-        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, levelUpVoteName(v) ?? "?"),
       ),
     ),
   );
@@ -184,7 +184,7 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
 
 function voteText(view: LevelUpView, seat: LevelUpSeat): string {
   if (seat.revealedVote !== LevelUpVote.UNSPECIFIED) {
-    return `voted ${LEVEL_UP_VOTE_NAMES[seat.revealedVote] ?? "?"}${seat.voteCancelled ? " (cancelled)" : ""}`;
+    return `voted ${levelUpVoteName(seat.revealedVote) ?? "?"}${seat.voteCancelled ? " (cancelled)" : ""}`;
   }
   if (view.stage === LevelUpStage.VOTE) return seat.hasVoted ? "has voted" : "choosing…";
   return "";

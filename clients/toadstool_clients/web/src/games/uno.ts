@@ -10,7 +10,7 @@ import { UnoColor, UnoDirection, UnoKind, UnoStage } from "../gen/toadstool/v1/u
 import type { Choice } from "../choices";
 import { leaves } from "../choices";
 import { h } from "../dom";
-import { UNO_COLOR_NAMES, seatName, unoCardName } from "../names";
+import { UNO_COLOR_NAMES, seatName, unoCardName, unoColourName } from "../names";
 import { isOpened } from "./taps";
 import type { GameRenderer, RenderContext } from "./types";
 
@@ -140,7 +140,7 @@ function reveal(context: RenderContext, view: UnoView): HTMLElement | null {
 /** The colour in play, in words and letter (a wild on the first flip: any colour, dark with a ring of the
  * four, so its words stay readable). */
 function colourChip(color: UnoColor): HTMLElement {
-  const name = UNO_COLOR_NAMES[color];
+  const name = unoColourName(color);
   if (!name) return h("div", { class: "colour-chip c-any", title: "the colour in play" }, "Any colour");
   return h(
     "div",
@@ -183,7 +183,7 @@ function colourPicker(context: RenderContext): HTMLElement | null {
             onclick: () => context.open(entry!),
           },
           h("span", { class: "pick-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
-          h("span", { class: "pick-name" }, name),
+          h("span", { class: "pick-name" }, unoColourName(color)),
         );
       }),
     ),
