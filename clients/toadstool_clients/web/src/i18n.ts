@@ -8,16 +8,24 @@
 // header (api.ts); a WebSocket cannot set headers, so the table's socket follows the browser's own
 // Accept-Language (the server reads only the handshake's header).
 //
-// Adding a language: a catalogue locales/xx.ts typed as `Catalogue`, one line in CATALOGUES and NAMES.
+// English is in the page's script (the source catalogue, and every missing message's fallback); another
+// language's catalogue is a chunk of its own, loaded before the first screen is drawn (loadLanguage), so
+// nobody downloads a language they do not read.
+//
+// Adding a language: a catalogue locales/xx.ts typed as `Catalogue`, one line in LOADERS and NAMES.
 
 import { en } from "./locales/en";
 import type { Catalogue, Plural } from "./locales/en";
-import { de } from "./locales/de";
 
 export type Key = keyof typeof en;
 export type Language = "en" | "de";
 
-export const CATALOGUES: Record<Language, Catalogue> = { en, de };
+const LOADERS: Record<Language, () => Promise<Catalogue>> = {
+  en: async () => en,
+  de: async () => (await import("./locales/de")).de,
+};
+/** The catalogues loaded so far. */
+const CATALOGUES: Partial<Record<Language, Catalogue>> = { en };
 /** Each language in its own words, for the menu. */
 export const NAMES: Record<Language, string> = { en: "English", de: "Deutsch" };
 
@@ -25,7 +33,7 @@ const CHOSEN = "toadstool:language";
 
 function supported(tag: string): Language | null {
   const base = tag.toLowerCase().split("-")[0];
-  return base in CATALOGUES ? (base as Language) : null;
+  return base in LOADERS ? (base as Language) : null;
 }
 
 /** The browser's own first language this client speaks (English when none). */
@@ -53,6 +61,16 @@ let ordinals = new Intl.PluralRules(current, { type: "ordinal" });
 
 export function language(): Language {
   return current;
+}
+
+/** Load the chosen language's catalogue (English is always there; a failed load leaves English). */
+export async function loadLanguage(): Promise<void> {
+  if (CATALOGUES[current]) return;
+  try {
+    CATALOGUES[current] = await LOADERS[current]();
+  } catch {
+    // the server unreachable while loading: English until the next load
+  }
 }
 
 /** Choose `chosen` for this browser from now on (the menu), or the browser's own with null. */
@@ -85,7 +103,7 @@ export function tOrdinal(key: Key, values: Values): string {
 }
 
 function fill(key: Key, values: Values, rules: Intl.PluralRules): string {
-  const message: string | Plural = CATALOGUES[current][key] ?? en[key];
+  const message: string | Plural = CATALOGUES[current]?.[key] ?? en[key];
   const text = typeof message === "string" ? message : pick(message, rules.select(Number(values.count ?? 0)));
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }

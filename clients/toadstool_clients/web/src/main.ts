@@ -7,6 +7,7 @@ import { LobbyScreen } from "./lobby";
 import { TableScreen } from "./table";
 import type { Mode } from "./table";
 import { TvScreen } from "./tv";
+import { loadLanguage } from "./i18n";
 
 const root = document.getElementById("app")!;
 let current: { stop(): void } | null = null;
@@ -31,5 +32,8 @@ function route(): void {
   }
 }
 
-window.addEventListener("hashchange", route);
-route();
+// The person's language first (a chunk of its own unless English), then the screen.
+void loadLanguage().then(() => {
+  window.addEventListener("hashchange", route);
+  route();
+});

@@ -47,29 +47,29 @@ export function unoKindName(kind: number): string | null {
   return key ? t(key) : null;
 }
 
-const KIND_LABELS: Record<string, string> = {
-  play_card: "Play",
-  place: "Place",
-  move: "Move",
-  cast_vote: "Vote",
-  reveal_block: "Reveal",
-  catch: "Catch",
-  choose_color: "Colour",
-  // Level Up!, Kart and Power Up (as clients/toadstool_clients/names.py KIND_LABELS words them).
-  play_feather: "Feather",
-  play_green_shell: "Green Shell",
-  play_warp_pipe: "Warp Pipe",
-  play_goomba_stomp: "Goomba Stomp",
-  play_boo: "Boo",
-  play_mega_pow: "Mega POW",
-  play_one_up: "1-Up Mushroom on",
-  place_banana: "Banana on",
-  move_banana: "Move the banana from",
-  use_item: "Use the item on",
-  pay_coins: "Pay",
-  take_shortcut: "Take",
-  trade: "Trade with",
-};
+/** The action kinds the bar names in words (as clients/toadstool_clients/names.py KIND_LABELS words them). */
+const KIND_LABELS = new Set([
+  "play_card",
+  "place",
+  "move",
+  "cast_vote",
+  "reveal_block",
+  "catch",
+  "choose_color",
+  "play_feather",
+  "play_green_shell",
+  "play_warp_pipe",
+  "play_goomba_stomp",
+  "play_boo",
+  "play_mega_pow",
+  "play_one_up",
+  "place_banana",
+  "move_banana",
+  "use_item",
+  "pay_coins",
+  "take_shortcut",
+  "trade",
+]);
 
 const LEVEL_UP_VOTE_WORDS: Record<number, Key> = {
   [LevelUpVote.YES]: "vote.yes",
@@ -87,21 +87,21 @@ export function levelUpVoteName(vote: number): string | null {
 function otherGameStep(update: Update, field: string, number: number): string | null {
   const view = update.view?.game;
   if (view?.case === "levelup") {
-    if (field === "character" || field === "first" || field === "second") return view.value.characterNames[number] ?? `character ${number}`;
-    if (field === "level") return `level ${number}`;
-    if (field === "slot") return `block ${number + 1}`;
+    if (field === "character" || field === "first" || field === "second") return view.value.characterNames[number] ?? t("step.character", { number });
+    if (field === "level") return t("step.level", { number });
+    if (field === "slot") return t("step.block", { number: number + 1 });
     if (field === "choice") return levelUpVoteName(number) ?? t("vote.none");
   }
   if (view?.case === "kart") {
-    if (field === "field" || field === "from_field") return `field ${number}`;
-    if (field === "coins") return number === 1 ? "1 coin" : `${number} coins`;
+    if (field === "field" || field === "from_field") return t("step.field", { number });
+    if (field === "coins") return t("step.coins", { count: number });
     if (field === "shortcut") {
       const cut = view.value.track?.shortcuts[number];
-      return cut ? `shortcut ${cut.label}` : `shortcut ${number + 1}`;
+      return t("step.shortcut", { label: cut ? cut.label : number + 1 });
     }
   }
   if (view?.case === "powerup" && field === "card") {
-    return view.value.hand.find((c) => c.kind === number)?.name ?? `card ${number}`;
+    return view.value.hand.find((c) => c.kind === number)?.name ?? t("step.card", { number });
   }
   return null;
 }
@@ -139,7 +139,7 @@ export function youOrName(update: Update, seat: number): string {
 
 /** One step of the choice tree in words; field "" names the kind itself. */
 export function stepLabel(update: Update, [kind, field, value]: Step): string {
-  if (!field) return KIND_LABELS[kind] ?? kind.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
+  if (!field) return KIND_LABELS.has(kind) ? t(`kind.${kind}` as Key) : kind.replace(/_/g, " ").replace(/^./, (c) => c.toUpperCase());
   const number = typeof value === "number" ? value : null;
   if (number !== null && SEAT_FIELDS.has(field)) return youOrName(update, number);
   const view = update.view?.game;
@@ -147,7 +147,7 @@ export function stepLabel(update: Update, [kind, field, value]: Step): string {
     if (field === "card_id") {
       const cards = [...view.value.hand, ...(view.value.drawnCard ? [view.value.drawnCard] : [])];
       const card = cards.find((c) => c.id === number);
-      return card ? unoCardName(card) : `card ${number}`;
+      return card ? unoCardName(card) : t("step.card", { number });
     }
     if (field === "color") return unoColourName(number) ?? t("uno.noColour");
   }
