@@ -16,8 +16,10 @@
 
 import { en } from "./locales/en";
 import type { Catalogue, Plural } from "./locales/en";
+import type { boardsEn, BoardsCatalogue } from "./locales/boards.en";
 
-export type Key = keyof typeof en;
+/** A message's key: the screens' (en.ts) or the games' boards' (boards.en.ts, loaded with a table). */
+export type Key = keyof typeof en | keyof typeof boardsEn;
 export type Language = "en" | "de";
 
 const LOADERS: Record<Language, () => Promise<Catalogue>> = {
@@ -26,6 +28,12 @@ const LOADERS: Record<Language, () => Promise<Catalogue>> = {
 };
 /** The catalogues loaded so far. */
 const CATALOGUES: Partial<Record<Language, Catalogue>> = { en };
+
+const BOARD_LOADERS: Record<Language, () => Promise<BoardsCatalogue>> = {
+  en: async () => (await import("./locales/boards.en")).boardsEn,
+  de: async () => (await import("./locales/boards.de")).boardsDe,
+};
+const BOARDS: Partial<Record<Language, BoardsCatalogue>> = {};
 /** Each language in its own words, for the menu. */
 export const NAMES: Record<Language, string> = { en: "English", de: "Deutsch" };
 
@@ -38,6 +46,7 @@ function supported(tag: string): Language | null {
 
 /** The browser's own first language this client speaks (English when none). */
 export function browserLanguage(): Language {
+  if (typeof navigator === "undefined") return "en"; // node (the build's checks)
   const tags = navigator.languages?.length ? navigator.languages : [navigator.language];
   for (const tag of tags) {
     const found = tag ? supported(tag) : null;
@@ -48,7 +57,7 @@ export function browserLanguage(): Language {
 
 function remembered(): Language | null {
   try {
-    const saved = localStorage.getItem(CHOSEN);
+    const saved = typeof localStorage === "undefined" ? null : localStorage.getItem(CHOSEN);
     return saved ? supported(saved) : null;
   } catch {
     return null;
@@ -73,6 +82,16 @@ export async function loadLanguage(): Promise<void> {
   }
 }
 
+/** Load the games' boards' words in the chosen language (before a table or the TV is drawn). */
+export async function loadBoards(): Promise<void> {
+  if (BOARDS[current]) return;
+  try {
+    BOARDS[current] = await BOARD_LOADERS[current]();
+  } catch {
+    // unreachable: the boards show their messages' keys until the next load
+  }
+}
+
 /** Choose `chosen` for this browser from now on (the menu), or the browser's own with null. */
 export function chooseLanguage(chosen: Language | null): void {
   try {
@@ -87,7 +106,7 @@ export function chooseLanguage(chosen: Language | null): void {
   document.documentElement.lang = current;
 }
 
-document.documentElement.lang = current;
+if (typeof document !== "undefined") document.documentElement.lang = current;
 
 export type Values = Record<string, string | number>;
 
@@ -103,7 +122,11 @@ export function tOrdinal(key: Key, values: Values): string {
 }
 
 function fill(key: Key, values: Values, rules: Intl.PluralRules): string {
-  const message: string | Plural = CATALOGUES[current]?.[key] ?? en[key];
+  const message: string | Plural =
+    (CATALOGUES[current] as Record<string, string | Plural> | undefined)?.[key] ??
+    (BOARDS[current] as Record<string, string | Plural> | undefined)?.[key] ??
+    (en as Record<string, string | Plural>)[key] ??
+    key;
   const text = typeof message === "string" ? message : pick(message, rules.select(Number(values.count ?? 0)));
   return text.replace(/\{(\w+)\}/g, (whole, name: string) => (name in values ? String(values[name]) : whole));
 }

@@ -8,10 +8,12 @@ import type { Plural } from "./locales/en";
 import { de } from "./locales/de";
 import { rulesEn } from "./locales/rules.en";
 import { rulesDe } from "./locales/rules.de";
+import { boardsEn } from "./locales/boards.en";
+import { boardsDe } from "./locales/boards.de";
 
 const catalogues: Record<string, Record<string, string | Plural>> = { de };
-const english: Record<string, string | Plural> = { ...en, ...rulesEn };
-catalogues.de = { ...de, ...rulesDe };
+const english: Record<string, string | Plural> = { ...en, ...rulesEn, ...boardsEn };
+catalogues.de = { ...de, ...rulesDe, ...boardsDe };
 const problems: string[] = [];
 
 const forms = (message: string | Plural): string[] => (typeof message === "string" ? [message] : Object.values(message));
