@@ -14,7 +14,7 @@ export const de: Catalogue = {
   "lobby.newTableLabel": "neuer Tisch",
   "lobby.noGame": "Gerade läuft kein Spiel: starte unten eins.",
   "lobby.finishedLabel": "beendete Spiele",
-  "lobby.finished": { one: "Beendetes Spiel ({count})", other: "Beendete Spiele ({count})" },
+  "lobby.finished": "Beendete Spiele ({count})",
   "lobby.waitingFor": { one: "wartet auf {count} weiteren", other: "wartet auf {count} weitere" },
   "lobby.playing": "läuft",
   "lobby.tableMeta": "{game} · {status}",

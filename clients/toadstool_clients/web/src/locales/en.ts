@@ -24,7 +24,7 @@ export const en = {
   "lobby.newTableLabel": "new table",
   "lobby.noGame": "No game is on: start one below.",
   "lobby.finishedLabel": "finished games",
-  "lobby.finished": { one: "Finished game ({count})", other: "Finished games ({count})" } as Plural,
+  "lobby.finished": "Finished games ({count})",
   "lobby.waitingFor": { one: "waiting for {count} more", other: "waiting for {count} more" } as Plural,
   "lobby.playing": "playing",
   "lobby.tableMeta": "{game} · {status}",
