@@ -94,8 +94,8 @@ ENGLISH = (_catalogue_words("en") | _catalogue_words("boards.en")) - (
 
 def _english_in(driver: Any) -> set[str]:
     """The English catalogue's words on the page, less those of the server's own game titles (said by the
-    server's catalogue: a test game's title is English only)."""
-    script = "return [...document.querySelectorAll('.game-title')].map((e) => e.textContent)"
+    server's catalogue: a test game's title is English only) and Kart's track title (the track file's name)."""
+    script = "return [...document.querySelectorAll('.game-title, .infield-title')].map((e) => e.textContent)"
     titles = " ".join(driver.execute_script(script))
     theirs = {w.lower() for w in re.findall(r"[A-Za-zÄÖÜäöüß']{3,}", titles)}
     text = str(driver.execute_script(PAGE_WORDS))
@@ -225,5 +225,22 @@ def test_the_language_menu_switches_the_lobby_and_is_remembered(web_url: str, tm
         _wait_text(driver, ".tables h2", "Tables")
         assert find(driver, "#language option[value='de']")[0].text == "Deutsch"
         resize(driver, PHONE)
+    finally:
+        driver.quit()
+
+
+@pytest.mark.parametrize("game", ["uno", "powerup", "levelup", "kart"])
+def test_each_games_board_in_german_at_phone_size(web_url: str, tmp_path: Path, game: str) -> None:
+    """A game in play, watched from a German phone: its board's words are German, nothing overflows."""
+    request = service_pb2.CreateTableRequest(game=game, players=3, bots=3, seed=7, name="Abend", bot_delay_ms=300)
+    table_id = create_table(web_url, request).table.table_id
+    driver = browser(tmp_path / "profile", PHONE, language="de-DE")
+    try:
+        driver.get(f"{web_url}#/t/{table_id}/watch")
+        wait_for(driver, ".board section", seconds=30)
+        english = _english_in(driver)
+        assert not english, english
+        _no_sideways_scroll(driver)
+        screenshot(driver, f"lang-de-board-{game}-phone")
     finally:
         driver.quit()

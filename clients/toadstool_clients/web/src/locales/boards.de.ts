@@ -131,7 +131,7 @@ export const boardsDe: BoardsCatalogue = {
   "lu.votedCancelled": "hat {vote} gestimmt (aufgehoben)",
   "lu.hasVoted": "hat abgestimmt",
   "lu.choosing": "wählt…",
-  "lu.turn": "am Zug",
+  "lu.turn": "dran",
   "lu.points": "{points} Pkt.",
   "lu.cardsFact": "Nein! ×{no} · Power-Ups ×{power}",
   "lu.coinsFact": "Münzen {count}",
