@@ -287,7 +287,7 @@ export class TvScreen {
           "ol",
           {
             class: `tv-scores${many ? " many" : ""}`,
-            "aria-label": "scores",
+            "aria-label": t("tv.scores"),
             style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
           },
           ...update.seats.map((s) =>
@@ -299,7 +299,7 @@ export class TvScreen {
             ),
           ),
         ),
-        h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
+        h("ol", { class: "tv-events", "aria-label": t("table.log"), "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
         h(
           "div",
           { class: "tv-corner" },

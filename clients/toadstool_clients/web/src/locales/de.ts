@@ -134,6 +134,7 @@ export const de: Catalogue = {
   "tv.scanToSit": "Scanne den Code, um dich hinzusetzen.",
   "tv.turnOf": "{names} ist dran",
   "tv.board": "das Spielbrett",
+  "tv.scores": "Punktestand",
   "tv.followQr": "QR-Code zum Mitverfolgen auf dem Handy: {address}",
   "tv.follow": "Auf dem Handy mitverfolgen",
   "tv.wins": "{name} gewinnt!",

@@ -148,6 +148,7 @@ export const en = {
   "tv.scanToSit": "Scan the code to take a seat.",
   "tv.turnOf": "{names}'s turn",
   "tv.board": "the board",
+  "tv.scores": "scores",
   "tv.followQr": "QR code to follow from a phone: {address}",
   "tv.follow": "Follow on your phone",
   "tv.wins": "{name} wins!",
