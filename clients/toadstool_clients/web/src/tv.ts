@@ -15,6 +15,7 @@ import type { RenderContext } from "./games/types";
 import { botNote, scoreWords, seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
 import { lowerWins, ordinal, ranking } from "./ranking";
+import { list, t } from "./i18n";
 
 const EVENTS_SHOWN = 4;
 /** The most lines of the game's account on the podium: a long UNO game shows its last hands. */
@@ -36,7 +37,7 @@ export class TvScreen {
   private offline = false;
   /** The shown table's options make the lowest score the best (UNO's lowest_wins). */
   private lowerWins = false;
-  private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, "Full screen");
+  private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, t("tv.fullScreen"));
   private readonly onVisible = (): void => {
     if (!document.hidden) void this.keepAwake();
   };
@@ -199,7 +200,7 @@ export class TvScreen {
   render(): void {
     const update = this.update;
     const offer = document.fullscreenElement ? null : this.fullScreen;
-    const status = this.offline ? h("div", { class: "tv-offline", role: "status" }, "Reconnecting to the server…") : null;
+    const status = this.offline ? h("div", { class: "tv-offline", role: "status" }, t("tv.reconnecting")) : null;
     if (!update) {
       replace(
         this.root,
@@ -207,7 +208,7 @@ export class TvScreen {
           "section",
           { class: "tv-waiting tv-empty" },
           h("div", { class: "tv-side" }, invite("#/", 0)),
-          h("div", { class: "tv-main" }, h("h1", {}, "Toadstool"), h("p", { class: "tv-big" }, "Scan the code to start a game."), status),
+          h("div", { class: "tv-main" }, h("h1", {}, "Toadstool"), h("p", { class: "tv-big" }, t("tv.scanToStart")), status),
         ),
         offer,
       );
@@ -229,7 +230,7 @@ export class TvScreen {
         "div",
         { class: "tv-main" },
         h("h1", {}, update.tableName),
-        h("p", { class: "tv-game" }, `${this.title(update.game)} · ${taken} of ${update.seats.length} seats taken`),
+        h("p", { class: "tv-game" }, t("tv.seatsTaken", { game: this.title(update.game), taken, seats: update.seats.length })),
         h(
           "ol",
           { class: "tv-seats", style: `--rows:${update.seats.length}` },
@@ -237,17 +238,17 @@ export class TvScreen {
             h(
               "li",
               { class: s.kind === SeatKind.EMPTY ? "open" : "taken" },
-              s.kind === SeatKind.EMPTY ? "waiting for a player…" : `${s.name}${botNote(s)}`,
+              s.kind === SeatKind.EMPTY ? t("tv.waitingForPlayer") : `${s.name}${botNote(s)}`,
             ),
           ),
         ),
-        h("p", { class: "tv-live", "aria-live": "polite" }, taken === update.seats.length ? "Everyone is here: starting…" : "Scan the code to take a seat."),
+        h("p", { class: "tv-live", "aria-live": "polite" }, taken === update.seats.length ? t("tv.everyoneHere") : t("tv.scanToSit")),
       ),
     );
   }
 
   private playing(update: Update): HTMLElement {
-    const waiting = update.toAct.map((s) => seatName(update, s)).join(" and ");
+    const waiting = list(update.toAct.map((s) => seatName(update, s)));
     const context: RenderContext = {
       update,
       entries: [],
@@ -275,9 +276,9 @@ export class TvScreen {
         "header",
         { class: "tv-banner" },
         h("span", { class: "tv-table" }, update.tableName.startsWith(this.title(update.game)) ? update.tableName : `${update.tableName} · ${this.title(update.game)}`),
-        h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? `${waiting}'s turn` : update.phase),
+        h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? t("tv.turnOf", { names: waiting }) : update.phase),
       ),
-      h("div", { class: "tv-board", "aria-label": "the board" }, h("div", { class: "tv-fit" }, board)),
+      h("div", { class: "tv-board", "aria-label": t("tv.board") }, h("div", { class: "tv-fit" }, board)),
       h(
         "aside",
         { class: "tv-aside" },
@@ -286,24 +287,24 @@ export class TvScreen {
           "ol",
           {
             class: `tv-scores${many ? " many" : ""}`,
-            "aria-label": "scores",
+            "aria-label": t("tv.scores"),
             style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
           },
           ...update.seats.map((s) =>
             h(
               "li",
               { class: update.toAct.includes(s.index) ? "to-act" : undefined },
-              h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? "(empty)" : s.name),
+              h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? t("seat.empty") : s.name),
               update.scores.length ? scoreCell(update.scores[s.index] ?? 0, many ? "" : update.scoreLabel) : null,
             ),
           ),
         ),
-        h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
+        h("ol", { class: "tv-events", "aria-label": t("table.log"), "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
         h(
           "div",
           { class: "tv-corner" },
-          qrImage(`#/t/${update.tableId}/watch`, 0, `QR code to follow from a phone: ${pageAddress(`#/t/${update.tableId}/watch`)}`),
-          h("span", {}, "Follow on your phone"),
+          qrImage(`#/t/${update.tableId}/watch`, 0, t("tv.followQr", { address: pageAddress(`#/t/${update.tableId}/watch`) })),
+          h("span", {}, t("tv.follow")),
         ),
       ),
     );
@@ -319,7 +320,7 @@ export class TvScreen {
     return h(
       "section",
       { class: "tv-podium" },
-      h("h1", { "aria-live": "polite" }, outcome?.ended ? outcome.ended : top[0] ? `${top[0].name} wins!` : "Game over"),
+      h("h1", { "aria-live": "polite" }, outcome?.ended ? outcome.ended : top[0] ? t("tv.wins", { name: top[0].name }) : t("table.gameOver")),
       outcome?.summary && outcome.summary !== outcome.ended ? h("p", { class: "tv-summary" }, outcome.summary) : null,
       h(
         "ol",
@@ -338,9 +339,9 @@ export class TvScreen {
       // eliminations, Kart's finishing order): the last few lines, large enough to read across the room.
       outcome?.details.length ? this.finalLines(outcome.details) : null,
       rest.length
-        ? h("p", { class: "tv-rest" }, rest.map((p) => `${ordinal(p.place)} ${p.name}${p.score !== null ? ` (${p.score})` : ""}`).join(" · "))
+        ? h("p", { class: "tv-rest" }, rest.map((p) => t(p.score !== null ? "tv.restPlaceScore" : "tv.restPlace", { place: ordinal(p.place), name: p.name, score: p.score ?? "" })).join(" · "))
         : null,
-      h("p", { class: "tv-next" }, "The next game at this table will show here."),
+      h("p", { class: "tv-next" }, t("tv.next")),
     );
   }
 
@@ -350,8 +351,8 @@ export class TvScreen {
     const hidden = details.length - shown.length;
     return h(
       "ol",
-      { class: "tv-final", "aria-label": "how the game went" },
-      ...(hidden ? [h("li", { class: "earlier" }, `… ${hidden} earlier`)] : []),
+      { class: "tv-final", "aria-label": t("tv.howItWent") },
+      ...(hidden ? [h("li", { class: "earlier" }, t("tv.earlier", { count: hidden }))] : []),
       ...shown.map((line) => h("li", {}, line)),
     );
   }
