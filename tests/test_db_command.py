@@ -72,11 +72,10 @@ def test_a_zeroed_page_anywhere_costs_only_the_tables_on_it_and_the_damaged_file
         _zero_page(db, page)
         damaged = db.read_bytes()
         caplog.clear()
-        store = Store(db)
+        store, health = repair.open_store(db)
         registry = TableRegistry(store=store)
         registry.load()
         restored = {t.table_id: t.version for t in registry.tables.values()}
-        health = store.repaired
         store.close()
         if health is None:  # a page nothing used (free) or whose loss SQLite does not notice: all is there
             assert restored == versions, f"page {page}"

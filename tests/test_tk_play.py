@@ -301,6 +301,11 @@ async def test_the_result_card_closes_with_escape_and_rematch_sits_you_at_a_new_
     await driver.pump(lambda: again.latest is not None, 10, "the rematch's first update")
     assert again.table_info.game == "pig"
     assert dict(again.table_info.options).get("target") == "10"
+    # It is the finished table's own follow-up (PlayAgain): everyone who plays again meets there.
+    found = server.registry.next_table(old)
+    assert found is not None
+    assert found[0].table_id == again.table_id
+    assert again.host_token, "the host of the old table hosts the new one"
 
 
 async def test_a_note_in_the_status_line_goes_away_when_the_game_starts(

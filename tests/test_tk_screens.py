@@ -166,6 +166,26 @@ async def test_the_lobby_is_whole(screen: TkDriver, server: RunningServer) -> No
     assert window_problems(screen) == []
 
 
+async def test_the_lobby_and_a_table_in_german_are_whole(
+    screen: TkDriver, server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With --lang de (TOADSTOOL_LANG) the window's own words are German, the server's game titles too, and
+    the longer words still fit at every size."""
+    monkeypatch.setenv("TOADSTOOL_LANG", "de")
+    lobby = await screen.connect(server.address)
+    assert lobby.create_button.cget("text") == "Erstellen und hinsetzen"
+    assert "Super Mario Kart (Brettspiel)" in lobby.game_box.cget("values")
+    lobby.select_game("kart")
+    await screen.settle(0.2)
+    shot(screen, "lobby-de")
+    assert window_problems(screen) == []
+    table = await screen.create_table("uno", 3, 2, seed=3)
+    await screen.settle(0.3)
+    assert table.back_button.cget("text") == "Zurück zur Lobby"
+    shot(screen, "uno-de")
+    assert window_problems(screen) == []
+
+
 async def play_until(driver: TkDriver, table: TableScreen, moves: int, seconds: float = 60) -> None:
     """Take the first offered action `moves` times (or until the game is over)."""
     for _ in range(moves):

@@ -196,3 +196,75 @@ def test_the_lobby_puts_live_tables_first_folds_finished_ones_and_starts_a_table
     click(driver, ".create-button")
     wait_for(driver, ".table-screen .seats .seat.you")
     assert "Dee" in text_of(driver, ".seats .seat.you")
+
+
+def _refreshes(driver: Any) -> int:
+    return int(driver.execute_script("return Number(document.querySelector('.tables')?.dataset.refreshes ?? 0)"))
+
+
+def test_the_lobbys_refresh_keeps_the_focus_and_the_scroll_position_while_tables_change(
+    web_url: str, phones: list[Any]
+) -> None:
+    driver = phones[0]
+    tables = [_table(web_url) for _ in range(5)]
+    driver.get(web_url)
+    for table_id in tables:
+        wait_for(driver, f"li.table-item[data-table='{table_id}'] a.watch")
+    mark = tables[3]
+    # A keyboard user on the fourth table's Watch, the page scrolled down to it.
+    scrolled = driver.execute_script(
+        "const e = document.querySelector(arguments[0]); e.scrollIntoView({block: 'center'});"
+        "e.focus({preventScroll: true}); window.focusedBefore = e; return scrollY",
+        f"li.table-item[data-table='{mark}'] a.watch",
+    )
+    assert scrolled > 100, "the page is long enough to be scrolled"
+    asked = _refreshes(driver)
+    # The tables change under it: someone sits at it and at the first, and a new table opens.
+    _join_over_http(web_url, mark, "Bea")
+    _join_over_http(web_url, tables[0], "Cy")
+    _table(web_url, "kart", 3, 1)
+    deadline = time.monotonic() + 20
+    while (
+        "Bea" not in text_of(driver, f"li.table-item[data-table='{mark}'] .table-seats")
+        or _refreshes(driver) < asked + 2
+    ):
+        assert time.monotonic() < deadline, f"the lobby did not show the change in 20 s:\n{page_text(driver)}"
+        time.sleep(0.05)
+    now = driver.execute_script(
+        "const a = document.activeElement;"
+        "return {table: a.dataset.table ?? '', does: a.dataset.do ?? '', tag: a.tagName, y: scrollY,"
+        " redrawn: !window.focusedBefore.isConnected}"
+    )
+    assert now["redrawn"], "the list was drawn again (the test checks a redraw, not an idle refresh)"
+    assert (now["table"], now["does"], now["tag"]) == (mark, "watch", "A"), f"the focus moved: {now}"
+    assert now["y"] == scrolled, f"the page scrolled from {scrolled} to {now['y']}"
+    # A focused "Sit down" keeps the focus too once the table it is on changes.
+    driver.execute_script("document.querySelector(arguments[0]).focus()", f"button.join[data-table='{tables[1]}']")
+    asked = _refreshes(driver)
+    _join_over_http(web_url, tables[1], "Dee")
+    deadline = time.monotonic() + 20
+    while (
+        "Dee" not in text_of(driver, f"li.table-item[data-table='{tables[1]}'] .table-seats")
+        or _refreshes(driver) < asked + 2
+    ):
+        assert time.monotonic() < deadline, page_text(driver)
+        time.sleep(0.05)
+    focused = driver.execute_script("return [document.activeElement.dataset.table, document.activeElement.dataset.do]")
+    assert focused == [tables[1], "join"], focused
+    screenshot(driver, "lobby-focus-kept-phone")
+
+
+def test_a_focused_sit_down_that_goes_away_leaves_the_focus_on_its_table(web_url: str, phones: list[Any]) -> None:
+    driver = phones[0]
+    other, table_id = _table(web_url), _table(web_url)
+    driver.get(web_url)
+    wait_for(driver, f"button.join[data-table='{table_id}']")
+    wait_for(driver, f"button.join[data-table='{other}']")
+    driver.execute_script("document.querySelector(arguments[0]).focus()", f"button.join[data-table='{table_id}']")
+    for name in ("Ann", "Bea", "Cy"):  # the table fills up and starts: its "Sit down" goes
+        _join_over_http(web_url, table_id, name)
+    wait_gone(driver, f"button.join[data-table='{table_id}']", seconds=20)
+    focused = driver.execute_script(
+        "const a = document.activeElement; return [a.dataset.table ?? a.tagName, a.dataset.do ?? '']"
+    )
+    assert focused == [table_id, "watch"], f"the focus left the table: {focused}"

@@ -275,3 +275,97 @@ def test_a_wild_flipped_first_reads_any_colour_and_its_colour_is_four_targets(we
     tap(driver, find(driver, ".colour-pick .colour-target[data-color=green]")[0])
     chip = wait_for(driver, ".colour-chip.c-green")
     assert chip.text.split() == ["G", "Green"]
+
+
+#: Everything on the Kart table a finger may tap while it is enabled. An SVG piece (a field, a shortcut) is
+#: measured by its invisible hit area (.hit, .cut-hit), the part that takes the tap; the group's own box
+#: would count the whole arrow of a shortcut.
+_SMALL_TARGETS = """
+const min = arguments[0];
+const selector = "#app button:not(:disabled), #app a[href], #app select, #app input:not([type=checkbox])," +
+  " #app label:has(input[type=checkbox]), #app [role=button]";
+const small = [], kinds = new Set();
+for (const e of document.querySelectorAll(selector)) {
+  const hit = e.querySelector(':scope > .hit, :scope > .cut-hit') ?? e;
+  const r = hit.getBoundingClientRect();
+  if (r.width === 0 && r.height === 0) continue;  // not drawn (a closed dialog's buttons)
+  for (const kind of ['field', 'shortcut', 'aim', 'bundle', 'item', 'action', 'roll-button'])
+    if (e.classList.contains(kind)) kinds.add(kind);
+  if (r.width < min - 0.5 || r.height < min - 0.5) {
+    const text = (e.getAttribute('aria-label') || e.textContent || '').trim().slice(0, 40);
+    const size = `${r.width.toFixed(1)}x${r.height.toFixed(1)}`;
+    small.push(`${e.tagName.toLowerCase()}.${[...e.classList].join('.')} "${text}": ${size}`);
+  }
+}
+return [small, [...kinds]];
+"""
+
+#: Each standings row, scrolled into view as a person scrolling down reaches it (its nearest edge): the
+#: element at its middle is inside the row, not the sticky action bar.
+_ROWS_UNCOVERED = """
+const covered = [];
+window.scrollTo(0, 0);
+for (const row of document.querySelectorAll('.standings .racer')) {
+  row.scrollIntoView({block: 'nearest'});
+  const r = row.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  if (!hit || !row.contains(hit)) covered.push(`${row.dataset.seat} under ${hit ? hit.className : 'nothing'}`);
+}
+window.scrollTo(0, document.documentElement.scrollHeight);
+for (const row of document.querySelectorAll('.standings .racer')) {
+  const r = row.getBoundingClientRect();
+  if (r.bottom < 0 || r.top > innerHeight) continue;
+  const hit = document.elementFromPoint(r.left + r.width / 2, Math.min(r.top + r.height / 2, innerHeight - 1));
+  if (!hit || !row.contains(hit)) covered.push(`${row.dataset.seat} at the end under ${hit?.className}`);
+}
+window.scrollTo(0, 0);
+return covered;
+"""
+
+
+def _kart_targets_checked(driver: Any, seen: set[str]) -> None:
+    if not my_turn(driver) or find(driver, ".actions button[disabled]"):
+        return
+    small, kinds = driver.execute_script(_SMALL_TARGETS, 44)
+    assert not small, "tap targets under 44 x 44 px on the Kart table:\n" + "\n".join(small)
+    for kind in set(kinds) - seen:
+        shots(driver, f"phone-kart-targets-{kind}", sizes=(PHONE_UPRIGHT,))
+    seen.update(kinds)
+
+
+def test_every_kart_tap_target_is_44_px_on_a_phone_and_seven_karts_are_never_under_the_action_bar(
+    web_url: str, phone: Any
+) -> None:
+    driver = phone
+    # Two racers on the short track: a banana chip to place (fields to tap) comes soon.
+    table_id = create(web_url, "kart", players=2, seed=5, options={"track": "mini-loop"})
+    sit_down(driver, web_url, table_id, ".kart .track-svg")
+    seen: set[str] = set()
+
+    def fields_checked() -> bool:
+        _kart_targets_checked(driver, seen)
+        return "field" in seen and "roll-button" in seen
+
+    play_until(driver, fields_checked, "was offered fields to tap", seconds=120)
+
+    # Seven racers on the long track: every turn's targets, and the standings never under the bar.
+    table_id = create(web_url, "kart", players=7, seed=3, options={"track": "mushroom-loop"})
+    sit_down(driver, web_url, table_id, ".kart .track-svg")
+    checked = {"turns": 0, "bars": 0}
+
+    def seven_checked() -> bool:
+        if not my_turn(driver) or find(driver, ".actions button[disabled]"):
+            return False
+        _kart_targets_checked(driver, seen)
+        covered = driver.execute_script(_ROWS_UNCOVERED)
+        assert not covered, f"standings rows under the action bar: {covered}"
+        assert len(find(driver, ".standings .racer")) == 7
+        checked["turns"] += 1
+        if find(driver, ".actions"):
+            if not checked["bars"]:
+                shots(driver, "phone-kart-seven-bar", sizes=(PHONE_UPRIGHT,))
+            checked["bars"] += 1
+        return checked["turns"] >= 20 and checked["bars"] >= 2
+
+    play_until(driver, seven_checked, "checked 20 turns of seven karts, two with the action bar", seconds=150)
+    assert {"field", "roll-button", "bundle"} <= seen, seen

@@ -1,9 +1,13 @@
 """The TV screen (#/tv and #/t/ID/tv) in a real headless Chromium against a real `toadstool serve`.
 
 For every game at its largest table (bots only, so it plays while the screen is looked at), the screen at
-1920x1080 and 1280x720: it never scrolls, the board is inside its box, the turn banner and the scores are in
-type at least three times the old display's 14 px at 1080 lines (and as large a share of a 720-line screen),
-it holds no control but the full-screen offer, and a spectator's QR code for latecomers is in its corner.
+1920x1080 and 1280x720: it never scrolls, the board is inside its box, the turn banner, the scores and the
+last events are in type at least three times a phone's 16 px at 1080 lines (as large a share of a 720-line
+screen): text a phone shows at 16 px and 35 cm subtends the same angle at 3 m at about 46 px on a 40-inch
+1080p TV (0.46 mm pixels), so 48 px is what reads from the sofa. Kart's board says the last roll at that size
+too, and its race order at twice a phone's type (detail beside the track, which takes the rest). Each score
+reads once, naturally ("2 laps", "1 lap"; with more than eight seats the unit heads the list once). It holds
+no control but the full-screen offer, and a spectator's QR code for latecomers is in its corner.
 Waiting: the QR code of the table's page (the image the server draws for exactly that page) and the seats
 filling as people sit. At the end: a podium. `#/tv` follows the newest game on the server. Screenshots go to
 test-output/web/ (tv-*.png).
@@ -11,6 +15,7 @@ test-output/web/ (tv-*.png).
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -38,8 +43,8 @@ from toadstool.api.v1 import service_pb2
 TV_SIZES = {"1080": (1920, 1080), "720": (1280, 720)}
 #: The largest table of each game (README's table of games).
 LARGEST = {"uno": 10, "powerup": 8, "levelup": 6, "kart": 7}
-#: The old table display's type (px): the TV's turn banner and scores are at least three times it at 1080.
-OLD_TYPE = 14
+#: A phone's base type (px): the TV's turn banner, scores and events are at least three times it at 1080.
+PHONE_TYPE = 16
 
 
 @pytest.fixture
@@ -77,6 +82,11 @@ def _fits(driver: Any) -> dict[str, Any]:
           boardOver: board ? board.scrollHeight - board.clientHeight : 0,
           boardWide: board ? board.scrollWidth - board.clientWidth : 0,
           turn: px('.tv-turn'), scores: px('.tv-scores li'), events: px('.tv-events li'),
+          // Inside the board, as shown: its type times the board's zoom.
+          roll: px('.tv-board .die-caption') * parseFloat(board?.querySelector('.tv-fit').style.zoom || 1),
+          race: px('.tv-board .standings .racer') * parseFloat(board?.querySelector('.tv-fit').style.zoom || 1),
+          scoreRows: [...document.querySelectorAll('.tv-scores li')].map((e) => e.innerText.replace(/\\s+/g, ' ')),
+          units: [...document.querySelectorAll('.tv-score-unit, .tv-score-label')].map((e) => e.textContent),
           clipped: [...document.querySelectorAll(
               '.tv-scores li, .tv-corner .qr, .tv-events li:first-child, .tv-turn, .tv-seats li')]
             .filter((e) => { const r = e.getBoundingClientRect(), box = e.parentElement.getBoundingClientRect();
@@ -112,9 +122,24 @@ def test_each_game_at_its_largest_table_fits_the_tv_without_scrolling(web_url: s
         assert fits["boardOver"] <= 1, f"{game}'s board overflows at {size}: {fits}"
         assert fits["boardWide"] <= 1, f"{game}'s board overflows at {size}: {fits}"
         scale = size[1] / 1080
-        assert fits["turn"] >= 3 * OLD_TYPE * scale, fits
-        assert fits["scores"] >= 3 * OLD_TYPE * scale, fits
-        assert fits["events"] >= 2 * OLD_TYPE * scale, fits
+        floor = 3 * PHONE_TYPE * scale
+        assert fits["turn"] >= floor, fits
+        assert fits["scores"] >= floor, fits
+        assert fits["events"] >= floor, fits
+        if game == "kart":
+            assert fits["roll"] >= floor, fits
+            assert fits["race"] >= 2 * PHONE_TYPE * scale - 0.5, fits
+        label = {"uno": "points", "powerup": "Extra Lives", "levelup": "points", "kart": "laps"}[game]
+        if LARGEST[game] > 8:
+            assert fits["units"] == [label], f"the unit heads the scores once: {fits}"
+            assert all(re.fullmatch(r".+ \d+", row) for row in fits["scoreRows"]), fits
+        else:
+            assert fits["units"] == [], f"no label line of its own: {fits}"
+            one = {"points": "point", "Extra Lives": "Extra Life", "laps": "lap"}[label]
+            for row in fits["scoreRows"]:
+                said = re.fullmatch(r".+ (\d+) (.+)", row)
+                assert said, row
+                assert said.group(2) == (one if said.group(1) == "1" else label), row
         assert fits["controls"] == [], f"the TV screen holds controls: {fits['controls']}"
         assert fits["clipped"] == [], f"{game} at {size}: cut off: {fits['clipped']}"
         corner = attribute_of(tv, ".tv-corner img.qr", "src")

@@ -190,8 +190,9 @@ def web_server(output: Path, bot_delay: float) -> Iterator[str]:
         stop_process(process)
 
 
-def browser(profile: Path, size: tuple[int, int] = LAPTOP) -> Any:
-    """A fresh Chromium with its own profile folder, its viewport exactly `size` (CSS pixels). Selenium is
+def browser(profile: Path, size: tuple[int, int] = LAPTOP, language: str | None = None) -> Any:
+    """A fresh Chromium with its own profile folder, its viewport exactly `size` (CSS pixels), speaking
+    `language` ("de-DE": navigator.languages and every request's Accept-Language) when given. Selenium is
     given the driver's path, so Selenium Manager never looks for (or downloads) a browser."""
     import os
 
@@ -205,6 +206,10 @@ def browser(profile: Path, size: tuple[int, int] = LAPTOP) -> Any:
         options.add_argument(flag)
     options.add_argument(f"--user-data-dir={profile}")
     options.add_argument(f"--window-size={size[0]},{size[1]}")
+    if language:
+        options.add_argument(f"--lang={language}")
+        base = language.split("-")[0]
+        options.add_experimental_option("prefs", {"intl.accept_languages": f"{language},{base}"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     driver.set_page_load_timeout(20)
     driver.set_script_timeout(20)

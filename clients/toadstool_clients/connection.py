@@ -20,6 +20,7 @@ import grpc
 from toadstool.api import DEFAULT_PORT, DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, KEEPALIVE, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool_clients.backoff import backoff
+from toadstool_clients.language import accept_language, language_interceptors
 from toadstool_clients.play_stream import PlayStream, StreamGone
 
 #: Keepalive (notice a server that went away silently) and a short reconnect backoff: gRPC's own grows
@@ -70,18 +71,25 @@ class StreamState:
 class Client:
     """An async connection to one Toadstool server."""
 
-    def __init__(self, address: str, timeout: float = 10.0, tls_ca: str | None = None) -> None:
+    def __init__(
+        self, address: str, timeout: float = 10.0, tls_ca: str | None = None, language: str | None = None
+    ) -> None:
         """`tls_ca` is the PEM file of the certificate (or its CA) that a TLS server presents; without it the
-        channel is plaintext."""
+        channel is plaintext. Every call asks for the server's texts in `language` (an accept-language
+        value), by default the person's (`toadstool_clients.language`); "" asks for nothing."""
         self.address = address
         self.timeout = timeout
+        self.language = accept_language() if language is None else language or None
+        interceptors = language_interceptors(self.language) if self.language else None
         tls_ca = tls_ca or os.environ.get("TOADSTOOL_TLS_CA") or None
         if tls_ca:
             with open(tls_ca, "rb") as pem:
                 credentials = grpc.ssl_channel_credentials(root_certificates=pem.read())
-            self.channel = grpc.aio.secure_channel(address, credentials, options=CHANNEL_OPTIONS)
+            self.channel = grpc.aio.secure_channel(
+                address, credentials, options=CHANNEL_OPTIONS, interceptors=interceptors
+            )
         else:
-            self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS)
+            self.channel = grpc.aio.insecure_channel(address, options=CHANNEL_OPTIONS, interceptors=interceptors)
         self.stub = service_pb2_grpc.ToadstoolServiceStub(self.channel)
         #: Follow a seat through `Play` and send its acts there (off: `Watch` and unary `Act`, as a server
         #: without `Play` gets once it has answered UNIMPLEMENTED).
@@ -177,6 +185,20 @@ class Client:
             request, metadata=((HOST_TOKEN_KEY, host_token),), timeout=self.timeout
         )
         return response.table
+
+    async def play_again(
+        self, table_id: str, seat_token: str, host_token: str | None = None
+    ) -> service_pb2.PlayAgainResponse:
+        """Sit at the follow-up table of a finished one (PlayAgain): the same game, options and seats, each
+        bot at its level, and everyone who asks moves to the same table; with the host token, the new
+        table's host token comes back too. Retried once on UNAVAILABLE (a retry gets the same seat)."""
+        metadata = [(SEAT_TOKEN_KEY, seat_token)]
+        if host_token:
+            metadata.append((HOST_TOKEN_KEY, host_token))
+        response: service_pb2.PlayAgainResponse = await self.stub.PlayAgain(
+            service_pb2.PlayAgainRequest(table_id=table_id), metadata=tuple(metadata), timeout=self.timeout
+        )
+        return response
 
     async def start(self, table_id: str, host_token: str) -> None:
         await self.stub.StartTable(

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from toadstool.api.v1 import kart_pb2, levelup_pb2, table_pb2, uno_pb2
+from toadstool_clients.i18n import N_, _, n_
 
 _SEAT_REF = re.compile(r"\{p(\d+)\}")
 
@@ -28,7 +29,7 @@ def default_player_name() -> str:
 
 
 #: Bot levels by service.proto's BotLevel number (Seat.bot_level), as a person reads them.
-BOT_LEVELS = {1: "easy", 2: "normal", 3: "hard"}
+BOT_LEVELS = {1: N_("easy"), 2: N_("normal"), 3: N_("hard")}
 
 
 def bot_level_name(level: int) -> str:
@@ -79,83 +80,86 @@ def with_singular_counts(text: str) -> str:
 
 #: Kart items by KartItem number.
 KART_ITEM_NAMES: dict[int, str] = {
-    kart_pb2.KART_ITEM_BANANA: "Banana",
-    kart_pb2.KART_ITEM_MUSHROOM: "Mushroom",
-    kart_pb2.KART_ITEM_FEATHER: "Feather",
-    kart_pb2.KART_ITEM_GREEN_SHELL: "Green Shell",
-    kart_pb2.KART_ITEM_RED_SHELL: "Red Shell",
-    kart_pb2.KART_ITEM_BLUE_SHELL: "Blue Shell",
-    kart_pb2.KART_ITEM_LIGHTNING: "Lightning",
-    kart_pb2.KART_ITEM_GHOST: "Ghost",
-    kart_pb2.KART_ITEM_DUD: "Dud",
+    kart_pb2.KART_ITEM_BANANA: N_("Banana"),
+    kart_pb2.KART_ITEM_MUSHROOM: N_("Mushroom"),
+    kart_pb2.KART_ITEM_FEATHER: N_("Feather"),
+    kart_pb2.KART_ITEM_GREEN_SHELL: N_("Green Shell"),
+    kart_pb2.KART_ITEM_RED_SHELL: N_("Red Shell"),
+    kart_pb2.KART_ITEM_BLUE_SHELL: N_("Blue Shell"),
+    kart_pb2.KART_ITEM_LIGHTNING: N_("Lightning"),
+    kart_pb2.KART_ITEM_GHOST: N_("Ghost"),
+    kart_pb2.KART_ITEM_DUD: N_("Dud"),
 }
 
 #: Level Up! Power Up cards by LevelUpPowerKind number.
 LEVEL_UP_POWER_NAMES: dict[int, str] = {
-    levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: "Thwomp Vote",
-    levelup_pb2.LEVEL_UP_POWER_KIND_ONE_UP_MUSHROOM: "1-Up Mushroom",
-    levelup_pb2.LEVEL_UP_POWER_KIND_WARP_PIPE: "Warp Pipe",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOOMBA_STOMP: "Goomba Stomp",
-    levelup_pb2.LEVEL_UP_POWER_KIND_BOO: "Boo",
-    levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: "Mega POW",
-    levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: "Golden Mushroom",
+    levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: N_("Thwomp Vote"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_ONE_UP_MUSHROOM: N_("1-Up Mushroom"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_WARP_PIPE: N_("Warp Pipe"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_GOOMBA_STOMP: N_("Goomba Stomp"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_BOO: N_("Boo"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_MEGA_POW: N_("Mega POW"),
+    levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: N_("Golden Mushroom"),
 }
 
 
 #: UNO card faces by UnoKind number (number cards are named by their number).
 UNO_KIND_NAMES: dict[int, str] = {
-    uno_pb2.UNO_KIND_SKIP: "Skip",
-    uno_pb2.UNO_KIND_REVERSE: "Reverse",
-    uno_pb2.UNO_KIND_DRAW_TWO: "Draw Two",
-    uno_pb2.UNO_KIND_WILD: "Wild",
-    uno_pb2.UNO_KIND_WILD_DRAW_FOUR: "Wild Draw Four",
-    uno_pb2.UNO_KIND_WILD_CUSTOMIZABLE: "Wild Customizable",
-    uno_pb2.UNO_KIND_SUPER_STAR: "Super Star",
+    uno_pb2.UNO_KIND_SKIP: N_("Skip"),
+    uno_pb2.UNO_KIND_REVERSE: N_("Reverse"),
+    uno_pb2.UNO_KIND_DRAW_TWO: N_("Draw Two"),
+    uno_pb2.UNO_KIND_WILD: N_("Wild"),
+    uno_pb2.UNO_KIND_WILD_DRAW_FOUR: N_("Wild Draw Four"),
+    uno_pb2.UNO_KIND_WILD_CUSTOMIZABLE: N_("Wild Customizable"),
+    uno_pb2.UNO_KIND_SUPER_STAR: N_("Super Star"),
 }
 #: UNO colours by UnoColor number.
 UNO_COLOR_NAMES: dict[int, str] = {
-    uno_pb2.UNO_COLOR_RED: "red",
-    uno_pb2.UNO_COLOR_YELLOW: "yellow",
-    uno_pb2.UNO_COLOR_GREEN: "green",
-    uno_pb2.UNO_COLOR_BLUE: "blue",
+    uno_pb2.UNO_COLOR_RED: N_("red"),
+    uno_pb2.UNO_COLOR_YELLOW: N_("yellow"),
+    uno_pb2.UNO_COLOR_GREEN: N_("green"),
+    uno_pb2.UNO_COLOR_BLUE: N_("blue"),
 }
 #: Level Up! vote cards by LevelUpVote number.
 LEVEL_UP_VOTE_NAMES: dict[int, str] = {
-    levelup_pb2.LEVEL_UP_VOTE_YES: "Yes!",
-    levelup_pb2.LEVEL_UP_VOTE_NO: "No!",
-    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: "Thwomp Vote",
+    levelup_pb2.LEVEL_UP_VOTE_YES: N_("Yes!"),
+    levelup_pb2.LEVEL_UP_VOTE_NO: N_("No!"),
+    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: N_("Thwomp Vote"),
 }
 
 
 def uno_card_name(card: uno_pb2.UnoCard) -> str:
-    """ "red 5", "blue Skip", "Wild Draw Four"."""
-    face = str(card.number) if card.HasField("number") else UNO_KIND_NAMES.get(card.kind, "card")
+    """ "red 5", "blue Skip", "Wild Draw Four", in the person's language ("Rot 5", "Aussetzen Blau", as the
+    server names the cards: each language orders colour and kind)."""
     colour = UNO_COLOR_NAMES.get(card.color)
-    return f"{colour} {face}" if colour else face
+    if card.HasField("number"):
+        return _("{colour} {number}", colour=_(colour), number=card.number) if colour else str(card.number)
+    kind = _(UNO_KIND_NAMES.get(card.kind, N_("card")))
+    return _("{colour} {kind}", colour=_(colour), kind=kind) if colour else kind
 
 
 #: A menu step's kind in words (the choice tree's inner entries: "Boo ▸", "Place Mario ▸").
 KIND_LABELS: dict[str, str] = {
-    "play_card": "Play",
-    "place": "Place",
-    "move": "Move",
-    "play_feather": "Feather",
-    "play_green_shell": "Green Shell",
-    "play_warp_pipe": "Warp Pipe",
-    "play_goomba_stomp": "Goomba Stomp",
-    "play_boo": "Boo",
-    "play_mega_pow": "Mega POW",
-    "play_one_up": "1-Up Mushroom on",
-    "cast_vote": "Vote",
-    "reveal_block": "Reveal",
-    "place_banana": "Banana on",
-    "move_banana": "Move the banana from",
-    "use_item": "Use the item on",
-    "pay_coins": "Pay",
-    "take_shortcut": "Take",
-    "trade": "Trade with",
-    "catch": "Catch",
-    "choose_color": "Choose",
+    "play_card": N_("Play"),
+    "place": N_("Place"),
+    "move": N_("Move"),
+    "play_feather": N_("Feather"),
+    "play_green_shell": N_("Green Shell"),
+    "play_warp_pipe": N_("Warp Pipe"),
+    "play_goomba_stomp": N_("Goomba Stomp"),
+    "play_boo": N_("Boo"),
+    "play_mega_pow": N_("Mega POW"),
+    "play_one_up": N_("1-Up Mushroom on"),
+    "cast_vote": N_("Vote"),
+    "reveal_block": N_("Reveal"),
+    "place_banana": N_("Banana on"),
+    "move_banana": N_("Move the banana from"),
+    "use_item": N_("Use the item on"),
+    "pay_coins": N_("Pay"),
+    "take_shortcut": N_("Take"),
+    "trade": N_("Trade with"),
+    "catch": N_("Catch"),
+    "choose_color": N_("Choose"),
 }
 
 _SEAT_FIELDS = {"seat", "target"}
@@ -165,7 +169,7 @@ def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -
     """One step of the choice tree in words, named from the update's view (a card in the hand, a character,
     a seat, a field of the track); `field` "" names the kind itself. Presentation only."""
     if not field:
-        return KIND_LABELS.get(kind, kind.replace("_", " ").capitalize())
+        return _(KIND_LABELS[kind]) if kind in KIND_LABELS else kind.replace("_", " ").capitalize()
     member = update.view.WhichOneof("game")
     number = value if isinstance(value, int) and not isinstance(value, bool) else None
     if number is not None and field in _SEAT_FIELDS:
@@ -175,31 +179,32 @@ def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -
         if field == "card_id":
             cards = [*uno.hand, uno.drawn_card] if uno.HasField("drawn_card") else list(uno.hand)
             card = next((c for c in cards if c.id == number), None)
-            return uno_card_name(card) if card is not None else f"card {number}"
+            return uno_card_name(card) if card is not None else _("card {number}", number=number)
         if field == "color":
-            return UNO_COLOR_NAMES.get(number, "no colour")
+            return _(UNO_COLOR_NAMES.get(number, N_("no colour")))
     if number is not None and member == "levelup":
         names = update.view.levelup.character_names
         if field in ("character", "first", "second"):
-            return names[number] if 0 <= number < len(names) else f"character {number}"
+            return names[number] if 0 <= number < len(names) else _("character {number}", number=number)
         if field == "level":
-            return f"level {number}"
+            return _("level {number}", number=number)
         if field == "slot":
-            return f"block {number + 1}"
+            return _("block {number}", number=number + 1)
         if field == "choice":
-            return LEVEL_UP_VOTE_NAMES.get(number, "no vote")
+            return _(LEVEL_UP_VOTE_NAMES.get(number, N_("no vote")))
     if number is not None and member == "kart":
         kart = update.view.kart
         if field in ("field", "from_field"):
-            return f"field {number}"
+            return _("field {number}", number=number)
         if field == "coins":
-            return counted(number, "coin")
+            return n_("{n} coin", "{n} coins", number)
         if field == "shortcut":
             cuts = kart.track.shortcuts
-            return f"shortcut {cuts[number].label}" if 0 <= number < len(cuts) else f"shortcut {number + 1}"
+            label = cuts[number].label if 0 <= number < len(cuts) else str(number + 1)
+            return _("shortcut {label}", label=label)
     if number is not None and member == "powerup" and field == "card":
         named: dict[int, str] = {card.kind: card.name for card in update.view.powerup.hand}
-        return named.get(number, f"card {number}")
+        return named.get(number, _("card {number}", number=number))
     if isinstance(value, bool):
         return field.replace("_", " ") if value else f"no {field.replace('_', ' ')}"
     return f"{field.replace('_', ' ')} {value}"
@@ -208,5 +213,5 @@ def step_label(update: table_pb2.Update, kind: str, field: str, value: object) -
 def you_or_name(update: table_pb2.Update, seat: int) -> str:
     """ "you" for the viewer's own seat, else the seat's name."""
     if update.HasField("viewer_seat") and seat == update.viewer_seat:
-        return "you"
+        return _("you")
     return seat_name(update, seat)

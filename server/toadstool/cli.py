@@ -133,6 +133,19 @@ def _server_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--tls-ca", help=N_("PEM certificate of a TLS server (default: $TOADSTOOL_TLS_CA; none: plaintext)")
     )
+    _lang_option(parser)
+
+
+#: Where `--lang` is kept for the clients of this process (toadstool_clients.language.LANG_VARIABLE).
+LANG_VARIABLE = "TOADSTOOL_LANG"
+
+
+def _lang_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--lang",
+        metavar="LANGUAGE",
+        help=N_("the language of the server's texts, such as de or en (default: your locale, as in $LANG)"),
+    )
 
 
 def _option_flag(parser: argparse.ArgumentParser) -> None:
@@ -795,6 +808,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = _command_in(arguments)
     args = build_parser([chosen] if chosen else []).parse_args(arguments)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(message)s")
+    if getattr(args, "lang", None) and args.command != "serve":  # a client's --lang: every call it makes asks so
+        os.environ[LANG_VARIABLE] = args.lang
     try:
         return COMMANDS[args.command].run(args)
     except KeyboardInterrupt:  # Ctrl+C (or q) at any prompt: a person leaving, not a failure

@@ -37,6 +37,7 @@ from rich.text import Text
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 from toadstool_clients.host_feed import HostFeed
+from toadstool_clients.i18n import _
 from toadstool_clients.terminal.events import in_your_words, with_named_scores
 from toadstool_clients.terminal.host import HostCall, HostMenu, controls, perform
 from toadstool_clients.terminal.menu import Menu
@@ -118,17 +119,17 @@ class TerminalClient:
 
     def _footer(self, width: int = 80) -> Text:
         if self.asking_to_leave:
-            return Text("Leave the table? y: leave   n: stay", style="bold white on red")
+            return Text(_("Leave the table? y: leave   n: stay"), style="bold white on red")
         if self.note:
             return Text(self.note, style="bold red")
         if self.pause is not None:
-            return Text("Enter (or any key): back to the game   q: leave", style="bold")
-        host = ["h: host"] if self._host_offered() else []
+            return Text(_("Enter (or any key): back to the game   q: leave"), style="bold")
+        host = [_("h: host")] if self._host_offered() else []
         if self.seat_token is None:  # a spectator chooses nothing
-            keys = [*host, "q: leave", "Ctrl+C: leave at once"]
+            keys = [*host, _("q: leave"), _("Ctrl+C: leave at once")]
         else:
-            auto = "on" if self.auto else "off"
-            keys = ["↑↓ Enter: choose", "1-9: choose", "Esc: back", f"a: auto {auto}", *host, "q: leave"]
+            auto = _("a: auto on") if self.auto else _("a: auto off")
+            keys = [_("↑↓ Enter: choose"), _("1-9: choose"), _("Esc: back"), auto, *host, _("q: leave")]
         return Text(fitted_keys(keys, width), style="dim")
 
     def _menu_lines(self, width: int, height: int) -> list[Text]:

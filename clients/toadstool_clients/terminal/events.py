@@ -13,7 +13,8 @@ Fallback, said plainly: when the viewer's name could mean something else (anothe
 or it is a name the game itself uses: a Level Up! character, a Kart driver, an item or card), only an
 event whose `seat` is the viewer and which starts with the name is rewritten, and only at its start; any
 other event keeps the name as the server wrote it. Presentation only: no rules, and nothing the event
-does not already say.
+does not already say. English only: in another language (the person's, which the server's texts are in)
+the events keep the server's words.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import re
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import person_language
 from toadstool_clients.names import (
     KART_ITEM_NAMES,
     LEVEL_UP_POWER_NAMES,
@@ -119,8 +121,8 @@ def in_your_words(update: table_pb2.Update, event: table_pb2.Event) -> str:
     """The event's text as the viewer of `update` reads it (see the module's docstring); a spectator's, or
     an event that does not name the viewer, unchanged."""
     text: str = event.text
-    if not update.HasField("viewer_seat"):
-        return text
+    if not update.HasField("viewer_seat") or person_language() != "en":
+        return text  # the rewriting knows English grammar only: other languages keep the server's words
     name = seat_name(update, update.viewer_seat)
     if not name or name.casefold() == "you":
         return text

@@ -17,18 +17,19 @@ from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client
+from toadstool_clients.i18n import N_, _, n_
 from toadstool_clients.names import bot_level_name
 
 
 class Control(Enum):
     """One host control, with the words it is offered under."""
 
-    START = "Start now"
-    ADD_BOT = "Add a bot"
-    BOT_LEVEL = "Change a bot's level"
-    KICK = "Remove a seat"
-    HAND_TO_BOT = "Let a bot play a seat"
-    END = "End the table"
+    START = N_("Start now")
+    ADD_BOT = N_("Add a bot")
+    BOT_LEVEL = N_("Change a bot's level")
+    KICK = N_("Remove a seat")
+    HAND_TO_BOT = N_("Let a bot play a seat")
+    END = N_("End the table")
 
 
 #: Controls a person is asked about before they are done: they cannot be taken back.
@@ -51,7 +52,7 @@ def next_level(level: int) -> int:
 
 
 def _seat_label(update: table_pb2.Update, seat: table_pb2.Seat) -> str:
-    return seat.name or f"Player {seat.index + 1}"
+    return seat.name or _("Player {number}", number=seat.index + 1)
 
 
 def seat_entries(update: table_pb2.Update, control: Control) -> list[tuple[str, int]]:
@@ -64,21 +65,22 @@ def seat_entries(update: table_pb2.Update, control: Control) -> list[tuple[str, 
     for seat in update.seats:
         name = _seat_label(update, seat)
         if control is Control.ADD_BOT and seat.kind == table_pb2.SEAT_KIND_EMPTY:
-            entries.append((f"A bot in seat {seat.index + 1}", seat.index))
+            entries.append((_("A bot in seat {number}", number=seat.index + 1), seat.index))
         elif seat.index == mine or seat.kind == table_pb2.SEAT_KIND_EMPTY:
             continue
         elif control is Control.BOT_LEVEL and seat.kind == table_pb2.SEAT_KIND_BOT:
-            now, then = bot_level_name(seat.bot_level), bot_level_name(next_level(seat.bot_level))
-            entries.append((f"{name} ({now}) → {then}", seat.index))
+            now, then = _(bot_level_name(seat.bot_level)), _(bot_level_name(next_level(seat.bot_level)))
+            entries.append((_("{name} ({now}) → {then}", name=name, now=now, then=then), seat.index))
         elif control is Control.KICK and seat.kind == table_pb2.SEAT_KIND_HUMAN:
-            entries.append((f"Remove {name}" if lobby else f"Remove {name} (a bot plays on)", seat.index))
+            label = _("Remove {name}", name=name) if lobby else _("Remove {name} (a bot plays on)", name=name)
+            entries.append((label, seat.index))
         elif (
             control is Control.HAND_TO_BOT
             and not lobby
             and seat.kind == table_pb2.SEAT_KIND_HUMAN
             and not seat.bot_controlled
         ):
-            entries.append((f"Let a bot play {name}'s seat", seat.index))
+            entries.append((_("Let a bot play {name}'s seat", name=name), seat.index))
     return entries
 
 
@@ -96,12 +98,12 @@ def controls(update: table_pb2.Update) -> list[Control]:
 def question(update: table_pb2.Update, call: HostCall) -> str:
     """What the host is asked before a confirmed control is done."""
     if call.control is Control.END:
-        return "End the table for everyone now?"
+        return _("End the table for everyone now?")
     seat = next((s for s in update.seats if s.index == call.seat), None)
-    name = _seat_label(update, seat) if seat is not None else f"seat {(call.seat or 0) + 1}"
+    name = _seat_label(update, seat) if seat is not None else _("seat {number}", number=(call.seat or 0) + 1)
     if update.status == table_pb2.TABLE_STATUS_LOBBY:
-        return f"Remove {name} from the table?"
-    return f"Remove {name}? A bot plays their seat from now on."
+        return _("Remove {name} from the table?", name=name)
+    return _("Remove {name}? A bot plays their seat from now on.", name=name)
 
 
 @dataclass
@@ -118,10 +120,14 @@ class HostMenu:
         """(label, what choosing it means) at this level: a control, or a seat of the chosen control."""
         if self.control is None:
             open_seats = sum(1 for seat in self.update.seats if seat.kind == table_pb2.SEAT_KIND_EMPTY)
-            fill = f" (bots take the {open_seats} open seat{'s' * (open_seats != 1)})" if open_seats else ""
+            fill = (
+                " " + n_("(bots take the {n} open seat)", "(bots take the {n} open seats)", open_seats)
+                if open_seats
+                else ""
+            )
             return [
                 (
-                    control.value + (fill if control is Control.START else "" if control is Control.END else " ▸"),
+                    _(control.value) + (fill if control is Control.START else "" if control is Control.END else " ▸"),
                     control,
                 )
                 for control in controls(self.update)
@@ -189,19 +195,22 @@ class HostMenu:
     def lines(self, width: int) -> list[Text]:
         """The host menu as lines no wider than `width`."""
         if self.asking is not None:
-            line = Text(f"Host: {question(self.update, self.asking)}  ", style="bold white on red")
-            line.append("y: yes   n: no", style="bold white on red")
+            line = Text(
+                _("Host: {question}", question=question(self.update, self.asking)) + "  ", style="bold white on red"
+            )
+            line.append(_("y: yes   n: no"), style="bold white on red")
             line.truncate(width, overflow="ellipsis")
             return [line]
         heading = Text(
-            "Host controls" + (f": {self.control.value}" if self.control else ""), style="bold white on blue"
+            _("Host controls: {control}", control=_(self.control.value)) if self.control else _("Host controls"),
+            style="bold white on blue",
         )
-        heading.append("  (Esc: back, h: close)", style="dim")
+        heading.append("  " + _("(Esc: back, h: close)"), style="dim")
         lines = [heading]
         entries = self.entries()
         if not entries:
-            lines.append(Text("Nothing to do now.", style="dim"))
-        for number, (label, _) in enumerate(entries, start=1):
+            lines.append(Text(_("Nothing to do now."), style="dim"))
+        for number, (label, _chosen) in enumerate(entries, start=1):
             mark = "›" if number - 1 == self.highlighted else " "  # noqa: RUF001 (a pointer, seen in text captures)
             cell = Text(f"{mark}{number} ", style="bold cyan")
             cell.append(label, style="reverse" if number - 1 == self.highlighted else "")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import seat_name
 from toadstool_clients.terminal.events import in_your_words
 
@@ -33,7 +34,7 @@ def _number(update: table_pb2.Update) -> int | None:
 
 def _who(update: table_pb2.Update, seat: int) -> str:
     you = update.HasField("viewer_seat") and seat == update.viewer_seat
-    return "you" if you else seat_name(update, seat)
+    return _("you") if you else seat_name(update, seat)
 
 
 def _totals(update: table_pb2.Update, before: list[int], after: list[int], unit: str) -> list[Text]:
@@ -64,24 +65,28 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
     lines: list[Text] = []
     if member == "uno":
         old, new = previous.view.uno, update.view.uno
-        lines.append(Text(f"Hand {before} is over", style="bold yellow"))
-        variant = "the lowest total wins" if new.lowest_wins else "the first to reach it wins"
-        lines.extend(_totals(update, list(old.scores), list(new.scores), "Points"))
-        lines.append(Text(f"Target {new.target} points ({variant})", style="dim"))
+        lines.append(Text(_("Hand {number} is over", number=before), style="bold yellow"))
+        lines.extend(_totals(update, list(old.scores), list(new.scores), _("Points")))
+        target = (
+            _("Target {target} points (the lowest total wins)", target=new.target)
+            if new.lowest_wins
+            else _("Target {target} points (the first to reach it wins)", target=new.target)
+        )
+        lines.append(Text(target, style="dim"))
         closing = [text for text in said if "went out" in text or "won the hand" in text] or said
         lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
     elif member == "levelup":
         old_up, new_up = previous.view.levelup, update.view.levelup
-        lines.append(Text(f"Round {before} of 3 is over", style="bold yellow"))
-        lines.extend(_totals(update, list(old_up.scores), list(new_up.scores), "Points"))
+        lines.append(Text(_("Round {number} of 3 is over", number=before), style="bold yellow"))
+        lines.extend(_totals(update, list(old_up.scores), list(new_up.scores), _("Points")))
         closing = [text for text in said if "objective was" in text or "coin point" in text] or said
         lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
     elif member == "powerup":
         old_pu, new_pu = previous.view.powerup, update.view.powerup
-        lines.append(Text(f"Round {before} is over", style="bold yellow"))
+        lines.append(Text(_("Round {number} is over", number=before), style="bold yellow"))
         old_lives = {seat.seat: seat.tokens for seat in old_pu.seats}
         lives = [seat.tokens for seat in sorted(new_pu.seats, key=lambda s: s.seat)]
-        lines.extend(_totals(update, [old_lives.get(s, 0) for s in range(len(lives))], lives, "Extra Lives"))
+        lines.extend(_totals(update, [old_lives.get(s, 0) for s in range(len(lives))], lives, _("Extra Lives")))
         start = next((index for index, text in enumerate(said) if "Final Levels" in text), 0)
         lines.extend(Text(text) for text in said[start:][-MOST_EVENTS:])
     return lines

@@ -21,7 +21,8 @@ from rich.panel import Panel
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.names import bot_level_name, counted, seat_name, you_or_name
+from toadstool_clients.i18n import N_, _, n_
+from toadstool_clients.names import bot_level_name, seat_name, you_or_name
 from toadstool_clients.terminal.games import has_medium, render_game
 from toadstool_clients.terminal.games.compact import tight
 from toadstool_clients.terminal.track_pick import TrackPick
@@ -32,9 +33,9 @@ ROOMY_HEIGHT = 40
 MIN_LOG = 2
 
 STATUS_NAMES = {
-    table_pb2.TABLE_STATUS_LOBBY: "waiting for players",
-    table_pb2.TABLE_STATUS_PLAYING: "playing",
-    table_pb2.TABLE_STATUS_FINISHED: "finished",
+    table_pb2.TABLE_STATUS_LOBBY: N_("waiting for players"),
+    table_pb2.TABLE_STATUS_PLAYING: N_("playing"),
+    table_pb2.TABLE_STATUS_FINISHED: N_("finished"),
 }
 
 
@@ -82,7 +83,7 @@ def result_line(update: table_pb2.Update) -> Text:
     """The one game-over result: the server's summary ("You win with 44 points"), else who won; a game
     that did not end by its rules (the host ended it, it was abandoned) says why, and names no winner."""
     if update.outcome.ended:
-        return Text(f"Game ended: {update.outcome.ended}", style="bold yellow")
+        return Text(_("Game ended: {why}", why=update.outcome.ended), style="bold yellow")
     winners = list(update.outcome.winners)
     you = update.viewer_seat if update.HasField("viewer_seat") else None
     summary = update.outcome.summary
@@ -91,15 +92,15 @@ def result_line(update: table_pb2.Update) -> Text:
             name = re.escape(seat_name(update, you))
             summary = re.sub(rf"^{name} wins\b", "You win", summary)
             summary = re.sub(rf"^{name}\b", "You", summary)
-        return Text(f"Game over: {summary}", style="bold green").append_text(named_scores(update))
+        return Text(_("Game over: {summary}", summary=summary), style="bold green").append_text(named_scores(update))
+    names = ", ".join(seat_name(update, w) for w in winners if w != you)
     if you is not None and you in winners:
-        others = [you_or_name(update, w) for w in winners if w != you]
-        who = "you win" if not others else "you and " + " and ".join(others) + " win"
+        said = _("Game over: you win") if not names else _("Game over: you and {names} win", names=names)
     elif winners:
-        who = " and ".join(you_or_name(update, w) for w in winners) + (" wins" if len(winners) == 1 else " win")
+        said = n_("Game over: {names} wins", "Game over: {names} win", len(winners), names=names)
     else:
-        who = "nobody wins"
-    return Text(f"Game over: {who}", style="bold green").append_text(named_scores(update))
+        said = _("Game over: nobody wins")
+    return Text(said, style="bold green").append_text(named_scores(update))
 
 
 def named_scores(update: table_pb2.Update) -> Text:
@@ -132,14 +133,15 @@ def turn_line(update: table_pb2.Update, banner: str = "", now_ms: float | None =
     mine = update.HasField("viewer_seat") and update.viewer_seat in update.to_act
     if update.status == table_pb2.TABLE_STATUS_LOBBY:
         open_seats = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_EMPTY)
-        line.append(f"Waiting for players ({counted(open_seats, 'open seat')})", style="bold magenta")
+        said = n_("Waiting for players ({n} open seat)", "Waiting for players ({n} open seats)", open_seats)
+        line.append(said, style="bold magenta")
     elif mine:
         line.append_text(_your_turn(update))
     else:
-        line.append(update.phase or STATUS_NAMES.get(update.status, ""), style="bold magenta")
+        line.append(update.phase or _(STATUS_NAMES.get(update.status, "")), style="bold magenta")
     if update.HasField("turn_deadline_unix_ms") and now_ms is not None:
         left = max(0, round((update.turn_deadline_unix_ms - now_ms) / 1000))
-        line.append(f"   ⏱ {counted(left, 'second')} to decide", style="bold yellow")
+        line.append("   ⏱ " + n_("{n} second to decide", "{n} seconds to decide", left), style="bold yellow")
     title = table_title(update)
     if title:
         line.append(f"   · {title}", style="dim")
@@ -157,7 +159,7 @@ def _your_turn(update: table_pb2.Update) -> Text:
         text.append("your turn" if before else "Your turn", style="bold black on yellow")
         text.append(" to " + after, style="bold")
         return text
-    text = Text("Your turn", style="bold black on yellow")
+    text = Text(_("Your turn"), style="bold black on yellow")
     if phase:
         text.append(" · " + phase, style="bold")
     return text
@@ -165,23 +167,23 @@ def _your_turn(update: table_pb2.Update) -> Text:
 
 def seats_line(update: table_pb2.Update) -> Text:
     """Who holds each seat, and who is away or disconnected: "Seats: Ann (you) · Bot 1 (hard bot) · open"."""
-    line = Text("Seats: ", style="bold")
+    line = Text(_("Seats: "), style="bold")
     for number, seat in enumerate(update.seats):
         if number:
             line.append(" · ")
         if seat.kind == table_pb2.SEAT_KIND_EMPTY:
-            line.append("open", style="dim")
+            line.append(_("open"), style="dim")
             continue
         you = update.HasField("viewer_seat") and seat.index == update.viewer_seat
         line.append(seat.name or f"Player {seat.index + 1}", style="bold" if you else "")
-        notes = ["you"] if you else []
+        notes = [_("you")] if you else []
         if seat.kind == table_pb2.SEAT_KIND_BOT:  # a normal bot is just a bot; the others say how strong
             level = bot_level_name(seat.bot_level)
-            notes.append("bot" if level == "normal" else f"{level} bot")
+            notes.append(_("bot") if level == "normal" else _("easy bot") if level == "easy" else _("hard bot"))
         if seat.bot_controlled:
-            notes.append("away: a bot plays for them")
+            notes.append(_("away: a bot plays for them"))
         elif seat.kind == table_pb2.SEAT_KIND_HUMAN and not seat.connected:
-            notes.append("disconnected")
+            notes.append(_("disconnected"))
         if notes:
             line.append(f" ({', '.join(notes)})", style="dim")
     return line
@@ -304,9 +306,9 @@ def _account_lines(details: Sequence[str], width: int, room: int) -> list[str]:
     after a line saying how many earlier ones are left out."""
     fit = max(1, room - 3)  # the box's two borders and its heading
     shown = list(details[-fit:])
-    heading = Text("How the game went", style="bold")
+    heading = Text(_("How the game went"), style="bold")
     if len(shown) < len(details):
-        heading.append(f" (… {len(details) - len(shown)} earlier)", style="dim")
+        heading.append(" " + _("(… {n} earlier)", n=len(details) - len(shown)), style="dim")
     inner = [_lines(heading, width - 4)[0]]
     for line in shown:
         text = Text(printable(line))
@@ -331,7 +333,7 @@ def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room:
     missing = [text for text in mine if text not in shown_plain]
     pinned: list[str] = []
     if missing:  # one line, before any older event: it stays until the viewer acts again
-        line = Text("Your last move: ", style="bold cyan")
+        line = Text(_("Your last move: "), style="bold cyan")
         line.append(" · ".join(printable(text) for text in missing[-2:]), style="cyan")
         pinned = _wrapped(line, width, 1)
     left = room - len(pinned) - 1
@@ -343,7 +345,7 @@ def _log_lines(log: Sequence[str | Text], mine: Sequence[str], width: int, room:
         body = drawn(event, min(2, space)) + body
     if not body:
         return pinned
-    return [*pinned, *_lines(Text("Events", style="bold dim"), width), *body]
+    return [*pinned, *_lines(Text(_("Events"), style="bold dim"), width), *body]
 
 
 def render_update(update: table_pb2.Update, log_lines: Sequence[Text], banner: str = "") -> RenderableType:

@@ -24,8 +24,13 @@ from toadstool_clients.connection import Client, server_address
 from toadstool_clients.files import replace_private
 from toadstool_clients.names import default_player_name
 from toadstool_clients.paths import tk_settings_file
+from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token
+from toadstool_clients.tk.connect import ConnectScreen
 from toadstool_clients.tk.games import FONT, safe_text
+from toadstool_clients.tk.lobby import LobbyScreen
 from toadstool_clients.tk.network import Network
+from toadstool_clients.tk.shell import TableResult
+from toadstool_clients.tk.table import TableScreen
 
 log = logging.getLogger(__name__)
 
@@ -80,18 +85,6 @@ def load_form_memory(settings: dict[str, str]) -> dict[str, Any]:
     return memory if isinstance(memory, dict) else {}
 
 
-async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) -> tuple[Client, list[Any]]:
-    """A connected Client and the games its server hosts (runs on the network thread)."""
-    client = Client(address, timeout=seconds, tls_ca=tls_ca)
-    try:
-        await client.wait_ready(seconds)
-        games = await client.list_games()
-    except BaseException:
-        await client.close()
-        raise
-    return client, games
-
-
 class App:
     """The window: settings, the network thread, the banner, and whichever screen is showing."""
 
@@ -140,8 +133,6 @@ class App:
         self._gc_was_enabled = gc.isenabled()
         gc.disable()
         root.after(GC_MS, self._collect)
-        from toadstool_clients.tk.connect import ConnectScreen
-
         self.show(ConnectScreen(self))
 
     def place_window(self) -> None:
@@ -223,17 +214,31 @@ class App:
         self.player_name = name
         self.settings.update(address=address, name=name)
         save_settings(self.settings)
-        from toadstool_clients.tk.lobby import LobbyScreen
+        self.show_lobby()
 
-        self.show(LobbyScreen(self))
+    def show_lobby(self, note: str = "", chosen: str | None = None) -> None:
+        """The lobby (`note`: a line to say there; `chosen`: the table to select in its list)."""
+        self.show(LobbyScreen(self, note, chosen=chosen))
+
+    def show_table(self, result: TableResult) -> None:
+        """The table screen for a seat just taken (remembered for coming back) or for watching; the host
+        token of a table this machine created is remembered too, so its host controls are back after a
+        restart of the window."""
+        table, seat, token = result
+        if token is not None and seat is not None:
+            remember_seat(self.address, table.table_id, seat, token)
+        host_token = self.host_tokens.get(table.table_id)
+        if host_token is not None:
+            remember_host_token(self.address, table.table_id, host_token)
+        else:
+            host_token = remembered_host_token(self.address, table.table_id)
+        self.show(TableScreen(self, table, seat, token, host_token))
 
     def disconnect(self) -> None:
         """Back to the connect screen, closing the channel on the network thread."""
         if self.client is not None:
             self.network.submit(self.client.close())
             self.client = None
-        from toadstool_clients.tk.connect import ConnectScreen
-
         self.show(ConnectScreen(self))
 
     # --- the poll that hands network results to Tk ------------------------------------------------
@@ -290,6 +295,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--interface", action="append", help="listen for announced servers on this address only (repeatable)"
+    )
+    parser.add_argument(
+        "--lang", metavar="LANGUAGE", help="the language of the server's texts, such as de or en (default: $LANG)"
     )
 
 

@@ -13,14 +13,27 @@ from typing import TYPE_CHECKING, Any
 
 import grpc
 
-from toadstool_clients.connection import describe_rpc_error, server_address
+from toadstool_clients.connection import Client, describe_rpc_error, server_address
+from toadstool_clients.i18n import _
 from toadstool_clients.names import default_player_name
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell
 
 log = logging.getLogger(__name__)
+
+
+async def open_client(address: str, tls_ca: str | None, seconds: float = 5.0) -> tuple[Client, list[Any]]:
+    """A connected Client and the games its server hosts (runs on the network thread)."""
+    client = Client(address, timeout=seconds, tls_ca=tls_ca)
+    try:
+        await client.wait_ready(seconds)
+        games = await client.list_games()
+    except BaseException:
+        await client.close()
+        raise
+    return client, games
 
 
 def explain(error: BaseException) -> str:
@@ -51,7 +64,7 @@ def draw_toadstool(canvas: tk.Canvas, cx: float, top: float, width: float) -> No
 class ConnectScreen:
     """Address and player name; Connect opens the channel off the Tk thread."""
 
-    def __init__(self, app: App) -> None:
+    def __init__(self, app: Shell) -> None:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame")
         self.pending: Any = None
@@ -64,30 +77,32 @@ class ConnectScreen:
         tk.Label(box, text="Toadstool", font=(FONT, 28, "bold"), fg="#d32f2f", bg="#f4f1ea").grid(
             row=0, column=1, sticky="w", pady=(0, 4)
         )
-        ttk.Label(box, text="Mario tabletop games on your LAN", style="Card.TLabel").grid(
+        ttk.Label(box, text=_("Mario tabletop games on your LAN"), style="Card.TLabel").grid(
             row=1, column=0, columnspan=2, pady=(0, 18)
         )
-        ttk.Label(box, text="Server", style="Card.TLabel").grid(row=2, column=0, sticky="e", padx=6, pady=4)
+        ttk.Label(box, text=_("Server"), style="Card.TLabel").grid(row=2, column=0, sticky="e", padx=6, pady=4)
         self.address = tk.StringVar(box, value=app.address)
         self.address_entry = ttk.Entry(box, textvariable=self.address, width=30)
         self.address_entry.grid(row=2, column=1, pady=4)
-        ttk.Label(box, text="Your name", style="Card.TLabel").grid(row=3, column=0, sticky="e", padx=6, pady=4)
+        ttk.Label(box, text=_("Your name"), style="Card.TLabel").grid(row=3, column=0, sticky="e", padx=6, pady=4)
         self.name = tk.StringVar(box, value=app.player_name)
         self.name_entry = ttk.Entry(box, textvariable=self.name, width=30)
         self.name_entry.grid(row=3, column=1, pady=4)
         self.name_entry.bind("<Return>", lambda _e: self.connect())
-        self.connect_button = ttk.Button(box, text="Connect", style="Big.TButton", command=self.connect)
+        self.connect_button = ttk.Button(box, text=_("Connect"), style="Big.TButton", command=self.connect)
         self.connect_button.grid(row=4, column=0, columnspan=2, pady=(16, 4))
         self.status = tk.Label(box, text="", bg="#f4f1ea", fg="#b71c1c", font=(FONT, 10), wraplength=360)
         self.status.grid(row=5, column=0, columnspan=2)
         self.address_entry.bind("<Return>", lambda _e: self.connect())
         # Servers announced on the LAN (mDNS): pick one instead of typing an address.
-        ttk.Label(box, text="On your LAN", style="Card.TLabel").grid(row=6, column=0, sticky="ne", padx=6, pady=(14, 0))
+        ttk.Label(box, text=_("On your LAN"), style="Card.TLabel").grid(
+            row=6, column=0, sticky="ne", padx=6, pady=(14, 0)
+        )
         self.servers = tk.Listbox(box, height=4, width=46, activestyle="none", exportselection=False)
         self.servers.grid(row=6, column=1, pady=(14, 0), sticky="we")
         self.servers.bind("<<ListboxSelect>>", lambda _e: self.pick_server())
         self.servers.bind("<Double-Button-1>", lambda _e: self.connect())
-        self.find_button = ttk.Button(box, text="Find servers", command=self.find_servers)
+        self.find_button = ttk.Button(box, text=_("Find servers"), command=self.find_servers)
         self.find_button.grid(row=7, column=1, sticky="e", pady=4)
         self.found: list[Any] = []
         self.finding: Any = None
@@ -137,9 +152,8 @@ class ConnectScreen:
             return
         address = server_address(self.address.get().strip() or None)
         name = self.name.get().strip() or default_player_name()
-        self.status.configure(text=f"Connecting to {address}…", fg="#555555")
+        self.status.configure(text=_("Connecting to {address}…", address=address), fg="#555555")
         self.connect_button.state(["disabled"])
-        from toadstool_clients.tk.app import open_client
 
         def done(result: Any) -> None:
             self.pending = None
@@ -149,7 +163,7 @@ class ConnectScreen:
         def failed(error: BaseException) -> None:
             self.pending = None
             self.connect_button.state(["!disabled"])
-            self.status.configure(text=f"Could not connect: {explain(error)}", fg="#b71c1c")
+            self.status.configure(text=_("Could not connect: {why}", why=explain(error)), fg="#b71c1c")
 
         self.pending = self.app.network.submit(open_client(address, self.app.tls_ca), done, failed)
 

@@ -19,12 +19,13 @@ from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import BOT_LEVELS, bot_level_name, counted
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.table import TableScreen
+    from toadstool_clients.tk.shell import TableFace
 
 CONFIRM_BG = "#4e342e"
 #: One control: its label and what it does.
@@ -34,10 +35,10 @@ Control = tuple[str, Callable[[], None]]
 class HostControls:
     """The Host menu, the seats' right-click menu and the confirmation strip of one table screen."""
 
-    def __init__(self, screen: TableScreen, header: tk.Misc, bottom: tk.Misc) -> None:
+    def __init__(self, screen: TableFace, header: tk.Misc, bottom: tk.Misc) -> None:
         self.screen = screen
         self.menu = tk.Menu(header, tearoff=False, font=(FONT, 10), postcommand=self._fill_host_menu)
-        self.button = ttk.Menubutton(header, text="Host", menu=self.menu, width=6)
+        self.button = ttk.Menubutton(header, text=_("Host"), menu=self.menu, width=max(6, len(_("Host")) + 1))
         # posted by hand, right-aligned under the button, so the menu stays inside the window
         self.button.bind("<ButtonPress-1>", self._post_host_menu)
         if screen.host_token:
@@ -48,7 +49,7 @@ class HostControls:
         self.question = tk.Label(self.confirm_row, text="", background=CONFIRM_BG, foreground="white",
                                  font=(FONT, 10, "bold"), anchor="w")  # fmt: skip
         self.yes = ttk.Button(self.confirm_row, text="", style="Action.TButton")
-        self.no = ttk.Button(self.confirm_row, text="Cancel", style="Action.TButton", command=self.cancel)
+        self.no = ttk.Button(self.confirm_row, text=_("Cancel"), style="Action.TButton", command=self.cancel)
         self.no.pack(side="right", padx=4, pady=3)
         self.yes.pack(side="right", padx=4, pady=3)
         self.question.pack(side="left", fill="x", expand=True, padx=6)
@@ -169,7 +170,7 @@ class HostControls:
         if client is None or not token or screen.left:
             return
         if self.calling is not None:
-            screen.set_status("Still doing the last host action…")
+            screen.set_status(_("Still doing the last host action…"))
             return
         screen.set_status(doing)
 
@@ -239,5 +240,5 @@ def fill_menu(menu: tk.Menu, controls: list[Control]) -> bool:
     for label, command in controls:
         menu.add_command(label=label, command=command)
     if not controls:
-        menu.add_command(label="Nothing to do now", state="disabled")
+        menu.add_command(label=_("Nothing to do now"), state="disabled")
     return bool(controls)

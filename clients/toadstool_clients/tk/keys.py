@@ -15,13 +15,13 @@ from typing import TYPE_CHECKING, Any
 from toadstool.api.v1 import table_pb2
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.table import TableScreen
+    from toadstool_clients.tk.shell import TableFace
 
 #: Keys that take an action of a kind, whatever the game ("d" draws, "u" calls UNO, "r" rolls).
 KIND_KEYS = {"d": ("draw", "pass_turn"), "u": ("call_uno",), "r": ("roll",)}
 
 
-def table_key(screen: TableScreen, event: tk.Event[Any]) -> str | None:
+def table_key(screen: TableFace, event: tk.Event[Any]) -> str | None:
     """Keys at the table: 1-9 choose the bar's entries, Left / Right move between them, Return takes the
     focused (or only) one, Escape goes back (or puts a held card away), d / u / r draw, call UNO, roll."""
     if screen.left or screen.app.screen is not screen:

@@ -17,13 +17,14 @@ from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import BOT_LEVELS
-from toadstool_clients.seats import remember_host_token, remember_seat, remembered_host_token, remembered_seat
+from toadstool_clients.seats import remembered_seat
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, cut_to, safe_text
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell
 
 REFRESH_MS = 2000
 #: The lobby's height below which options' help moves from the form to the status line.
@@ -58,23 +59,6 @@ async def create_and_sit(
         return created.table, None, None
     joined = await client.join(created.table.table_id, player)
     return joined.table, joined.seat, joined.seat_token
-
-
-def go_to_table(app: App, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
-    """Open the table screen for a seat just taken (remembered for coming back) or for watching; the host
-    token of a table this machine created is remembered too, so its host controls are back after a
-    restart of the window."""
-    table, seat, token = result
-    if token is not None and seat is not None:
-        remember_seat(app.address, table.table_id, seat, token)
-    host_token = app.host_tokens.get(table.table_id)
-    if host_token is not None:
-        remember_host_token(app.address, table.table_id, host_token)
-    else:
-        host_token = remembered_host_token(app.address, table.table_id)
-    from toadstool_clients.tk.table import TableScreen
-
-    app.show(TableScreen(app, table, seat, token, host_token))
 
 
 def option_title(name: str) -> str:
@@ -128,7 +112,7 @@ def sort_tables(tables: list[table_pb2.TableInfo], show_finished: bool) -> list[
 class LobbyScreen:
     """The tables on the server (refreshed every two seconds) and the form to create one."""
 
-    def __init__(self, app: App, note: str = "", chosen: str | None = None) -> None:
+    def __init__(self, app: Shell, note: str = "", chosen: str | None = None) -> None:
         self.app = app
         self.frame = ttk.Frame(app.body, style="Shell.TFrame", padding=14)
         #: The full text of each listed table's cells (the list shows them cut to their columns, with "…").
@@ -148,11 +132,11 @@ class LobbyScreen:
 
         top = ttk.Frame(self.frame, style="Shell.TFrame")
         top.pack(fill="x")
-        ttk.Label(top, text="Lobby", style="Title.TLabel").pack(side="left")
+        ttk.Label(top, text=_("Lobby"), style="Title.TLabel").pack(side="left")
         ttk.Label(top, text=f"  {safe_text(app.player_name)} @ {app.address}", style="Sub.TLabel").pack(
             side="left", padx=8
         )
-        ttk.Button(top, text="Disconnect", command=app.disconnect).pack(side="right")
+        ttk.Button(top, text=_("Disconnect"), command=app.disconnect).pack(side="right")
         self.frame.bind("<Configure>", lambda e: self._fit_form(e.width, e.height))
         self.status = ttk.Label(self.frame, text=note, style="Status.TLabel", wraplength=600)
         self.status.pack(side="bottom", fill="x", pady=(8, 0))
@@ -167,16 +151,16 @@ class LobbyScreen:
         tables_box.pack(side="left", fill="both", expand=True, padx=(0, 10))
         heading = ttk.Frame(tables_box, style="Card.TFrame")
         heading.pack(fill="x")
-        ttk.Label(heading, text="Tables", style="Card.TLabel", font=(FONT, 13, "bold")).pack(side="left")
+        ttk.Label(heading, text=_("Tables"), style="Card.TLabel", font=(FONT, 13, "bold")).pack(side="left")
         self.show_finished = tk.BooleanVar(heading, value=False)
         self.finished_box = ttk.Checkbutton(
-            heading, text="show finished", variable=self.show_finished, command=self._show_list
+            heading, text=_("show finished"), variable=self.show_finished, command=self._show_list
         )
-        ttk.Button(heading, text="Refresh", command=self.refresh).pack(side="right")
+        ttk.Button(heading, text=_("Refresh"), command=self.refresh).pack(side="right")
         self.finished_box.pack(side="right", padx=6)
         columns = ("name", "game", "seats", "status")
         self.tree = ttk.Treeview(tables_box, columns=columns, show="headings", selectmode="browse", height=8)
-        headings = ("Table", "Game", "Players", "Status")
+        headings = (_("Table"), _("Game"), _("Players"), _("Status"))
         # Narrow enough to fit a 760-pixel window; every column stretches with a wider one.
         for column, title, width in zip(columns, headings, (110, 116, 66, 114), strict=True):
             self.tree.heading(column, text=title, anchor="w")
@@ -191,14 +175,15 @@ class LobbyScreen:
         self.detail = ttk.Label(tables_box, text="", style="Card.TLabel", wraplength=400, foreground="#37474f")
         self.detail.pack(side="bottom", fill="x", before=self.tree)
         self.detail.bind("<Configure>", lambda e: self.detail.configure(wraplength=max(200, e.width - 4)))
-        ttk.Label(row, text="Seat", style="Card.TLabel").pack(side="left")
-        self.seat_choice = tk.StringVar(row, value="any open")
+        ttk.Label(row, text=_("Seat"), style="Card.TLabel").pack(side="left")
+        self.seat_choice = tk.StringVar(row, value=_("any open"))
         self.seat_box = ttk.Combobox(row, textvariable=self.seat_choice, width=8, state="readonly")
-        self.seat_box["values"] = ("any open",)
+        self.seat_box["values"] = (_("any open"),)
         self.seat_box.pack(side="left", padx=6)
-        self.join_button = ttk.Button(row, text="Join", command=self.join)
+        # as wide as their words (German ones are longer), so the row fits the narrowest window
+        self.join_button = ttk.Button(row, text=_("Join"), command=self.join, width=max(6, len(_("Join")) + 2))
         self.join_button.pack(side="left", padx=4)
-        self.watch_button = ttk.Button(row, text="Watch", command=self.watch)
+        self.watch_button = ttk.Button(row, text=_("Watch"), command=self.watch, width=max(6, len(_("Watch")) + 2))
         self.watch_button.pack(side="left", padx=4)
 
         self.refresh()
@@ -206,7 +191,7 @@ class LobbyScreen:
     # --- the create form ------------------------------------------------------------------------
     def _build_form(self) -> None:
         form = self.form
-        ttk.Label(form, text="New table", style="Card.TLabel", font=(FONT, 13, "bold")).grid(
+        ttk.Label(form, text=_("New table"), style="Card.TLabel", font=(FONT, 13, "bold")).grid(
             row=0, column=0, columnspan=2, sticky="w", pady=(0, 8)
         )
         titles = [f"{safe_text(g.title, 40)}" for g in self.app.games]
@@ -214,29 +199,29 @@ class LobbyScreen:
         #: The game box's width in a wide window: every title whole (a narrow one cuts the longest).
         self.game_box_wide = max(24, min(40, max((len(title) for title in titles), default=24) + 1))
         self.game_box = ttk.Combobox(form, textvariable=self.game_var, values=titles, state="readonly", width=24)
-        self._row(1, "Game", self.game_box)
+        self._row(1, _("Game"), self.game_box)
         self.game_box.bind("<<ComboboxSelected>>", lambda _e: self._game_changed())
         self.players_var = tk.StringVar(form, value="2")
         self.players_box = ttk.Spinbox(form, textvariable=self.players_var, from_=2, to=10, width=6)
-        self._row(2, "Players", self.players_box)
+        self._row(2, _("Players"), self.players_box)
         self.bots_var = tk.StringVar(form, value="1")
         bots_row = ttk.Frame(form, style="Card.TFrame")
         self.bots_box = ttk.Spinbox(bots_row, textvariable=self.bots_var, from_=0, to=9, width=6)
         self.bots_box.pack(side="left")
         #: How strong the table's bots play; the host can change each bot's level at the table.
-        self.level_var = tk.StringVar(form, value="normal")
-        self.level_box = ttk.Combobox(bots_row, textvariable=self.level_var, values=list(BOT_LEVELS.values()),
-                                      state="readonly", width=8)  # fmt: skip
+        self.level_var = tk.StringVar(form, value=_("normal"))
+        levels = [_(word) for word in BOT_LEVELS.values()]
+        self.level_box = ttk.Combobox(bots_row, textvariable=self.level_var, values=levels, state="readonly", width=8)
         self.level_box.pack(side="left", padx=(8, 0))
-        self._row(3, "Bots", bots_row)
+        self._row(3, _("Bots"), bots_row)
         self.seed_var = tk.StringVar(form, value="")
-        self._row(4, "Seed", ttk.Entry(form, textvariable=self.seed_var, width=12))
+        self._row(4, _("Seed"), ttk.Entry(form, textvariable=self.seed_var, width=12))
         self.name_var = tk.StringVar(form, value="")
-        self._row(5, "Table name", ttk.Entry(form, textvariable=self.name_var, width=20))
+        self._row(5, _("Table name"), ttk.Entry(form, textvariable=self.name_var, width=20))
         self.options_frame = ttk.Frame(form, style="Card.TFrame")
         self.options_frame.grid(row=6, column=0, columnspan=2, sticky="ew", pady=(8, 0))
         self.option_vars: dict[str, tk.Variable] = {}
-        self.create_button = ttk.Button(form, text="Create and sit down", style="Big.TButton", command=self.create)
+        self.create_button = ttk.Button(form, text=_("Create and sit down"), style="Big.TButton", command=self.create)
         self.create_button.grid(row=7, column=0, columnspan=2, pady=(14, 0))
         self.seat_note = ttk.Label(form, text="", style="Card.TLabel", foreground="#b71c1c", wraplength=260)
         self.seat_note.grid(row=8, column=0, columnspan=2, pady=(4, 0))
@@ -380,7 +365,7 @@ class LobbyScreen:
             bots = int(self.bots_var.get())
             seed = int(self.seed_var.get()) if self.seed_var.get().strip() else None
         except ValueError:
-            self.status.configure(text="Players, bots and seed are whole numbers.")
+            self.status.configure(text=_("Players, bots and seed are whole numbers."))
             return
         options = self.option_values()
         client = self.app.client
@@ -407,7 +392,7 @@ class LobbyScreen:
 
     def bot_level(self) -> int:
         """The form's bot level as service.proto's BotLevel number."""
-        return next((number for number, word in BOT_LEVELS.items() if word == self.level_var.get()), 0)
+        return next((number for number, word in BOT_LEVELS.items() if _(word) == self.level_var.get()), 0)
 
     def remember_form(self) -> None:
         """Keep the form's values for the next table (and the next run)."""
@@ -416,7 +401,7 @@ class LobbyScreen:
         memory["game"] = game.name if game is not None else ""
         memory["players"] = self.players_var.get()
         memory["bots"] = self.bots_var.get()
-        memory["bot_level"] = self.level_var.get()
+        memory["bot_level"] = BOT_LEVELS.get(self.bot_level(), "normal")  # the English word: a language may change
         memory["name"] = self.name_var.get()
         if game is not None:
             memory[f"options:{game.name}"] = self.option_values()
@@ -434,7 +419,7 @@ class LobbyScreen:
         if str(memory.get("bots", "")).isdigit():
             self.bots_var.set(str(memory["bots"]))
         if memory.get("bot_level") in BOT_LEVELS.values():
-            self.level_var.set(str(memory["bot_level"]))
+            self.level_var.set(_(str(memory["bot_level"])))
         self.name_var.set(str(memory.get("name", "")))
         self._seats_changed()
 
@@ -444,8 +429,8 @@ class LobbyScreen:
             everyone_a_bot = int(self.bots_var.get()) >= int(self.players_var.get())
         except ValueError:
             everyone_a_bot = False
-        self.create_button.configure(text="Create and watch" if everyone_a_bot else "Create and sit down")
-        self.seat_note.configure(text="Every seat is a bot: you will watch." if everyone_a_bot else "")
+        self.create_button.configure(text=_("Create and watch") if everyone_a_bot else _("Create and sit down"))
+        self.seat_note.configure(text=_("Every seat is a bot: you will watch.") if everyone_a_bot else "")
 
     def _selected_table(self) -> table_pb2.TableInfo | None:
         selection = self.tree.selection()
@@ -460,13 +445,13 @@ class LobbyScreen:
         if table is None:
             return
         open_seats = [str(s.index + 1) for s in table.seats if s.kind == table_pb2.SEAT_KIND_EMPTY]
-        self.seat_box["values"] = ("any open", *open_seats)
-        self.seat_choice.set("any open")
+        self.seat_box["values"] = (_("any open"), *open_seats)
+        self.seat_choice.set(_("any open"))
 
     def join(self) -> None:
         table = self._selected_table()
         if table is None or self.busy is not None or self.app.client is None:
-            self.status.configure(text="Choose a table first.")
+            self.status.configure(text=_("Choose a table first."))
             return
         mine = remembered_seat(self.app.address, table.table_id)
         if mine is not None and table.status != table_pb2.TABLE_STATUS_FINISHED:
@@ -480,23 +465,23 @@ class LobbyScreen:
             joined = await client.join(table.table_id, self.app.player_name, seat)
             return joined.table, joined.seat, joined.seat_token
 
-        self.status.configure(text="Joining…")
+        self.status.configure(text=_("Joining…"))
         self.busy = self.app.network.submit(join(), self._go_to_table, self._failed)
 
     def watch(self) -> None:
         table = self._selected_table()
         if table is None:
-            self.status.configure(text="Choose a table first.")
+            self.status.configure(text=_("Choose a table first."))
             return
         self._go_to_table((table, None, None))
 
     def _go_to_table(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.busy = None
-        go_to_table(self.app, result)
+        self.app.show_table(result)
 
     def _failed(self, error: BaseException) -> None:
         self.busy = None
-        self.status.configure(text=f"Not done: {explain(error)}")
+        self.status.configure(text=_("Not done: {why}", why=explain(error)))
 
     # --- the table list -------------------------------------------------------------------------
     def refresh(self) -> None:

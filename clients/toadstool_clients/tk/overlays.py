@@ -15,7 +15,7 @@ from toadstool_clients.tk.games import Board, safe_text
 from toadstool_clients.tk.motion import slide_frames
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.table import TableScreen
+    from toadstool_clients.tk.shell import TableFace
 
 #: Frames of a rolling die (the faces it shows before the roll), then frames it stays highlighted.
 ROLL_FRAMES, ROLL_HOLD_FRAMES = 8, 32
@@ -27,7 +27,7 @@ CLOSE_OUTCOME = "close-outcome"
 HELD = "held"
 
 
-def draw_waiting(screen: TableScreen, board: Board) -> None:
+def draw_waiting(screen: TableFace, board: Board) -> None:
     """Before the game starts: the seats as places round a table, open ones dashed."""
     update = board.update
     w, h = board.width, board.height
@@ -61,7 +61,7 @@ def draw_waiting(screen: TableScreen, board: Board) -> None:
         board.text(w / 2, h - 50, away.strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
 
 
-def draw_roll(screen: TableScreen, board: Board, face: int | None = None) -> None:
+def draw_roll(screen: TableFace, board: Board, face: int | None = None) -> None:
     """The latest die roll (top right, or where the game put `board.die_spot`): big and highlighted while it
     is fresh, rolling through other faces first (`face`)."""
     board.canvas.delete("roll")
@@ -84,7 +84,7 @@ def draw_roll(screen: TableScreen, board: Board, face: int | None = None) -> Non
         board.canvas.addtag_withtag("roll", item)
 
 
-def start_roll(screen: TableScreen) -> None:
+def start_roll(screen: TableFace) -> None:
     """A die was just rolled: tumble through other faces, show the roll highlighted, then calm down."""
     roll = screen.roll
     if roll is None:
@@ -104,7 +104,7 @@ def start_roll(screen: TableScreen) -> None:
     screen.motion.play("roll", [*tumble, lambda: show(None), *hold, settle])
 
 
-def draw_outcome(screen: TableScreen, board: Board) -> None:
+def draw_outcome(screen: TableFace, board: Board) -> None:
     """The result card (until closed): who won and the summary, or, for a game that did not end by its
     rules (the host ended it, it was abandoned), why it ended and no winner; a close box; Rematch is in
     the bar."""
@@ -153,7 +153,7 @@ def _account(details: list[str], most: int) -> list[str]:
     return [f"… {len(details) - len(kept)} earlier", *(safe_text(line, 70) for line in kept)]
 
 
-def start_slides(screen: TableScreen, board: Board, before: dict[str, tuple[float, float]]) -> None:
+def start_slides(screen: TableFace, board: Board, before: dict[str, tuple[float, float]]) -> None:
     """Slide every piece drawn somewhere new from where it was (or from the piece it came from)."""
     for key, (tag, origin) in board.movers.items():
         old = before.get(key) or (before.get(origin) if origin else None)
@@ -167,7 +167,7 @@ def start_slides(screen: TableScreen, board: Board, before: dict[str, tuple[floa
         screen.motion.play(f"slide {key}", slide_frames(board.canvas, tag, dx, dy, SLIDE_FRAMES))
 
 
-def hold(screen: TableScreen, recap: tuple[str, list[str]]) -> None:
+def hold(screen: TableFace, recap: tuple[str, list[str]]) -> None:
     """Hold a game's recap on the board for HOLD_FRAMES frames (or until it is clicked)."""
     screen.held = recap
 
@@ -178,7 +178,7 @@ def hold(screen: TableScreen, recap: tuple[str, list[str]]) -> None:
     screen.motion.play("held", [*([lambda: None] * HOLD_FRAMES), release])
 
 
-def draw_held(screen: TableScreen, board: Board) -> None:
+def draw_held(screen: TableFace, board: Board) -> None:
     """The held recap: a card across the middle of the board with its title and lines."""
     if screen.held is None:
         return

@@ -18,14 +18,15 @@ from typing import TYPE_CHECKING, Any
 import grpc
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.connection import StreamState
+from toadstool_clients.connection import Client, StreamState
+from toadstool_clients.i18n import _
 from toadstool_clients.names import bot_level_name
 from toadstool_clients.tk.actions import ActionBar
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, Board, ClickTarget, bind_clicks, cut_to, draw_game, recap_of, safe_text
 from toadstool_clients.tk.host import HostControls
 from toadstool_clients.tk.keys import table_key
-from toadstool_clients.tk.lobby import STATUS_NAMES
+from toadstool_clients.tk.lobby import STATUS_NAMES, create_and_sit
 from toadstool_clients.tk.motion import Motion
 from toadstool_clients.tk.overlays import (
     CLOSE_OUTCOME,
@@ -40,7 +41,7 @@ from toadstool_clients.tk.overlays import (
 )
 
 if TYPE_CHECKING:
-    from toadstool_clients.tk.app import App
+    from toadstool_clients.tk.shell import Shell, TableResult
 
 #: The smallest drawing the game screens are designed for (what a 760x520 window leaves); smaller scrolls.
 MIN_WIDTH, MIN_HEIGHT = 470, 340
@@ -77,7 +78,7 @@ class TableScreen:
 
     def __init__(
         self,
-        app: App,
+        app: Shell,
         table: table_pb2.TableInfo,
         seat: int | None,
         token: str | None,
@@ -108,7 +109,7 @@ class TableScreen:
         header = tk.Frame(self.frame, background="#1d2230")
         header.pack(side="top", fill="x", padx=10, pady=(8, 4))
         # The right-hand widgets are packed first so that a long phase squeezes itself, not the button.
-        self.back_button = ttk.Button(header, text="Back to lobby", command=self.back_to_lobby)
+        self.back_button = ttk.Button(header, text=_("Back to lobby"), command=self.back_to_lobby)
         self.back_button.pack(side="right")
         # Before leaving, the pointer on the button says what leaving does to your seat.
         self.back_button.bind("<Enter>", lambda _e: self._say_leaving(), add="+")
@@ -167,7 +168,7 @@ class TableScreen:
         side.grid(row=0, column=1, sticky="ns", padx=(6, 0))
         side.pack_propagate(False)
         self.frame.bind("<Configure>", lambda e: self._fit_side(e.width))
-        ttk.Label(side, text="Seats", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
+        ttk.Label(side, text=_("Seats"), style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
         for column, title, width in (("turn", "", 16), ("name", "Player", 90), ("score", "Score", 70),
@@ -179,7 +180,7 @@ class TableScreen:
         self.seats.tag_configure("you", foreground="#0d47a1")
         self.seats.pack(fill="x", pady=(2, 8))
         self.seats.bind("<Button-3>", self.host.seat_menu_at)
-        ttk.Label(side, text="Events", style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
+        ttk.Label(side, text=_("Events"), style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.log = tk.Text(side, width=24, height=8, wrap="word", background="#fbfaf6", borderwidth=0,
                            font=(FONT, 9), state="disabled")  # fmt: skip
         self.log.tag_configure("roll", foreground="#6a1b9a", font=(FONT, 9, "bold"))
@@ -197,7 +198,7 @@ class TableScreen:
         self.held: tuple[str, list[str]] | None = None
         self.key_binding = app.root.bind("<KeyPress>", lambda event: table_key(self, event), add="+")
 
-        self.role.configure(text="spectator" if seat is None else f"you are seat {seat + 1}")
+        self.role.configure(text=_("spectator") if seat is None else _("you are seat {number}", number=seat + 1))
         self.window_title = table.name or table.table_id
         self.follow()
 
@@ -229,7 +230,7 @@ class TableScreen:
             self.connected = item.connected
             if item.connected:
                 self.app.set_banner("")
-                self.set_status("Reconnected to the server.")
+                self.set_status(_("Reconnected to the server."))
             else:
                 self.app.set_banner(lost_banner(item.message))
             return
@@ -353,33 +354,47 @@ class TableScreen:
             self.canvas.delete("outcome", CLOSE_OUTCOME)
 
     def rematch(self) -> None:
-        """A new table of the same game, options and seats (bots where bots sat), and a seat at it."""
+        """Play again: for a seat, the table's follow-up (PlayAgain: the same people in the same seats, each
+        bot at its level, everyone who asks moved to one table); for a spectator, a new table of the same
+        game, options and seats (bots where bots sat) with a seat at it."""
         client = self.app.client
         update = self.latest
         if client is None or update is None or self.rematching is not None:
             return
-        from toadstool_clients.tk.lobby import create_and_sit
-
+        if self.token is not None:
+            self.set_status(_("Setting up the next game…"))
+            call = self._play_again(client, self.token)
+            self.rematching = self.app.network.submit(call, self._go_to_rematch, self._no_rematch)
+            return
         bots = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_BOT)
         players = len(update.seats)
         options = dict(self.table_info.options)
         name = safe_text(update.table_name or self.window_title, 40)
-        self.set_status("Setting up the rematch…")
+        self.set_status(_("Setting up the rematch…"))
 
         def failed(error: BaseException) -> None:
             self.rematching = None
-            self.set_status(f"No rematch: {explain(error)}")
+            self.set_status(_("No rematch: {why}", why=explain(error)))
 
         game, seated = self.table_info.game, min(bots, players - 1)
         call = create_and_sit(client, self.app.host_tokens, game, players, seated, options, None, name,
                               self.app.player_name)  # fmt: skip
         self.rematching = self.app.network.submit(call, self._go_to_rematch, failed)
 
+    async def _play_again(self, client: Client, token: str) -> TableResult:
+        """PlayAgain at this table (runs on the network thread); the new table's host token is kept too."""
+        answer = await client.play_again(self.table_id, token, self.host_token)
+        if answer.host_token:
+            self.app.host_tokens[answer.table.table_id] = answer.host_token
+        return answer.table, answer.seat, answer.seat_token
+
+    def _no_rematch(self, error: BaseException) -> None:
+        self.rematching = None
+        self.set_status(_("No rematch: {why}", why=explain(error)))
+
     def _go_to_rematch(self, result: tuple[table_pb2.TableInfo, int | None, str | None]) -> None:
         self.rematching = None
-        from toadstool_clients.tk.lobby import go_to_table
-
-        go_to_table(self.app, result)
+        self.app.show_table(result)
 
     def _show_header(self, update: table_pb2.Update) -> None:
         phase = safe_text(update.phase or STATUS_NAMES.get(update.status, ""), 90)
@@ -451,7 +466,7 @@ class TableScreen:
         if key == getattr(self, "_shown", None):
             return
         self._shown = key
-        note = "Watching." if self.token is None else "Waiting for the other players…"
+        note = _("Watching.") if self.token is None else _("Waiting for the other players…")
         if finished:
             note = "The game is over."
         self.bar.show(update, actions, "" if hosting else note, extra)
@@ -509,12 +524,12 @@ class TableScreen:
         if update is None or client is None or self.token is None or self.gone:
             return
         if self.acting is not None:
-            self.set_status("Still sending your last move…")
+            self.set_status(_("Still sending your last move…"))
             return
         sent = action_id or legal.id
         label = safe_text(next((a.label for a in update.legal_actions if a.id == sent), legal.label), 80)
         version = update.version
-        self.set_status(f"Sending: {label}")
+        self.set_status(_("Sending: {move}", move=label))
         self.result_after, self.move_result = version, None
 
         def done(_response: Any) -> None:
@@ -537,7 +552,7 @@ class TableScreen:
                 else:
                     self.set_status("" if again else f"Not accepted: {plain_refusal(error)}")
             else:
-                self.set_status(f"Not accepted: {explain(error)}")
+                self.set_status(_("Not accepted: {why}", why=explain(error)))
 
         self.acting = self.app.network.submit(client.act(self.table_id, self.token, version, sent), done, refused)
 
@@ -579,9 +594,7 @@ class TableScreen:
     def back_to_lobby(self) -> None:
         """To the lobby, saying what happens to this person's seat while they are away (a bot plays it after
         the table's takeover time, until they Join again)."""
-        from toadstool_clients.tk.lobby import LobbyScreen
-
-        self.app.show(LobbyScreen(self.app, self.leaving_note(), chosen=self.table_id))
+        self.app.show_lobby(self.leaving_note(), chosen=self.table_id)
 
     def leaving_hint(self) -> str:
         """What leaving would do to your seat, said while the pointer is on "Back to lobby" ("" when it

@@ -137,6 +137,12 @@ class Announcement:
         """The TXT properties as last published."""
         return dict(self._published)
 
+    async def goodbye(self, seconds: float = 3.0) -> None:
+        """Withdraw the announcement (a TTL-0 record): browsers learn now that the server is gone, not when
+        the record expires. A network that fails or is slow is not waited for past `seconds`."""
+        with contextlib.suppress(OSError, asyncio.TimeoutError):
+            await asyncio.wait_for(await self._zeroconf.async_unregister_service(self._service), seconds)
+
     async def refresh(self) -> bool:
         """Rebuild the TXT record from `info()` and re-announce it if it changed; True if it did."""
         if self._info is None:
@@ -212,9 +218,7 @@ async def announce(
             with contextlib.suppress(asyncio.CancelledError):
                 await refresher
         if announcement is not None:
-            # The goodbye (TTL 0) tells browsers the server is gone now rather than when the record expires.
-            with contextlib.suppress(OSError, asyncio.TimeoutError):
-                await asyncio.wait_for(await zeroconf.async_unregister_service(announcement._service), 3.0)
+            await announcement.goodbye()
         await zeroconf.async_close()
 
 

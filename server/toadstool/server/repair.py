@@ -315,7 +315,7 @@ def salvage(source: Path, target: Path) -> Health:
         found = _read(db, source)
     health.lost_rows, health.last_versions = found.lost_rows, found.last_versions
     health.readable = _restorable(found, health)
-    store = Store(target, repair_damaged=False)
+    store = Store(target)
     try:
         with store.batch():
             for table_id in health.readable:
@@ -330,6 +330,17 @@ def salvage(source: Path, target: Path) -> Health:
     finally:
         store.close()
     return health
+
+
+def open_store(path: str | Path, sync: str = "normal") -> tuple[Store, Health | None]:
+    """The one way a server opens its database, in two explicit steps: a damaged file at `path` is set
+    aside and its readable tables salvaged into a new one (`set_aside_if_damaged`), then the store opens
+    the file. Returns the store and what was found about a damaged file (None when it was healthy, new or
+    ":memory:"), so the caller can say so."""
+    health = None
+    if str(path) != ":memory:" and Path(path).exists() and Path(path).stat().st_size > 0:
+        health = set_aside_if_damaged(Path(path))
+    return Store(path, sync), health
 
 
 def set_aside_if_damaged(path: Path) -> Health | None:

@@ -261,7 +261,8 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     async def ListTables(
         self, request: service_pb2.ListTablesRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.ListTablesResponse:
-        return service_pb2.ListTablesResponse(tables=[self._info(t) for t in self.registry.tables.values()])
+        # Finished a day ago or more: left out (docs/custom-clients.md); GetTable still finds it.
+        return service_pb2.ListTablesResponse(tables=[self._info(t) for t in self.registry.listed()])
 
     @_maps_errors
     async def GetTable(

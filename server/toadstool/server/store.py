@@ -36,7 +36,7 @@ from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, 
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 #: A second copy of one table's row and seats (`table_copies`), written in the same transaction as every
 #: change to them: it lives in another b-tree, so one damaged page never loses both (toadstool.server.repair
@@ -54,6 +54,7 @@ _COPY = f"INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT} WH
 _ADD_FINISHED = "ALTER TABLE tables ADD COLUMN finished_version INTEGER;"
 _ADD_ENDED = "ALTER TABLE tables ADD COLUMN ended TEXT;"
 _ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAULT 0;"
+_ADD_FINISHED_AT = "ALTER TABLE tables ADD COLUMN finished_at REAL;"
 
 #: How a database of an older schema version becomes the next one (run in order, in one transaction).
 #: 1 -> 2: tables keep their game's creation record (NULL for the tables stored before: they make theirs
@@ -61,6 +62,7 @@ _ADD_BOT_LEVEL = "ALTER TABLE seats ADD COLUMN bot_level INTEGER NOT NULL DEFAUL
 #: table its last version (NULL for those finished before: they are replayed once more, and store it then).
 #: 3 -> 4: a table ended before its game did (by its host, or abandoned) says why (`ended`; NULL otherwise).
 #: 4 -> 5: a bot's seat keeps how strong the bot plays (`bot_level`, toadstool.bots.BotLevel; 0: normal).
+#: 5 -> 6: a finished table keeps when it finished (`finished_at`, Unix seconds; those finished before: now).
 MIGRATIONS: dict[int, str] = {
     1: "ALTER TABLE tables ADD COLUMN record TEXT;",
     2: f"""{_ADD_FINISHED} CREATE TABLE IF NOT EXISTS table_copies (
@@ -69,6 +71,8 @@ MIGRATIONS: dict[int, str] = {
     ); INSERT OR REPLACE INTO table_copies (table_id, data) {_COPY_SELECT};""",
     3: _ADD_ENDED,
     4: _ADD_BOT_LEVEL,
+    5: f"{_ADD_FINISHED_AT} UPDATE tables SET finished_at = CAST(strftime('%s', 'now') AS REAL)"
+    " WHERE finished_version IS NOT NULL;",
 }
 
 SCHEMA = """
@@ -88,7 +92,8 @@ CREATE TABLE tables (
     started INTEGER NOT NULL DEFAULT 0,
     record TEXT,
     finished_version INTEGER,
-    ended TEXT
+    ended TEXT,
+    finished_at REAL
 );
 CREATE TABLE seats (
     table_id TEXT NOT NULL REFERENCES tables(table_id) ON DELETE CASCADE,
@@ -172,6 +177,8 @@ class StoredTable:
     finished_version: int | None = None
     #: Why the table ended before its game did (its host ended it, nobody was there); None otherwise.
     ended: str | None = None
+    #: When it finished (Unix seconds, the server's wall clock): the listing leaves it out a day later.
+    finished_at: float | None = None
 
 
 @dataclass(frozen=True)
@@ -197,20 +204,15 @@ class StoredAction:
 class Store:
     """One SQLite file (or ":memory:") holding every table of one server."""
 
-    def __init__(
-        self, path: str | Path, sync: str = "normal", repair_damaged: bool = True, checkpoint_every: int = EVERY
-    ) -> None:
-        """Open (or create) the database at `path`. A damaged file is never written to: with
-        `repair_damaged`, it is set aside untouched and its readable tables copied into a new file at
-        `path` (`toadstool.server.repair`), so a server starts with every table it can read. The
-        write-ahead log is checkpointed by a thread every `checkpoint_every` rows written, and by a commit
-        only as a backstop (`toadstool.server.checkpoints`)."""
+    def __init__(self, path: str | Path, sync: str = "normal", checkpoint_every: int = EVERY) -> None:
+        """Open (or create) the database at `path`; nothing else (a server opens its file through
+        `toadstool.server.repair.open_store`, which first sets a damaged file aside: a constructor never
+        renames a person's file). The write-ahead log is checkpointed by a thread every
+        `checkpoint_every` rows written, and by a commit only as a backstop (`toadstool.server.checkpoints`)."""
         self.path = str(path)
         #: Checkpoints the file's write-ahead log off the caller's thread; None for ":memory:".
         self.checkpoints: Checkpointer | None = None
         self._rows_counted = 0  # the connection's total_changes when the checkpointer was last told
-        #: What was done about a damaged file found at this path (see `toadstool.server.repair`), if one was.
-        self.repaired: Any = None
         #: Called with each write statement (and "COMMIT") before it runs: a test makes it raise or kill the
         #: process there, to see what a crash at that point leaves on disk. None in a real server.
         self.fault: Callable[[str], None] | None = None
@@ -220,11 +222,6 @@ class Store:
         if self.path != ":memory:":
             _check_file(Path(self.path))
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-            if repair_damaged and Path(self.path).exists() and Path(self.path).stat().st_size > 0:
-                # Imported here: the repair module writes its new file through a Store.
-                from toadstool.server import repair
-
-                self.repaired = repair.set_aside_if_damaged(Path(self.path))
         try:
             self.db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self.db.execute("PRAGMA foreign_keys = ON")
@@ -258,7 +255,8 @@ class Store:
         elif version in MIGRATIONS:
             steps = " ".join(MIGRATIONS[v] for v in range(version, SCHEMA_VERSION))
             columns = {row[1] for row in self.db.execute("PRAGMA table_info(tables)")}
-            for column, step in (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED)):
+            added = (("finished_version", _ADD_FINISHED), ("ended", _ADD_ENDED), ("finished_at", _ADD_FINISHED_AT))
+            for column, step in added:
                 if column in columns:
                     steps = steps.replace(step, "")  # a file taken back to an older version by hand
             if "bot_level" in {row[1] for row in self.db.execute("PRAGMA table_info(seats)")}:
@@ -320,9 +318,9 @@ class Store:
         try:
             self.db.execute(sql, params)
         except sqlite3.OperationalError as error:
-            raise self._refused(error) from error
+            raise self.refusal(error) from error
         if not self._depth:
-            self._wrote()
+            self.wrote()
 
     def _write_many(self, sql: str, rows: list[Sequence[Any]]) -> None:
         if self.fault is not None:
@@ -330,9 +328,9 @@ class Store:
         try:
             self.db.executemany(sql, rows)
         except sqlite3.OperationalError as error:
-            raise self._refused(error) from error
+            raise self.refusal(error) from error
 
-    def _refused(self, error: sqlite3.OperationalError) -> Exception:
+    def refusal(self, error: sqlite3.OperationalError) -> Exception:
         """`error` as a `DiskUnavailable` if the disk refused the write (logged once per change), else as it is."""
         code = getattr(error, "sqlite_errorcode", 0) & 0xFF
         message = DISK_MESSAGES.get(code)
@@ -343,7 +341,7 @@ class Store:
             self.trouble = message
         return DiskUnavailable(message)
 
-    def _wrote(self) -> None:
+    def wrote(self) -> None:
         """A write reached the disk (a commit): its rows counted for the checkpointer; if the disk had been
         refusing, say once that it works again."""
         if self.checkpoints is not None:
@@ -400,17 +398,19 @@ class Store:
             self._write("UPDATE tables SET started = 1 WHERE table_id = ?", (table_id,))
             self._write(_COPY, (table_id,))
 
-    def set_finished(self, table_id: str, version: int) -> None:
-        """The table's game ended at `version`: a restart restores it without replaying it."""
-        with self._transaction():
-            self._write("UPDATE tables SET finished_version = ? WHERE table_id = ?", (version, table_id))
-
-    def set_ended(self, table_id: str, version: int, reason: str) -> None:
-        """The table was ended at `version` before its game was over (by its host, or abandoned), for `reason`."""
+    def set_finished(self, table_id: str, version: int, at: float) -> None:
+        """The table's game ended at `version`, at `at` (Unix seconds): a restart restores it without replaying."""
         with self._transaction():
             self._write(
-                "UPDATE tables SET finished_version = ?, ended = ? WHERE table_id = ?",
-                (version, stored(reason), table_id),
+                "UPDATE tables SET finished_version = ?, finished_at = ? WHERE table_id = ?", (version, at, table_id)
+            )
+
+    def set_ended(self, table_id: str, version: int, reason: str, at: float) -> None:
+        """The table was ended at `version` and `at` before its game was over (by its host, or abandoned)."""
+        with self._transaction():
+            self._write(
+                "UPDATE tables SET finished_version = ?, ended = ?, finished_at = ? WHERE table_id = ?",
+                (version, stored(reason), at, table_id),
             )
 
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
@@ -483,20 +483,16 @@ class Store:
     ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
         """Every stored table with its seats, actions and notes (by version), oldest table first. A finished
         table comes without its actions and notes (empty): it is restored without replaying them."""
-        rows = self.db.execute(f"SELECT {TABLE_COLUMNS}, finished_version, ended FROM tables ORDER BY rowid").fetchall()
-        for row in rows:
-            ended = from_stored(row[-1]) if row[-1] is not None else None
-            table = dataclasses.replace(stored_table(row[:-2]), finished_version=row[-2], ended=ended)
-            if table.finished_version is not None:
-                seats = [
-                    StoredSeat(*r)
-                    for r in self.db.execute(
-                        "SELECT seat, name, kind, token_hash, bot_level FROM seats WHERE table_id = ? ORDER BY seat",
-                        (table.table_id,),
-                    )
-                ]
-                yield table, seats, [], {}
-                continue
+        rows = self.db.execute(
+            f"SELECT {TABLE_COLUMNS}, finished_version, ended, finished_at FROM tables ORDER BY rowid"
+        )
+        for *row, finished_version, ended, finished_at in rows.fetchall():
+            table = dataclasses.replace(
+                stored_table(row),
+                finished_version=finished_version,
+                ended=from_stored(ended) if ended is not None else None,
+                finished_at=finished_at,
+            )
             seats = [
                 StoredSeat(*r)
                 for r in self.db.execute(
@@ -504,20 +500,10 @@ class Store:
                     (table.table_id,),
                 )
             ]
-            actions = [
-                StoredAction(*r)
-                for r in self.db.execute(
-                    "SELECT version, seat, action_id, request_id, note FROM actions"
-                    " WHERE table_id = ? ORDER BY version",
-                    (table.table_id,),
-                )
-            ]
-            notes: dict[int, list[str]] = {}
-            for version, text in self.db.execute(
-                "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table.table_id,)
-            ):
-                notes.setdefault(version, []).append(from_stored(text))
-            yield table, seats, actions, notes
+            if table.finished_version is not None:
+                yield table, seats, [], {}
+            else:
+                yield table, seats, *self.history(table.table_id)
 
 
 #: The columns of a `tables` row, in the order `stored_table` reads them.
@@ -556,7 +542,7 @@ class _Transaction:
         try:
             self.db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            raise self.store._refused(error) from error
+            raise self.store.refusal(error) from error
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
         if kind is not None:
@@ -568,11 +554,11 @@ class _Transaction:
             self.db.execute("COMMIT")
         except sqlite3.OperationalError as failure:
             self._end()
-            raise self.store._refused(failure) from failure
+            raise self.store.refusal(failure) from failure
         except BaseException:
             self._end()
             raise
-        self.store._wrote()
+        self.store.wrote()
 
     def _end(self) -> None:
         """Roll back what is left of a failed transaction, so no later write lands in it unseen. SQLite may

@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import kart_pb2, table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
 from toadstool_clients.terminal.games.compact import Cells, one_line_each
 from toadstool_clients.terminal.track_pick import TrackPick
@@ -164,7 +165,7 @@ def _karts(view: kart_pb2.KartView, names: list[str], pick: TrackPick | None = N
         if kart.seat == you:
             driver.append(" (you)", style="bold")
         driver.append_text(_target_note(pick, kart.seat))
-        item = KART_ITEM_NAMES.get(kart.item, "?") if kart.HasField("item") else "-"
+        item = _(KART_ITEM_NAMES.get(kart.item, "?")) if kart.HasField("item") else "-"
         table.add_row(
             marker,
             Text(kart.character, style=style),
@@ -332,7 +333,7 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
         where = "start" if kart.in_start_area else f"field {kart.field}"
         line.append(f"  lap {kart.lap}/{view.laps} · {where} · {counted(kart.coins, 'coin')}")
         if kart.HasField("item"):
-            line.append(f" · {KART_ITEM_NAMES.get(kart.item, '?')}", style="bold")
+            line.append(f" · {_(KART_ITEM_NAMES.get(kart.item, '?'))}", style="bold")
         if kart.skips:
             line.append(f" · skips {counted(kart.skips, 'turn')}", style="italic")
         if kart.halving:
@@ -344,7 +345,7 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
         where = "start" if kart.in_start_area else f"f{kart.field}"
         brief.append(f" {driver} lap{kart.lap} {where} {kart.coins}c")
         if kart.HasField("item"):
-            brief.append(f" {KART_ITEM_NAMES.get(kart.item, '?')}", style="bold")
+            brief.append(f" {_(KART_ITEM_NAMES.get(kart.item, '?'))}", style="bold")
         if kart.skips:
             brief.append(f" skip{kart.skips}", style="italic")
         brief.append_text(_target_note(pick, kart.seat))

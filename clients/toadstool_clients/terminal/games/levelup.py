@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import levelup_pb2, table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES, counted, seat_name
 from toadstool_clients.terminal.games.compact import Cells, Flow, one_line_each
 
@@ -123,7 +124,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         mine = Text("Your favourites: ", style="bold")
         mine.append_text(characters(list(view.favourites)))
         mine.append("\nYour Power Ups: ", style="bold")
-        mine.append(", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "none")
+        mine.append(", ".join(_(LEVEL_UP_POWER_NAMES.get(p.kind, "?")) for p in view.power_ups) or "none")
         parts.append(Panel(mine, title="You", expand=False))
     last = [s for s in view.seats if s.last_objective]
     if last:
@@ -186,7 +187,7 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         brief = line.copy()
         score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
         if seat.seat == you:
-            powers = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "no Power Ups"
+            powers = ", ".join(_(LEVEL_UP_POWER_NAMES.get(p.kind, "?")) for p in view.power_ups) or "no Power Ups"
             line.append(f"  {score} pts · {powers} · No! cards {seat.no_cards}")
         else:
             line.append(f"  {score} pts · {counted(seat.power_up_count, 'Power Up')} · No! cards {seat.no_cards}")
@@ -268,7 +269,7 @@ def render_medium(update: table_pb2.Update) -> RenderableType:
         parts.append(Text("Nominee for champion: ", style="bold magenta").append_text(characters([view.nominee])))
     if you is not None:
         parts.append(Text("Your favourites: ", style="bold cyan").append_text(characters(list(view.favourites))))
-        powers = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups) or "none"
+        powers = ", ".join(_(LEVEL_UP_POWER_NAMES.get(p.kind, "?")) for p in view.power_ups) or "none"
         parts.append(Text("Your Power Ups: ", style="bold cyan").append(powers))
     last = [s for s in view.seats if s.last_objective]
     for seat in last[:6]:

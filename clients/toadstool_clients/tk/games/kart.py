@@ -12,6 +12,7 @@ import math
 from typing import Any
 
 from toadstool.api.v1 import kart_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import KART_ITEM_NAMES
 from toadstool_clients.tk.games import Board, fitted, safe_text, text_colour_on, text_width
 
@@ -342,7 +343,7 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         details = [f"{laps_done(board, racer, view)}/{view.laps} laps", f"● {racer.coins}"]
         extras = []
         if racer.HasField("item"):
-            extras.append(KART_ITEM_NAMES.get(racer.item, "item"))
+            extras.append(_(KART_ITEM_NAMES.get(racer.item, "item")))
         if racer.skips:
             extras.append(f"skips {racer.skips}")
         if racer.halving:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.api.v1 import levelup_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
 from toadstool_clients.tk.games import Board, character_colour, safe_text, score_lines, text_colour_on, text_width
 
@@ -344,7 +345,7 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
                 board.text(cx + 14, cy, safe_text(name, max(4, int(((x1 - x0 - 24) / 3 - 18) / 5.4))), 8, anchor="w")
         y += (26 * favourite_rows if roomy else 22) + 4
     if view.power_ups:
-        names = ", ".join(LEVEL_UP_POWER_NAMES.get(p.kind, "?") for p in view.power_ups)
+        names = ", ".join(_(LEVEL_UP_POWER_NAMES.get(p.kind, "?")) for p in view.power_ups)
         board.text(x0 + 14, y, safe_text(f"Your Power Ups: {names}", max(10, int(room / 3))), 8, "bold",
                    anchor="nw", fill="#e1bee7", width=x1 - x0 - 28)  # fmt: skip
         y += 30

@@ -7,6 +7,7 @@ import { createClient } from "@connectrpc/connect";
 import type { Client } from "@connectrpc/connect";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import { ToadstoolService } from "./gen/toadstool/v1/service_pb";
+import { language } from "./i18n";
 
 export const SEAT_TOKEN_KEY = "x-seat-token";
 export const HOST_TOKEN_KEY = "x-host-token";
@@ -17,7 +18,18 @@ export type Api = Client<typeof ToadstoolService>;
 
 export const api: Api = createClient(
   ToadstoolService,
-  createConnectTransport({ baseUrl: location.origin, useBinaryFormat: true }),
+  createConnectTransport({
+    baseUrl: location.origin,
+    useBinaryFormat: true,
+    // The person's language (the lobby's menu, else the browser's), so the server's refusals, game titles
+    // and texts come in it; the browser's own Accept-Language says only the browser's.
+    interceptors: [
+      (next) => async (request) => {
+        request.header.set("accept-language", language());
+        return next(request);
+      },
+    ],
+  }),
 );
 
 export function seatHeaders(token: string | null | undefined): Record<string, string> {

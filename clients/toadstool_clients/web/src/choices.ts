@@ -10,6 +10,7 @@ import { isFieldSet, toJson, ScalarType } from "@bufbuild/protobuf";
 import type { DescField, DescMessage, Message } from "@bufbuild/protobuf";
 import { ActionSchema } from "./gen/toadstool/v1/table_pb";
 import type { Action, LegalAction } from "./gen/toadstool/v1/table_pb";
+import { t } from "./i18n";
 
 /** The longest menu a level may have before it is split into runs. */
 export const MAX_ENTRIES = 13;
@@ -296,7 +297,10 @@ export function entryLabel(entry: Choice, atRoot: boolean, stepLabel: (step: Ste
     return stepsLabel(entry.steps, stepLabel);
   }
   if (entry.run) {
-    const span = `${entryLabel(entry.children[0], false, stepLabel)} to ${entryLabel(entry.children[entry.children.length - 1], false, stepLabel)}`;
+    const span = t("choice.range", {
+      first: entryLabel(entry.children[0], false, stepLabel),
+      last: entryLabel(entry.children[entry.children.length - 1], false, stepLabel),
+    });
     return entry.steps.length ? `${stepsLabel(entry.steps, stepLabel)} ${span}` : span;
   }
   return stepsLabel(entry.steps, stepLabel);

@@ -6,6 +6,7 @@
 
 import type { Update } from "./gen/toadstool/v1/table_pb";
 import { h } from "./dom";
+import { t } from "./i18n";
 import { seatName } from "./names";
 
 /** An event as the table screen keeps it in its log (and in the tab's storage to resume from). */
@@ -22,14 +23,14 @@ export function rollPanel(update: Update, log: LoggedEvent[], rolling: boolean):
   const roll = event.roll!;
   return h(
     "section",
-    { class: "display-roll", "aria-label": "the last roll" },
+    { class: "display-roll", "aria-label": t("display.lastRoll") },
     h(
       "div",
       {
         class: `roll-die${rolling ? " rolling" : ""}`,
         "data-value": roll.value,
         role: "img",
-        "aria-label": `${seatName(update, roll.roller)} rolled ${roll.value}`,
+        "aria-label": t("display.rolled", { name: seatName(update, roll.roller), value: roll.value }),
       },
       h("span", { class: "die-face" }, roll.value),
     ),

@@ -12,6 +12,7 @@ import { api, hostHeaders } from "./api";
 import { h } from "./dom";
 import { BOT_LEVELS, botLevelName } from "./names";
 import { isConnectionProblem, plainWords } from "./words";
+import { t } from "./i18n";
 
 /** One control: its label, whether it must be confirmed (and the question then asked), and its call. */
 interface Control {
@@ -42,8 +43,8 @@ export class HostControls {
     const pending = controls.find((c) => c.key === this.confirming && c.confirm);
     return h(
       "section",
-      { class: "host", "aria-label": "host controls" },
-      h("h2", {}, "You host this table"),
+      { class: "host", "aria-label": t("host.label") },
+      h("h2", {}, t("host.heading")),
       pending ? null : h("div", { class: "host-levels" }, ...this.levels(update)),
       pending
         ? h(
@@ -51,7 +52,7 @@ export class HostControls {
             { class: "host-confirm", role: "alertdialog", "aria-label": pending.confirm!.question },
             h("p", {}, pending.confirm!.question),
             h("button", { class: "primary confirm-yes", disabled: this.busy, onclick: () => void this.run(pending) }, pending.confirm!.yes),
-            h("button", { class: "confirm-no", onclick: () => this.cancel() }, "Cancel"),
+            h("button", { class: "confirm-no", onclick: () => this.cancel() }, t("host.cancel")),
           )
         : h(
             "div",
@@ -90,16 +91,16 @@ export class HostControls {
               const level = Number(select.value);
               void this.run({
                 key: `level-${seat.index}`,
-                label: `${seat.name} plays ${botLevelName(level)}`,
+                label: t("host.playsLevel", { name: seat.name, level: botLevelName(level) }),
                 call: () => api.setBotLevel({ tableId: this.tableId, seat: seat.index, botLevel: level }, { headers }),
               });
             },
           },
-          ...Object.entries(BOT_LEVELS).map(([number, word]) =>
-            h("option", { value: number, selected: botLevelName(seat.botLevel) === word }, word),
+          ...Object.keys(BOT_LEVELS).map((number) =>
+            h("option", { value: number, selected: botLevelName(seat.botLevel) === botLevelName(Number(number)) }, botLevelName(Number(number))),
           ),
         ) as HTMLSelectElement;
-        return h("div", { class: "bot-level-row" }, h("label", { for: id }, `${seat.name} plays`), select);
+        return h("div", { class: "bot-level-row" }, h("label", { for: id }, t("host.plays", { name: seat.name })), select);
       });
   }
 
@@ -110,14 +111,12 @@ export class HostControls {
     const others = update.seats.filter((s) => s.kind === SeatKind.HUMAN && s.index !== update.viewerSeat);
     const found: Control[] = [];
     if (lobby && update.seats.some((s) => s.kind === SeatKind.EMPTY)) {
-      found.push({ key: "add-bot", label: "Add a bot", call: () => api.addBot({ tableId }, { headers }) });
+      found.push({ key: "add-bot", label: t("host.addBot"), call: () => api.addBot({ tableId }, { headers }) });
     }
     if (lobby) {
       // Start now: bots take the open seats (the last one may start the table itself), then it starts.
       const open = update.seats.filter((s) => s.kind === SeatKind.EMPTY);
-      const label = open.length
-        ? `Start now (bots take the ${open.length} open seat${open.length === 1 ? "" : "s"})`
-        : "Start now";
+      const label = open.length ? t("host.startNowBots", { count: open.length }) : t("host.startNow");
       const call = async () => {
         for (const seat of open) await api.addBot({ tableId, seat: seat.index }, { headers });
         const { table } = await api.getTable({ tableId });
@@ -129,7 +128,7 @@ export class HostControls {
       if (!lobby && !seat.botControlled) {
         found.push({
           key: `hand-${seat.index}`,
-          label: `Let a bot play ${seat.name}'s seat`,
+          label: t("host.handToBot", { name: seat.name }),
           call: () => api.handSeatToBot({ tableId, seat: seat.index }, { headers }),
         });
       }
@@ -137,8 +136,8 @@ export class HostControls {
     for (const seat of others) found.push(this.removal(seat, lobby));
     found.push({
       key: "end",
-      label: "End the table",
-      confirm: { question: "End the table for everyone now? Nobody wins; its history stays.", yes: "Yes, end the table" },
+      label: t("host.end"),
+      confirm: { question: t("host.endQuestion"), yes: t("host.endYes") },
       call: () => api.endTable({ tableId }, { headers }),
     });
     return found;
@@ -148,12 +147,10 @@ export class HostControls {
     const headers = hostHeaders(this.token);
     return {
       key: `kick-${seat.index}`,
-      label: lobby ? `Remove ${seat.name}` : `Remove ${seat.name} (a bot plays on)`,
+      label: t(lobby ? "host.remove" : "host.removePlaying", { name: seat.name }),
       confirm: {
-        question: lobby
-          ? `Remove ${seat.name} from the table? Their seat becomes empty.`
-          : `Remove ${seat.name} from the table? A bot plays their seat for the rest of the game.`,
-        yes: `Yes, remove ${seat.name}`,
+        question: t(lobby ? "host.removeQuestion" : "host.removeQuestionPlaying", { name: seat.name }),
+        yes: t("host.removeYes", { name: seat.name }),
       },
       call: () => api.kickSeat({ tableId: this.tableId, seat: seat.index }, { headers }),
     };

@@ -6,14 +6,15 @@ import type { Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { h } from "./dom";
 import { savedName, saveName } from "./storage";
+import { t } from "./i18n";
 
 /** Why `name` cannot sit at the table shown by `update`, in a sentence, or "" when it can. */
 export function nameProblem(name: string, seats: readonly { kind: SeatKind; name: string }[]): string {
   const clean = name.trim();
-  if (!clean) return "Type your name first: the others see it at the table.";
-  if (clean.length > 40) return "That name is too long: 40 letters at most.";
+  if (!clean) return t("join.typeName");
+  if (clean.length > 40) return t("join.tooLong");
   const taken = seats.some((s) => s.kind !== SeatKind.EMPTY && s.name.trim().toLowerCase() === clean.toLowerCase());
-  return taken ? `Someone called ${clean} is already at this table: add a letter or an initial to tell you apart.` : "";
+  return taken ? t("join.taken", { name: clean }) : "";
 }
 
 /** The panel: the name (focused when none is remembered), Sit down (the first open seat), and Watch. */
@@ -26,7 +27,7 @@ export function joinPanel(update: Update, problem: string, sit: (name: string) =
     maxlength: 40,
     autocomplete: "nickname",
     enterkeyhint: "go",
-    placeholder: "Your name",
+    placeholder: t("join.name"),
     value: savedName(),
     "aria-describedby": problem ? "join-problem" : undefined,
     oninput: (event: Event) => saveName((event.target as HTMLInputElement).value.trim()),
@@ -39,15 +40,15 @@ export function joinPanel(update: Update, problem: string, sit: (name: string) =
   };
   return h(
     "form",
-    { class: "join-panel", onsubmit: submit, "aria-label": "join this table" },
-    h("label", { class: "join-name", for: "join-name" }, "Your name"),
+    { class: "join-panel", onsubmit: submit, "aria-label": t("join.label") },
+    h("label", { class: "join-name", for: "join-name" }, t("join.name")),
     name,
     problem ? h("p", { class: "problem", id: "join-problem", role: "alert" }, problem) : null,
     h(
       "div",
       { class: "join-buttons" },
-      h("button", { class: "primary sit", type: "submit" }, "Sit down"),
-      h("button", { class: "watch", type: "button", onclick: watch }, "Just watch"),
+      h("button", { class: "primary sit", type: "submit" }, t("join.sit")),
+      h("button", { class: "watch", type: "button", onclick: watch }, t("join.justWatch")),
     ),
   );
 }

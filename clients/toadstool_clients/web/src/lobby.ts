@@ -1,24 +1,25 @@
 // The lobby, for people: your name, the live tables first (your own seat, a tap to sit, to watch or to
-// show it on the TV), finished games folded away (and gone from this device's list a day after it first saw
-// them finished), and a new table that starts from the games (a picture and a line each), then players and
+// show it on the TV), finished games folded away (the server lists a finished table for a day after it
+// finished, on every device alike), and a new table that starts from the games (a picture and a line each), then players and
 // bots, with everything else under "More options" (the contract's LAN defaults: a bot plays a disconnected
 // person's seat after DEFAULT_TAKEOVER_SECONDS). The browser that creates a table keeps its host token
-// (storage.ts): the table screen then offers the host's controls and the invite.
+// (storage.ts): the table screen then offers the host's controls and the invite. The list is refreshed every
+// 2 s and drawn again only when something in it changed; a keyboard's focus and the page's scroll position
+// stay where they were (each button names its table and what it does: data-table, data-do).
 
 import type { GameInfo, TableInfo } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { api, DEFAULT_TAKEOVER_SECONDS, requestId } from "./api";
 import { h, replace } from "./dom";
 import { nameProblem } from "./join";
-import { DESCRIPTIONS, gamePicture } from "./pictures";
+import { gameLine, gamePicture } from "./pictures";
 import { chooseSeat, heldSeats, holdSeat, savedName, saveHostToken, saveName } from "./storage";
 import { isConnectionProblem, plainWords } from "./words";
 import { BOT_LEVELS, botLevelName, botNote } from "./names";
+import { chooseLanguage, language, NAMES, t } from "./i18n";
+import type { Language } from "./i18n";
 
 const REFRESH_MS = 2000;
-/** How long a finished table stays in this device's list after it first saw it finished. */
-const FINISHED_SHOWN_MS = 24 * 3600 * 1000;
-const FINISHED_SEEN = "toadstool:finished-seen";
 
 export class LobbyScreen {
   private games: GameInfo[] = [];
@@ -36,13 +37,13 @@ export class LobbyScreen {
     name: "name",
     maxlength: 40,
     autocomplete: "nickname",
-    placeholder: "Type your name",
+    placeholder: t("lobby.namePlaceholder"),
     value: savedName(),
     oninput: (event: Event) => saveName((event.target as HTMLInputElement).value.trim()),
   });
   private readonly nameProblem = h("p", { class: "problem name-problem", id: "name-problem", role: "alert", hidden: true });
-  private readonly list = h("section", { class: "tables", "aria-label": "tables" });
-  private readonly form = h("section", { class: "create", "aria-label": "new table" });
+  private readonly list = h("section", { class: "tables", "aria-label": t("lobby.tablesLabel") });
+  private readonly form = h("section", { class: "create", "aria-label": t("lobby.newTableLabel") });
 
   constructor(private readonly root: HTMLElement) {}
 
@@ -54,9 +55,10 @@ export class LobbyScreen {
         "header",
         { class: "lobby-header" },
         h("h1", {}, "Toadstool"),
-        h("label", { class: "name-field", for: "name" }, "Your name"),
+        h("label", { class: "name-field", for: "name" }, t("lobby.name")),
         this.nameInput,
-        h("a", { class: "button show-tv", href: "#/tv" }, "Show on TV"),
+        h("a", { class: "button show-tv", href: "#/tv" }, t("lobby.showOnTv")),
+        languageMenu(),
         this.nameProblem,
       ),
       this.list,
@@ -93,10 +95,13 @@ export class LobbyScreen {
     }
     if (this.stopped) return;
     this.renderTables();
+    this.list.dataset.refreshes = String(++this.refreshes);
     this.timer = window.setTimeout(() => void this.refresh(), REFRESH_MS);
   }
 
   private problemCause: unknown = null;
+  /** How many times the list was asked for (said on the page as data-refreshes: tests wait on it). */
+  private refreshes = 0;
 
   private title(game: string): string {
     return this.games.find((g) => g.name === game)?.title ?? game;
@@ -119,30 +124,47 @@ export class LobbyScreen {
   }
 
   private renderTables(): void {
-    const seen = finishedSeen(this.tables);
     const live = this.tables.filter((t) => t.status !== TableStatus.FINISHED);
     // Waiting tables first (a seat to take), then those playing; yours first among each.
     live.sort((a, b) => rank(a) - rank(b));
-    const finished = this.tables.filter((t) => t.status === TableStatus.FINISHED && Date.now() - (seen[t.tableId] ?? 0) < FINISHED_SHOWN_MS);
-    // Redraw only when something shown changed: a redraw every 2 s would take the focus of a keyboard user.
+    const finished = this.tables.filter((t) => t.status === TableStatus.FINISHED);
+    // Redraw only when something shown changed; then the focus and the scroll position stay as they were.
     const key = JSON.stringify([this.problem, live.map(keyOf), finished.map(keyOf)]);
     if (key === this.shownKey) return;
     this.shownKey = key;
+    const scrolled = window.scrollY;
+    const active = document.activeElement;
+    const focused = active instanceof HTMLElement && this.list.contains(active) ? { ...active.dataset } : null;
+    this.drawTables(live, finished);
+    if (focused?.do) {
+      // The same button (its table and what it does), or, when it is gone (its table filled up: no "Sit
+      // down" any more), that table's first one.
+      const of = focused.table ? `[data-table="${CSS.escape(focused.table)}"]` : "";
+      const again =
+        this.list.querySelector<HTMLElement>(`${of}[data-do="${CSS.escape(focused.do)}"]`) ??
+        (of ? this.list.querySelector<HTMLElement>(`${of}[data-do]`) : null);
+      again?.focus({ preventScroll: true });
+    }
+    if (window.scrollY !== scrolled) window.scrollTo(0, scrolled);
+  }
+
+  private drawTables(live: TableInfo[], finished: TableInfo[]): void {
     replace(
       this.list,
-      h("h2", {}, "Tables"),
+      h("h2", {}, t("lobby.tables")),
       this.problem ? h("p", { class: "problem", role: "alert" }, this.problem) : null,
-      live.length ? null : h("p", { class: "hint" }, "No game is on: start one below."),
+      live.length ? null : h("p", { class: "hint" }, t("lobby.noGame")),
       live.length ? h("ul", {}, ...live.map((t) => this.tableItem(t))) : null,
       finished.length
         ? h(
             "section",
-            { class: "finished", "aria-label": "finished games" },
+            { class: "finished", "aria-label": t("lobby.finishedLabel") },
             h(
               "button",
               {
                 type: "button",
                 class: "finished-toggle",
+                "data-do": "finished",
                 "aria-expanded": String(this.finishedOpen),
                 onclick: () => {
                   this.finishedOpen = !this.finishedOpen;
@@ -150,7 +172,7 @@ export class LobbyScreen {
                   this.renderTables();
                 },
               },
-              `Finished games (${finished.length}) ${this.finishedOpen ? "▾" : "▸"}`,
+              `${t("lobby.finished", { count: finished.length })} ${this.finishedOpen ? "▾" : "▸"}`,
             ),
             this.finishedOpen ? h("ul", {}, ...finished.map((t) => this.finishedItem(t))) : null,
           )
@@ -161,26 +183,32 @@ export class LobbyScreen {
   private tableItem(table: TableInfo): HTMLElement {
     const held = heldSeats(table.tableId);
     const open = table.seats.some((s) => s.kind === SeatKind.EMPTY);
-    const status = table.status === TableStatus.LOBBY ? `waiting for ${table.openSeats} more` : "playing";
+    const status = table.status === TableStatus.LOBBY ? t("lobby.waitingFor", { count: table.openSeats }) : t("lobby.playing");
     return h(
       "li",
       { class: `table-item${held.length ? " yours" : ""}`, "data-table": table.tableId },
       h("div", { class: "table-title" }, gamePicture(table.game, 48), h("div", { class: "table-name" }, table.name)),
-      h("div", { class: "table-meta" }, `${this.title(table.game)} · ${status}`),
+      h("div", { class: "table-meta" }, t("lobby.tableMeta", { game: this.title(table.game), status })),
       h(
         "div",
         { class: "table-seats" },
-        table.seats.map((s) => (s.kind === SeatKind.EMPTY ? "open seat" : s.kind === SeatKind.BOT ? `${s.name}${botNote(s)}` : s.name)).join(" · "),
+        table.seats.map((s) => (s.kind === SeatKind.EMPTY ? t("lobby.openSeat") : s.kind === SeatKind.BOT ? `${s.name}${botNote(s)}` : s.name)).join(" · "),
       ),
       h(
         "div",
         { class: "table-actions" },
         ...held.map((seat) =>
-          h("button", { class: "primary resume", onclick: () => this.resume(table.tableId, seat) }, `Back to my seat (${seat.name})`),
+          h(
+            "button",
+            { class: "primary resume", "data-table": table.tableId, "data-do": `resume-${seat.seat}`, onclick: () => this.resume(table.tableId, seat) },
+            t("lobby.backToSeat", { name: seat.name }),
+          ),
         ),
-        open && !held.length ? h("button", { class: "primary join", onclick: () => void this.join(table) }, "Sit down") : null,
-        h("a", { class: "button watch", href: `#/t/${table.tableId}/watch` }, "Watch"),
-        h("a", { class: "button show-tv", href: `#/t/${table.tableId}/tv` }, "Show on TV"),
+        open && !held.length
+          ? h("button", { class: "primary join", "data-table": table.tableId, "data-do": "join", onclick: () => void this.join(table) }, t("lobby.sitDown"))
+          : null,
+        h("a", { class: "button watch", "data-table": table.tableId, "data-do": "watch", href: `#/t/${table.tableId}/watch` }, t("lobby.watch")),
+        h("a", { class: "button show-tv", "data-table": table.tableId, "data-do": "tv", href: `#/t/${table.tableId}/tv` }, t("lobby.showOnTv")),
       ),
     );
   }
@@ -191,7 +219,11 @@ export class LobbyScreen {
       { class: "table-item done", "data-table": table.tableId },
       h("span", { class: "table-name" }, table.name),
       h("span", { class: "table-meta" }, ` · ${this.title(table.game)}`),
-      h("a", { class: "button watch", href: `#/t/${table.tableId}${heldSeats(table.tableId).length ? "" : "/watch"}` }, "See the end"),
+      h(
+        "a",
+        { class: "button watch", "data-table": table.tableId, "data-do": "end", href: `#/t/${table.tableId}${heldSeats(table.tableId).length ? "" : "/watch"}` },
+        t("lobby.seeTheEnd"),
+      ),
     );
   }
 
@@ -217,13 +249,13 @@ export class LobbyScreen {
 
   private renderForm(): void {
     if (!this.games.length) {
-      replace(this.form, h("h2", {}, "New table"), h("p", { class: "problem" }, this.problem || "This server offers no games."));
+      replace(this.form, h("h2", {}, t("lobby.newTable")), h("p", { class: "problem" }, this.problem || t("lobby.noGames")));
       return;
     }
     const game = this.games.find((g) => g.name === this.chosenGame);
     const cards = h(
       "div",
-      { class: "game-cards", role: "radiogroup", "aria-label": "the game" },
+      { class: "game-cards", role: "radiogroup", "aria-label": t("lobby.theGame") },
       ...this.games.map((g) =>
         h(
           "button",
@@ -241,25 +273,25 @@ export class LobbyScreen {
           },
           gamePicture(g.name, 72),
           h("span", { class: "game-title" }, g.title),
-          h("span", { class: "game-line" }, DESCRIPTIONS[g.name] ?? `${g.title}.`),
-          h("span", { class: "game-players" }, `${g.minPlayers}-${g.maxPlayers} players`),
+          h("span", { class: "game-line" }, gameLine(g.name, g.title)),
+          h("span", { class: "game-players" }, t("lobby.players", { min: g.minPlayers, max: g.maxPlayers })),
         ),
       ),
     );
-    replace(this.form, h("h2", {}, "New table"), h("p", { class: "hint" }, "Pick a game:"), cards, game ? this.details(game) : null);
+    replace(this.form, h("h2", {}, t("lobby.newTable")), h("p", { class: "hint" }, t("lobby.pickGame")), cards, game ? this.details(game) : null);
   }
 
   private details(game: GameInfo): HTMLElement {
     const fields: HTMLElement[] = [];
-    const players = stepper("players", game.minPlayers, game.maxPlayers, Math.min(Math.max(game.minPlayers, 3), game.maxPlayers));
-    const bots = stepper("bots", 0, game.maxPlayers, 0);
+    const players = stepper("players", [t("form.fewerPlayers"), t("form.morePlayers")], game.minPlayers, game.maxPlayers, Math.min(Math.max(game.minPlayers, 3), game.maxPlayers));
+    const bots = stepper("bots", [t("form.fewerBots"), t("form.moreBots")], 0, game.maxPlayers, 0);
     // How strong the bots play: three big radio buttons (a tap each), normal unless chosen.
     const levels = Object.entries(BOT_LEVELS).map(([number, word]) =>
       h("input", { type: "radio", name: "bot_level", value: number, id: `bot-level-${word}`, checked: word === "normal" }),
     );
     const levelPicker = h(
       "div",
-      { class: "segmented", role: "radiogroup", "aria-label": "how strong the bots play" },
+      { class: "segmented", role: "radiogroup", "aria-label": t("form.botsPlayLabel") },
       ...levels.flatMap((input) => [input, h("label", { for: input.id }, botLevelName(Number(input.value)))]),
     );
     const takeover = h("input", { type: "number", name: "takeover_seconds", min: 0, max: 3600, value: DEFAULT_TAKEOVER_SECONDS });
@@ -287,7 +319,8 @@ export class LobbyScreen {
         const text = input;
         options.set(option.name, () => text.value);
       }
-      fields.push(h("label", { class: "option", title: option.help }, h("span", {}, option.name.replace(/_/g, " ")), input, h("small", {}, option.help)));
+      // The option's name is the server's value (the contract has no label for it yet): shown as it is.
+      fields.push(h("label", { class: "option", title: option.help }, h("span", { class: "option-name" }, option.name.replace(/_/g, " ")), input, h("small", {}, option.help)));
     }
     const create = async (event: Event) => {
       event.preventDefault();
@@ -327,18 +360,18 @@ export class LobbyScreen {
           const fields = this.form.querySelector<HTMLElement>("#more-fields")!;
           fields.hidden = !fields.hidden;
           moreToggle.setAttribute("aria-expanded", String(!fields.hidden));
-          moreToggle.textContent = fields.hidden ? "More options ▸" : "Fewer options ▾";
+          moreToggle.textContent = fields.hidden ? t("form.moreOptions") : t("form.fewerOptions");
         },
       },
-      "More options ▸",
+      t("form.moreOptions"),
     );
     return h(
       "form",
-      { class: "create-details", onsubmit: create, "aria-label": `a new ${game.title} table` },
+      { class: "create-details", onsubmit: create, "aria-label": t("form.label", { game: game.title }) },
       h("h3", {}, game.title),
-      h("div", { class: "option" }, h("label", { for: "players" }, "Players"), players.element, h("small", {}, `${game.minPlayers}-${game.maxPlayers} at the table, you included`)),
-      h("div", { class: "option" }, h("label", { for: "bots" }, "Bots"), bots.element, h("small", {}, "of those, played by the computer")),
-      h("div", { class: "option bot-levels" }, h("span", { class: "label" }, "Bots play"), levelPicker, h("small", {}, "easy makes beginner's mistakes; hard plans ahead")),
+      h("div", { class: "option" }, h("label", { for: "players" }, t("form.players")), players.element, h("small", {}, t("form.playersHint", { min: game.minPlayers, max: game.maxPlayers }))),
+      h("div", { class: "option" }, h("label", { for: "bots" }, t("form.bots")), bots.element, h("small", {}, t("form.botsHint"))),
+      h("div", { class: "option bot-levels" }, h("span", { class: "label" }, t("form.botsPlay")), levelPicker, h("small", {}, t("form.botsPlayHint"))),
       h(
         "div",
         { class: "more-options" },
@@ -350,16 +383,16 @@ export class LobbyScreen {
         h(
           "label",
           { class: "option" },
-          h("span", {}, "takeover seconds"),
+          h("span", {}, t("form.takeover")),
           takeover,
-          h("small", {}, "a bot plays a disconnected person's seat after this wait, until they come back (0: never)"),
+          h("small", {}, t("form.takeoverHint")),
         ),
-        h("label", { class: "option" }, h("span", {}, "turn seconds"), turnClock, h("small", {}, "a default move is made when a turn runs out (0: no clock)")),
-          h("label", { class: "option" }, h("span", {}, "start by hand"), manualStart, h("small", {}, "wait for you to press Start now, even when every seat is taken")),
+        h("label", { class: "option" }, h("span", {}, t("form.turnSeconds")), turnClock, h("small", {}, t("form.turnSecondsHint"))),
+          h("label", { class: "option" }, h("span", {}, t("form.manualStart")), manualStart, h("small", {}, t("form.manualStartHint"))),
         ),
       ),
       this.formProblem,
-      h("button", { class: "primary create-button", type: "submit" }, "Create and sit down"),
+      h("button", { class: "primary create-button", type: "submit" }, t("form.create")),
     );
   }
 
@@ -367,7 +400,7 @@ export class LobbyScreen {
 }
 
 /** A number with − and + buttons (44 px tap targets), as `name`, between `min` and `max`. */
-function stepper(name: string, min: number, max: number, value: number): { element: HTMLElement; input: HTMLInputElement } {
+function stepper(name: string, [fewer, more]: [string, string], min: number, max: number, value: number): { element: HTMLElement; input: HTMLInputElement } {
   const input = h("input", { type: "number", id: name, name, min, max, value, inputmode: "numeric" });
   const step = (by: number) => {
     input.value = String(Math.min(max, Math.max(min, (Number(input.value) || 0) + by)));
@@ -377,9 +410,9 @@ function stepper(name: string, min: number, max: number, value: number): { eleme
     element: h(
       "div",
       { class: "stepper" },
-      h("button", { type: "button", class: "step-down", "aria-label": `fewer ${name}`, onclick: () => step(-1) }, "−"),
+      h("button", { type: "button", class: "step-down", "aria-label": fewer, onclick: () => step(-1) }, "−"),
       input,
-      h("button", { type: "button", class: "step-up", "aria-label": `more ${name}`, onclick: () => step(1) }, "+"),
+      h("button", { type: "button", class: "step-up", "aria-label": more, onclick: () => step(1) }, "+"),
     ),
   };
 }
@@ -393,21 +426,27 @@ function keyOf(table: TableInfo): unknown {
   return [table.tableId, table.name, table.status, table.seats.map((s) => [s.name, s.kind]), heldSeats(table.tableId).length];
 }
 
-/** When this device first saw each finished table finished (kept for those still listed). */
-function finishedSeen(tables: TableInfo[]): Record<string, number> {
-  let seen: Record<string, number> = {};
-  try {
-    seen = JSON.parse(localStorage.getItem(FINISHED_SEEN) ?? "{}") as Record<string, number>;
-  } catch {
-    seen = {};
-  }
-  const kept: Record<string, number> = {};
-  for (const t of tables) if (t.status === TableStatus.FINISHED) kept[t.tableId] = seen[t.tableId] ?? Date.now();
-  localStorage.setItem(FINISHED_SEEN, JSON.stringify(kept));
-  return kept;
-}
-
 /** A form's seconds as the contract's unsigned count (an empty or negative entry is 0: off). */
 function seconds(text: string): number {
   return Math.max(0, Math.trunc(Number(text) || 0));
+}
+
+/** The language menu: each language in its own words; a choice is remembered and the page drawn again in it. */
+function languageMenu(): HTMLElement {
+  const select = h(
+    "select",
+    {
+      id: "language",
+      name: "language",
+      class: "language-menu",
+      onchange: () => {
+        chooseLanguage(select.value as Language);
+        location.reload();
+      },
+    },
+    ...(Object.entries(NAMES) as [Language, string][]).map(([code, name]) =>
+      h("option", { value: code, lang: code, selected: code === language() }, name),
+    ),
+  ) as HTMLSelectElement;
+  return h("div", { class: "language-field" }, h("label", { for: "language" }, t("lobby.language")), select);
 }

@@ -7,12 +7,23 @@ import { LobbyScreen } from "./lobby";
 import { TableScreen } from "./table";
 import type { Mode } from "./table";
 import { TvScreen } from "./tv";
+import { loadBoards, loadLanguage } from "./i18n";
 
 const root = document.getElementById("app")!;
 let current: { stop(): void } | null = null;
 
-function route(): void {
+/** Bumped by every route: a screen whose boards' words arrive after the next route is not drawn. */
+let routes = 0;
+
+async function route(): Promise<void> {
   current?.stop();
+  current = null;
+  const mine = ++routes;
+  // A table and the TV draw the games' boards: their words first (a chunk the lobby never needs).
+  if (location.hash.startsWith("#/t/") || location.hash === "#/tv") {
+    await loadBoards();
+    if (mine !== routes) return;
+  }
   const match = /^#\/t\/([^/]+)(?:\/(watch|display))?$/.exec(location.hash);
   const tv = /^#\/(?:t\/([^/]+)\/)?tv$/.exec(location.hash);
   if (tv) {
@@ -31,5 +42,8 @@ function route(): void {
   }
 }
 
-window.addEventListener("hashchange", route);
-route();
+// The person's language first (a chunk of its own unless English), then the screen.
+void loadLanguage().then(() => {
+  window.addEventListener("hashchange", () => void route());
+  void route();
+});

@@ -1,6 +1,9 @@
 // The four games' pictures and one-line descriptions for the new-table flow: drawn here as SVG (the
 // project's own shapes, no copied art), so they cost no request and scale to any screen.
 
+import { t } from "./i18n";
+import type { Key } from "./i18n";
+
 const SVG = "http://www.w3.org/2000/svg";
 
 type Shape = [tag: string, attributes: Record<string, string | number>];
@@ -44,12 +47,13 @@ const SHAPES: Record<string, Shape[]> = {
   ],
 };
 
-export const DESCRIPTIONS: Record<string, string> = {
-  uno: "Match the top card by colour or number, and call UNO! when one card is left.",
-  powerup: "Play cards to power up, knock the others down and keep your Extra Lives.",
-  levelup: "Move characters up the levels and vote on who may climb: back the right ones.",
-  kart: "Roll, race round the track, take shortcuts and dodge the bananas to the finish.",
-};
+const DESCRIPTIONS: Record<string, Key> = { uno: "game.uno", powerup: "game.powerup", levelup: "game.levelup", kart: "game.kart" };
+
+/** A game's line for its card in the lobby (its title, said by the server, for a game without one). */
+export function gameLine(game: string, title: string): string {
+  const key = DESCRIPTIONS[game];
+  return key ? t(key) : t("game.other", { title });
+}
 
 /** The game's picture (a generic die for a game without one), `size` CSS pixels wide. */
 export function gamePicture(game: string, size: number): SVGSVGElement {

@@ -2,6 +2,7 @@
 // carries no QR encoder) and the address a person types, for the lobby or a table's page.
 
 import { h } from "./dom";
+import { t } from "./i18n";
 
 /** The address of one of this client's pages ("#/t/ID"), as a phone opens it. */
 export function pageAddress(page: string): string {
@@ -25,7 +26,7 @@ export function invite(page: string, size: number): HTMLElement {
   return h(
     "figure",
     { class: "invite" },
-    qrImage(page, size, `QR code to join: ${address}`),
-    h("figcaption", {}, h("span", { class: "invite-hint" }, "Scan with a phone's camera, or open"), h("a", { class: "invite-link", href: address }, address)),
+    qrImage(page, size, t("qr.join", { address })),
+    h("figcaption", {}, h("span", { class: "invite-hint" }, t("qr.hint")), h("a", { class: "invite-link", href: address }, address)),
   );
 }

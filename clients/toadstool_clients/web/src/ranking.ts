@@ -6,7 +6,8 @@
 import type { Outcome, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind } from "./gen/toadstool/v1/table_pb";
 import { h } from "./dom";
-import { seatName } from "./names";
+import { scoreWords, seatName } from "./names";
+import { t, tOrdinal } from "./i18n";
 
 export interface Placed {
   place: number;
@@ -46,25 +47,17 @@ export function ranking(update: Update, lower = false): Placed[] {
 export function rankingList(update: Update, lower = false): HTMLElement {
   return h(
     "ol",
-    { class: "ranking", "aria-label": "final ranking" },
+    { class: "ranking", "aria-label": t("end.ranking") },
     ...ranking(update, lower).map((p) =>
       h(
         "li",
         { class: `place-${p.place}${update.viewerSeat === p.seat ? " you" : ""}`, "data-seat": p.seat },
         h("span", { class: "place" }, ordinal(p.place)),
-        h("span", { class: "name" }, p.name, update.viewerSeat === p.seat ? " (you)" : "", p.bot ? " (bot)" : ""),
-        p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
+        h("span", { class: "name" }, p.name, update.viewerSeat === p.seat ? t("seat.youNote") : "", p.bot ? t("bot.note") : ""),
+        p.score !== null ? h("span", { class: "score" }, scoreWords(p.score, update.scoreLabel)) : null,
       ),
     ),
   );
-}
-
-/** The singular of each game's score label (Update.score_label), for a score of exactly one. */
-const ONE: Record<string, string> = { points: "point", laps: "lap", "Extra Lives": "Extra Life" };
-
-/** A score with its label, singular for one: "1 Extra Life", "0 Extra Lives", "532 points". */
-export function scoreText(score: number, label: string): string {
-  return `${score} ${score === 1 ? (ONE[label] ?? label) : label}`;
 }
 
 /** The most lines of the game's account shown open; a longer one (a long UNO game) starts folded. */
@@ -74,12 +67,11 @@ const OPEN_LINES = 6;
 export function detailsList(outcome: Outcome): HTMLElement | null {
   if (!outcome.details.length) return null;
   const list = h("ul", { class: "outcome-details" }, ...outcome.details.map((line) => h("li", {}, line)));
-  const box = h("details", { class: "how-it-went" }, h("summary", {}, "How the game went"), list) as HTMLDetailsElement;
+  const box = h("details", { class: "how-it-went" }, h("summary", {}, t("end.howItWent")), list) as HTMLDetailsElement;
   box.open = outcome.details.length <= OPEN_LINES;
   return box;
 }
 
 export function ordinal(place: number): string {
-  const suffix = place % 10 === 1 && place % 100 !== 11 ? "st" : place % 10 === 2 && place % 100 !== 12 ? "nd" : place % 10 === 3 && place % 100 !== 13 ? "rd" : "th";
-  return `${place}${suffix}`;
+  return tOrdinal("end.place", { count: place });
 }

@@ -23,7 +23,7 @@ import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import { NARROW } from "./games/types";
 import type { RenderContext } from "./games/types";
-import { botNote, seatName, stepLabel } from "./names";
+import { botNote, scoreWords, seatName, stepLabel } from "./names";
 import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
@@ -35,8 +35,19 @@ import type { LoggedEvent } from "./display";
 import { announce } from "./announce";
 import { joinPanel, nameProblem } from "./join";
 import { invite } from "./qr";
-import { detailsList, lowerWins, rankingList, scoreText } from "./ranking";
+import { detailsList, lowerWins, rankingList } from "./ranking";
 import { isConnectionProblem, plainWords } from "./words";
+import { list, t } from "./i18n";
+import type { Key } from "./i18n";
+
+/** The connection's state (this.status) in words. */
+const STATUS_WORDS: Record<string, Key> = {
+  "connecting…": "status.connecting",
+  live: "status.live",
+  "reconnecting…": "status.reconnecting",
+  "paused while hidden": "status.paused",
+  closed: "status.closed",
+};
 
 const LOG_LENGTH = 60;
 /** Refusals after which reconnecting cannot help. */
@@ -137,6 +148,7 @@ export class TableScreen {
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
     this.keys.detach();
+    document.documentElement.style.scrollPaddingBottom = "";
     this.connection?.abort();
     this.shown?.();
   }
@@ -241,7 +253,7 @@ export class TableScreen {
       this.sending = false;
       if (!first) for (const e of events) announce(e.text);
       const yourTurn = update.viewerSeat !== undefined && update.toAct.includes(update.viewerSeat);
-      if (yourTurn && !wasYourTurn) announce("Your turn!");
+      if (yourTurn && !wasYourTurn) announce(t("table.yourTurn"));
       if (this.connectionProblem) {
         this.problem = "";
         this.connectionProblem = false;
@@ -338,7 +350,7 @@ export class TableScreen {
     if (update.legalActions.some((a) => a.id === retry.actionId)) {
       void this.sendId(retry.actionId, false);
     } else {
-      this.problem = "The table moved on before your move arrived: here is where it is now.";
+      this.problem = t("error.movedOn");
       this.render();
     }
   }
@@ -383,7 +395,7 @@ export class TableScreen {
     const offline = this.update !== null && this.status !== "live" && this.status !== "paused while hidden";
     this.root.className = `screen table-screen mode-${this.mode}${offline ? " offline" : ""}`;
     if (!update) {
-      replace(this.root, h("p", { class: "status" }, this.problem || "Connecting to the table…"), h("a", { href: "#/" }, "Back to the lobby"));
+      replace(this.root, h("p", { class: "status" }, this.problem || t("table.connecting")), h("a", { href: "#/" }, t("table.toLobby")));
       return;
     }
     const tree = choiceTree(update.legalActions);
@@ -417,10 +429,10 @@ export class TableScreen {
     keepFocus(this.root, () => replace(
       this.root,
       this.header(update),
-      offline ? h("div", { class: "offline-banner", role: "status" }, "No connection to the server: reconnecting… (the table is paused on this screen)") : null,
+      offline ? h("div", { class: "offline-banner", role: "status" }, t("table.offline")) : null,
       joining ? joinPanel(update, this.joinProblem, (name) => void this.join(undefined, name), () => (location.hash = `#/t/${this.tableId}/watch`)) : null,
       this.seats(update),
-      lobby && !display ? h("section", { class: "waiting-invite", "aria-label": "invite" }, h("h2", {}, "Invite friends"), invite(`#/t/${this.tableId}`, 168)) : null,
+      lobby && !display ? h("section", { class: "waiting-invite", "aria-label": t("table.inviteLabel") }, h("h2", {}, t("table.invite")), invite(`#/t/${this.tableId}`, 168)) : null,
       update.outcome && update.status === TableStatus.FINISHED ? this.outcome(update) : null,
       display ? rollPanel(update, this.log, animate && this.rolled) : null,
       // Nothing is drawn empty: a board before the game has a view, a bar of no choices, a log of no events.
@@ -431,32 +443,36 @@ export class TableScreen {
       this.log.length ? this.events(animate ? this.fresh : 0) : null,
     ));
     this.keys.numberChoices();
+    // The action bar sticks to the bottom of the screen: whatever is scrolled into view (a focused choice,
+    // a standings row) stops above it, not under it.
+    const bar = this.root.querySelector<HTMLElement>(".actions");
+    document.documentElement.style.scrollPaddingBottom = bar ? `${bar.offsetHeight + 8}px` : "";
   }
 
   private header(update: Update): HTMLElement {
     const you = update.viewerSeat;
     const yourTurn = you !== undefined && update.toAct.includes(you);
-    const waiting = update.toAct.map((s) => seatName(update, s)).join(", ");
+    const waiting = list(update.toAct.map((s) => seatName(update, s)));
     const turn =
       update.status === TableStatus.FINISHED
         ? update.outcome?.ended
-          ? "The table has ended"
-          : "Game over"
+          ? t("table.ended")
+          : t("table.gameOver")
         : update.status === TableStatus.LOBBY
-          ? "Waiting for players"
+          ? t("table.waitingForPlayers")
           : yourTurn
-            ? "Your turn!"
+            ? t("table.yourTurn")
             : waiting
-              ? `Waiting for ${waiting}`
+              ? t("table.waitingFor", { names: waiting })
               : "";
     return h(
       "header",
       { class: `table-header${yourTurn ? " your-turn" : ""}` },
-      h("a", { class: "to-lobby", href: "#/", "aria-label": "Back to the lobby" }, "←"),
+      h("a", { class: "to-lobby", href: "#/", "aria-label": t("table.toLobby") }, "←"),
       h("div", { class: "titles" }, h("h1", {}, update.tableName), h("div", { class: "phase" }, update.phase)),
       h("div", { class: "turn", "data-testid": "turn" }, turn),
-      h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: this.status }, this.status),
-      this.mode === "display" ? null : h("a", { class: "button show-tv", href: `#/t/${this.tableId}/tv` }, "Show on TV"),
+      h("div", { class: `link ${this.status === "live" ? "live" : "down"}`, title: statusWords(this.status) }, statusWords(this.status)),
+      this.mode === "display" ? null : h("a", { class: "button show-tv", href: `#/t/${this.tableId}/tv` }, t("lobby.showOnTv")),
       this.mode === "display" ? null : rulesButton(update.game),
     );
   }
@@ -473,11 +489,11 @@ export class TableScreen {
           "li",
           { class: `seat${turn ? " to-act" : ""}${you ? " you" : ""}`, "data-seat": seat.index },
           h("span", { class: `dot ${seat.connected || seat.kind === SeatKind.BOT ? "on" : "off"}` }),
-          h("span", { class: "name" }, empty ? "(empty)" : seat.name, you ? " (you)" : "", botNote(seat)),
-          seat.botControlled ? h("span", { class: "away" }, "a bot plays for now") : null,
-          update.scores.length ? h("span", { class: "score" }, scoreText(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
+          h("span", { class: "name" }, empty ? t("seat.empty") : seat.name, you ? t("seat.youNote") : "", botNote(seat)),
+          seat.botControlled ? h("span", { class: "away" }, t("seat.awayBot")) : null,
+          update.scores.length ? h("span", { class: "score" }, scoreWords(update.scores[seat.index] ?? 0, update.scoreLabel)) : null,
           empty && this.mode === "play" && !this.held
-            ? h("button", { class: "join", onclick: () => void this.join(seat.index, (document.getElementById("join-name") as HTMLInputElement | null)?.value) }, "Sit here")
+            ? h("button", { class: "join", onclick: () => void this.join(seat.index, (document.getElementById("join-name") as HTMLInputElement | null)?.value) }, t("seat.sitHere"))
             : null,
         );
       }),
@@ -491,11 +507,11 @@ export class TableScreen {
       const more = outcome.summary && outcome.summary !== outcome.ended ? outcome.summary : null;
       return h("div", { class: "outcome ended", role: "status" }, h("strong", {}, outcome.ended), more ? h("div", {}, more) : null);
     }
-    const winners = outcome.winners.map((w) => seatName(update, w)).join(" and ");
+    const winners = list(outcome.winners.map((w) => seatName(update, w)));
     return h(
       "section",
-      { class: "outcome", role: "status", "aria-label": "the end of the game" },
-      h("strong", { class: "outcome-title" }, winners ? `${winners} won!` : "Game over"),
+      { class: "outcome", role: "status", "aria-label": t("table.endLabel") },
+      h("strong", { class: "outcome-title" }, winners ? t("table.won", { names: winners, count: outcome.winners.length }) : t("table.gameOver")),
       rankingList(update, this.lowerWins),
       outcome.summary ? h("p", { class: "summary" }, outcome.summary) : null,
       detailsList(outcome),
@@ -505,9 +521,9 @@ export class TableScreen {
             "div",
             { class: "outcome-actions" },
             this.held
-              ? h("button", { class: "primary play-again", disabled: this.movingOn, onclick: () => void this.playAgain() }, this.movingOn ? "Setting the table…" : "Play again")
+              ? h("button", { class: "primary play-again", disabled: this.movingOn, onclick: () => void this.playAgain() }, this.movingOn ? t("table.settingTable") : t("table.playAgain"))
               : null,
-            h("a", { class: "button to-lobby-button", href: "#/" }, "Back to the lobby"),
+            h("a", { class: "button to-lobby-button", href: "#/" }, t("table.toLobby")),
           ),
     );
   }
@@ -527,7 +543,7 @@ export class TableScreen {
     if (!update.legalActions.length || (!top && !buttons.length && !toggles.length)) return null;
     return h(
       "div",
-      { class: "actions", role: "group", "aria-label": "your choices" },
+      { class: "actions", role: "group", "aria-label": t("table.choices") },
       top ? h("div", { class: "opened" }, entryLabel(top, this.opened.length === 1, (s) => this.label(s)) + ":") : null,
       ...buttons,
       ...toggles.map((name) =>
@@ -543,10 +559,10 @@ export class TableScreen {
               else this.togglesOn.delete(name);
             },
           }),
-          name === "uno" ? "and call UNO!" : `and ${name.replace(/_/g, " ")}`,
+          name === "uno" ? t("table.andCallUno") : t("table.andFlag", { flag: name.replace(/_/g, " ") }),
         ),
       ),
-      top ? h("button", { class: "action cancel", onclick: () => this.back() }, "Back") : null,
+      top ? h("button", { class: "action cancel", onclick: () => this.back() }, t("table.back")) : null,
     );
   }
 
@@ -566,9 +582,9 @@ export class TableScreen {
   private events(fresh: number): HTMLElement {
     return h(
       "section",
-      { class: "log", "aria-label": "what happened" },
-      h("h2", {}, "What happened"),
-      h("ol", { tabindex: 0, "aria-label": "events, newest first" }, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, inYourWords(this.update!, e)))),
+      { class: "log", "aria-label": t("table.log") },
+      h("h2", {}, t("table.logHeading")),
+      h("ol", { tabindex: 0, "aria-label": t("table.logList") }, ...[...this.log].reverse().map((e, i) => h("li", { class: i < fresh ? "fresh" : undefined }, inYourWords(this.update!, e)))),
     );
   }
 }
@@ -581,4 +597,9 @@ function hasContent(element: HTMLElement): boolean {
 
 function collectToggles(choice: Choice): string[] {
   return isLeaf(choice) ? Object.keys(choice.toggles) : choice.children.flatMap(collectToggles);
+}
+
+function statusWords(status: string): string {
+  const key = STATUS_WORDS[status];
+  return key ? t(key) : status;
 }

@@ -12,9 +12,10 @@ import { api } from "./api";
 import { h, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
-import { botNote, seatName } from "./names";
+import { botNote, scoreWords, seatName } from "./names";
 import { invite, pageAddress, qrImage } from "./qr";
-import { lowerWins, ordinal, ranking, scoreText } from "./ranking";
+import { lowerWins, ordinal, ranking } from "./ranking";
+import { list, t } from "./i18n";
 
 const EVENTS_SHOWN = 4;
 /** The most lines of the game's account on the podium: a long UNO game shows its last hands. */
@@ -36,7 +37,7 @@ export class TvScreen {
   private offline = false;
   /** The shown table's options make the lowest score the best (UNO's lowest_wins). */
   private lowerWins = false;
-  private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, "Full screen");
+  private readonly fullScreen = h("button", { class: "tv-fullscreen", onclick: () => void this.goFullScreen() }, t("tv.fullScreen"));
   private readonly onVisible = (): void => {
     if (!document.hidden) void this.keepAwake();
   };
@@ -199,7 +200,7 @@ export class TvScreen {
   render(): void {
     const update = this.update;
     const offer = document.fullscreenElement ? null : this.fullScreen;
-    const status = this.offline ? h("div", { class: "tv-offline", role: "status" }, "Reconnecting to the server…") : null;
+    const status = this.offline ? h("div", { class: "tv-offline", role: "status" }, t("tv.reconnecting")) : null;
     if (!update) {
       replace(
         this.root,
@@ -207,7 +208,7 @@ export class TvScreen {
           "section",
           { class: "tv-waiting tv-empty" },
           h("div", { class: "tv-side" }, invite("#/", 0)),
-          h("div", { class: "tv-main" }, h("h1", {}, "Toadstool"), h("p", { class: "tv-big" }, "Scan the code to start a game."), status),
+          h("div", { class: "tv-main" }, h("h1", {}, "Toadstool"), h("p", { class: "tv-big" }, t("tv.scanToStart")), status),
         ),
         offer,
       );
@@ -229,7 +230,7 @@ export class TvScreen {
         "div",
         { class: "tv-main" },
         h("h1", {}, update.tableName),
-        h("p", { class: "tv-game" }, `${this.title(update.game)} · ${taken} of ${update.seats.length} seats taken`),
+        h("p", { class: "tv-game" }, t("tv.seatsTaken", { game: this.title(update.game), taken, seats: update.seats.length })),
         h(
           "ol",
           { class: "tv-seats", style: `--rows:${update.seats.length}` },
@@ -237,17 +238,17 @@ export class TvScreen {
             h(
               "li",
               { class: s.kind === SeatKind.EMPTY ? "open" : "taken" },
-              s.kind === SeatKind.EMPTY ? "waiting for a player…" : `${s.name}${botNote(s)}`,
+              s.kind === SeatKind.EMPTY ? t("tv.waitingForPlayer") : `${s.name}${botNote(s)}`,
             ),
           ),
         ),
-        h("p", { class: "tv-live", "aria-live": "polite" }, taken === update.seats.length ? "Everyone is here: starting…" : "Scan the code to take a seat."),
+        h("p", { class: "tv-live", "aria-live": "polite" }, taken === update.seats.length ? t("tv.everyoneHere") : t("tv.scanToSit")),
       ),
     );
   }
 
   private playing(update: Update): HTMLElement {
-    const waiting = update.toAct.map((s) => seatName(update, s)).join(" and ");
+    const waiting = list(update.toAct.map((s) => seatName(update, s)));
     const context: RenderContext = {
       update,
       entries: [],
@@ -266,6 +267,8 @@ export class TvScreen {
       e.setAttribute("tabindex", "-1");
       if (e instanceof HTMLButtonElement) e.disabled = true;
     });
+    // More than eight at the table: the scores in two columns, the unit heading them once.
+    const many = update.seats.length > 8;
     return h(
       "section",
       { class: "tv-playing" },
@@ -273,35 +276,35 @@ export class TvScreen {
         "header",
         { class: "tv-banner" },
         h("span", { class: "tv-table" }, update.tableName.startsWith(this.title(update.game)) ? update.tableName : `${update.tableName} · ${this.title(update.game)}`),
-        h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? `${waiting}'s turn` : update.phase),
+        h("span", { class: "tv-turn", "aria-live": "polite" }, waiting ? t("tv.turnOf", { names: waiting }) : update.phase),
       ),
-      h("div", { class: "tv-board", "aria-label": "the board" }, h("div", { class: "tv-fit" }, board)),
+      h("div", { class: "tv-board", "aria-label": t("tv.board") }, h("div", { class: "tv-fit" }, board)),
       h(
         "aside",
         { class: "tv-aside" },
+        many && update.scores.length ? h("p", { class: "tv-score-unit" }, update.scoreLabel) : null,
         h(
           "ol",
           {
-            class: `tv-scores${update.seats.length > 6 ? " many" : ""}`,
-            "aria-label": "scores",
+            class: `tv-scores${many ? " many" : ""}`,
+            "aria-label": t("tv.scores"),
             style: `--rows:${update.seats.length};--half:${Math.ceil(update.seats.length / 2)}`,
           },
           ...update.seats.map((s) =>
             h(
               "li",
               { class: update.toAct.includes(s.index) ? "to-act" : undefined },
-              h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? "(empty)" : s.name),
-              update.scores.length ? h("span", { class: "score" }, String(update.scores[s.index] ?? 0)) : null,
+              h("span", { class: "name" }, s.kind === SeatKind.EMPTY ? t("seat.empty") : s.name),
+              update.scores.length ? scoreCell(update.scores[s.index] ?? 0, many ? "" : update.scoreLabel) : null,
             ),
           ),
         ),
-        update.scores.length ? h("p", { class: "tv-score-label" }, update.scoreLabel) : null,
-        h("ol", { class: "tv-events", "aria-label": "what happened", "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
+        h("ol", { class: "tv-events", "aria-label": t("table.log"), "aria-live": "polite" }, ...[...this.events].reverse().map((e) => h("li", {}, e))),
         h(
           "div",
           { class: "tv-corner" },
-          qrImage(`#/t/${update.tableId}/watch`, 0, `QR code to follow from a phone: ${pageAddress(`#/t/${update.tableId}/watch`)}`),
-          h("span", {}, "Follow on your phone"),
+          qrImage(`#/t/${update.tableId}/watch`, 0, t("tv.followQr", { address: pageAddress(`#/t/${update.tableId}/watch`) })),
+          h("span", {}, t("tv.follow")),
         ),
       ),
     );
@@ -317,7 +320,7 @@ export class TvScreen {
     return h(
       "section",
       { class: "tv-podium" },
-      h("h1", { "aria-live": "polite" }, outcome?.ended ? outcome.ended : top[0] ? `${top[0].name} wins!` : "Game over"),
+      h("h1", { "aria-live": "polite" }, outcome?.ended ? outcome.ended : top[0] ? t("tv.wins", { name: top[0].name }) : t("table.gameOver")),
       outcome?.summary && outcome.summary !== outcome.ended ? h("p", { class: "tv-summary" }, outcome.summary) : null,
       h(
         "ol",
@@ -327,7 +330,7 @@ export class TvScreen {
             "li",
             { class: `step place-${p.place}`, value: p.place },
             h("span", { class: "name" }, p.name),
-            p.score !== null ? h("span", { class: "score" }, scoreText(p.score, update.scoreLabel)) : null,
+            p.score !== null ? h("span", { class: "score" }, scoreWords(p.score, update.scoreLabel)) : null,
             h("span", { class: "block" }, ordinal(p.place)),
           ),
         ),
@@ -336,9 +339,9 @@ export class TvScreen {
       // eliminations, Kart's finishing order): the last few lines, large enough to read across the room.
       outcome?.details.length ? this.finalLines(outcome.details) : null,
       rest.length
-        ? h("p", { class: "tv-rest" }, rest.map((p) => `${ordinal(p.place)} ${p.name}${p.score !== null ? ` (${p.score})` : ""}`).join(" · "))
+        ? h("p", { class: "tv-rest" }, rest.map((p) => t(p.score !== null ? "tv.restPlaceScore" : "tv.restPlace", { place: ordinal(p.place), name: p.name, score: p.score ?? "" })).join(" · "))
         : null,
-      h("p", { class: "tv-next" }, "The next game at this table will show here."),
+      h("p", { class: "tv-next" }, t("tv.next")),
     );
   }
 
@@ -348,31 +351,83 @@ export class TvScreen {
     const hidden = details.length - shown.length;
     return h(
       "ol",
-      { class: "tv-final", "aria-label": "how the game went" },
-      ...(hidden ? [h("li", { class: "earlier" }, `… ${hidden} earlier`)] : []),
+      { class: "tv-final", "aria-label": t("tv.howItWent") },
+      ...(hidden ? [h("li", { class: "earlier" }, t("tv.earlier", { count: hidden }))] : []),
       ...shown.map((line) => h("li", {}, line)),
     );
   }
 
-  /** Zoom the board to the largest size that fits its part of the screen (never scrolls). */
+  /** Zoom the board to the largest size that fits its part of the screen (never scrolls), and show only the
+   * newest events that fit whole under the scores. */
   private fit(): void {
+    const events = this.root.querySelector<HTMLElement>(".tv-events");
+    if (events) {
+      const items = [...events.children] as HTMLElement[];
+      items.forEach((e) => (e.style.display = ""));
+      const bottom = events.getBoundingClientRect().bottom;
+      // The first (newest) always shows; older ones while they end inside the list's room.
+      let room = true;
+      for (const e of items.slice(1)) {
+        room = room && e.getBoundingClientRect().bottom <= bottom + 1;
+        e.style.display = room ? "" : "none";
+      }
+    }
     const box = this.root.querySelector<HTMLElement>(".tv-board");
     const inner = box?.querySelector<HTMLElement>(".tv-fit");
     if (!box || !inner) return;
-    const fits = () => box.scrollHeight <= box.clientHeight + 1 && box.scrollWidth <= box.clientWidth + 1;
-    let zoom = 2.4;
+    // The box holds the drawing, and no row of it (a list item: Kart's race order) spills out of its own
+    // width; a row that spills even at the smallest zoom is the drawing's own affair, not the zoom's.
     inner.style.removeProperty("width");
-    inner.style.setProperty("zoom", String(zoom));
-    for (let i = 0; i < 24 && zoom > 0.6 && !fits(); i++) {
-      zoom *= 0.9;
+    inner.style.setProperty("zoom", "0.6");
+    const spills = (row: HTMLElement): boolean => row.scrollWidth > row.clientWidth + 1;
+    const rows = [...inner.querySelectorAll<HTMLElement>("li")].filter((row) => !spills(row));
+    const fits = () =>
+      box.scrollHeight <= box.clientHeight + 1 &&
+      box.scrollWidth <= box.clientWidth + 1 &&
+      !rows.some(spills);
+    // The drawing across the box's whole width if it fits so at some zoom (Kart's track then as large as
+    // it gets, Power Up's seats in rows, not one column), else at its own width.
+    const wide = (zoom: number): boolean => {
       inner.style.setProperty("zoom", String(zoom));
-    }
+      inner.style.setProperty("width", `${Math.floor(box.clientWidth / zoom) - 2}px`);
+      return fits();
+    };
+    const own = (zoom: number): boolean => {
+      inner.style.setProperty("zoom", String(zoom));
+      inner.style.removeProperty("width");
+      return fits();
+    };
+    const at = largestZoom(wide) !== null ? wide : own;
+    const zoom = largestZoom(at) ?? 0.6;
+    at(zoom);
     // A drawing whose boxes grow with its width (the Kart track's fields) is not made shorter by zooming
     // alone: then it is given less width too.
     for (let width = 0.9; width > 0.25 && !fits(); width *= 0.9) {
       inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
+}
+
+/** The largest zoom from 0.6 to 2.4 at which `fits` holds, to within 2 % (bisection: a dozen layouts), or
+ * null if it holds at none. */
+function largestZoom(fits: (zoom: number) => boolean): number | null {
+  let [low, high] = [0.6, 2.4];
+  if (fits(high)) return high;
+  if (!fits(low)) return null;
+  while (high / low > 1.02) {
+    const middle = Math.sqrt(low * high);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
+/** A seat's score as the TV shows it: the number large, its unit ("laps", "1 lap") small beside it, once
+ * per row (the game's score label is no line of its own). */
+function scoreCell(score: number, label: string): HTMLElement {
+  const words = scoreWords(score, label);
+  const unit = words.slice(String(score).length).trim();
+  return h("span", { class: "score" }, String(score), unit ? h("small", { class: "unit" }, ` ${unit}`) : null);
 }
 
 function sleep(ms: number): Promise<void> {

@@ -3,6 +3,7 @@
 // sentence is kept only where it is already meant for people (a full table, a limit, a bad name).
 
 import { Code, ConnectError } from "@connectrpc/connect";
+import { t } from "./i18n";
 
 /** Whether the failure is the connection's (it passes once the server answers again), not a refusal. */
 export function isConnectionProblem(error: unknown): boolean {
@@ -16,25 +17,25 @@ export function plainWords(error: unknown): string {
   const said = failure.rawMessage;
   switch (failure.code) {
     case Code.Aborted:
-      return "The table moved on before your move arrived: here is where it is now.";
+      return t("error.movedOn");
     case Code.FailedPrecondition:
-      if (/over|finished|ended/i.test(said)) return "This game is already over.";
-      if (/not playing|has not started|lobby/i.test(said)) return "The game has not started yet.";
-      return "That move is no longer possible: here is where the table is now.";
+      if (/over|finished|ended/i.test(said)) return t("error.over");
+      if (/not playing|has not started|lobby/i.test(said)) return t("error.notStarted");
+      return t("error.noLonger");
     case Code.PermissionDenied:
-      return "Only the table's host can do that.";
+      return t("error.onlyHost");
     case Code.Unauthenticated:
-      return "This device no longer holds that seat: you are watching now.";
+      return t("error.lostSeat");
     case Code.NotFound:
-      return "This table is gone: it may have ended a while ago.";
+      return t("error.gone");
     case Code.AlreadyExists:
-      return "That was already done.";
+      return t("error.already");
     case Code.ResourceExhausted:
-      return sentence(said) || "The server is busy: try again in a moment.";
+      return sentence(said) || t("error.busy");
     case Code.InvalidArgument:
-      return sentence(said) || "The server could not accept that.";
+      return sentence(said) || t("error.refused");
     default:
-      return "No connection to the server: trying again…";
+      return t("error.noConnection");
   }
 }
 

@@ -81,9 +81,10 @@ def end(table: Table, reason: str) -> None:
     if table.status is Status.FINISHED:
         raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over already", table=table.table_id))
     with table.one_write():
+        at = table.wall_clock()
         if table.store is not None:
-            table.store.set_ended(table.table_id, table.version, reason)
-        table.status = Status.FINISHED
+            table.store.set_ended(table.table_id, table.version, reason, at)
+        table.status, table.finished_at = Status.FINISHED, at
         table._note(reason)
     table.ended = reason
     tell_host(table, tr("ended: {reason}", reason=reason))

@@ -8,7 +8,8 @@ import asyncio
 import logging
 import secrets
 import sqlite3
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 
 from toadstool.bots import level_bot
 from toadstool.engine import (
@@ -42,8 +43,11 @@ from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
 log = logging.getLogger(__name__)
 
 
-#: Finished tables kept (listed, replayable) before the oldest are forgotten.
+#: Finished tables kept (replayable) before the oldest are forgotten.
 KEEP_FINISHED = 200
+#: How long a finished table stays in the table listing (ListTables) after it finished: a day, so a lobby
+#: shows tonight's results and not last week's (GetTable, Watch and History still find it until forgotten).
+LISTED_FINISHED_SECONDS = 24 * 3600
 
 
 class TableRegistry:
@@ -51,7 +55,8 @@ class TableRegistry:
 
     Use it as an async context manager so those tasks end with it (structured concurrency). Its beat,
     backlog and tables tell the time by the event loop, or by `clock` if one is given (tests move one by
-    hand; a clock set later is given to the tables created from then on).
+    hand; a clock set later is given to the tables created from then on). When a table finished is told by
+    `wall_clock` (Unix seconds, kept across restarts; tests give one they move too).
     """
 
     def __init__(
@@ -61,8 +66,10 @@ class TableRegistry:
         store: Store | None = None,
         clock: Clock | None = None,
         abandon_seconds: float = 0.0,
+        wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.tables: dict[str, Table] = {}
+        self.wall_clock = wall_clock
         #: Seconds an unfinished table waits once every person has gone before it is ended (0: never).
         self.abandon_seconds = abandon_seconds
         self.bot_delay = bot_delay
@@ -165,10 +172,12 @@ class TableRegistry:
             takeover_seconds=stored.takeover_seconds,
             abandon_seconds=self.abandon_seconds,
             ended=stored.ended,
+            finished_at=stored.finished_at,
             seats=[Seat(index=i) for i in range(stored.players)],
             beat=self.beat,
             moves=self.moves,
             clock=self.clock,
+            wall_clock=self.wall_clock,
         )
         now = table.now()
         for seat in seats:
@@ -298,6 +307,7 @@ class TableRegistry:
             beat=self.beat,
             moves=self.moves,
             clock=self.clock,
+            wall_clock=self.wall_clock,
         )
         for index in range(players - bots, players):
             table._seat_bot(index, bot_level)
@@ -313,6 +323,12 @@ class TableRegistry:
         self.tables[table_id] = table
         self._spawn_tasks(table)
         return table, host_token
+
+    def listed(self) -> list[Table]:
+        """The tables a listing shows, oldest first: every unfinished one, and those finished less than
+        LISTED_FINISHED_SECONDS ago (by the wall clock; one finished at an unknown time counts as just now)."""
+        since = self.wall_clock() - LISTED_FINISHED_SECONDS
+        return [t for t in self.tables.values() if t.finished_at is None or t.finished_at > since]
 
     def next_table(self, table_id: str) -> tuple[Table, str] | None:
         """The follow-up of a finished table (PlayAgain) and its host token, while it is still listed."""

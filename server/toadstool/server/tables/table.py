@@ -18,7 +18,7 @@ import logging
 import random
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,6 +118,10 @@ class Table:
     #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
     #: unless given (tests move a clock by hand).
     clock: Clock | None = None
+    #: The server's wall clock (Unix seconds; tests give one they move): `finished_at` is told by it.
+    wall_clock: Callable[[], float] = time.time
+    #: When the table finished (by `wall_clock`; None while it has not): the listing leaves it out a day later.
+    finished_at: float | None = None
     #: The table's time (`now`) of the last accepted action (or the start): the turn clock runs from here.
     decision_started: float = 0.0
     #: The table's time a person last joined, left, connected or disconnected (or it was made): abandonment
@@ -538,12 +542,14 @@ class Table:
         outcome = self.engine.outcome(self.state) if self.status is not Status.FINISHED else None
         if outcome is not None:
             self.status = Status.FINISHED
+            if self.finished_at is None:  # a replay of a finished table keeps when it really finished
+                self.finished_at = self.wall_clock()
             self._people_changed()  # the clocks stop
             if not self._replaying:
                 tell_host(self, tr("game over: {outcome}", outcome=name_seats(outcome.summary, self.names())))
             if self.store is not None:  # so a restart need not replay it; without it, it is replayed
                 with contextlib.suppress(DiskUnavailable) if not self.store.in_batch else contextlib.nullcontext():
-                    self.store.set_finished(self.table_id, self.version)
+                    self.store.set_finished(self.table_id, self.version, self.finished_at)
 
     # -- a disk that refuses writes ---------------------------------------------------------------------
 

@@ -12,19 +12,22 @@ import { KartColor, KartFieldType, KartItem, KartStage } from "../gen/toadstool/
 import type { Update } from "../gen/toadstool/v1/table_pb";
 import type { Choice } from "../choices";
 import { h } from "../dom";
-import { seatName, youOrName } from "../names";
+import { seatName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
 import { svg } from "./svg";
+import { t } from "../i18n";
+import type { Key } from "../i18n";
 import { NARROW } from "./types";
 import type { GameRenderer, RenderContext } from "./types";
 
-const FIELD_TYPES: { type: KartFieldType; mark: string; name: string; css: string }[] = [
-  { type: KartFieldType.ITEM, mark: "?", name: "item: draw an item card", css: "f-item" },
-  { type: KartFieldType.BOOSTER, mark: "»", name: "booster: roll again", css: "f-booster" },
-  { type: KartFieldType.MUSHROOM, mark: "M", name: "mushroom: the next move is halved", css: "f-mushroom" },
-  { type: KartFieldType.THWOMP, mark: "▼", name: "Thwomp: roll; 1-4 skip turns", css: "f-thwomp" },
+/** Each field type: its mark, its legend line and its short name (catalogue keys), its style. */
+const FIELD_TYPES: { type: KartFieldType; mark: string; name: Key; short: Key; css: string }[] = [
+  { type: KartFieldType.ITEM, mark: "?", name: "kart.fieldItem", short: "kart.fieldItemShort", css: "f-item" },
+  { type: KartFieldType.BOOSTER, mark: "»", name: "kart.fieldBooster", short: "kart.fieldBoosterShort", css: "f-booster" },
+  { type: KartFieldType.MUSHROOM, mark: "M", name: "kart.fieldMushroom", short: "kart.fieldMushroomShort", css: "f-mushroom" },
+  { type: KartFieldType.THWOMP, mark: "▼", name: "kart.fieldThwomp", short: "kart.fieldThwompShort", css: "f-thwomp" },
 ];
-const FIELD_BY_TYPE = new Map(FIELD_TYPES.map((t) => [t.type, t]));
+const FIELD_BY_TYPE = new Map(FIELD_TYPES.map((field) => [field.type, field]));
 
 export const KART_ITEM_NAMES: Record<number, string> = {
   [KartItem.BANANA]: "Banana",
@@ -38,6 +41,23 @@ export const KART_ITEM_NAMES: Record<number, string> = {
   [KartItem.DUD]: "Dud",
 };
 
+const ITEM_WORDS: Record<number, Key> = {
+  [KartItem.BANANA]: "kart.banana",
+  [KartItem.MUSHROOM]: "kart.mushroom",
+  [KartItem.FEATHER]: "kart.feather",
+  [KartItem.GREEN_SHELL]: "kart.greenShell",
+  [KartItem.RED_SHELL]: "kart.redShell",
+  [KartItem.BLUE_SHELL]: "kart.blueShell",
+  [KartItem.LIGHTNING]: "kart.lightning",
+  [KartItem.GHOST]: "kart.ghost",
+  [KartItem.DUD]: "kart.dud",
+};
+
+/** A Kart item in the person's words ("Green Shell", "Grüner Panzer"). */
+export function kartItemName(item: number): string {
+  return t(ITEM_WORDS[item] ?? "kart.item");
+}
+
 const COLOR_NAMES: Record<number, string> = {
   [KartColor.RED]: "red",
   [KartColor.BLUE]: "blue",
@@ -48,12 +68,14 @@ const COLOR_NAMES: Record<number, string> = {
   [KartColor.BLACK]: "black",
 };
 
-const PURPOSES: Record<string, string> = {
-  start_order: "for the start order",
-  move: "to move",
-  booster: "on a booster",
-  thwomp: "for a Thwomp",
-};
+const PURPOSES = new Set(["start_order", "move", "booster", "thwomp"]);
+
+/** A roll in a sentence: "Ann rolled 4 to move", "You rolled 6 for the start order". */
+function rolledText(update: Update, roller: number, value: number, purpose: string): string {
+  const which = PURPOSES.has(purpose) ? purpose : "other";
+  if (update.viewerSeat === roller) return t(`kart.youRolled.${which}` as Key, { value });
+  return t(`kart.rolled.${which}` as Key, { name: seatName(update, roller), value });
+}
 
 function kartDot(racer: KartRacer, update: Update): HTMLElement {
   const colour = COLOR_NAMES[racer.color] ?? "grey";
@@ -112,13 +134,21 @@ class Loop {
   }
 }
 
-/** The loop's size for a track of `length` fields: every field about `spacing` apart, drawn in `width`. */
-function layout(length: number, tall: boolean): { loop: Loop; width: number; height: number; tile: number } {
+/** The smallest tap target on a phone, in CSS pixels (44 x 44), with a little to spare for rounding. */
+const FINGER = 46;
+
+/** The loop's size for a track of `length` fields, drawn in `width`. Upright (a phone) the fields are 25
+ * apart, or, while some of them are to be tapped (`roomy`), a finger's width apart as drawn on this screen,
+ * so each field's stretch of road is a 44 px tap target (the track is then taller, and scrolls). */
+function layout(length: number, tall: boolean, roomy = false): { loop: Loop; width: number; height: number; tile: number } {
   const margin = 40;
   if (tall) {
     const width = 356;
     const radius = width / 2 - margin;
-    const straight = Math.max(120, (length * 25 - 2 * Math.PI * radius) / 2);
+    // The drawing's width on screen: the page's, less the screen's and the board's padding and borders.
+    const shown = Math.min(420, document.documentElement.clientWidth - 36);
+    const spacing = roomy ? Math.max(25, Math.ceil((FINGER * width) / Math.max(200, shown))) : 25;
+    const straight = Math.max(120, (length * spacing - 2 * Math.PI * radius) / 2);
     const height = straight + 2 * radius + 2 * margin;
     const loop = new Loop(width / 2, height / 2, straight, radius, length, true);
     return { loop, width, height, tile: Math.min(30, (loop.perimeter / length) * 0.84) };
@@ -142,17 +172,16 @@ const KART_FILL: Record<number, string> = {
 };
 const DARK_KARTS = new Set([KartColor.RED, KartColor.BLUE, KartColor.GREEN, KartColor.PURPLE, KartColor.BLACK]);
 
-function fieldShape(context: RenderContext, view: KartView, track: KartTrack, loop: Loop, tile: number, index: number): SVGElement {
+function fieldShape(view: KartView, track: KartTrack, loop: Loop, tile: number, index: number, tap: Choice | undefined, context: RenderContext): SVGElement {
   const type = FIELD_BY_TYPE.get(track.fields[index]);
   const [x, y, nx, ny] = loop.field(index);
   const banana = view.bananaFields.includes(index);
-  const tap = fieldTap(context, index);
   const half = tile / 2;
   const angle = (Math.atan2(ny, nx) * 180) / Math.PI;
   const spacing = loop.perimeter / loop.length;
   const parts: (SVGElement | null)[] = [
-    // What a tap hits: the whole stretch of road of this field, wider than the tile.
-    tap ? svg("rect", { class: "hit", x: x - tile, y: y - spacing / 2, width: tile * 2, height: spacing, transform: `rotate(${angle.toFixed(1)} ${x.toFixed(1)} ${y.toFixed(1)})` }) : null,
+    // What a tap hits: the whole stretch of road of this field, wider than the tile (at least a finger's).
+    tap ? svg("rect", { class: "hit", x: x - Math.max(tile, FINGER / 2), y: y - spacing / 2, width: Math.max(tile * 2, FINGER), height: spacing, transform: `rotate(${angle.toFixed(1)} ${x.toFixed(1)} ${y.toFixed(1)})` }) : null,
     svg("rect", { class: `tile ${type?.css ?? "f-plain"}`, x: x - half, y: y - half, width: tile, height: tile, rx: tile / 4 }),
     type?.type === KartFieldType.MUSHROOM
       ? svg("path", { class: "mushroom-cap", d: `M ${x - half * 0.62} ${y + half * 0.05} a ${half * 0.62} ${half * 0.62} 0 0 1 ${half * 1.24} 0 z` })
@@ -170,12 +199,14 @@ function fieldShape(context: RenderContext, view: KartView, track: KartTrack, lo
         })
       : null,
   ];
-  const label = `field ${index}${type ? `, ${type.name.split(":")[0]}` : ""}${banana ? ", banana chip" : ""}`;
+  const label = type
+    ? t(banana ? "kart.fieldTypedBanana" : "kart.fieldTyped", { number: index, type: t(type.short) })
+    : t(banana ? "kart.fieldBanana" : "kart.field", { number: index });
   const classes = ["field", type?.css ?? "f-plain", banana ? "has-banana" : "", tap ? "playable" : "", tap && isOpened(context, tap) ? "selected" : ""];
   const attrs: Record<string, string | number> = { class: classes.filter(Boolean).join(" "), "data-field": index };
   // A field that is no choice is named by its title (a tooltip too); a tap target by its label.
   if (!tap) return svg("g", attrs, svg("title", {}, label), ...parts);
-  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `${label}: choose it` }, ...parts);
+  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": t("kart.chooseField", { field: label }) }, ...parts);
   element.addEventListener("click", () => context.open(tap));
   return element;
 }
@@ -195,7 +226,7 @@ function karts(view: KartView, loop: Loop, tile: number, update: Update): SVGEle
     svg(
       "g",
       { class: `kart k-seat-${racer.seat}${view.turn === racer.seat ? " to-act" : ""}`, "data-seat": racer.seat },
-      svg("title", {}, `${seatName(update, racer.seat)} (${racer.character}), field ${racer.field}`),
+      svg("title", {}, t("kart.kartTitle", { name: seatName(update, racer.seat), character: racer.character, field: racer.field })),
       svg("circle", { cx: x, cy: y, r: radius, fill: KART_FILL[racer.color] ?? "#999" }),
       svg("text", { x, y: y + radius * 0.38, "font-size": radius * 1.05, fill: DARK_KARTS.has(racer.color) ? "#fff" : "#111" }, racer.character.slice(0, 1)),
     );
@@ -238,12 +269,14 @@ function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: 
   const ly = 0.25 * sy + 0.5 * my + 0.25 * ey;
   const parts = [
     svg("path", { class: "cut-line", d: `M ${sx} ${sy} Q ${mx} ${my} ${ex} ${ey}`, "marker-end": "url(#kart-arrow)" }),
-    svg("circle", { class: "cut-badge", cx: lx, cy: ly, r: 12 }),
+    // What a tap hits: a finger-wide disc around the badge (the line alone is too thin to aim at).
+    entry ? svg("circle", { class: "cut-hit", cx: lx, cy: ly, r: FINGER / 2 }) : null,
+    svg("circle", { class: "cut-badge", cx: lx, cy: ly, r: entry ? 15 : 12 }),
     svg("text", { class: "cut-label", x: lx, y: ly + 4.5, "font-size": 13 }, label),
   ];
   const attrs = { class: `shortcut${entry ? " playable" : ""}`, "data-shortcut": index };
-  if (!entry) return svg("g", attrs, svg("title", {}, `shortcut ${label}: field ${from} → ${to}`), ...parts);
-  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": `Take shortcut ${label} (Feather): field ${from} to ${to}` }, ...parts);
+  if (!entry) return svg("g", attrs, svg("title", {}, t("kart.shortcut", { label, from, to })), ...parts);
+  const element = svg("g", { ...attrs, role: "button", tabindex: 0, "aria-label": t("kart.takeShortcut", { label, from, to }) }, ...parts);
   element.addEventListener("click", () => context.open(entry));
   return element;
 }
@@ -252,13 +285,14 @@ function shortcutArrow(context: RenderContext, loop: Loop, tile: number, index: 
 function trackLoop(context: RenderContext, view: KartView, track: KartTrack): SVGElement {
   const tall = window.matchMedia(NARROW).matches;
   const length = Math.max(1, track.length || track.fields.length);
-  const { loop, width, height, tile } = layout(length, tall);
+  const taps = Array.from({ length }, (_, i) => fieldTap(context, i));
+  const { loop, width, height, tile } = layout(length, tall, taps.some((tap) => tap !== undefined));
   const road = tile * 1.7;
   const steps = 120;
   const points = Array.from({ length: steps }, (_, i) => loop.at((loop.perimeter * i) / steps)).map(([x, y]) => `${x.toFixed(1)},${y.toFixed(1)}`);
   const roadPath = `M ${points.join(" L ")} Z`;
   const [fx, fy, fnx, fny] = loop.at(0);
-  const fields = Array.from({ length }, (_, i) => fieldShape(context, view, track, loop, tile, i));
+  const fields = Array.from({ length }, (_, i) => fieldShape(view, track, loop, tile, i, taps[i], context));
   const numbers = Array.from({ length }, (_, i) => i)
     .filter((i) => i % 5 === 0)
     .map((i) => {
@@ -288,7 +322,7 @@ function trackLoop(context: RenderContext, view: KartView, track: KartTrack): SV
       class: `track-svg ${tall ? "tall" : "wide"}`,
       viewBox: `0 0 ${width} ${height.toFixed(0)}`,
       role: "group",
-      "aria-label": `${track.title}: a loop of ${length} fields; the finish line lies before field 0`,
+      "aria-label": t("kart.trackLabel", { track: track.title, length }),
       "data-fields": length,
     },
     svg(
@@ -300,11 +334,11 @@ function trackLoop(context: RenderContext, view: KartView, track: KartTrack): SV
     svg("path", { class: "road-edge", d: roadPath, "stroke-width": road + 6 }),
     svg("path", { class: "road", d: roadPath, "stroke-width": road }),
     svg("text", { class: "infield-title", x: loop.cx + (tall ? 14 : 0), y: loop.cy + (tall ? 0 : 6), "font-size": tall ? 15 : 20 }, track.title),
-    svg("text", { class: "infield-laps", x: loop.cx + (tall ? 14 : 0), y: loop.cy + (tall ? 20 : 30), "font-size": tall ? 12 : 14 }, `${view.laps} laps · ${length} fields`),
+    svg("text", { class: "infield-laps", x: loop.cx + (tall ? 14 : 0), y: loop.cy + (tall ? 20 : 30), "font-size": tall ? 12 : 14 }, t("kart.lapsFields", { laps: view.laps, length })),
     arrow,
     svg("g", { class: "finish" }, ...squares),
     // FINISH in the infield, to one side of the start grid.
-    svg("text", { class: "finish-label", x: fx - fnx * (road / 2 + 16) + fny * 100, y: fy - fny * (road / 2 + 16) - fnx * 100 + 4, "font-size": 11 }, "FINISH"),
+    svg("text", { class: "finish-label", x: fx - fnx * (road / 2 + 16) + fny * 100, y: fy - fny * (road / 2 + 16) - fnx * 100 + 4, "font-size": 11 }, t("kart.finish")),
     ...numbers,
     svg("g", { class: "fields" }, ...fields),
     ...track.shortcuts.map((cut, i) => shortcutArrow(context, loop, tile, i, cut.label, cut.start, cut.exit)),
@@ -330,13 +364,13 @@ function legend(context: RenderContext, view: KartView, track: KartTrack): HTMLE
   return h(
     "div",
     { class: "legend" },
-    ...FIELD_TYPES.map((t) => h("span", { class: "legend-item" }, swatch(t.type), t.name)),
-    h("span", { class: "legend-item" }, h("span", { class: "swatch banana-swatch", "aria-hidden": "true" }), `banana chip (${view.bananaChipsLeft} left)`),
+    ...FIELD_TYPES.map((field) => h("span", { class: "legend-item" }, swatch(field.type), t(field.name))),
+    h("span", { class: "legend-item" }, h("span", { class: "swatch banana-swatch", "aria-hidden": "true" }), t("kart.bananaChips", { count: view.bananaChipsLeft })),
     ...track.shortcuts.map((cut, index) => {
       const entry = entryFor(context, ["take_shortcut"], ["shortcut"], index);
-      const text = `shortcut ${cut.label}: field ${cut.start} → ${cut.exit}`;
+      const text = t("kart.shortcut", { label: cut.label, from: cut.start, to: cut.exit });
       return entry
-        ? h("button", { class: "legend-item shortcut playable", onclick: () => context.open(entry) }, `Take ${text} (Feather)`)
+        ? h("button", { class: "legend-item shortcut playable", onclick: () => context.open(entry) }, t("kart.takeShortcutLegend", { label: cut.label, from: cut.start, to: cut.exit }))
         : h("span", { class: "legend-item shortcut" }, h("span", { class: "swatch cut-swatch", "aria-hidden": "true" }, "➜"), text);
     }),
   );
@@ -372,16 +406,12 @@ function bundles(context: RenderContext): HTMLElement | null {
   if (!offers.length) return null;
   return h(
     "div",
-    { class: "bundles", role: "group", "aria-label": "pay coins for extra fields" },
+    { class: "bundles", role: "group", "aria-label": t("kart.payCoins") },
     ...offers.map((entry) => {
       context.claim(entry);
       return h("button", { class: "bundle playable", onclick: () => context.open(entry) }, entry.action!.label);
     }),
   );
-}
-
-function capital(text: string): string {
-  return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
 function die(context: RenderContext, view: KartView): HTMLElement {
@@ -390,9 +420,7 @@ function die(context: RenderContext, view: KartView): HTMLElement {
   const key = JSON.stringify(view.lastRolls.map((r) => [r.roller, r.value, r.purpose]));
   const fresh = key !== shownRoll && last !== undefined && shownRoll !== "";
   shownRoll = key;
-  // The viewer is "you", as in the log.
-  const who = (seat: number): string => youOrName(context.update, seat);
-  const caption = last ? `${capital(who(last.roller))} rolled ${last.value} ${PURPOSES[last.purpose] ?? last.purpose}` : "No roll yet";
+  const caption = last ? rolledText(context.update, last.roller, last.value, last.purpose) : t("kart.noRoll");
   // The last roll, whoever made it: its face and its caption name the same number.
   const shown = h(
     "div",
@@ -401,15 +429,15 @@ function die(context: RenderContext, view: KartView): HTMLElement {
     h("div", { class: "die-caption" }, caption),
   );
   const button = roll
-    ? h("button", { class: "die playable roll-button", "aria-label": "Roll the die", "data-kind": "roll", onclick: () => context.open(roll) }, h("span", { class: "roll-icon", "aria-hidden": "true" }, "⚄"), h("span", {}, "Roll"))
+    ? h("button", { class: "die playable roll-button", "aria-label": t("kart.rollDie"), "data-kind": "roll", onclick: () => context.open(roll) }, h("span", { class: "roll-icon", "aria-hidden": "true" }, "⚄"), h("span", {}, t("kart.roll")))
     : null;
   const notes = [
-    view.mushroom ? "Mushroom: this roll is doubled" : "",
-    view.bundlePaid ? `paid ${view.bundlePaid} coins: +${view.bundleBonus} fields` : "",
-    view.lightning ? "Lightning: this landing is safe" : "",
-    view.stage === KartStage.SHORTCUT ? `a move of ${view.pendingMove} waits: shortcut or track?` : "",
-    view.stage === KartStage.BANANA ? "a Banana was drawn: tap a field for the chip" : "",
-    view.itemUsed ? "an item was used this turn" : "",
+    view.mushroom ? t("kart.mushroomNote") : "",
+    view.bundlePaid ? t("kart.paidNote", { coins: view.bundlePaid, bonus: view.bundleBonus }) : "",
+    view.lightning ? t("kart.lightningNote") : "",
+    view.stage === KartStage.SHORTCUT ? t("kart.shortcutNote", { move: view.pendingMove }) : "",
+    view.stage === KartStage.BANANA ? t("kart.bananaNote") : "",
+    view.itemUsed ? t("kart.itemUsedNote") : "",
   ].filter(Boolean);
   const earlier = [...view.lastRolls].reverse().slice(1, 4);
   return h(
@@ -421,7 +449,7 @@ function die(context: RenderContext, view: KartView): HTMLElement {
           "div",
           { class: "rolls" },
           ...notes.map((n) => h("div", { class: "kart-note" }, n)),
-          ...earlier.map((r) => h("div", { class: "earlier" }, `before: ${who(r.roller)} rolled ${r.value} ${PURPOSES[r.purpose] ?? r.purpose}`)),
+          ...earlier.map((r) => h("div", { class: "earlier" }, t("kart.before", { roll: rolledText(context.update, r.roller, r.value, r.purpose) }))),
         )
       : null,
   );
@@ -429,12 +457,12 @@ function die(context: RenderContext, view: KartView): HTMLElement {
 
 /** The held item as a button when it may be used now (an item with no target, or one opening its targets). */
 function itemCell(context: RenderContext, view: KartView, racer: KartRacer): HTMLElement {
-  const name = racer.item !== undefined ? (KART_ITEM_NAMES[racer.item] ?? "item") : "–";
+  const name = racer.item !== undefined ? kartItemName(racer.item) : "–";
   if (racer.seat !== view.you || racer.item === undefined) return h("span", { class: "item" }, name);
   const use = context.entries.find((e) => e.steps.length > 0 && e.steps.every((s) => !s[1]) && e.steps[0][0] === "use_item");
   if (!use) return h("span", { class: "item" }, name);
   context.claim(use);
-  return h("button", { class: `item playable${isOpened(context, use) ? " selected" : ""}`, onclick: () => context.open(use) }, `Use ${name}`);
+  return h("button", { class: `item playable${isOpened(context, use) ? " selected" : ""}`, onclick: () => context.open(use) }, t("kart.use", { item: name }));
 }
 
 function standings(context: RenderContext, view: KartView): HTMLElement {
@@ -444,12 +472,12 @@ function standings(context: RenderContext, view: KartView): HTMLElement {
   );
   return h(
     "ol",
-    { class: "standings", "aria-label": "standings" },
+    { class: "standings", "aria-label": t("kart.standings") },
     ...order.map((racer, index) => {
       const aim = tapFor(context, ["use_item"], ["target"], racer.seat);
       const turn = view.turn === racer.seat;
       const heldItem = view.karts[view.you ?? -1]?.item;
-      const aimName = heldItem !== undefined ? (KART_ITEM_NAMES[heldItem] ?? "item") : "item";
+      const aimName = heldItem !== undefined ? kartItemName(heldItem) : t("kart.item");
       return h(
         "li",
         { class: `racer${turn ? " to-act" : ""}${view.you === racer.seat ? " you" : ""}`, "data-seat": racer.seat },
@@ -457,12 +485,12 @@ function standings(context: RenderContext, view: KartView): HTMLElement {
         kartDot(racer, update),
         h("span", { class: "racer-name" }, seatName(update, racer.seat), h("small", {}, ` ${racer.character}`)),
         // One lap count, the one the scores give (laps completed), so the seats and the standings agree.
-        h("span", { class: "lap", title: `driving lap ${racer.lap}` }, `${view.scores[racer.seat] ?? 0}/${view.laps} laps`),
-        h("span", { class: "coins" }, `${racer.coins} coin${racer.coins === 1 ? "" : "s"}`),
+        h("span", { class: "lap", title: t("kart.drivingLap", { lap: racer.lap }) }, t("kart.laps", { done: view.scores[racer.seat] ?? 0, laps: view.laps })),
+        h("span", { class: "coins" }, t("kart.coins", { count: racer.coins })),
         itemCell(context, view, racer),
-        racer.skips ? h("span", { class: "skips" }, `skips ${racer.skips}`) : null,
-        racer.halving ? h("span", { class: "halving" }, "halved") : null,
-        aim ? h("button", { class: "aim playable", onclick: () => context.open(aim.entry) }, `${aimName} at ${seatName(update, racer.seat)}`) : null,
+        racer.skips ? h("span", { class: "skips" }, t("kart.skips", { count: racer.skips })) : null,
+        racer.halving ? h("span", { class: "halving" }, t("kart.halved")) : null,
+        aim ? h("button", { class: "aim playable", onclick: () => context.open(aim.entry) }, t("kart.aim", { item: aimName, name: seatName(update, racer.seat) })) : null,
       );
     }),
   );
@@ -473,7 +501,7 @@ export const renderKart: GameRenderer = (context) => {
   if (game?.case !== "kart") return h("div", {}, "");
   const view = game.value;
   const track = view.track;
-  if (!track) return h("section", { class: "kart" }, "No track.");
+  if (!track) return h("section", { class: "kart" }, t("kart.noTrack"));
   return h(
     "section",
     { class: "kart" },
@@ -482,6 +510,6 @@ export const renderKart: GameRenderer = (context) => {
     h("div", { class: "track" }, trackLoop(context, view, track)),
     h("div", { class: "kart-side" }, standings(context, view)),
     legend(context, view, track),
-    h("div", { class: "kart-bank" }, `Bank ${view.bank} coins · item deck ${view.deckCount} cards`),
+    h("div", { class: "kart-bank" }, t("kart.bank", { bank: view.bank, deck: view.deckCount })),
   );
 };

@@ -11,32 +11,36 @@ import { LevelUpBlockKind, LevelUpPowerKind, LevelUpStage, LevelUpVote } from ".
 import type { Choice } from "../choices";
 import { isLeaf } from "../choices";
 import { h } from "../dom";
-import { LEVEL_UP_VOTE_NAMES, seatName } from "../names";
+import { levelUpVoteName, seatName } from "../names";
 import { entryFor, isOpened, openedStep, tapFor } from "./taps";
 import type { GameRenderer, RenderContext } from "./types";
+import { list, t } from "../i18n";
+import type { Key } from "../i18n";
 
-const BLOCK_NAMES: Record<number, string> = {
-  [LevelUpBlockKind.COIN]: "Coin",
-  [LevelUpBlockKind.COIN_X2]: "Coin x2",
-  [LevelUpBlockKind.SUPER_MUSHROOM]: "Super Mushroom",
-  [LevelUpBlockKind.FEATHER]: "Feather",
-  [LevelUpBlockKind.GOOMBA]: "Goomba",
-  [LevelUpBlockKind.GREEN_SHELL]: "Green Shell",
-  [LevelUpBlockKind.DOUBLE_CHERRY]: "Double Cherry",
-  [LevelUpBlockKind.THWOMP]: "Thwomp",
-  [LevelUpBlockKind.POW_BLOCK]: "POW Block",
-  [LevelUpBlockKind.SUPER_STAR]: "Super Star",
+const BLOCK_WORDS: Record<number, Key> = {
+  [LevelUpBlockKind.COIN]: "lu.coin",
+  [LevelUpBlockKind.COIN_X2]: "lu.coinX2",
+  [LevelUpBlockKind.SUPER_MUSHROOM]: "lu.superMushroom",
+  [LevelUpBlockKind.FEATHER]: "lu.feather",
+  [LevelUpBlockKind.GOOMBA]: "lu.goomba",
+  [LevelUpBlockKind.GREEN_SHELL]: "lu.greenShell",
+  [LevelUpBlockKind.DOUBLE_CHERRY]: "lu.doubleCherry",
+  [LevelUpBlockKind.THWOMP]: "lu.thwomp",
+  [LevelUpBlockKind.POW_BLOCK]: "lu.powBlock",
+  [LevelUpBlockKind.SUPER_STAR]: "lu.superStar",
 };
+const blockName = (kind: number): string => t(BLOCK_WORDS[kind] ?? "lu.block");
 
-const POWER_NAMES: Record<number, string> = {
-  [LevelUpPowerKind.THWOMP_VOTE]: "Thwomp Vote",
-  [LevelUpPowerKind.ONE_UP_MUSHROOM]: "1-Up Mushroom",
-  [LevelUpPowerKind.WARP_PIPE]: "Warp Pipe",
-  [LevelUpPowerKind.GOOMBA_STOMP]: "Goomba Stomp",
-  [LevelUpPowerKind.BOO]: "Boo",
-  [LevelUpPowerKind.MEGA_POW]: "Mega POW",
-  [LevelUpPowerKind.GOLDEN_MUSHROOM]: "Golden Mushroom",
+const POWER_WORDS: Record<number, Key> = {
+  [LevelUpPowerKind.THWOMP_VOTE]: "lu.thwompVote",
+  [LevelUpPowerKind.ONE_UP_MUSHROOM]: "lu.oneUp",
+  [LevelUpPowerKind.WARP_PIPE]: "lu.warpPipe",
+  [LevelUpPowerKind.GOOMBA_STOMP]: "lu.goombaStomp",
+  [LevelUpPowerKind.BOO]: "lu.boo",
+  [LevelUpPowerKind.MEGA_POW]: "lu.megaPow",
+  [LevelUpPowerKind.GOLDEN_MUSHROOM]: "lu.goldenMushroom",
 };
+const powerName = (kind: number): string => t(POWER_WORDS[kind] ?? "lu.powerUp");
 
 /** The play a held block or Power Up card stands for (its kind in the choice tree). */
 const BLOCK_PLAYS: Record<number, string> = {
@@ -55,7 +59,7 @@ const POWER_PLAYS: Record<number, string> = {
 const CHARACTER_KINDS = ["move", "place"];
 
 function characterName(view: LevelUpView, id: number): string {
-  return view.characterNames[id] ?? `character ${id}`;
+  return view.characterNames[id] ?? t("lu.character", { number: id });
 }
 
 /** The entry that plays this card or block: a menu of its targets, or the play itself when it has none. */
@@ -71,7 +75,7 @@ function character(context: RenderContext, view: LevelUpView, id: number): HTMLE
   const nominee = view.nominee === id;
   const tap = tapFor(context, CHARACTER_KINDS, ["character", "first", "second"], id);
   const classes = ["lu-char", `ch-${id}`, favourite ? "favourite" : "", nominee ? "nominee" : ""];
-  const inner = [favourite ? h("span", { class: "star", title: "your favourite" }, "★") : null, name];
+  const inner = [favourite ? h("span", { class: "star", title: t("lu.favourite") }, "★") : null, name];
   if (!tap) return h("span", { class: classes.filter(Boolean).join(" "), "data-character": id }, ...inner);
   const opened = isOpened(context, tap.entry);
   return h(
@@ -79,7 +83,7 @@ function character(context: RenderContext, view: LevelUpView, id: number): HTMLE
     {
       class: [...classes, "playable", tap.next ? "next" : "", opened ? "selected" : ""].filter(Boolean).join(" "),
       "data-character": id,
-      "aria-label": `${tap.next ? "Choose" : isLeaf(tap.entry) ? "Move" : "Choose"} ${name}`,
+      "aria-label": t(!tap.next && isLeaf(tap.entry) ? "lu.move" : "lu.choose", { name }),
       onclick: () => context.open(tap.entry),
     },
     ...inner,
@@ -91,11 +95,11 @@ function blocks(context: RenderContext, view: LevelUpView, level: LevelUpLevel):
   const revealing = view.stage === LevelUpStage.REVEAL && view.revealLevel === level.level;
   return h(
     "span",
-    { class: "lu-blocks", role: "group", "aria-label": `${level.faceDownBlocks} face-down ? blocks` },
+    { class: "lu-blocks", role: "group", "aria-label": t("lu.faceDown", { count: level.faceDownBlocks }) },
     ...Array.from({ length: level.faceDownBlocks }, (_, slot) => {
       const entry = revealing ? entryFor(context, ["reveal_block"], ["slot"], slot) : undefined;
       return entry
-        ? h("button", { class: "lu-block playable", "aria-label": `Reveal block ${slot + 1}`, onclick: () => context.open(entry) }, "?")
+        ? h("button", { class: "lu-block playable", "aria-label": t("lu.revealBlock", { number: slot + 1 }), onclick: () => context.open(entry) }, "?")
         : h("span", { class: "lu-block" }, "?");
     }),
   );
@@ -108,8 +112,8 @@ function levelRow(context: RenderContext, view: LevelUpView, level: LevelUpLevel
     "div",
     { class: `lu-level${next ? " target" : ""}${level.level === 10 ? " top" : ""}`, "data-level": level.level },
     next
-      ? h("button", { class: "lu-level-label playable", "aria-label": `Level ${level.level}`, onclick: () => context.open(next) }, label)
-      : h("span", { class: "lu-level-label", title: `level ${level.level}` }, label),
+      ? h("button", { class: "lu-level-label playable", "aria-label": t("lu.level", { number: level.level }), onclick: () => context.open(next) }, label)
+      : h("span", { class: "lu-level-label", title: t("lu.level", { number: level.level }) }, label),
     h("span", { class: "lu-chars" }, ...level.characters.map((id) => character(context, view, id)), blocks(context, view, level)),
   );
 }
@@ -118,13 +122,13 @@ function board(context: RenderContext, view: LevelUpView): HTMLElement {
   const levels = [...view.levels].sort((a, b) => b.level - a.level);
   return h(
     "div",
-    { class: "lu-board", role: "group", "aria-label": "the board" },
+    { class: "lu-board", role: "group", "aria-label": t("lu.board") },
     ...levels.map((level) => levelRow(context, view, level)),
     view.unplaced.length
-      ? h("div", { class: "lu-tray" }, h("span", { class: "label" }, "To place:"), ...view.unplaced.map((id) => character(context, view, id)))
+      ? h("div", { class: "lu-tray" }, h("span", { class: "label" }, t("lu.toPlace")), ...view.unplaced.map((id) => character(context, view, id)))
       : null,
     view.offBoard.length
-      ? h("div", { class: "lu-tray off" }, h("span", { class: "label" }, "Off the board:"), ...view.offBoard.map((id) => character(context, view, id)))
+      ? h("div", { class: "lu-tray off" }, h("span", { class: "label" }, t("lu.offBoard")), ...view.offBoard.map((id) => character(context, view, id)))
       : null,
   );
 }
@@ -134,16 +138,16 @@ function voteCards(context: RenderContext, view: LevelUpView): HTMLElement | nul
     .map((v) => ({ v, entry: entryFor(context, ["cast_vote"], ["choice"], v) }))
     .filter((c) => c.entry);
   if (!choices.length) return null;
-  const nominee = view.nominee !== undefined ? characterName(view, view.nominee) : "the nominee";
+  const nominee = view.nominee !== undefined ? characterName(view, view.nominee) : t("lu.theNominee");
   return h(
     "div",
     { class: "lu-vote" },
-    h("div", { class: "label" }, `Your secret vote on ${nominee}:`),
+    h("div", { class: "label" }, t("lu.yourVote", { nominee })),
     h(
       "div",
       { class: "vote-cards" },
       ...choices.map(({ v, entry }) =>
-        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, LEVEL_UP_VOTE_NAMES[v] ?? "vote"),
+        h("button", { class: `vote-card playable v-${v}`, "data-vote": v, onclick: () => context.open(entry!) }, levelUpVoteName(v) ?? "?"),
       ),
     ),
   );
@@ -157,15 +161,15 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
     "div",
     { class: "lu-mine" },
     view.favourites.length
-      ? h("div", { class: "lu-favourites" }, h("span", { class: "label" }, "Your favourites (secret):"), ...view.favourites.map((id) => h("span", { class: `lu-char small ch-${id}` }, characterName(view, id))))
+      ? h("div", { class: "lu-favourites" }, h("span", { class: "label" }, t("lu.yourFavourites")), ...view.favourites.map((id) => h("span", { class: `lu-char small ch-${id}` }, characterName(view, id))))
       : null,
     h(
       "div",
-      { class: "lu-cards", role: "group", "aria-label": "your Power Up cards and blocks" },
+      { class: "lu-cards", role: "group", "aria-label": t("lu.yourCards") },
       ...view.powerUps.map((card) => {
         const kind = POWER_PLAYS[card.kind];
         const entry = kind ? playEntry(context, kind) : undefined;
-        const name = POWER_NAMES[card.kind] ?? "Power Up";
+        const name = powerName(card.kind);
         return entry
           ? h("button", { class: `lu-power playable${isOpened(context, entry) ? " selected" : ""}`, onclick: () => context.open(entry) }, name)
           : h("span", { class: "lu-power" }, name);
@@ -173,10 +177,10 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
       ...held.map((block) => {
         const kind = BLOCK_PLAYS[block.kind];
         const entry = kind && !block.fresh ? playEntry(context, kind) : undefined;
-        const name = BLOCK_NAMES[block.kind] ?? "block";
+        const name = blockName(block.kind);
         return entry
           ? h("button", { class: `lu-held playable${isOpened(context, entry) ? " selected" : ""}`, onclick: () => context.open(entry) }, name)
-          : h("span", { class: `lu-held${block.fresh ? " fresh" : ""}` }, name, block.fresh ? " (new)" : "");
+          : h("span", { class: `lu-held${block.fresh ? " fresh" : ""}` }, name, block.fresh ? t("lu.new") : "");
       }),
     ),
   );
@@ -184,9 +188,9 @@ function mine(context: RenderContext, view: LevelUpView): HTMLElement | null {
 
 function voteText(view: LevelUpView, seat: LevelUpSeat): string {
   if (seat.revealedVote !== LevelUpVote.UNSPECIFIED) {
-    return `voted ${LEVEL_UP_VOTE_NAMES[seat.revealedVote] ?? "?"}${seat.voteCancelled ? " (cancelled)" : ""}`;
+    return t(seat.voteCancelled ? "lu.votedCancelled" : "lu.voted", { vote: levelUpVoteName(seat.revealedVote) ?? "?" });
   }
-  if (view.stage === LevelUpStage.VOTE) return seat.hasVoted ? "has voted" : "choosing…";
+  if (view.stage === LevelUpStage.VOTE) return seat.hasVoted ? t("lu.hasVoted") : t("lu.choosing");
   return "";
 }
 
@@ -195,7 +199,7 @@ function seatPanel(context: RenderContext, view: LevelUpView, seat: LevelUpSeat)
   const oneUp = entryFor(context, ["play_one_up"], ["target"], seat.seat);
   const turn = update.toAct.includes(seat.seat);
   const vote = voteText(view, seat);
-  const blocksHeld = seat.heldBlocks.map((b) => BLOCK_NAMES[b.kind] ?? "block");
+  const blocksHeld = seat.heldBlocks.map((b) => blockName(b.kind));
   return h(
     "div",
     { class: `lu-seat${turn ? " to-act" : ""}${view.you === seat.seat ? " you" : ""}`, "data-seat": seat.seat },
@@ -203,24 +207,28 @@ function seatPanel(context: RenderContext, view: LevelUpView, seat: LevelUpSeat)
       "div",
       { class: "who" },
       h("span", { class: "name" }, seatName(update, seat.seat)),
-      view.current === seat.seat && view.stage !== LevelUpStage.GAME_OVER ? h("span", { class: "badge" }, "turn") : null,
-      h("span", { class: "lu-score" }, `${view.scores[seat.seat] ?? 0} pts`),
+      view.current === seat.seat && view.stage !== LevelUpStage.GAME_OVER ? h("span", { class: "badge" }, t("lu.turn")) : null,
+      h("span", { class: "lu-score" }, t("lu.points", { points: view.scores[seat.seat] ?? 0 })),
     ),
     h(
       "div",
       { class: "lu-facts" },
-      `No! ×${seat.noCards} · Power Ups ×${seat.powerUpCount}`,
-      seat.coins ? ` · coins ${seat.coins}` : "",
-      seat.skips ? ` · skips ${seat.skips}` : "",
-      seat.extraTurns ? ` · extra turns ${seat.extraTurns}` : "",
+      [
+        t("lu.cardsFact", { no: seat.noCards, power: seat.powerUpCount }),
+        seat.coins ? t("lu.coinsFact", { count: seat.coins }) : "",
+        seat.skips ? t("lu.skipsFact", { count: seat.skips }) : "",
+        seat.extraTurns ? t("lu.extraTurnsFact", { count: seat.extraTurns }) : "",
+      ]
+        .filter(Boolean)
+        .join(" · "),
     ),
-    blocksHeld.length ? h("div", { class: "lu-facts" }, `Blocks: ${blocksHeld.join(", ")}`) : null,
-    seat.roundScores.length ? h("div", { class: "lu-facts" }, `Rounds: ${seat.roundScores.join(" / ")}`) : null,
+    blocksHeld.length ? h("div", { class: "lu-facts" }, t("lu.blocks", { blocks: blocksHeld.join(", ") })) : null,
+    seat.roundScores.length ? h("div", { class: "lu-facts" }, t("lu.rounds", { scores: seat.roundScores.join(" / ") })) : null,
     seat.lastObjective.length
-      ? h("div", { class: "lu-facts" }, `Last favourites: ${seat.lastObjective.map((id) => characterName(view, id)).join(", ")}`)
+      ? h("div", { class: "lu-facts" }, t("lu.lastFavourites", { names: list(seat.lastObjective.map((id) => characterName(view, id))) }))
       : null,
     vote ? h("div", { class: `lu-voted${seat.revealedVote ? " revealed" : ""}` }, vote) : null,
-    oneUp ? h("button", { class: "lu-one-up playable", onclick: () => context.open(oneUp) }, `1-Up: cancel ${seatName(update, seat.seat)}'s vote`) : null,
+    oneUp ? h("button", { class: "lu-one-up playable", onclick: () => context.open(oneUp) }, t("lu.cancelVote", { name: seatName(update, seat.seat) })) : null,
   );
 }
 
@@ -237,10 +245,10 @@ export const renderLevelUp: GameRenderer = (context) => {
     h(
       "div",
       { class: "lu-status" },
-      h("span", {}, `Round ${view.round} of 3`),
-      nominee ? h("span", { class: "lu-nominee" }, `Nominee: ${nominee}`) : null,
-      h("span", {}, `? blocks in the pile ${view.blockPile}`),
-      h("span", {}, `Power Up deck ${view.powerDeck}`),
+      h("span", {}, t("lu.round", { round: view.round })),
+      nominee ? h("span", { class: "lu-nominee" }, t("lu.nominee", { name: nominee })) : null,
+      h("span", {}, t("lu.blockPile", { count: view.blockPile })),
+      h("span", {}, t("lu.powerDeck", { count: view.powerDeck })),
     ),
     board(context, view),
     mine(context, view),

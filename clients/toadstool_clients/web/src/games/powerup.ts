@@ -11,33 +11,35 @@ import { h } from "../dom";
 import { seatName } from "../names";
 import { entryFor, isOpened, openedStep } from "./taps";
 import type { GameRenderer, RenderContext } from "./types";
+import { t } from "../i18n";
+import type { Key } from "../i18n";
 
-const TIMING: Record<number, string> = {
-  [PowerUpTiming.MODIFY]: "modify phase",
-  [PowerUpTiming.ANY_TIME]: "any time",
-  [PowerUpTiming.TRADE_ANSWER]: "when traded with",
-  [PowerUpTiming.BEFORE_DECISION]: "before your decision",
-  [PowerUpTiming.AS_DECISION]: "as your decision",
+const TIMING: Record<number, Key> = {
+  [PowerUpTiming.MODIFY]: "pu.modify",
+  [PowerUpTiming.ANY_TIME]: "pu.anyTime",
+  [PowerUpTiming.TRADE_ANSWER]: "pu.tradeAnswer",
+  [PowerUpTiming.BEFORE_DECISION]: "pu.beforeDecision",
+  [PowerUpTiming.AS_DECISION]: "pu.asDecision",
 };
 
 function levelFace(card: PowerUpLevelCard): string {
-  return card.castle ? "Castle" : String(card.value);
+  return card.castle ? t("pu.castle") : String(card.value);
 }
 
 /** A Level card: its face when the view gives it, else a back (the viewer may not know it). */
 function levelCard(seat: PowerUpSeat, mine: boolean): HTMLElement {
-  if (!seat.hasLevel) return h("div", { class: "level-card empty", role: "img", "aria-label": "no Level card" }, "–");
-  if (!seat.level) return h("div", { class: "level-card back", role: "img", "aria-label": "a face-down Level card" }, "?");
+  if (!seat.hasLevel) return h("div", { class: "level-card empty", role: "img", "aria-label": t("pu.noLevel") }, "–");
+  if (!seat.level) return h("div", { class: "level-card back", role: "img", "aria-label": t("pu.faceDown") }, "?");
   const secret = !seat.faceUp;
   return h(
     "div",
     {
       class: `level-card face${seat.level.castle ? " castle" : ""}${secret ? " known" : ""}`,
       role: "img",
-      "aria-label": `Level card ${levelFace(seat.level)}${secret ? (mine ? ", face down: only you see it" : ", face down: you know it") : ""}`,
+      "aria-label": t(secret ? (mine ? "pu.levelCardOnlyYou" : "pu.levelCardYouKnow") : "pu.levelCard", { face: levelFace(seat.level) }),
     },
     h("span", { class: "level-value" }, levelFace(seat.level)),
-    secret ? h("small", { class: "level-note" }, mine ? "only you" : "you know") : null,
+    secret ? h("small", { class: "level-note" }, mine ? t("pu.onlyYou") : t("pu.youKnow")) : null,
   );
 }
 
@@ -45,10 +47,10 @@ function lives(count: number): HTMLElement {
   const shown = Math.min(count, 8);
   return h(
     "div",
-    { class: "lives", role: "img", "aria-label": `${count} Extra ${count === 1 ? "Life" : "Lives"}` },
+    { class: "lives", role: "img", "aria-label": t("pu.lives", { count }) },
     ...Array.from({ length: shown }, () => h("span", { class: "life" }, "1UP")),
     count > shown ? h("span", { class: "more" }, `+${count - shown}`) : null,
-    count === 0 ? h("span", { class: "none" }, "no lives") : null,
+    count === 0 ? h("span", { class: "none" }, t("pu.noLives")) : null,
   );
 }
 
@@ -74,9 +76,9 @@ function seatBox(context: RenderContext, view: PowerUpView, seat: PowerUpSeat, l
     h(
       "div",
       { class: "who" },
-      h("span", { class: "name" }, seatName(update, seat.seat), mine ? " (you)" : ""),
-      view.dealer === seat.seat ? h("span", { class: "badge dealer", title: "dealer" }, "dealer") : null,
-      turn ? h("span", { class: "turn-dot", title: "to play" }) : null,
+      h("span", { class: "name" }, seatName(update, seat.seat), mine ? t("seat.youNote") : ""),
+      view.dealer === seat.seat ? h("span", { class: "badge dealer", title: t("pu.dealer") }, t("pu.dealer")) : null,
+      turn ? h("span", { class: "turn-dot", title: t("pu.toPlay") }) : null,
     ),
     lives(seat.tokens),
     h(
@@ -87,21 +89,25 @@ function seatBox(context: RenderContext, view: PowerUpView, seat: PowerUpSeat, l
         "div",
         { class: "level-info" },
         seat.modifier ? h("div", { class: "modifier" }, seat.modifier.name) : null,
-        seat.value !== undefined && (seat.modifier || !seat.level?.castle) ? h("div", { class: "value" }, `Level ${seat.value}`) : null,
-        seat.castle ? h("div", { class: "immune" }, "Castle: immune") : null,
-        lowest.has(seat.seat) ? h("div", { class: "lowest" }, "lowest now") : null,
+        seat.value !== undefined && (seat.modifier || !seat.level?.castle) ? h("div", { class: "value" }, t("pu.value", { value: seat.value })) : null,
+        seat.castle ? h("div", { class: "immune" }, t("pu.immune")) : null,
+        lowest.has(seat.seat) ? h("div", { class: "lowest" }, t("pu.lowest")) : null,
       ),
     ),
     h(
       "div",
       { class: "pu-meta" },
-      `? cards: ${seat.handCount}`,
-      seat.decided && view.stage === PowerUpStage.KEEP_OR_TRADE ? " · decided" : "",
-      seat.active && !seat.inRound ? " · sits out" : "",
-      seat.active ? "" : " · out",
+      [
+        t("pu.cards", { count: seat.handCount }),
+        seat.decided && view.stage === PowerUpStage.KEEP_OR_TRADE ? t("pu.decided") : "",
+        seat.active && !seat.inRound ? t("pu.sitsOut") : "",
+        seat.active ? "" : t("pu.out"),
+      ]
+        .filter(Boolean)
+        .join(" · "),
     ),
-    trade ? h("button", { class: "pu-trade playable", onclick: () => context.open(trade) }, `Trade with ${seatName(update, seat.seat)}`) : null,
-    aim ? h("button", { class: "pu-aim playable", onclick: () => context.open(aim) }, `On ${mine ? "yourself" : seatName(update, seat.seat)}`) : null,
+    trade ? h("button", { class: "pu-trade playable", onclick: () => context.open(trade) }, t("pu.tradeWith", { name: seatName(update, seat.seat) })) : null,
+    aim ? h("button", { class: "pu-aim playable", onclick: () => context.open(aim) }, mine ? t("pu.onYourself") : t("pu.on", { name: seatName(update, seat.seat) })) : null,
   );
 }
 
@@ -109,23 +115,23 @@ function questionCard(item: PowerUpCard, onTap?: () => void, selected = false): 
   const inner = [
     h("span", { class: "q-name" }, item.name),
     h("span", { class: "q-effect" }, item.effect),
-    h("span", { class: "q-when" }, TIMING[item.timing] ?? ""),
+    h("span", { class: "q-when" }, TIMING[item.timing] ? t(TIMING[item.timing]) : ""),
   ];
   if (!onTap) return h("div", { class: "q-card" }, ...inner);
   return h(
     "button",
     { class: `q-card playable${selected ? " selected" : ""}`, onclick: onTap },
-    h("span", { class: "sr-only" }, "Play "),
+    h("span", { class: "sr-only" }, t("pu.play")),
     ...inner,
   );
 }
 
 function hand(context: RenderContext, view: PowerUpView): HTMLElement | null {
   if (view.you === undefined) return null;
-  if (!view.hand.length) return h("div", { class: "q-hand empty" }, "You hold no ? cards.");
+  if (!view.hand.length) return h("div", { class: "q-hand empty" }, t("pu.noCards"));
   return h(
     "div",
-    { class: "q-hand", role: "group", "aria-label": "your ? cards" },
+    { class: "q-hand", role: "group", "aria-label": t("pu.yourCards") },
     ...view.hand.map((item) => {
       const entry = entryFor(context, ["play_card"], ["card"], item.kind);
       if (!entry) return questionCard(item);
@@ -138,9 +144,11 @@ function pendingSwap(update: Update, view: PowerUpView): HTMLElement | null {
   const pending = view.pending;
   if (!pending || view.stage !== PowerUpStage.ANSWER) return null;
   const from = seatName(update, pending.fromSeat);
-  const to = view.you === pending.toSeat ? "you" : seatName(update, pending.toSeat);
-  const what = pending.kind === PowerUpSwapKind.WARP_PIPE ? `aims a Warp Pipe at ${to}` : `wants to trade Level cards with ${to}`;
-  return h("div", { class: "pu-pending", role: "status" }, `${from} ${what}.`);
+  const you = view.you === pending.toSeat;
+  const to = seatName(update, pending.toSeat);
+  const warp = pending.kind === PowerUpSwapKind.WARP_PIPE;
+  const key: Key = warp ? (you ? "pu.warpPipeYou" : "pu.warpPipe") : you ? "pu.tradeYou" : "pu.trade";
+  return h("div", { class: "pu-pending", role: "status" }, t(key, { from, to }));
 }
 
 /** The round's result, when this update carries it (the scoring deals a new round at once). */
@@ -155,7 +163,7 @@ function peeks(update: Update, view: PowerUpView): HTMLElement | null {
   return h(
     "div",
     { class: "pu-peeks" },
-    ...view.peeks.map((p) => h("div", {}, `Boo showed you ${seatName(update, p.seat)}'s Level card: ${p.card ? levelFace(p.card) : "?"}`)),
+    ...view.peeks.map((p) => h("div", {}, t("pu.peek", { name: seatName(update, p.seat), face: p.card ? levelFace(p.card) : "?" }))),
   );
 }
 
@@ -170,16 +178,16 @@ export const renderPowerUp: GameRenderer = (context) => {
     h(
       "div",
       { class: "pu-decks" },
-      h("span", {}, `Round ${view.round}`),
-      h("span", {}, `Level deck ${view.levelDeckCount}`),
-      h("span", {}, `? deck ${view.questionDeckCount}`),
-      h("span", {}, `Supply ${view.supply} lives`),
+      h("span", {}, t("pu.round", { round: view.round })),
+      h("span", {}, t("pu.levelDeck", { count: view.levelDeckCount })),
+      h("span", {}, t("pu.questionDeck", { count: view.questionDeckCount })),
+      h("span", {}, t("pu.supply", { count: view.supply })),
     ),
     pendingSwap(context.update, view),
     result(context.update),
     h("div", { class: "pu-seats" }, ...view.seats.map((s) => seatBox(context, view, s, lowest))),
     view.played.length
-      ? h("div", { class: "pu-played" }, h("span", { class: "label" }, "Played this round:"), ...view.played.map((c) => h("span", { class: "chip" }, c.name)))
+      ? h("div", { class: "pu-played" }, h("span", { class: "label" }, t("pu.played")), ...view.played.map((c) => h("span", { class: "chip" }, c.name)))
       : null,
     peeks(context.update, view),
     hand(context, view),

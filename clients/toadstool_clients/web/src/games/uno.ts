@@ -10,17 +10,24 @@ import { UnoColor, UnoDirection, UnoKind, UnoStage } from "../gen/toadstool/v1/u
 import type { Choice } from "../choices";
 import { leaves } from "../choices";
 import { h } from "../dom";
-import { UNO_COLOR_NAMES, seatName, unoCardName } from "../names";
+import { UNO_COLOR_NAMES, seatName, unoCardName, unoColourName } from "../names";
 import { isOpened } from "./taps";
+import { t } from "../i18n";
+import type { Key } from "../i18n";
 import type { GameRenderer, RenderContext } from "./types";
 
 /** Each colour's letter, printed on its cards and colour targets (for colour-blind players). */
-const COLOUR_LETTERS: Record<number, string> = {
-  [UnoColor.RED]: "R",
-  [UnoColor.YELLOW]: "Y",
-  [UnoColor.GREEN]: "G",
-  [UnoColor.BLUE]: "B",
+const COLOUR_LETTER_KEYS: Record<number, Key> = {
+  [UnoColor.RED]: "unoBoard.letterRed",
+  [UnoColor.YELLOW]: "unoBoard.letterYellow",
+  [UnoColor.GREEN]: "unoBoard.letterGreen",
+  [UnoColor.BLUE]: "unoBoard.letterBlue",
 };
+/** A colour's letter in the person's language ("Ge" and "Gr" in German, where yellow and green share a G). */
+function colourLetter(color: number): string | undefined {
+  const key = COLOUR_LETTER_KEYS[color];
+  return key ? t(key) : undefined;
+}
 const COLOURS = [UnoColor.RED, UnoColor.YELLOW, UnoColor.GREEN, UnoColor.BLUE];
 
 const FACES: Record<number, string> = {
@@ -45,17 +52,17 @@ function colourClass(color: UnoColor): string {
  * bottom corner (a wild has none: its colour is chosen when it is played). */
 function card(item: UnoCard, onTap?: () => void, selected = false, label?: string): HTMLElement {
   const name = unoCardName(item);
-  const letter = COLOUR_LETTERS[item.color];
+  const letter = colourLetter(item.color);
   // The glyphs are for the eye; the card's name in words is for a screen reader (and the button's name).
   const glyphs = [
     h("span", { class: "corner", "aria-hidden": "true" }, face(item)),
     h("span", { class: "face", "aria-hidden": "true" }, face(item)),
-    letter ? h("span", { class: "colour-letter", "aria-hidden": "true" }, letter) : h("span", { class: "colour-letter wild-mark", "aria-hidden": "true" }, "W"),
+    letter ? h("span", { class: "colour-letter", "aria-hidden": "true" }, letter) : h("span", { class: "colour-letter wild-mark", "aria-hidden": "true" }, t("unoBoard.wildMark")),
   ];
   if (!onTap) {
     return h("div", { class: `card ${colourClass(item.color)}`, title: name, "data-card-id": item.id }, h("span", { class: "sr-only" }, name), ...glyphs);
   }
-  const said = label ?? `Play ${name}`;
+  const said = label ?? t("unoBoard.play", { card: name });
   return h(
     "button",
     {
@@ -73,7 +80,7 @@ function backs(count: number): HTMLElement {
   const shown = Math.min(count, 12);
   return h(
     "div",
-    { class: "backs", role: "img", "aria-label": `${count} cards` },
+    { class: "backs", role: "img", "aria-label": t("unoBoard.cards", { count }) },
     ...Array.from({ length: shown }, () => h("span", { class: "back" })),
     h("span", { class: "count" }, String(count)),
   );
@@ -93,11 +100,11 @@ function opponents(context: RenderContext, view: UnoView): HTMLElement {
       return h(
         "div",
         { class: `opponent${turn ? " to-act" : ""}`, "data-seat": seat.index },
-        h("div", { class: "who" }, seatName(update, seat.index), turn ? h("span", { class: "turn-dot", title: "to play" }) : null),
+        h("div", { class: "who" }, seatName(update, seat.index), turn ? h("span", { class: "turn-dot", title: t("unoBoard.toPlay") }) : null),
         backs(count),
         count === 1 ? h("div", { class: "uno-badge" }, "UNO!") : null,
         catchEntry
-          ? h("button", { class: "catch", onclick: () => context.open(catchEntry) }, `Catch ${seatName(update, seat.index)}!`)
+          ? h("button", { class: "catch", onclick: () => context.open(catchEntry) }, t("unoBoard.catch", { name: seatName(update, seat.index) }))
           : null,
       );
     }),
@@ -108,8 +115,8 @@ function middle(context: RenderContext, view: UnoView): HTMLElement {
   const drawEntry = context.entryWith("draw", "", null);
   if (drawEntry) context.claim(drawEntry);
   const pile = drawEntry
-    ? h("button", { class: "pile playable", "data-kind": "draw", onclick: () => context.open(drawEntry) }, h("span", {}, "Draw"), h("small", { "aria-hidden": "true" }, `${view.drawPileCount}`), h("span", { class: "sr-only" }, ` a card (${view.drawPileCount} left)`))
-    : h("div", { class: "pile" }, h("span", {}, "Deck"), h("small", {}, `${view.drawPileCount}`));
+    ? h("button", { class: "pile playable", "data-kind": "draw", onclick: () => context.open(drawEntry) }, h("span", {}, t("unoBoard.draw")), h("small", { "aria-hidden": "true" }, `${view.drawPileCount}`), h("span", { class: "sr-only" }, t("unoBoard.drawLeft", { count: view.drawPileCount })))
+    : h("div", { class: "pile" }, h("span", {}, t("unoBoard.deck")), h("small", {}, `${view.drawPileCount}`));
   const arrow = view.direction === UnoDirection.COUNTER_CLOCKWISE ? "↺" : "↻";
   return h(
     "div",
@@ -120,8 +127,8 @@ function middle(context: RenderContext, view: UnoView): HTMLElement {
       "div",
       { class: "state" },
       colourChip(view.color),
-      h("div", { class: "direction", title: "direction of play" }, arrow),
-      view.pendingPenalty ? h("div", { class: "penalty" }, `+${view.pendingPenalty} waiting`) : null,
+      h("div", { class: "direction", title: t("unoBoard.direction") }, arrow),
+      view.pendingPenalty ? h("div", { class: "penalty" }, t("unoBoard.penalty", { count: view.pendingPenalty })) : null,
     ),
   );
 }
@@ -132,7 +139,7 @@ function reveal(context: RenderContext, view: UnoView): HTMLElement | null {
   return h(
     "div",
     { class: "reveal" },
-    h("div", {}, `Challenge: ${who}'s hand${view.reveal.heldPriorColor ? " had the colour in play" : " had no card of the colour in play"}`),
+    h("div", {}, t(view.reveal.heldPriorColor ? "unoBoard.challengeHad" : "unoBoard.challengeHadNot", { name: who })),
     h("div", { class: "hand small" }, ...view.reveal.cards.map((c) => card(c))),
   );
 }
@@ -140,12 +147,12 @@ function reveal(context: RenderContext, view: UnoView): HTMLElement | null {
 /** The colour in play, in words and letter (a wild on the first flip: any colour, dark with a ring of the
  * four, so its words stay readable). */
 function colourChip(color: UnoColor): HTMLElement {
-  const name = UNO_COLOR_NAMES[color];
-  if (!name) return h("div", { class: "colour-chip c-any", title: "the colour in play" }, "Any colour");
+  const name = unoColourName(color);
+  if (!name) return h("div", { class: "colour-chip c-any", title: t("unoBoard.colourInPlay") }, t("unoBoard.anyColour"));
   return h(
     "div",
-    { class: `colour-chip ${colourClass(color)}`, title: "the colour in play" },
-    h("span", { class: "chip-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
+    { class: `colour-chip ${colourClass(color)}`, title: t("unoBoard.colourInPlay") },
+    h("span", { class: "chip-letter", "aria-hidden": "true" }, colourLetter(color)),
     name,
   );
 }
@@ -164,7 +171,7 @@ function colourPicker(context: RenderContext): HTMLElement | null {
     : context.entries.filter((e) => e.steps[0]?.[0] === "choose_color");
   const targets = COLOURS.map((color) => ({ color, entry: colourEntry(choices, color) })).filter((t) => t.entry);
   if (!targets.length) return null;
-  const title = opened ? "Choose the colour play goes on with" : "The first card is a wild: choose the colour";
+  const title = opened ? t("unoBoard.chooseColour") : t("unoBoard.firstWild");
   return h(
     "div",
     { class: "colour-pick", role: "group", "aria-label": title },
@@ -182,8 +189,8 @@ function colourPicker(context: RenderContext): HTMLElement | null {
             "data-color": name,
             onclick: () => context.open(entry!),
           },
-          h("span", { class: "pick-letter", "aria-hidden": "true" }, COLOUR_LETTERS[color]),
-          h("span", { class: "pick-name" }, name),
+          h("span", { class: "pick-letter", "aria-hidden": "true" }, colourLetter(color)),
+          h("span", { class: "pick-name" }, unoColourName(color)),
         );
       }),
     ),
@@ -200,7 +207,7 @@ function unoCall(context: RenderContext): HTMLElement | null {
       "div",
       { class: "uno-call-row" },
       h("button", { class: "uno-call urgent playable", "data-kind": "call_uno", onclick: () => context.open(late) }, "UNO!"),
-      h("span", { class: "uno-hint" }, "Call it before anyone catches you"),
+      h("span", { class: "uno-hint" }, t("unoBoard.callHint")),
     );
   }
   const offered = context.entries.some((e) => leaves(e).some((leaf) => "uno" in leaf.toggles));
@@ -220,7 +227,7 @@ function unoCall(context: RenderContext): HTMLElement | null {
       },
       on ? "UNO! ✓" : "UNO!",
     ),
-    h("span", { class: "uno-hint" }, on ? "Called: now play your next-to-last card" : "One card left after this play? Tap UNO! first"),
+    h("span", { class: "uno-hint" }, on ? t("unoBoard.called") : t("unoBoard.callFirst")),
   );
 }
 
@@ -231,13 +238,13 @@ function hand(context: RenderContext, view: UnoView): HTMLElement | null {
   const calling = context.toggled("uno");
   return h(
     "div",
-    { class: "hand", role: "group", "aria-label": "your hand" },
+    { class: "hand", role: "group", "aria-label": t("unoBoard.hand") },
     ...cards.map((item) => {
       const entry = context.entryWith("play_card", "card_id", item.id);
       if (!entry) return card(item);
       context.claim(entry);
       const withUno = calling && leaves(entry).some((leaf) => "uno" in leaf.toggles);
-      const label = `Play ${unoCardName(item)}${withUno ? " and call UNO" : ""}`;
+      const label = t(withUno ? "unoBoard.playAndCall" : "unoBoard.play", { card: unoCardName(item) });
       return card(item, () => context.open(entry), isOpened(context, entry), label);
     }),
   );
@@ -249,9 +256,9 @@ export const renderUno: GameRenderer = (context) => {
   const view = game.value;
   const stageNote =
     view.stage === UnoStage.ANSWER_WILD_DRAW_FOUR
-      ? "A Wild Draw Four was played on you: accept it, or challenge it."
+      ? t("unoBoard.drawFour")
       : view.stage === UnoStage.ANSWER_DRAW_TWO
-        ? "A Draw Two was played on you."
+        ? t("unoBoard.drawTwo")
         : null;
   return h(
     "section",
@@ -264,6 +271,6 @@ export const renderUno: GameRenderer = (context) => {
     hand(context, view),
     // Below the hand, so that the hand never moves under a finger when the call appears.
     unoCall(context),
-    h("div", { class: "hand-info" }, `Hand ${view.handNumber} · to ${view.target} points${view.lowestWins ? " (lowest wins)" : ""}`),
+    h("div", { class: "hand-info" }, t(view.lowestWins ? "unoBoard.handInfoLowest" : "unoBoard.handInfo", { hand: view.handNumber, target: view.target })),
   );
 };

@@ -1,0 +1,107 @@
+"""The terminal's own words in German (issue #43): with a German locale (or `--lang de`) the screen's chrome
+(the turn line, seats, the events heading, the end screen's account, the footer's keys, the host menu) is
+German from the clients' catalogue, fits 80x24 and 60x20, and none of the English chrome is left. The
+server's texts (phases, events) are the server's, in the language the client asks for.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from rich.text import Text
+
+from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _, person_language
+from toadstool_clients.terminal.host import HostMenu
+from toadstool_clients.terminal.screen import screen_lines
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+#: The English chrome that must not be on a German screen.
+ENGLISH = ["Waiting for players", "Seats:", "Events", "open seat", "How the game went", "Game over", "(you",
+           "q: leave", "Host controls", "Start now", "Add a bot", "End the table", "disconnected"]  # fmt: skip
+
+
+@pytest.fixture
+def german(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("TOADSTOOL_LANG", "LANGUAGE", "LC_ALL", "LC_MESSAGES"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("LANG", "de_DE.UTF-8")
+
+
+def _plain(lines: list[str]) -> str:
+    return "\n".join(ANSI.sub("", line) for line in lines)
+
+
+def _lobby() -> table_pb2.Update:
+    update = table_pb2.Update(viewer_seat=0, status=table_pb2.TABLE_STATUS_LOBBY, game="uno", table_name="Abend")
+    update.seats.add(index=0, name="Anna", kind=table_pb2.SEAT_KIND_HUMAN, connected=True)
+    update.seats.add(index=1, name="Bot 1", kind=table_pb2.SEAT_KIND_BOT, bot_level=3)
+    update.seats.add(index=2, name="Ben", kind=table_pb2.SEAT_KIND_HUMAN, connected=False)
+    update.seats.add(index=3, kind=table_pb2.SEAT_KIND_EMPTY)
+    return update
+
+
+def test_the_language_follows_the_locale_and_lang(german: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert person_language() == "de"
+    assert _("Your turn") == "Du bist am Zug"
+    monkeypatch.setenv("TOADSTOOL_LANG", "en")
+    assert person_language() == "en"
+    assert _("Your turn") == "Your turn"
+
+
+@pytest.mark.parametrize(("width", "height"), [(80, 24), (60, 20)])
+def test_the_lobby_and_the_host_menu_are_german_and_fit(german: None, width: int, height: int) -> None:
+    update = _lobby()
+    keys = Text("   ".join([_("↑↓ Enter: choose"), _("Esc: back"), _("h: host"), _("q: leave")]))
+    menu = HostMenu(update).lines(width)
+    lines = screen_lines(update, [], menu, keys, width, height)
+    screen = _plain(lines)
+    assert len(lines) <= height
+    assert all(len(ANSI.sub("", line)) <= width for line in lines)
+    for word in ("Warten auf Spieler (1 freier Platz)", "Plätze:", "Anna (du)", "schwerer Bot", "getrennt",
+                 "Gastgeber", "Jetzt starten", "Bot hinzufügen", "Tisch beenden", "q: gehen"):  # fmt: skip
+        assert word in screen, (word, screen)
+    for word in ENGLISH:
+        assert word not in screen, (word, screen)
+
+
+def test_the_end_screen_is_german(german: None) -> None:
+    update = _lobby()
+    update.status = table_pb2.TABLE_STATUS_FINISHED
+    update.seats[3].CopyFrom(table_pb2.Seat(index=3, name="Cem", kind=table_pb2.SEAT_KIND_HUMAN, connected=True))
+    update.outcome.winners.append(1)
+    update.outcome.scores.extend([10, 520, 30, 0])
+    update.outcome.details.extend(f"Runde {n}: Bot 1 ging raus und bekam {n * 10} Punkte" for n in range(1, 30))
+    screen = _plain(screen_lines(update, ["Spiel vorbei"], [], Text(_("q: leave")), 80, 24))
+    assert "So lief das Spiel" in screen
+    assert "frühere)" in screen
+    assert "Spiel vorbei: Bot 1 gewinnt" in screen
+    for word in ENGLISH:
+        assert word not in screen, (word, screen)
+
+
+def test_events_keep_the_servers_german_words(german: None) -> None:
+    """The "you" rewriting knows English grammar only: a German event naming the viewer stays as it is."""
+    from toadstool_clients.terminal.events import in_your_words
+
+    update = _lobby()
+    event = table_pb2.Event(seat=0, text="Anna zieht eine Karte")
+    assert in_your_words(update, event) == "Anna zieht eine Karte"
+
+
+def test_cards_and_menu_steps_are_named_as_the_server_names_them_in_german(german: None) -> None:
+    """The clients' card and step words follow the glossary and the server's order ("Aussetzen Blau")."""
+    from toadstool.api.v1 import uno_pb2
+    from toadstool_clients.names import step_label, uno_card_name
+
+    red_five = uno_pb2.UnoCard(color=uno_pb2.UNO_COLOR_RED, kind=uno_pb2.UNO_KIND_NUMBER, number=5)
+    blue_skip = uno_pb2.UnoCard(color=uno_pb2.UNO_COLOR_BLUE, kind=uno_pb2.UNO_KIND_SKIP)
+    wild_four = uno_pb2.UnoCard(kind=uno_pb2.UNO_KIND_WILD_DRAW_FOUR)
+    assert [uno_card_name(c) for c in (red_five, blue_skip, wild_four)] == ["Rot 5", "Aussetzen Blau", "Zieh Vier"]
+    update = table_pb2.Update(viewer_seat=0, game="kart")
+    update.view.kart.SetInParent()
+    assert step_label(update, "play_card", "", None) == "Spielen"
+    assert step_label(update, "place_banana", "field", 12) == "Feld 12"
+    assert step_label(update, "pay_coins", "coins", 3) == "3 Münzen"
+    assert step_label(update, "pay_coins", "coins", 1) == "1 Münze"
