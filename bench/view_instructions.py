@@ -1,13 +1,17 @@
 """Instructions per move of building every viewer's live message, counted by callgrind (issue #24).
 
-Usage: ``python bench/view_instructions.py [--base DIR ...] [--tables 20] [--rounds 30] [--people]``
+Usage: ``python bench/view_instructions.py [--base DIR ...] [--tables 20] [--rounds 30] [--people]
+[--languages en,de]``
 
 Why: on this 2-core shared machine a timed micro-benchmark of the views moves by a third from run to run,
 while valgrind's callgrind counts instructions, which are the same for the same code and inputs whatever else
 the machine does. Each side runs UNO tables of 4 seats in-process (no network, no store): each round every
 table makes its bot's move through the group commit, then each of its 4 seats' live messages is built
 (`messages.watch_response`, what a Watch stream sends after a move). A second run makes the same moves and
-builds nothing; the difference, divided by the moves, is the views' cost per move. `--base` names folders
+builds nothing; the difference, divided by the moves, is the views' cost per move. `--languages` gives the
+4 viewers their languages in turn (`en,de`: two English and two German viewers at every table, each
+language's parts built once per version: docs/design.md §11.4); a side other than English alone needs a tree
+that says texts per language. `--base` names folders
 holding another version's `server/` tree (as bench/ab_server.py's), measured the same way; the last side is
 this working tree's. Needs valgrind (Debian's package). Prints millions of instructions per move per side
 and each side's ratio to the first.
@@ -38,19 +42,24 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _live_messages(tables: list[Any], sent: dict[str, list[int]], build: bool) -> None:
+def _live_messages(
+    tables: list[Any], sent: dict[str, list[int]], build: bool, languages: tuple[str, ...] = ("en",)
+) -> None:
     """After a round of moves: each table's 4 seats' live messages (`build`), or only what they were sent."""
     from toadstool.server import messages
 
     for table in tables:
         positions = sent[table.table_id]
         for viewer in range(4):
-            if build:
+            if build and languages == ("en",):  # as a tree before languages is called
                 messages.watch_response(table, viewer, None, positions[viewer])
+            elif build:
+                language = languages[viewer % len(languages)]
+                messages.watch_response(table, viewer, None, positions[viewer], language)  # type: ignore[call-arg]
             positions[viewer] = len(table.events)
 
 
-async def play(tables: int, rounds: int, build_views: bool) -> int:
+async def play(tables: int, rounds: int, build_views: bool, languages: tuple[str, ...] = ("en",)) -> int:
     """The measured work (run under callgrind by `count`); returns the moves made."""
     from toadstool.server.tables import TableRegistry
 
@@ -71,7 +80,7 @@ async def play(tables: int, rounds: int, build_views: bool) -> int:
                 )
             await asyncio.gather(*proposed)
             moves += len(proposed)
-            _live_messages(made, sent, build_views)
+            _live_messages(made, sent, build_views, languages)
         return moves
 
 
@@ -130,7 +139,14 @@ async def play_people(tables: int, rounds: int) -> int:
         return moves
 
 
-def count(server: Path | None, tables: int, rounds: int, build_views: bool, people: bool = False) -> tuple[int, int]:
+def count(
+    server: Path | None,
+    tables: int,
+    rounds: int,
+    build_views: bool,
+    people: bool = False,
+    languages: tuple[str, ...] = ("en",),
+) -> tuple[int, int]:
     """(instructions, moves) of one run of `play` under callgrind, with `server` first on the import path."""
     env = dict(os.environ, PYTHONHASHSEED="0")  # the same hashes, so the same dict layouts, in every run
     if server is not None:
@@ -138,7 +154,9 @@ def count(server: Path | None, tables: int, rounds: int, build_views: bool, peop
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / "callgrind.out"
         child = f"import sys; sys.path.insert(0, {str(ROOT / 'bench')!r}); import view_instructions as v, asyncio; "
-        call = f"play_people({tables}, {rounds})" if people else f"play({tables}, {rounds}, {build_views})"
+        call = f"play({tables}, {rounds}, {build_views}, {languages!r})"
+        if people:
+            call = f"play_people({tables}, {rounds})"
         child += f"print('moves', asyncio.run(v.{call}))"
         result = subprocess.run(
             ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable, "-c", child],
@@ -161,6 +179,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=20)
     parser.add_argument("--rounds", type=int, default=30)
     parser.add_argument("--people", action="store_true", help="the whole in-process path of a person's move")
+    parser.add_argument("--languages", default="en", help="the viewers' languages in turn, e.g. en,de")
     args = parser.parse_args(argv)
     if shutil.which("valgrind") is None:
         parser.error("valgrind is not installed (apt-get install valgrind)")
@@ -177,8 +196,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise RuntimeError(f"the longer run made no more moves ({fewer_moves} and {more_moves})")
             per_move = (more - fewer) / moves
         else:
-            without, moves = count(side, args.tables, args.rounds, False)
-            with_views, moves_again = count(side, args.tables, args.rounds, True)
+            languages = tuple(args.languages.split(","))
+            without, moves = count(side, args.tables, args.rounds, False, languages=languages)
+            with_views, moves_again = count(side, args.tables, args.rounds, True, languages=languages)
             if moves != moves_again:
                 raise RuntimeError(f"the two runs made different moves ({moves} and {moves_again})")
             per_move = (with_views - without) / moves

@@ -153,6 +153,16 @@ def name_seats(text: str, names: Sequence[str]) -> str:
     return _named(text, tuple(names))
 
 
+#: The seat references `{p0}` ... `{p15}` (`seat_ref`), made once.
+_SEAT_REFS = tuple(f"{{p{seat}}}" for seat in range(16))
+
+
+def seat_ref(seat: int) -> str:
+    """The reference `{pN}` to `seat` that a text names it by (a value of a `tr` message: `name_seats` fills
+    it in once the text is said)."""
+    return _SEAT_REFS[seat] if seat < len(_SEAT_REFS) else f"{{p{seat}}}"
+
+
 @functools.lru_cache(maxsize=4096)
 def _named(text: str, names: tuple[str, ...]) -> str:
     """`name_seats`, remembered: after every move each viewer's phase, events and labels are named again,

@@ -28,10 +28,11 @@ from __future__ import annotations
 
 import functools
 import io
+import json
 import logging
 import os
 import re
-from dataclasses import dataclass
+from collections.abc import Sequence
 from gettext import NullTranslations
 from importlib import resources
 from typing import Final
@@ -63,44 +64,194 @@ def N_(message: str) -> str:
     return message
 
 
-@dataclass(frozen=True, slots=True)
-class Text:
-    """A message not yet said: its English (the catalogue's msgid), its plural and count, and its values."""
+class Text(str):
+    """A message not yet said: its English (the catalogue's msgid), its plural and count, and its values.
+
+    It is a `str` holding its English, formatted when it is made: whatever reads it as a string (a log, a
+    bot, a test, an English reader, a game from another package) reads the English it always did, for the
+    same cost, while `said_in` says it in any other language when its reader is known. Equality and hashing
+    are the English string's."""
 
     message: str
-    params: tuple[tuple[str, object], ...] = ()
-    plural: str | None = None
-    n: int = 0
+    #: The values by name: the very dict `tr` was called with (no copy). A dict of strings and numbers is
+    #: not tracked by the garbage collector, where a tuple of pairs would be until a collection looked at
+    #: it: events are kept all game, and every tracked object makes each collection longer.
+    values: dict[str, object]
+    plural: str | None
+    n: int
+    #: What `said_in` said it as, by language, once asked (a dict of strings: not tracked by the collector).
+    known: dict[str, str] | None
+
+    def __new__(
+        cls,
+        message: str,
+        params: tuple[tuple[str, object], ...] | dict[str, object] = (),
+        plural: str | None = None,
+        n: int = 0,
+    ) -> Text:
+        values = params if isinstance(params, dict) else dict(params)
+        english = message if plural is None or n == 1 else plural
+        if plural is not None:
+            values.setdefault("n", n)
+        if values:
+            english = english.format(**values)
+        self = str.__new__(cls, english)
+        self.message, self.values, self.plural, self.n, self.known = message, values, plural, n, None
+        return self
+
+    @property
+    def params(self) -> tuple[tuple[str, object], ...]:
+        """The values as (name, value) pairs."""
+        return tuple(self.values.items())
+
+    def __getnewargs__(self) -> tuple[str, tuple[tuple[str, object], ...], str | None, int]:  # type: ignore[override]
+        return (self.message, self.params, self.plural, self.n)
 
     def said_in(self, language: str) -> str:
         """The message in `language` (English where the catalogue lacks it), its values filled in."""
+        if language == ENGLISH:
+            return str.__str__(self)  # a plain str: some readers (gRPC's abort) take no subclass
+        known = self.known
+        if known is not None:
+            found = known.get(language)
+            if found is not None:
+                return found
+        said = self._say(language)
+        if known is None:
+            self.known = {language: said}
+        else:
+            known[language] = said
+        return said
+
+    def _say(self, language: str) -> str:
+        if not self.message:  # gettext's "" is the catalogue's header
+            return ""
         catalogue = catalogue_of(language)
         if self.plural is None:
             template = catalogue.gettext(self.message)
         else:
             template = catalogue.ngettext(self.message, self.plural, self.n)
-        values = {key: value.said_in(language) if isinstance(value, Text) else value for key, value in self.params}
-        if self.plural is not None:
-            values.setdefault("n", self.n)
+        if not self.values:
+            return template
+        values = {
+            key: value.said_in(language) if isinstance(value, Text) else value for key, value in self.values.items()
+        }
         try:
             return template.format(**values)
         except (KeyError, IndexError, ValueError):  # a translation naming other values: its English instead
             log.warning("the %s translation of %r does not fit its values", language, self.message)
-            english = self.message if self.plural is None or self.n == 1 else self.plural
-            return english.format(**values)
+            return str.__str__(self)
 
     def __str__(self) -> str:
-        return self.said_in(ENGLISH)
+        return str.__str__(self)
+
+    def __repr__(self) -> str:
+        return f"Text({self.message!r}, {self.params!r}, {self.plural!r}, {self.n!r})"
 
 
 def tr(message: str, /, **params: object) -> Text:
-    """A message to be said in its reader's language: `message` is English with `{name}` for each value."""
-    return Text(message, tuple(params.items()))
+    """A message to be said in its reader's language: `message` is English with `{name}` for each value.
+
+    The same message with the same values is the same `Text` (`_MADE`): a game says the same few hundred
+    sentences all evening, and a `Text` kept in a table's events is an object the garbage collector tracks,
+    where the string it replaced was not. (Values are compared as strings compare, by their English: a value
+    is the same in every language when its English is, as the catalogue has one msgid per English text.)"""
+    key = (message, *params.values())
+    try:
+        made = _MADE.get(key)
+    except TypeError:  # a value that cannot be hashed (a list in a refusal): not remembered
+        return Text(message, params)
+    if made is None:
+        if len(_MADE) >= _MAX_MADE:
+            _MADE.clear()
+        made = _MADE[key] = Text(message, params)
+    return made
 
 
 def trn(singular: str, plural: str, n: int, /, **params: object) -> Text:
     """As `tr`, with a count: the catalogue's plural form for `n` (which the message may show as `{n}`)."""
-    return Text(singular, tuple(params.items()), plural, n)
+    key = (singular, n, *params.values())
+    try:
+        made = _MADE.get(key)
+    except TypeError:
+        return Text(singular, params, plural, n)
+    if made is None:
+        if len(_MADE) >= _MAX_MADE:
+            _MADE.clear()
+        made = _MADE[key] = Text(singular, params, plural, n)
+    return made
+
+
+#: The `Text`s `tr` and `trn` made lately, by message and values (emptied when full).
+_MADE: dict[tuple[object, ...], Text] = {}
+_MAX_MADE = 8192
+
+
+def joined(items: Sequence[str], separator: str = ", ") -> Text:
+    """`items` (each a `Text`, or a plain string said as it is) joined by `separator`, each said in the
+    reader's language: a list of card names. Its message names only the items, so it is no catalogue's: a
+    sentence around it is (`tr("you drew {cards}", cards=joined(...))`)."""
+    message = separator.join(f"{{i{k}}}" for k in range(len(items)))
+    return Text(message, tuple((f"i{k}", item) for k, item in enumerate(items)))
+
+
+def both(first: str, second: str, *more: str) -> Text:
+    """Two or more names joined as a sentence says them ("{p0} and {p2}"), in the reader's language."""
+    text = tr("{first} and {second}", first=first, second=second)
+    for name in more:
+        text = tr("{first} and {second}", first=text, second=name)
+    return text
+
+
+def full_stop(text: str) -> Text:
+    """`text` as a sentence, in any language: a full stop added unless it already ends with one (a card
+    named "Hammer Bros." ends one in English, not in German)."""
+    return _FullStop("{text}" if text.endswith(".") else "{text}.", (("text", text),))
+
+
+class _FullStop(Text):
+    def said_in(self, language: str) -> str:
+        inner = said(self.values["text"], language)  # type: ignore[arg-type]
+        return inner if inner.endswith(".") else inner + "."
+
+
+#: How a stored text (`stored`) begins: a JSON object naming its msgid. Older versions stored English.
+_STORED_PREFIX = '{"msgid":'
+
+
+def stored(text: str) -> str:
+    """How a text is kept in the store: a `Text` as JSON of its msgid, plural, count and values (a value
+    that is a `Text` likewise), so it is said in each reader's language when read back (`from_stored`);
+    a plain string as it is."""
+    return json.dumps(_plain(text), ensure_ascii=False) if isinstance(text, Text) else text
+
+
+def _plain(text: Text) -> dict[str, object]:
+    values = {key: _plain(value) if isinstance(value, Text) else value for key, value in text.values.items()}
+    plain: dict[str, object] = {"msgid": text.message, "values": values}
+    if text.plural is not None:
+        plain["plural"], plain["n"] = text.plural, text.n
+    return plain
+
+
+def from_stored(data: str) -> str:
+    """A stored text read back: a `Text` where it was stored as one, else the string as it is (English
+    stored by an older version, shown as it was: no migration)."""
+    if not data.startswith(_STORED_PREFIX):
+        return data
+    try:
+        return _text(json.loads(data))
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return data
+
+
+def _text(plain: dict[str, object]) -> Text:
+    values = plain["values"]
+    assert isinstance(values, dict)
+    params = tuple((k, _text(v) if isinstance(v, dict) else v) for k, v in values.items())
+    plural = plain.get("plural")
+    n = plain.get("n", 0)
+    return Text(str(plain["msgid"]), params, str(plural) if plural is not None else None, int(n))  # type: ignore[call-overload]
 
 
 def said(text: Text | str, language: str) -> str:

@@ -20,6 +20,7 @@ from google.protobuf import json_format
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import BotLevel
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
+from toadstool.i18n import ENGLISH, Text, trn
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
 from toadstool.server.tables.seats import SeatKind, Status
@@ -87,6 +88,7 @@ def game_view_message(
     names: Sequence[str] | None = None,
     into: table_pb2.GameView | None = None,
     fields: frozenset[str] | None = None,
+    language: str = ENGLISH,
 ) -> table_pb2.GameView:
     """The GameView message carrying `view` (a game's view dataclass), built in `into` when given.
 
@@ -104,12 +106,12 @@ def game_view_message(
     else:
         member = message.generic
         member.game = engine.name
-        member.phase = view.phase
+        member.phase = said(view.phase, language)
         state = wire.to_plain(view)
         state.pop("phase", None)  # in GenericView.phase, with the seats named
         member.state.update(state)
     if names is not None:
-        member.phase = name_seats(view.phase, names)
+        member.phase = name_seats(said(view.phase, language), names)
     return message
 
 
@@ -236,13 +238,29 @@ def seat_messages(table: Table) -> list[table_pb2.Seat]:
     return cache.seat_messages
 
 
+def said(text: str, language: str) -> str:
+    """A text of the domain (an engine's, a table's note) in `language`: a `Text` said in it, a plain string
+    (a game from another package, a note stored by an older version) as it is. English is the `Text`
+    itself: an English reader pays one comparison."""
+    if language == ENGLISH or not isinstance(text, Text):
+        return text
+    return text.said_in(language)
+
+
 def event_message(
-    version: int, event: Event, viewer: int | None, names: Sequence[str], into: table_pb2.Event | None = None
+    version: int,
+    event: Event,
+    viewer: int | None,
+    names: Sequence[str],
+    into: table_pb2.Event | None = None,
+    language: str = ENGLISH,
 ) -> table_pb2.Event:
-    """`event` as `viewer` is told it, built in `into` when given (a new element of an update's events)."""
+    """`event` as `viewer` is told it in `language`, built in `into` when given (a new element of an update's
+    events)."""
     message = table_pb2.Event() if into is None else into
     message.version = version
-    message.text = name_seats(event_text(event, viewer), names)
+    text = event_text(event, viewer)
+    message.text = name_seats(text if language == ENGLISH else said(text, language), names)
     if event.seat is not None:
         message.seat = event.seat
     if event.roll is not None:
@@ -252,8 +270,9 @@ def event_message(
     return message
 
 
-def history_for(table: Table, viewer: int | None) -> Iterator[table_pb2.HistoryStep]:
-    """The table's history as `viewer` may know it: each version's events and view, by replaying the log.
+def history_for(table: Table, viewer: int | None, language: str = ENGLISH) -> Iterator[table_pb2.HistoryStep]:
+    """The table's history as `viewer` may know it, in `language`: each version's events and view, by
+    replaying the log.
 
     Every step goes through `Engine.view` and `event_text` for this viewer, like a live update. A lazy
     generator over a snapshot, so a long game never holds the event loop for its whole replay.
@@ -272,16 +291,18 @@ def history_for(table: Table, viewer: int | None) -> Iterator[table_pb2.HistoryS
         if version > 0:
             seat, action = actions[version - 1]
             if seat == viewer:
-                step.label = name_seats(engine.describe(state, seat, action), names)
+                step.label = name_seats(said(engine.describe(state, seat, action), language), names)
             state = engine.apply(state, seat, action)
             step.seat = seat
-        step.events.extend(event_message(version, e, viewer, names) for e in by_version.get(version, ()))
-        step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer), names))
+        step.events.extend(
+            event_message(version, e, viewer, names, language=language) for e in by_version.get(version, ())
+        )
+        step.view.CopyFrom(game_view_message(engine, engine.view(state, viewer), names, language=language))
         yield step
 
 
-def _table_part(table: Table) -> table_pb2.Update:
-    """What every viewer is told alike: the table, its seats, the clock and the outcome."""
+def _table_part(table: Table, language: str = ENGLISH) -> table_pb2.Update:
+    """What every viewer is told alike (in `language`): the table, its seats, the clock and the outcome."""
     part = table_pb2.Update(
         table_id=table.table_id,
         version=table.version,
@@ -289,7 +310,7 @@ def _table_part(table: Table) -> table_pb2.Update:
         seats=seat_messages(table),
         game=table.spec.name,
         table_name=table.name,
-        score_label=table.engine.score_label,
+        score_label=said(table.engine.score_label, language),
         turn_seconds=int(table.turn_seconds),
         takeover_seconds=int(table.takeover_seconds),
     )
@@ -298,38 +319,39 @@ def _table_part(table: Table) -> table_pb2.Update:
         part.turn_deadline_unix_ms = int((time.time() + deadline - table.now()) * 1000)
     outcome = table.engine.outcome(table.state) if table.state is not None else None
     if table.ended is not None:  # ended before its game was (its host, or abandoned): nobody won
-        part.outcome.CopyFrom(table_pb2.Outcome(ended=table.ended, summary=table.ended))
+        ended = said(table.ended, language)
+        part.outcome.CopyFrom(table_pb2.Outcome(ended=ended, summary=ended))
     elif outcome is not None:
         names = table.names()
         part.outcome.CopyFrom(
             table_pb2.Outcome(
                 winners=outcome.winners,
                 scores=outcome.scores,
-                summary=name_seats(outcome.summary, names),
-                details=[name_seats(line, names) for line in outcome.details],
+                summary=name_seats(said(outcome.summary, language), names),
+                details=[name_seats(said(line, language), names) for line in outcome.details],
             )
         )
     return part
 
 
-def _viewer_part(table: Table, viewer: int | None) -> table_pb2.Update:
-    """What depends on the viewer, for a game without `view_split`: view, phase, scores, whose turn and the
-    viewer's legal actions."""
+def _viewer_part(table: Table, viewer: int | None, language: str = ENGLISH) -> table_pb2.Update:
+    """What depends on the viewer (and its language), for a game without `view_split`: view, phase, scores,
+    whose turn and the viewer's legal actions."""
     engine = table.engine
     state = table.state  # read once: it is a descriptor (`table._Replayed`)
     names = table.names()
     view = engine.view(state, viewer)
-    part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
-    game_view_message(engine, view, names, into=part.view)
+    part = table_pb2.Update(phase=name_seats(said(view.phase, language), names), scores=view.scores)
+    game_view_message(engine, view, names, into=part.view, language=language)
     if table.ended is not None:  # a game ended early waits for nobody and offers nothing
-        part.phase = table.ended
+        part.phase = said(table.ended, language)
         return part
     part.to_act.extend(engine.to_act(state))
-    _add_legal_actions(part, table, viewer)
+    _add_legal_actions(part, table, viewer, language)
     return part
 
 
-def _public_part(table: Table, public: frozenset[str]) -> tuple[bytes, bytes]:
+def _public_part(table: Table, public: frozenset[str], language: str = ENGLISH) -> tuple[bytes, bytes]:
     """What every viewer is told alike of the game (a game with `view_split`), serialised once per version for
     every viewer: the Update's phase, scores and whose turn (without its view), and the body of the game's
     view message (`GameView.<game>`) holding the view's `public` fields.
@@ -342,24 +364,24 @@ def _public_part(table: Table, public: frozenset[str]) -> tuple[bytes, bytes]:
     state = table.state
     names = table.names()
     view = engine.view(state, SPECTATOR)
-    part = table_pb2.Update(phase=name_seats(view.phase, names), scores=view.scores)
-    game_view_message(engine, view, names, into=part.view, fields=public)
+    part = table_pb2.Update(phase=name_seats(said(view.phase, language), names), scores=view.scores)
+    game_view_message(engine, view, names, into=part.view, fields=public, language=language)
     body = getattr(part.view, engine.name).SerializeToString()
     part.ClearField("view")
     if table.ended is not None:  # a game ended early waits for nobody and offers nothing
-        part.phase = table.ended
+        part.phase = said(table.ended, language)
     else:
         part.to_act.extend(engine.to_act(state))
     return part.SerializeToString(), body
 
 
-def _private_part(table: Table, viewer: int | None) -> tuple[bytes, bytes]:
+def _private_part(table: Table, viewer: int | None, language: str = ENGLISH) -> tuple[bytes, bytes]:
     """What only `viewer` is told (a game with `view_split`), serialised once per viewer and version: the body
     of its private view (the engine's `private_view`, the very fields its whole view would hold, as fields
     of `GameView.<game>`) and the bytes of its legal actions as fields of an Update."""
     if table.ended is not None:  # a game ended early offers nothing
         return _private_view_body(table, viewer), b""
-    return _private_view_body(table, viewer), _legal_actions_bytes(table, viewer)
+    return _private_view_body(table, viewer), _legal_actions_bytes(table, viewer, language)
 
 
 def _private_view_body(table: Table, viewer: int | None) -> bytes:
@@ -383,12 +405,12 @@ def _private_view_body(table: Table, viewer: int | None) -> bytes:
     return data
 
 
-def _add_legal_actions(part: table_pb2.Update, table: Table, viewer: int | None) -> None:
+def _add_legal_actions(part: table_pb2.Update, table: Table, viewer: int | None, language: str = ENGLISH) -> None:
     """`viewer`'s legal actions (`_legal_actions_bytes`) added to `part`."""
-    part.MergeFromString(_legal_actions_bytes(table, viewer))
+    part.MergeFromString(_legal_actions_bytes(table, viewer, language))
 
 
-def _legal_actions_bytes(table: Table, viewer: int | None) -> bytes:
+def _legal_actions_bytes(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
     """`viewer`'s legal actions, each with its id, its label and its action message, as the bytes of an
     Update holding only them: each LegalAction's own bytes (`_legal_action_bytes`), keyed and length-prefixed
     as an element of `Update.legal_actions`, joined."""
@@ -398,8 +420,10 @@ def _legal_actions_bytes(table: Table, viewer: int | None) -> bytes:
     state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
     names = table.names()
     parts: list[bytes] = []
+    english = language == ENGLISH
     for action in engine.legal_actions(state, viewer):
-        data = _legal_action_bytes(engine, action, name_seats(engine.describe(state, viewer, action), names))
+        label = engine.describe(state, viewer, action)
+        data = _legal_action_bytes(engine, action, name_seats(label if english else said(label, language), names))
         parts += (_LEGAL_ACTIONS_KEY, wire.varint(len(data)), data)
     return b"".join(parts)
 
@@ -408,18 +432,23 @@ def _legal_actions_bytes(table: Table, viewer: int | None) -> bytes:
 _LEGAL_ACTIONS_KEY = wire.varint(table_pb2.Update.LEGAL_ACTIONS_FIELD_NUMBER << 3 | 2)
 
 
-def update_for(table: Table, viewer: int | None, since_version: int | None) -> table_pb2.Update:
-    """Everything `viewer` (a seat, or None for a spectator) may know now, as one update message.
+def update_for(
+    table: Table, viewer: int | None, since_version: int | None, language: str = ENGLISH
+) -> table_pb2.Update:
+    """Everything `viewer` (a seat, or None for a spectator) may know now, in `language`, as one update.
 
     Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
     the one door out of the server (docs/design.md, principle 4). It is `watch_response`'s very bytes, parsed.
     """
-    return table_pb2.Update.FromString(b"".join(_update_parts(table, viewer, since_version, None)))
+    return table_pb2.Update.FromString(b"".join(_update_parts(table, viewer, since_version, None, language)))
 
 
-def watch_response(table: Table, viewer: int | None, since_version: int | None, since_event: int | None) -> bytes:
-    """The serialised `WatchResponse` a stream of `viewer` sends next: `update_for`'s update, or on a
-    live stream (`since_event`: the events it was already sent) the change since its last message.
+def watch_response(
+    table: Table, viewer: int | None, since_version: int | None, since_event: int | None, language: str = ENGLISH
+) -> bytes:
+    """The serialised `WatchResponse` a stream of `viewer` sends next, in `language` (the stream's, chosen
+    where it opened): `update_for`'s update, or on a live stream (`since_event`: the events it was already
+    sent) the change since its last message.
 
     A live stream's message is built and serialised once per viewer and event position, and every
     stream at that point (every spectator of a table, every device of a seat) sends the same bytes:
@@ -427,13 +456,13 @@ def watch_response(table: Table, viewer: int | None, since_version: int | None, 
     """
 
     def build() -> bytes:
-        update = b"".join(_update_parts(table, viewer, since_version, since_event))
+        update = b"".join(_update_parts(table, viewer, since_version, since_event, language))
         return _WATCH_UPDATE_TAG + wire.varint(len(update)) + update
 
     if since_event is None:
         return build()
     cache = table.message_cache or cache_of(table)
-    return cache.part(table, ("live", viewer, since_event, len(table.events)), build)
+    return cache.part(table, ("live", viewer, language, since_event, len(table.events)), build)
 
 
 #: `WatchResponse.update`'s key on the wire: field 1, length-delimited.
@@ -441,7 +470,7 @@ _WATCH_UPDATE_TAG = bytes([service_pb2.WatchResponse.UPDATE_FIELD_NUMBER << 3 | 
 
 
 def _update_parts(
-    table: Table, viewer: int | None, since_version: int | None, since_event: int | None
+    table: Table, viewer: int | None, since_version: int | None, since_event: int | None, language: str
 ) -> tuple[bytes, ...]:
     """The serialised update for `viewer`, as the parts it is joined from, each serialised once: the table's
     part (once per version, for every viewer), this update's own fields (its viewer seat and events), and the
@@ -458,7 +487,9 @@ def _update_parts(
     viewer after every move.
     """
     cache = table.message_cache or cache_of(table)
-    table_part = cache.part(table, ("table",), lambda: _table_part(table).SerializeToString())
+    # Every part holding words is kept per language (the table's part: its score label and outcome); with
+    # one language at a table, as most are, each is built once per version as before.
+    table_part = cache.part(table, ("table", language), lambda: _table_part(table, language).SerializeToString())
     own = table_pb2.Update()
     if viewer is not None:
         own.viewer_seat = viewer
@@ -472,18 +503,23 @@ def _update_parts(
     names = table.names()
     # In the lobby too: its notes (someone left, the host removed a seat) are events like any other.
     for version, event in recent:
-        event_message(version, event, viewer, names, into=own.events.add())
+        event_message(version, event, viewer, names, own.events.add(), language)
     if table.state is None:
         open_count = len(table.open_seats())
-        own.phase = table.ended or f"Waiting for players ({open_count} open seat{'' if open_count == 1 else 's'})"
+        waiting = trn("Waiting for players ({n} open seat)", "Waiting for players ({n} open seats)", open_count)
+        own.phase = said(table.ended or waiting, language)
         return table_part, own.SerializeToString()
     split = view_split(type(table.engine)) if has_own_message(table.engine.name) else None
     if split is None:
-        viewer_part = cache.part(table, ("viewer", viewer), lambda: _viewer_part(table, viewer).SerializeToString())
+        viewer_part = cache.part(
+            table, ("viewer", viewer, language), lambda: _viewer_part(table, viewer, language).SerializeToString()
+        )
         return table_part, own.SerializeToString(), viewer_part
-    public_part = cache.part(table, ("public",), lambda: _public_part(table, split[0]))
+    public_part = cache.part(table, ("public", language), lambda: _public_part(table, split[0], language))
     game_part = cache.part(
-        table, ("viewer", viewer), lambda: join_split(table.engine.name, public_part, _private_part(table, viewer))
+        table,
+        ("viewer", viewer, language),
+        lambda: join_split(table.engine.name, public_part, _private_part(table, viewer, language)),
     )
     return table_part, own.SerializeToString(), public_part[0], game_part
 

@@ -187,8 +187,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     def language_of(self, context: Any) -> str:
         """The language to answer this call in: the one place it is chosen, for every transport (gRPC's
         metadata; Connect's header and the WebSocket's handshake header, which `web_transport.WebContext`
-        hands over as the same metadata). Read only where a text is said (a refusal, ListGames), so the
-        calls that say none pay nothing for it."""
+        hands over as the same metadata). Read only where a text is said (a refusal, ListGames, once where
+        a Watch, Play or GetHistory stream opens: all its updates are said in it), so the calls that say none
+        pay nothing for it."""
         return negotiate(_metadata(context, ACCEPT_LANGUAGE), self.language)
 
     def _table(self, table_id: str) -> Table:
@@ -446,7 +447,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         viewer = table.seat_of_token(token) if token else None
         self.guard.open_stream(client)  # a history replay costs like a stream: it counts as one
         try:
-            for step in messages.history_for(table, viewer):
+            for step in messages.history_for(table, viewer, self.language_of(context)):
                 yield service_pb2.GetHistoryResponse(step=step)
                 await asyncio.sleep(0)  # one step at a time: other tables keep playing meanwhile
         finally:
@@ -472,6 +473,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                         version=table.version,
                     ),
                 )
+            language = self.language_of(context)  # the stream's, chosen once: every update is said in it
             client = client_of(context.peer())
             self.guard.open_stream(client)
             holder = table.seats[seat] if seat is not None else None
@@ -491,7 +493,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                             ),
                         )
                     revision = table.revision
-                    response = messages.watch_response(table, seat, since, sent_events)
+                    response = messages.watch_response(table, seat, since, sent_events, language)
                     sent_events = len(table.events)
                     sending = backlog.start_sending()  # until gRPC asks for the next message: it took this one
                     try:

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from toadstool.i18n import N_
+from toadstool.i18n import N_, from_stored, stored
 from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, Checkpointer
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
@@ -410,7 +410,7 @@ class Store:
         with self._transaction():
             self._write(
                 "UPDATE tables SET finished_version = ?, ended = ?, finished_at = ? WHERE table_id = ?",
-                (version, reason, at, table_id),
+                (version, stored(reason), at, table_id),
             )
 
     def set_record(self, table_id: str, record: dict[str, Any]) -> None:
@@ -444,9 +444,10 @@ class Store:
             )
 
     def add_note(self, table_id: str, version: int, text: str) -> None:
-        """A table-level event (someone left, was taken over, came back) at a version."""
+        """A table-level event (someone left, was taken over, came back) at a version: a `Text` kept as its
+        message and values (`i18n.stored`), so it is said again in each reader's language."""
         self._outside_transaction()
-        self._write("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, text))
+        self._write("INSERT INTO notes (table_id, version, text) VALUES (?, ?, ?)", (table_id, version, stored(text)))
 
     def _outside_transaction(self) -> None:
         """A single statement commits itself only outside a transaction; inside one left open (a COMMIT
@@ -474,7 +475,7 @@ class Store:
         for version, text in self.db.execute(
             "SELECT version, text FROM notes WHERE table_id = ? ORDER BY rowid", (table_id,)
         ):
-            notes.setdefault(version, []).append(text)
+            notes.setdefault(version, []).append(from_stored(text))
         return actions, notes
 
     def tables(
@@ -487,7 +488,10 @@ class Store:
         )
         for *row, finished_version, ended, finished_at in rows.fetchall():
             table = dataclasses.replace(
-                stored_table(row), finished_version=finished_version, ended=ended, finished_at=finished_at
+                stored_table(row),
+                finished_version=finished_version,
+                ended=from_stored(ended) if ended is not None else None,
+                finished_at=finished_at,
             )
             seats = [
                 StoredSeat(*r)

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import enum
 
+from toadstool.i18n import tr
+
 
 class FieldType(enum.IntEnum):
     """What a field of the track does when a kart lands on it."""
@@ -71,24 +73,25 @@ DECK: tuple[tuple[Item, int], ...] = (
     (Item.DUD, 3),
 )
 
+#: The items' and fields' names, each a `Text` said in its reader's language (docs/glossary.md).
 ITEM_NAMES: dict[Item, str] = {
-    Item.BANANA: "Banana",
-    Item.MUSHROOM: "Mushroom",
-    Item.FEATHER: "Feather",
-    Item.GREEN_SHELL: "Green Shell",
-    Item.RED_SHELL: "Red Shell",
-    Item.BLUE_SHELL: "Blue Shell",
-    Item.LIGHTNING: "Lightning",
-    Item.GHOST: "Ghost",
-    Item.DUD: "Dud",
+    Item.BANANA: tr("Banana"),
+    Item.MUSHROOM: tr("Mushroom"),
+    Item.FEATHER: tr("Feather"),
+    Item.GREEN_SHELL: tr("Green Shell"),
+    Item.RED_SHELL: tr("Red Shell"),
+    Item.BLUE_SHELL: tr("Blue Shell"),
+    Item.LIGHTNING: tr("Lightning"),
+    Item.GHOST: tr("Ghost"),
+    Item.DUD: tr("Dud"),
 }
 
 FIELD_NAMES: dict[FieldType, str] = {
-    FieldType.PLAIN: "plain",
+    FieldType.PLAIN: tr("plain"),
     FieldType.ITEM: "?",
-    FieldType.BOOSTER: "booster",
-    FieldType.MUSHROOM: "mushroom field",
-    FieldType.THWOMP: "Thwomp",
+    FieldType.BOOSTER: tr("booster"),
+    FieldType.MUSHROOM: tr("mushroom field"),
+    FieldType.THWOMP: tr("Thwomp"),
 }
 
 #: Shells: how many fields ahead (difference in progress, at least 1) the victim may be.

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toadstool.engine import N_, BadOptions, DieRoll, Event, OptionKind, OptionSpec, Outcome, preview
+from toadstool.engine import seat_ref as _p
 from toadstool.games.kart.data import (
     BANANA_CHIPS,
     BUNDLE_BONUS,
@@ -61,6 +62,7 @@ from toadstool.games.kart.tracks import (
     parse_track,
     track_content,
 )
+from toadstool.i18n import Text, joined, tr, trn
 
 #: The key of a creation record (`KartEngine.creation_record`) that holds the track's content.
 TRACK_CONTENT = "track_content"
@@ -256,12 +258,12 @@ class KartView:
 
 
 # -------------------------------------------------------------------------------------------- helpers
-def _coins(count: int) -> str:
-    return f"{count} coin" if count == 1 else f"{count} coins"
+def _coins(count: int) -> Text:
+    return trn("{n} coin", "{n} coins", count)
 
 
-def _fields(count: int) -> str:
-    return f"{count} field" if count == 1 else f"{count} fields"
+def _fields(count: int) -> Text:
+    return trn("{n} field", "{n} fields", count)
 
 
 def _half_up(coins: int) -> int:
@@ -357,7 +359,7 @@ class _Race:
         )
 
     # -- small steps
-    def say(self, text: str, seat: int | None = None, roll: DieRoll | None = None) -> None:
+    def say(self, text: Text, seat: int | None = None, roll: DieRoll | None = None) -> None:
         """Record an event; its seat is the seat that acted (the roller for automatic rolls)."""
         self.events.append(Event(text=text, seat=self.actor if seat is None else seat, roll=roll))
 
@@ -367,18 +369,19 @@ class _Race:
         return self._rng
 
     def die(self, roller: int, purpose: str, text: str) -> int:
-        """Roll the die for `roller`; a 6 during play earns a coin from the bank while it has any."""
+        """Roll the die for `roller` and say it with the message `text` (marked with N_, naming `{p}` and
+        `{value}`); a 6 during play earns a coin from the bank while it has any."""
         value = self.rng().randint(1, DIE_SIDES)
         roll = DieRoll(roller=roller, purpose=purpose, value=value)
         self.rolls.append(roll)
-        self.say(text.format(value=value, p=f"{{p{roller}}}"), seat=roller, roll=roll)
+        self.say(tr(text, p=_p(roller), value=value), seat=roller, roll=roll)
         if value == DIE_SIDES and purpose != "start_order":
             if self.bank > 0:
                 self.bank -= 1
                 self.coins[roller] += 1
-                self.say(f"{{p{roller}}} rolled a 6 and takes a coin from the bank", seat=roller)
+                self.say(tr("{p} rolled a 6 and takes a coin from the bank", p=_p(roller)), seat=roller)
             else:
-                self.say(f"{{p{roller}}} rolled a 6, but the bank has no coins left", seat=roller)
+                self.say(tr("{p} rolled a 6, but the bank has no coins left", p=_p(roller)), seat=roller)
         return value
 
     def pay(self, seat: int, coins: int) -> None:
@@ -396,55 +399,65 @@ class _Race:
     # -- setup
     def roll_start_order(self, players: int) -> None:
         def order(group: list[int]) -> list[int]:
-            rolled = {s: self.die(s, "start_order", "{p} rolls {value} for the start order") for s in group}
+            rolled = {s: self.die(s, "start_order", N_("{p} rolls {value} for the start order")) for s in group}
             result: list[int] = []
             for value in sorted(set(rolled.values()), reverse=True):
                 tied = [s for s in group if rolled[s] == value]
                 if len(tied) > 1:
-                    names = ", ".join(f"{{p{s}}}" for s in tied)
-                    self.say(f"{names} tie with {value} and roll again")
+                    self.say(
+                        tr("{names} tie with {value} and roll again", names=joined([_p(s) for s in tied]), value=value)
+                    )
                     result.extend(order(tied))
                 else:
                     result.extend(tied)
             return result
 
         self.start_order = tuple(order(list(range(players))))
-        self.say("Start order: " + ", ".join(f"{i + 1}. {{p{s}}}" for i, s in enumerate(self.start_order)))
+        self.say(
+            tr("Start order: {order}", order=", ".join(f"{i + 1}. {_p(s)}" for i, s in enumerate(self.start_order)))
+        )
         for place, seat in enumerate(self.start_order, start=1):
             coins = START_PLACE_COINS.get(place, 0)
             if coins:
                 self.bank -= coins
                 self.coins[seat] += coins
-                self.say(f"{{p{seat}}} starts in place {place} and gets {_coins(coins)} from the bank")
+                self.say(
+                    tr(
+                        "{p} starts in place {place} and gets {coins} from the bank",
+                        p=_p(seat),
+                        place=place,
+                        coins=_coins(coins),
+                    )
+                )
         self.turn = 0
         self.stage = Stage.PRE_ROLL
-        self.say(f"{{p{self.seat}}} starts the race")
+        self.say(tr("{p} starts the race", p=_p(self.seat)))
 
     # -- a turn
     def roll(self) -> None:
         seat = self.seat
         purpose = "booster" if self.stage is Stage.BOOSTER else "move"
-        label = "rolls {value} on the booster" if purpose == "booster" else "rolls {value}"
-        pips = self.die(seat, purpose, "{p} " + label)
+        label = N_("{p} rolls {value} on the booster") if purpose == "booster" else N_("{p} rolls {value}")
+        pips = self.die(seat, purpose, label)
         move = pips
-        parts = [str(pips)]
+        parts: list[str] = [str(pips)]
         if self.mushroom:
             move *= 2
-            parts.append("x2 Mushroom")
+            parts.append(tr("x2 Mushroom"))
         if self.halving[seat]:
             move //= 2
             self.halving[seat] = False
-            parts.append("halved")
+            parts.append(tr("halved"))
         bonus = BUNDLE_BONUS.get(self.bundle, 0)
         if bonus:
             move += bonus
-            parts.append(f"+{bonus} for coins")
+            parts.append(tr("+{bonus} for coins", bonus=bonus))
         self.mushroom = False
         self.bundle = 0
         if len(parts) > 1:
-            self.say(f"{{p{seat}}} moves {move} ({', '.join(parts)})")
+            self.say(tr("{p} moves {move} ({parts})", p=_p(seat), move=move, parts=joined(parts)))
         if move <= 0:
-            self.say(f"{{p{seat}}} does not move")
+            self.say(tr("{p} does not move", p=_p(seat)))
             self.lightning = False
             self.end_turn()
             return
@@ -465,18 +478,26 @@ class _Race:
             progress = shortcut_progress(self.track, start, move, cut)
             self.items[seat] = None
             self.under_deck(Item.FEATHER)
-            self.say(f"{{p{seat}}} spends the Feather on shortcut {cut.label} ({cut.start} -> {cut.exit})")
+            self.say(
+                tr(
+                    "{p} spends the Feather on shortcut {label} ({start} -> {exit})",
+                    p=_p(seat),
+                    label=cut.label,
+                    start=cut.start,
+                    exit=cut.exit,
+                )
+            )
         goal = LAPS * self.n
         if progress >= goal:
             self.progress[seat] = goal
             self.winner = seat
             self.stage = Stage.FINISHED
-            self.say(f"{{p{seat}}} crosses the finish line after lap {LAPS} and wins the race!")
+            self.say(tr("{p} crosses the finish line after lap {laps} and wins the race!", p=_p(seat), laps=LAPS))
             return
         self.progress[seat] = progress
         for lap_line in range(start // self.n + 1, progress // self.n + 1):
-            self.say(f"{{p{seat}}} crosses the finish line: lap {lap_line + 1} of {LAPS}")
-        self.say(f"{{p{seat}}} lands on field {progress % self.n}")
+            self.say(tr("{p} crosses the finish line: lap {lap} of {laps}", p=_p(seat), lap=lap_line + 1, laps=LAPS))
+        self.say(tr("{p} lands on field {field}", p=_p(seat), field=progress % self.n))
         self.land()
 
     def land(self) -> None:
@@ -490,25 +511,25 @@ class _Race:
         ]
         if others:
             if self.lightning:
-                self.say(f"{{p{seat}}} shares the field under the Lightning and pays nothing")
+                self.say(tr("{p} shares the field under the Lightning and pays nothing", p=_p(seat)))
                 for other in others:
                     self.skips[other] += 1
-                    self.say(f"{{p{other}}} shares the field with the Lightning and skips a turn")
+                    self.say(tr("{p} shares the field with the Lightning and skips a turn", p=_p(other)))
             else:
                 for who in [seat, *others]:
                     if self.coins[who] > 0:
                         self.pay(who, 1)
-                        self.say(f"{{p{who}}} pays a coin for the shared field")
+                        self.say(tr("{p} pays a coin for the shared field", p=_p(who)))
                     else:
                         self.skips[who] += 1
-                        self.say(f"{{p{who}}} is broke and skips a turn for the shared field")
+                        self.say(tr("{p} is broke and skips a turn for the shared field", p=_p(who)))
         self.lightning = False
         # 2. banana chip
         if field in self.bananas:
             self.bananas.discard(field)
             self.skips[seat] += 1
             lost = self.lose_half(seat)
-            self.say(f"{{p{seat}}} slips on a banana: skips a turn and loses {_coins(lost)}")
+            self.say(tr("{p} slips on a banana: skips a turn and loses {coins}", p=_p(seat), coins=_coins(lost)))
         # 3. the field's effect
         kind = self.track.fields[field]
         if kind is FieldType.ITEM:
@@ -517,39 +538,44 @@ class _Race:
                 return
         elif kind is FieldType.BOOSTER:
             self.stage = Stage.BOOSTER
-            self.say(f"{{p{seat}}} is on a booster and may roll again")
+            self.say(tr("{p} is on a booster and may roll again", p=_p(seat)))
             return
         elif kind is FieldType.MUSHROOM:
             self.halving[seat] = True
-            self.say(f"{{p{seat}}} is on a mushroom field: the next move is halved")
+            self.say(tr("{p} is on a mushroom field: the next move is halved", p=_p(seat)))
         elif kind is FieldType.THWOMP:
-            value = self.die(seat, "thwomp", "The Thwomp: {p} rolls {value}")
+            value = self.die(seat, "thwomp", N_("The Thwomp: {p} rolls {value}"))
             skipped = THWOMP_SKIPS[value]
             self.skips[seat] += skipped
             if skipped:
                 self.say(
-                    f"{{p{seat}}} is crushed by the Thwomp and skips {skipped} turn{'s' if skipped > 1 else ''}",
+                    trn(
+                        "{p} is crushed by the Thwomp and skips {n} turn",
+                        "{p} is crushed by the Thwomp and skips {n} turns",
+                        skipped,
+                        p=_p(seat),
+                    )
                 )
             else:
-                self.say(f"{{p{seat}}} dodges the Thwomp")
+                self.say(tr("{p} dodges the Thwomp", p=_p(seat)))
         self.end_turn()
 
     def draw(self) -> None:
         seat = self.seat
         held = self.items[seat]
         if held is not None:
-            self.say(f"{{p{seat}}} already holds the {ITEM_NAMES[held]} and draws nothing")
+            self.say(tr("{p} already holds the {item} and draws nothing", p=_p(seat), item=ITEM_NAMES[held]))
             return
         card = self.deck.pop(0)
         if card is Item.BANANA:
             self.stage = Stage.BANANA
-            self.say(f"{{p{seat}}} draws a Banana")
+            self.say(tr("{p} draws a Banana", p=_p(seat)))
         elif card is Item.DUD:
             self.under_deck(card)
-            self.say(f"{{p{seat}}} draws a Dud: back under the deck")
+            self.say(tr("{p} draws a Dud: back under the deck", p=_p(seat)))
         else:
             self.items[seat] = card
-            self.say(f"{{p{seat}}} draws the {ITEM_NAMES[card]}")
+            self.say(tr("{p} draws the {item}", p=_p(seat), item=ITEM_NAMES[card]))
 
     def end_turn(self) -> None:
         self.item_used = False
@@ -564,7 +590,7 @@ class _Race:
             if self.skips[seat] <= 0:
                 break
             self.skips[seat] -= 1
-            self.say(f"{{p{seat}}} skips this turn")
+            self.say(tr("{p} skips this turn", p=_p(seat)))
         self.stage = Stage.PRE_ROLL
 
     def use_item(self, target: int | None) -> None:
@@ -574,37 +600,54 @@ class _Race:
         self.items[seat] = None
         self.item_used = True
         self.under_deck(item)
-        name = ITEM_NAMES[item]
         if item is Item.MUSHROOM:
             self.mushroom = True
-            self.say(f"{{p{seat}}} uses the Mushroom: this move counts double")
+            self.say(tr("{p} uses the Mushroom: this move counts double", p=_p(seat)))
         elif item is Item.LIGHTNING:
             self.lightning = True
             for other in range(len(self.progress)):
                 if other != seat:
                     self.halving[other] = True
-            self.say(f"{{p{seat}}} uses the Lightning: every other kart's next move is halved")
+            self.say(tr("{p} uses the Lightning: every other kart's next move is halved", p=_p(seat)))
         elif item is Item.GHOST:
             assert target is not None
             stolen = self.items[target]
             assert stolen is not None
             self.items[target] = None
             self.items[seat] = stolen
-            self.say(f"{{p{seat}}} uses the Ghost and takes the {ITEM_NAMES[stolen]} from {{p{target}}}")
+            self.say(
+                tr(
+                    "{p} uses the Ghost and takes the {item} from {target}",
+                    p=_p(seat),
+                    item=ITEM_NAMES[stolen],
+                    target=_p(target),
+                )
+            )
         elif item is Item.BLUE_SHELL:
             assert target is not None
             self.skips[target] += 1
             lost = self.lose_half(target)
             self.say(
-                f"{{p{seat}}} fires the Blue Shell at the leader {{p{target}}}: skips a turn and loses {_coins(lost)}",
+                tr(
+                    "{p} fires the Blue Shell at the leader {target}: skips a turn and loses {coins}",
+                    p=_p(seat),
+                    target=_p(target),
+                    coins=_coins(lost),
+                )
             )
         else:  # Green or Red Shell
             assert target is not None
             self.progress[target] = max(self.progress[seat] - 1, 0)
             lost = self.lose_half(target)
             self.say(
-                f"{{p{seat}}} hits {{p{target}}} with the {name}: back to field "
-                f"{self.progress[target] % self.n} behind {{p{seat}}}, loses {_coins(lost)}",
+                tr(
+                    "{p} hits {target} with the {item}: back to field {field} behind {p}, loses {coins}",
+                    p=_p(seat),
+                    target=_p(target),
+                    item=ITEM_NAMES[item],
+                    field=self.progress[target] % self.n,
+                    coins=_coins(lost),
+                )
             )
 
 
@@ -640,7 +683,7 @@ class KartEngine:
 
     name = "kart"
     title = N_("Super Mario Kart (board game)")
-    score_label = "laps"
+    score_label = tr("laps")
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {"track": "mini-loop"}
     min_players = 2
@@ -752,7 +795,14 @@ class KartEngine:
         elif isinstance(action, PayCoins):
             race.pay(seat, action.coins)
             race.bundle = action.coins
-            race.say(f"{{p{seat}}} pays {_coins(action.coins)} for +{_fields(BUNDLE_BONUS[action.coins])}")
+            race.say(
+                tr(
+                    "{p} pays {coins} for +{fields}",
+                    p=_p(seat),
+                    coins=_coins(action.coins),
+                    fields=_fields(BUNDLE_BONUS[action.coins]),
+                )
+            )
         elif isinstance(action, UseItem):
             race.use_item(action.target)
         elif isinstance(action, Discard):
@@ -760,7 +810,7 @@ class KartEngine:
             assert item is not None
             race.items[seat] = None
             race.under_deck(item)
-            race.say(f"{{p{seat}}} throws away the {ITEM_NAMES[item]}")
+            race.say(tr("{p} throws away the {item}", p=_p(seat), item=ITEM_NAMES[item]))
         elif isinstance(action, TakeShortcut):
             race.drive(state.pending_move, action.shortcut)
         elif isinstance(action, StayOnTrack):
@@ -768,16 +818,16 @@ class KartEngine:
         elif isinstance(action, PlaceBanana | MoveBanana | DropBanana):
             race.under_deck(Item.BANANA)
             if isinstance(action, DropBanana):
-                race.say(f"{{p{seat}}} throws the Banana away")
+                race.say(tr("{p} throws the Banana away", p=_p(seat)))
             else:
                 if isinstance(action, MoveBanana):
                     race.bananas.discard(action.from_field)
-                    race.say(f"{{p{seat}}} moves the banana chip from field {action.from_field}")
+                    race.say(tr("{p} moves the banana chip from field {field}", p=_p(seat), field=action.from_field))
                 race.bananas.add(action.field)
-                race.say(f"{{p{seat}}} puts a banana chip on field {action.field}")
+                race.say(tr("{p} puts a banana chip on field {field}", p=_p(seat), field=action.field))
             race.end_turn()
         elif isinstance(action, EndTurn):
-            race.say(f"{{p{seat}}} does not roll again")
+            race.say(tr("{p} does not roll again", p=_p(seat)))
             race.end_turn()
         else:  # pragma: no cover - the table checks legality first
             raise TypeError(f"not a Kart action: {action!r}")
@@ -840,34 +890,42 @@ class KartEngine:
 
     def _phase(self, state: KartState) -> str:
         if state.winner is not None:
-            return f"{{p{state.winner}}} won the race"
-        who = f"{{p{state.seat}}}"
+            return tr("{p} won the race", p=_p(state.winner))
+        who = _p(state.seat)
         if state.stage is Stage.BOOSTER:
-            return f"{who} on a booster: roll again?"
+            return tr("{p} on a booster: roll again?", p=who)
         if state.stage is Stage.SHORTCUT:
-            return f"{who} to choose: shortcut or track"
+            return tr("{p} to choose: shortcut or track", p=who)
         if state.stage is Stage.BANANA:
-            return f"{who} to place a banana chip"
-        return f"{who} to roll"
+            return tr("{p} to place a banana chip", p=who)
+        return tr("{p} to roll", p=who)
 
     def outcome(self, state: KartState) -> Outcome | None:
         if state.winner is None:
             return None
         ranks = ranking(state)
         order = sorted(range(len(ranks)), key=lambda s: ranks[s])
-        places = ", ".join(f"{ranks[s]}. {{p{s}}}" for s in order)
+        places = ", ".join(f"{ranks[s]}. {_p(s)}" for s in order)
         n = state.track.length
         details = tuple(
-            f"{ranks[s]}. {{p{s}}}: crossed the finish line"
+            tr("{place}. {p}: crossed the finish line", place=ranks[s], p=_p(s))
             if s == state.winner
-            else f"{ranks[s]}. {{p{s}}}: lap {min(state.karts[s].progress // n + 1, LAPS)} of {LAPS}, "
-            f"field {state.karts[s].progress % n}"
+            else tr(
+                "{place}. {p}: lap {lap} of {laps}, field {field}",
+                place=ranks[s],
+                p=_p(s),
+                lap=min(state.karts[s].progress // n + 1, LAPS),
+                laps=LAPS,
+                field=state.karts[s].progress % n,
+            )
             for s in order
         )
         return Outcome(
             winners=(state.winner,),
             scores=self._scores(state),
-            summary=f"{{p{state.winner}}} wins the race on {state.track.title} ({places})",
+            summary=tr(
+                "{p} wins the race on {track} ({places})", p=_p(state.winner), track=state.track.title, places=places
+            ),
             details=details,
         )
 
@@ -878,37 +936,58 @@ class KartEngine:
         kart = state.karts[seat]
         n = state.track.length
         if isinstance(action, Roll):
-            return "Roll again (booster)" if state.stage is Stage.BOOSTER else "Roll the die"
+            return _ROLL_AGAIN if state.stage is Stage.BOOSTER else _ROLL
         if isinstance(action, PayCoins):
             bonus = BUNDLE_BONUS[action.coins]
-            return f"Pay {_coins(action.coins)} for +{_fields(bonus)}"
+            return tr("Pay {coins} for +{fields}", coins=_coins(action.coins), fields=_fields(bonus))
         if isinstance(action, UseItem):
             item = kart.item
             if item is Item.MUSHROOM:
-                return "Use the Mushroom (this move counts double)"
+                return tr("Use the Mushroom (this move counts double)")
             if item is Item.LIGHTNING:
-                return "Use the Lightning (halve everyone else's next move)"
+                return tr("Use the Lightning (halve everyone else's next move)")
             if item is Item.GHOST and action.target is not None:
                 stolen = state.karts[action.target].item
-                what = ITEM_NAMES[stolen] if stolen is not None else "item"
-                return f"Use the Ghost to take {{p{action.target}}}'s {what}"
-            name = ITEM_NAMES[item] if item is not None else "item"
-            return f"Fire the {name} at {{p{action.target}}}"
+                what = ITEM_NAMES[stolen] if stolen is not None else _ITEM
+                return tr("Use the Ghost to take {target}'s {item}", target=_p(action.target), item=what)
+            name = ITEM_NAMES[item] if item is not None else _ITEM
+            return tr(
+                "Fire the {item} at {target}", item=name, target=_p(action.target) if action.target is not None else ""
+            )
         if isinstance(action, Discard):
-            name = ITEM_NAMES[kart.item] if kart.item is not None else "item"
-            return f"Throw away the {name}"
+            name = ITEM_NAMES[kart.item] if kart.item is not None else _ITEM
+            return tr("Throw away the {item}", item=name)
         if isinstance(action, TakeShortcut):
             cut = state.track.shortcuts[action.shortcut]
             to = shortcut_progress(state.track, kart.progress, state.pending_move, cut)
-            return f"Take shortcut {cut.label} ({cut.start} -> {cut.exit}) with the Feather to field {to % n}"
+            return tr(
+                "Take shortcut {label} ({start} -> {exit}) with the Feather to field {field}",
+                label=cut.label,
+                start=cut.start,
+                exit=cut.exit,
+                field=to % n,
+            )
         if isinstance(action, StayOnTrack):
-            return f"Stay on the track to field {(kart.progress + state.pending_move) % n}"
+            return tr("Stay on the track to field {field}", field=(kart.progress + state.pending_move) % n)
         if isinstance(action, PlaceBanana):
-            return f"Put a banana chip on field {action.field} ({FIELD_NAMES[state.track.fields[action.field]]})"
+            return tr(
+                "Put a banana chip on field {field} ({kind})",
+                field=action.field,
+                kind=FIELD_NAMES[state.track.fields[action.field]],
+            )
         if isinstance(action, MoveBanana):
-            return f"Move the banana chip from field {action.from_field} to field {action.field}"
+            return tr(
+                "Move the banana chip from field {start} to field {field}", start=action.from_field, field=action.field
+            )
         if isinstance(action, DropBanana):
-            return "Throw the Banana away"
+            return _DROP_BANANA
         if isinstance(action, EndTurn):
-            return "End the turn without rolling again"
+            return _END_TURN
         return repr(action)
+
+
+_ROLL = tr("Roll the die")
+_ROLL_AGAIN = tr("Roll again (booster)")
+_ITEM = tr("item")
+_DROP_BANANA = tr("Throw the Banana away")
+_END_TURN = tr("End the turn without rolling again")

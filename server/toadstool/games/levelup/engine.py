@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toadstool.engine import N_, Event, OptionSpec, Outcome
+from toadstool.engine import seat_ref as _p
+from toadstool.i18n import Text, both, joined, tr, trn
 
 from . import data
 from .data import BLOCKS, POWERS, TOP, BlockKind, PowerKind
@@ -50,7 +52,7 @@ class VoteChoice(enum.IntEnum):
     THWOMP_VOTE = 3
 
 
-VOTE_NAMES = {VoteChoice.YES: "Yes!", VoteChoice.NO: "No!", VoteChoice.THWOMP_VOTE: "Thwomp Vote"}
+VOTE_NAMES = {VoteChoice.YES: tr("Yes!"), VoteChoice.NO: tr("No!"), VoteChoice.THWOMP_VOTE: tr("Thwomp Vote")}
 
 
 # ---------------------------------------------------------------------------------------------- actions
@@ -307,20 +309,48 @@ class LevelUpState:
     events: tuple[Event, ...]
 
 
+#: The characters' names as each language says them (Nintendo's German names: docs/glossary.md).
+_CHARACTER_TEXTS: tuple[str, ...] = tuple(
+    {"Peach": tr("Peach"), "Daisy": tr("Daisy")}.get(name, name) for name in data.CHARACTER_NAMES
+)
+#: The ? blocks' and Power Up cards' names, each a `Text` said in its reader's language.
+_BLOCK_TEXTS: dict[BlockKind, Text] = {
+    BlockKind.COIN: tr("Coin"),
+    BlockKind.COIN_X2: tr("Coin x2"),
+    BlockKind.SUPER_MUSHROOM: tr("Super Mushroom"),
+    BlockKind.FEATHER: tr("Feather"),
+    BlockKind.GOOMBA: tr("Goomba"),
+    BlockKind.GREEN_SHELL: tr("Green Shell"),
+    BlockKind.DOUBLE_CHERRY: tr("Double Cherry"),
+    BlockKind.THWOMP: tr("Thwomp"),
+    BlockKind.POW_BLOCK: tr("POW Block"),
+    BlockKind.SUPER_STAR: tr("Super Star"),
+}
+_POWER_TEXTS: dict[PowerKind, Text] = {
+    PowerKind.THWOMP_VOTE: tr("Thwomp Vote"),
+    PowerKind.ONE_UP_MUSHROOM: tr("1-Up Mushroom"),
+    PowerKind.WARP_PIPE: tr("Warp Pipe"),
+    PowerKind.GOOMBA_STOMP: tr("Goomba Stomp"),
+    PowerKind.BOO: tr("Boo"),
+    PowerKind.MEGA_POW: tr("Mega POW"),
+    PowerKind.GOLDEN_MUSHROOM: tr("Golden Mushroom"),
+}
+
+
 def char_name(c: int) -> str:
-    return data.CHARACTER_NAMES[c]
+    return _CHARACTER_TEXTS[c]
 
 
-def level_name(index: int) -> str:
-    return f"level {data.LEVELS[index]}"
+def level_name(index: int) -> Text:
+    return tr("level {level}", level=data.LEVELS[index])
 
 
-def block_label(block: int) -> str:
-    return f"{data.BLOCK_NAMES[BLOCKS[block]]} (block #{block})"
+def block_label(block: int) -> Text:
+    return tr("{name} (block #{number})", name=_BLOCK_TEXTS[BLOCKS[block]], number=block)
 
 
-def power_label(power: int) -> str:
-    return f"{data.POWER_NAMES[POWERS[power]]} (power #{power})"
+def power_label(power: int) -> Text:
+    return tr("{name} (power #{number})", name=_POWER_TEXTS[POWERS[power]], number=power)
 
 
 class _Work:
@@ -405,7 +435,7 @@ class _Work:
         )
 
     # -------------------------------------------------------------------------------- small helpers
-    def say(self, text: str, private: tuple[tuple[int, str], ...] = ()) -> None:
+    def say(self, text: Text, private: tuple[tuple[int, Text], ...] = ()) -> None:
         self.events.append(Event(text=text, private=private))
 
     def level_of(self, c: int) -> int:
@@ -437,13 +467,13 @@ class _Work:
             self.power_deck = self.power_discard
             self.power_discard = []
             self.rng.shuffle(self.power_deck)
-            self.say("the Power Up discard pile is shuffled into a new draw pile")
+            self.say(tr("the Power Up discard pile is shuffled into a new draw pile"))
         if not self.power_deck:
-            self.say(f"{{p{seat}}} would draw a Power Up card, but none is left")
+            self.say(tr("{p} would draw a Power Up card, but none is left", p=_p(seat)))
             return
         card = self.power_deck.pop()
         self.power_hands[seat].append(card)
-        self.say(f"{{p{seat}}} draws a Power Up card", ((seat, f"you draw {power_label(card)}"),))
+        self.say(tr("{p} draws a Power Up card", p=_p(seat)), ((seat, tr("you draw {card}", card=power_label(card))),))
 
     def take_power(self, seat: int, kind: PowerKind) -> int:
         card = min(p for p in self.power_hands[seat] if POWERS[p] == kind)
@@ -464,17 +494,26 @@ class _Work:
             return
         target = self.first_open_at_or_below(max(0, index - steps))
         self.put(c, target)
-        self.say(f"{char_name(c)} moves down to {level_name(target)}")
+        self.say(tr("{character} moves down to {level}", character=char_name(c), level=level_name(target)))
 
     def move_up(self, c: int, actor: int | None = None) -> str:
         """Move `c` up one level: 'blocked', 'moved', 'reveal' (a ? block awaits) or 'nominated'."""
         index = self.level_of(c)
         if index < 0 or index == TOP or not self.has_room(index + 1):
-            self.say(f"{char_name(c)} cannot move up")
+            self.say(tr("{character} cannot move up", character=char_name(c)))
             return "blocked"
         self.put(c, index + 1)
-        who = f"{{p{actor}}} moves " if actor is not None else ""
-        self.say(f"{who}{char_name(c)}{'' if who else ' moves'} up to {level_name(index + 1)}")
+        if actor is not None:
+            self.say(
+                tr(
+                    "{p} moves {character} up to {level}",
+                    p=_p(actor),
+                    character=char_name(c),
+                    level=level_name(index + 1),
+                )
+            )
+        else:
+            self.say(tr("{character} moves up to {level}", character=char_name(c), level=level_name(index + 1)))
         if index + 1 == TOP:
             self.nominate(c)
             return "nominated"
@@ -491,13 +530,13 @@ class _Work:
         kind = BLOCKS[block]
         self.stage = Stage.TURN
         self.reveal_character = self.reveal_level = -1
-        self.say(f"{{p{seat}}} reveals {block_label(block)} on {level_name(index)}")
+        self.say(tr("{p} reveals {block} on {level}", p=_p(seat), block=block_label(block), level=level_name(index)))
         if kind in data.KEPT_BLOCKS:
             self.held_blocks[seat].append(block)
             self.fresh_blocks.append(block)
             if kind == BlockKind.THWOMP:
                 self.skips[seat] += 1
-                self.say(f"{{p{seat}}} will skip their next turn")
+                self.say(tr("{p} will skip their next turn", p=_p(seat)))
             return
         self.block_discard.append(block)
         if kind == BlockKind.SUPER_MUSHROOM:
@@ -506,7 +545,7 @@ class _Work:
             self.move_down(c, 1)
         elif kind == BlockKind.DOUBLE_CHERRY:
             self.extra_turns[seat] += 1
-            self.say(f"{{p{seat}}} will take an extra turn")
+            self.say(tr("{p} will take an extra turn", p=_p(seat)))
         elif kind == BlockKind.POW_BLOCK:
             for other in list(self.levels[index]):
                 self.move_down(other, 1)
@@ -519,7 +558,7 @@ class _Work:
         self.warp_character = -1
         self.revealed_votes = [VoteChoice.UNSPECIFIED] * self.n
         self.cancelled = [False] * self.n
-        self.say(f"{char_name(c)} is nominated for champion")
+        self.say(tr("{character} is nominated for champion", character=char_name(c)))
         order = [(self.current + k) % self.n for k in range(self.n)]
         self.window = [s for s in order if self.may_stop_nominee(s)]
         self.stage = Stage.PRE_VOTE
@@ -536,7 +575,9 @@ class _Work:
         c = self.nominee
         target = self.first_open_at_or_below(5)
         self.put(c, target)
-        self.say(f"{char_name(c)} is knocked down to {level_name(target)}; no vote")
+        self.say(
+            tr("{character} is knocked down to {level}; no vote", character=char_name(c), level=level_name(target))
+        )
         self.nominee = -1
         self.window = []
         self.stage = Stage.TURN
@@ -545,7 +586,7 @@ class _Work:
         self.window = []
         self.stage = Stage.VOTE
         self.votes = [VoteChoice.UNSPECIFIED] * self.n
-        self.say(f"everybody votes on {char_name(self.nominee)}")
+        self.say(tr("everybody votes on {character}", character=char_name(self.nominee)))
 
     def reveal_votes(self) -> None:
         self.revealed_votes = list(self.votes)
@@ -556,8 +597,8 @@ class _Work:
                 self.no_cards[seat] -= 1
             elif vote == VoteChoice.THWOMP_VOTE:
                 self.take_power(seat, PowerKind.THWOMP_VOTE)
-        shown = ", ".join(f"{{p{s}}} {VOTE_NAMES[v]}" for s, v in enumerate(self.revealed_votes))
-        self.say(f"the votes on {char_name(self.nominee)}: {shown}")
+        shown = joined([tr("{p} {vote}", p=_p(s), vote=VOTE_NAMES[v]) for s, v in enumerate(self.revealed_votes)])
+        self.say(tr("the votes on {character}: {votes}", character=char_name(self.nominee), votes=shown))
         self.stage = Stage.ONE_UP
         if self.open_objections():
             order = [(self.current + k) % self.n for k in range(self.n)]
@@ -579,15 +620,15 @@ class _Work:
         self.window = []
         objections = self.open_objections()
         if not objections:
-            self.say(f"{char_name(c)} is elected champion")
+            self.say(tr("{character} is elected champion", character=char_name(c)))
             self.score_round()
             return
         if any(self.revealed_votes[s] == VoteChoice.THWOMP_VOTE for s in objections):
             self.put(c, 0)
-            self.say(f"{char_name(c)} is not elected and goes to level 0 (Thwomp Vote)")
+            self.say(tr("{character} is not elected and goes to level 0 (Thwomp Vote)", character=char_name(c)))
         else:
             self.levels[TOP].remove(c)
-            self.say(f"{char_name(c)} is not elected and leaves the board for this round")
+            self.say(tr("{character} is not elected and leaves the board for this round", character=char_name(c)))
         self.nominee = -1
         self.stage = Stage.TURN
 
@@ -611,7 +652,7 @@ class _Work:
         self.fresh_blocks = []
         if self.extra_turns[seat] > 0:
             self.extra_turns[seat] -= 1
-            self.say(f"{{p{seat}}} takes an extra turn")
+            self.say(tr("{p} takes an extra turn", p=_p(seat)))
             nxt = seat
         else:
             nxt = (seat + 1) % self.n
@@ -628,9 +669,9 @@ class _Work:
                 thwomp = min(b for b in self.held_blocks[seat] if BLOCKS[b] == BlockKind.THWOMP)
                 self.held_blocks[seat].remove(thwomp)
                 self.block_discard.append(thwomp)
-                self.say(f"{{p{seat}}} skips this turn (Thwomp)")
+                self.say(tr("{p} skips this turn (Thwomp)", p=_p(seat)))
             elif not self.any_move() and not self.has_optional_play(seat):
-                self.say(f"{{p{seat}}} has no move")
+                self.say(tr("{p} has no move", p=_p(seat)))
             else:
                 return
             if self.extra_turns[seat] > 0:
@@ -681,22 +722,32 @@ class _Work:
         self.stage = Stage.PLACEMENT
         self.current = self.first_player
         self.say(
-            f"round {self.round} begins with {{p{self.first_player}}}; objective cards are dealt",
-            tuple((s, f"your objective: {_names(data.OBJECTIVE_CARDS[self.objectives[s]])}") for s in range(self.n)),
+            tr("round {round} begins with {p}; objective cards are dealt", round=self.round, p=_p(self.first_player)),
+            tuple(
+                (s, tr("your objective: {characters}", characters=_names(data.OBJECTIVE_CARDS[self.objectives[s]])))
+                for s in range(self.n)
+            ),
         )
 
     def finish_placement(self) -> None:
         leftovers = [c for c in data.CHARACTERS if self.level_of(c) < 0]
         self.levels[0].extend(leftovers)
         if leftovers:
-            self.say(f"{_names(leftovers)} {'starts' if len(leftovers) == 1 else 'start'} on level 0")
+            self.say(
+                trn(
+                    "{characters} starts on level 0",
+                    "{characters} start on level 0",
+                    len(leftovers),
+                    characters=_names(leftovers),
+                )
+            )
         for index in data.BLOCK_LEVELS:
             need = data.LEVEL_CAPACITY - len(self.levels[index])
             for _ in range(need):
                 if not self.block_pile:
                     break
                 self.face_down[index].append(self.block_pile.pop())
-        self.say("? blocks are placed face down on levels 1-5")
+        self.say(tr("? blocks are placed face down on levels 1-5"))
         self.begin_turn(self.first_player)
 
     def score_round(self) -> None:
@@ -713,7 +764,15 @@ class _Work:
         self.shown_objectives = tuple(self.objectives)
         for seat in range(self.n):
             favs = _names(data.OBJECTIVE_CARDS[self.objectives[seat]])
-            self.say(f"{{p{seat}}}'s objective was {favs}: {scores[seat]} points in round {self.round}")
+            self.say(
+                tr(
+                    "{p}'s objective was {characters}: {points} points in round {round}",
+                    p=_p(seat),
+                    characters=favs,
+                    points=scores[seat],
+                    round=self.round,
+                )
+            )
         if self.round < data.ROUNDS:
             self.round += 1
             self.first_player = (self.current + 1) % self.n
@@ -726,7 +785,7 @@ class _Work:
             coin_points.append(coins)
             totals.append(sum(r[seat] for r in self.round_scores) + coins)
             if coins:
-                self.say(f"{{p{seat}}} adds {coins} coin point{'' if coins == 1 else 's'}")
+                self.say(trn("{p} adds {n} coin point", "{p} adds {n} coin points", coins, p=_p(seat)))
         best = max(totals)
         tied = [s for s in range(self.n) if totals[s] == best]
         if len(tied) > 1:
@@ -735,22 +794,31 @@ class _Work:
             }
             most = max(on_board.values())
             tied = [s for s in tied if on_board[s] == most]
-        who = " and ".join(f"{{p{s}}}" for s in tied)
-        summary = f"{who} {'win' if len(tied) > 1 else 'wins'} with {best} points"
+        who = _p(tied[0]) if len(tied) == 1 else both(*(_p(s) for s in tied))
+        if len(tied) > 1:
+            summary = tr("{names} win with {points} points", names=who, points=best)
+        else:
+            summary = tr("{names} wins with {points} points", names=who, points=best)
         details = [
-            f"Round {number}: " + " · ".join(f"{{p{seat}}} {points}" for seat, points in enumerate(scores))
+            tr(
+                "Round {round}: {scores}",
+                round=number,
+                scores=" · ".join(f"{_p(seat)} {points}" for seat, points in enumerate(scores)),
+            )
             for number, scores in enumerate(self.round_scores, start=1)
         ]
         if any(coin_points):
-            details.append("Coins: " + " · ".join(f"{{p{seat}}} {c}" for seat, c in enumerate(coin_points)))
+            details.append(
+                tr("Coins: {coins}", coins=" · ".join(f"{_p(seat)} {c}" for seat, c in enumerate(coin_points)))
+            )
         self.outcome = Outcome(winners=tuple(tied), scores=tuple(totals), summary=summary, details=tuple(details))
         self.stage = Stage.GAME_OVER
         self.window = []
         self.say(summary)
 
 
-def _names(chars: Sequence[int]) -> str:
-    return ", ".join(char_name(c) for c in chars)
+def _names(chars: Sequence[int]) -> Text:
+    return joined([char_name(c) for c in chars])
 
 
 # ------------------------------------------------------------------------------------------------ engine
@@ -759,7 +827,7 @@ class LevelUpEngine:
 
     name = "levelup"
     title = N_("Super Mario: Level Up!")
-    score_label = "points"
+    score_label = tr("points")
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {}
     min_players = 3
@@ -898,11 +966,18 @@ class LevelUpEngine:
 
     def apply(self, state: LevelUpState, seat: int, action: Action) -> LevelUpState:
         w = _Work(state)
-        s = f"{{p{seat}}}"
+        s = _p(seat)
         if isinstance(action, Place):
             w.put(action.character, action.level)
             w.placed[seat].append(action.character)
-            w.say(f"{s} places {char_name(action.character)} on level {action.level}")
+            w.say(
+                tr(
+                    "{p} places {character} on level {level}",
+                    p=s,
+                    character=char_name(action.character),
+                    level=action.level,
+                )
+            )
             w.placements_left -= 1
             if w.placements_left == 0:
                 w.finish_placement()
@@ -917,25 +992,53 @@ class LevelUpEngine:
             w.reveal(action.slot)
         elif isinstance(action, PlayFeather):
             block = w.take_block(seat, BlockKind.FEATHER)
-            w.say(f"{s} plays {block_label(block)} on {char_name(action.character)}")
+            w.say(
+                tr(
+                    "{p} plays {card} on {character}",
+                    p=s,
+                    card=block_label(block),
+                    character=char_name(action.character),
+                )
+            )
             w.move_up(action.character)
         elif isinstance(action, PlayGreenShell):
             block = w.take_block(seat, BlockKind.GREEN_SHELL)
-            w.say(f"{s} plays {block_label(block)} on {char_name(action.character)}")
+            w.say(
+                tr(
+                    "{p} plays {card} on {character}",
+                    p=s,
+                    card=block_label(block),
+                    character=char_name(action.character),
+                )
+            )
             if w.stage == Stage.PRE_VOTE:
                 w.stop_nominee()
             else:
                 w.move_down(action.character, 1)
         elif isinstance(action, PlayGoombaStomp):
             card = w.take_power(seat, PowerKind.GOOMBA_STOMP)
-            w.say(f"{s} plays {power_label(card)} on {char_name(action.character)}")
+            w.say(
+                tr(
+                    "{p} plays {card} on {character}",
+                    p=s,
+                    card=power_label(card),
+                    character=char_name(action.character),
+                )
+            )
             if w.stage == Stage.PRE_VOTE:
                 w.stop_nominee()
             else:
                 w.move_down(action.character, 2)
         elif isinstance(action, PlayWarpPipe):
             card = w.take_power(seat, PowerKind.WARP_PIPE)
-            w.say(f"{s} plays {power_label(card)} on {char_name(action.character)}")
+            w.say(
+                tr(
+                    "{p} plays {card} on {character}",
+                    p=s,
+                    card=power_label(card),
+                    character=char_name(action.character),
+                )
+            )
             result = w.move_up(action.character)
             if result == "moved":
                 w.move_up(action.character)
@@ -947,39 +1050,55 @@ class LevelUpEngine:
             la, lb = w.level_of(a), w.level_of(b)
             ia, ib = w.levels[la].index(a), w.levels[lb].index(b)
             w.levels[la][ia], w.levels[lb][ib] = b, a
-            w.say(f"{s} plays {power_label(card)}: {char_name(a)} and {char_name(b)} swap places")
+            w.say(
+                tr(
+                    "{p} plays {card}: {first} and {second} swap places",
+                    p=s,
+                    card=power_label(card),
+                    first=char_name(a),
+                    second=char_name(b),
+                )
+            )
         elif isinstance(action, PlayMegaPow):
             card = w.take_power(seat, PowerKind.MEGA_POW)
-            w.say(f"{s} plays {power_label(card)} on level {action.level}")
+            w.say(tr("{p} plays {card} on level {level}", p=s, card=power_label(card), level=action.level))
             for c in list(w.levels[action.level]):
                 w.move_down(c, 1)
         elif isinstance(action, PlayGoldenMushroom):
             card = w.take_power(seat, PowerKind.GOLDEN_MUSHROOM)
             w.extra_turns[seat] += 1
-            w.say(f"{s} plays {power_label(card)} and will take another turn")
+            w.say(tr("{p} plays {card} and will take another turn", p=s, card=power_label(card)))
         elif isinstance(action, EndTurn):
-            w.say(f"{s} ends their turn")
+            w.say(tr("{p} ends their turn", p=s))
             w.end_turn()
         elif isinstance(action, Pass):
             w.window.pop(0)
             if w.stage == Stage.PRE_VOTE:
-                w.say(f"{s} lets the vote go ahead")
+                w.say(tr("{p} lets the vote go ahead", p=s))
                 if not w.window:
                     w.start_vote()
             else:
-                w.say(f"{s} plays no 1-Up Mushroom")
+                w.say(tr("{p} plays no 1-Up Mushroom", p=s))
                 if not w.window:
                     w.resolve_vote()
         elif isinstance(action, CastVote):
             w.votes[seat] = action.choice
-            w.say(f"{s} has voted", ((seat, "you cast your vote face down"),))
+            w.say(tr("{p} has voted", p=s), ((seat, tr("you cast your vote face down")),))
             if all(v != VoteChoice.UNSPECIFIED for v in w.votes):
                 w.reveal_votes()
         elif isinstance(action, PlayOneUp):
             card = w.take_power(seat, PowerKind.ONE_UP_MUSHROOM)
             w.cancelled[action.target] = True
             vote = VOTE_NAMES[w.revealed_votes[action.target]]
-            w.say(f"{s} plays {power_label(card)} and cancels the {vote} of {{p{action.target}}}")
+            w.say(
+                tr(
+                    "{p} plays {card} and cancels the {vote} of {target}",
+                    p=s,
+                    card=power_label(card),
+                    vote=vote,
+                    target=_p(action.target),
+                )
+            )
             w.window.pop(0)
             if not w.open_objections():
                 w.window = []
@@ -1059,21 +1178,23 @@ class LevelUpEngine:
         return tuple(sum(r[s] for r in state.round_scores) for s in range(state.players))
 
     def _phase(self, state: LevelUpState) -> str:
-        stage, p = state.stage, f"{{p{state.current}}}"
+        stage, p = state.stage, _p(state.current)
         if stage == Stage.GAME_OVER:
-            return "Game over"
+            return _GAME_OVER
         if stage == Stage.PLACEMENT:
-            return f"Round {state.round}: {p} to place a character"
+            return tr("Round {round}: {p} to place a character", round=state.round, p=p)
         if stage == Stage.REVEAL:
-            return f"{p} to pick a ? block on {level_name(state.reveal_level)}"
+            return tr("{p} to pick a ? block on {level}", p=p, level=level_name(state.reveal_level))
         nominee = char_name(state.nominee) if state.nominee >= 0 else ""
         if stage == Stage.PRE_VOTE:
-            return f"{{p{state.window[0]}}}: stop {nominee} before the vote?"
+            return tr("{p}: stop {character} before the vote?", p=_p(state.window[0]), character=nominee)
         if stage == Stage.VOTE:
-            return f"Vote on {nominee}"
+            return tr("Vote on {character}", character=nominee)
         if stage == Stage.ONE_UP:
-            return f"{{p{state.window[0]}}}: play a 1-Up Mushroom?"
-        return f"Round {state.round}: {p} to move" if not state.moved else f"Round {state.round}: {p} to finish"
+            return tr("{p}: play a 1-Up Mushroom?", p=_p(state.window[0]))
+        if not state.moved:
+            return tr("Round {round}: {p} to move", round=state.round, p=p)
+        return tr("Round {round}: {p} to finish", round=state.round, p=p)
 
     def outcome(self, state: LevelUpState) -> Outcome | None:
         return state.outcome
@@ -1083,36 +1204,48 @@ class LevelUpEngine:
 
     def describe(self, state: LevelUpState, seat: int, action: Action) -> str:
         if isinstance(action, Place):
-            return f"Place {char_name(action.character)} on level {action.level}"
+            return tr("Place {character} on level {level}", character=char_name(action.character), level=action.level)
         if isinstance(action, Move):
             where = _where(state)[action.character]
-            return f"Move {char_name(action.character)} up to {level_name(where + 1)}"
+            return tr(
+                "Move {character} up to {level}", character=char_name(action.character), level=level_name(where + 1)
+            )
         if isinstance(action, RevealBlock):
             total = len(state.face_down[state.reveal_level])
-            return f"Reveal ? block {action.slot + 1} of {total} on {level_name(state.reveal_level)}"
+            return tr(
+                "Reveal ? block {number} of {total} on {level}",
+                number=action.slot + 1,
+                total=total,
+                level=level_name(state.reveal_level),
+            )
         if isinstance(action, PlayFeather):
-            return f"Play Feather: {char_name(action.character)} up 1"
+            return tr("Play Feather: {character} up 1", character=char_name(action.character))
         if isinstance(action, PlayGreenShell):
-            return f"Play Green Shell: {char_name(action.character)} down 1"
+            return tr("Play Green Shell: {character} down 1", character=char_name(action.character))
         if isinstance(action, PlayWarpPipe):
-            return f"Play Warp Pipe: {char_name(action.character)} up 2"
+            return tr("Play Warp Pipe: {character} up 2", character=char_name(action.character))
         if isinstance(action, PlayGoombaStomp):
-            return f"Play Goomba Stomp on {char_name(action.character)}"
+            return tr("Play Goomba Stomp on {character}", character=char_name(action.character))
         if isinstance(action, PlayBoo):
-            return f"Play Boo: swap {char_name(action.first)} and {char_name(action.second)}"
+            return tr(
+                "Play Boo: swap {first} and {second}", first=char_name(action.first), second=char_name(action.second)
+            )
         if isinstance(action, PlayMegaPow):
-            return f"Play Mega POW on level {action.level}"
+            return tr("Play Mega POW on level {level}", level=action.level)
         if isinstance(action, PlayGoldenMushroom):
-            return "Play Golden Mushroom: take another turn"
+            return tr("Play Golden Mushroom: take another turn")
         if isinstance(action, EndTurn):
-            return "End your turn"
+            return tr("End your turn")
         if isinstance(action, Pass):
-            return "Pass"
+            return tr("Pass")
         if isinstance(action, CastVote):
-            return f"Vote {VOTE_NAMES[action.choice]}"
+            return tr("Vote {vote}", vote=VOTE_NAMES[action.choice])
         if isinstance(action, PlayOneUp):
-            return f"Play 1-Up Mushroom: cancel the vote of {{p{action.target}}}"
+            return tr("Play 1-Up Mushroom: cancel the vote of {target}", target=_p(action.target))
         return str(action)
+
+
+_GAME_OVER = tr("Game over")
 
 
 def _where(state: LevelUpState) -> list[int]:

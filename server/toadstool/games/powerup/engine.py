@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from toadstool.engine import N_, Event, OptionSpec, Outcome
+from toadstool.engine import seat_ref as _p
 from toadstool.games.powerup import data
 from toadstool.games.powerup.data import CARD_TYPE, IS_CASTLE, LEVEL_VALUE, QUESTION_CARD_KIND, CardKind, Target, Timing
 from toadstool.games.powerup.views import (
@@ -35,6 +36,7 @@ from toadstool.games.powerup.views import (
     SwapKind,
     Trade,
 )
+from toadstool.i18n import Text, both, full_stop, joined, tr, trn
 
 Action = Keep | Trade | DrawNewLevel | PlayCard | AcceptSwap | Pass
 
@@ -88,20 +90,37 @@ class PowerUpState:
     out_in_round: tuple[int, ...] = ()
 
 
-def _card_name(card: int) -> str:
-    return CARD_TYPE[QUESTION_CARD_KIND[card]].name
+#: The ? cards' names, each a `Text` said in its reader's language (docs/glossary.md).
+_CARD_NAMES: dict[CardKind, Text] = {
+    CardKind.SUPER_STAR: tr("Super Star"),
+    CardKind.KOOPA_TROOPA: tr("Koopa Troopa"),
+    CardKind.BOWSER: tr("Bowser"),
+    CardKind.FIRE_FLOWER: tr("Fire Flower"),
+    CardKind.SUPER_MUSHROOM: tr("Super Mushroom"),
+    CardKind.GOOMBA: tr("Goomba"),
+    CardKind.GREEN_SHELL: tr("Green Shell"),
+    CardKind.RED_SHELL: tr("Red Shell"),
+    CardKind.HAMMER_BROS: tr("Hammer Bros."),
+    CardKind.BOO: tr("Boo"),
+    CardKind.WARP_PIPE: tr("Warp Pipe"),
+    CardKind.VINE: tr("Vine"),
+    CardKind.ONE_UP_MUSHROOM: tr("1-Up Mushroom"),
+    CardKind.BULLET_BILL: tr("Bullet Bill"),
+}
 
 
-def _end(text: str) -> str:
-    """`text` as a sentence: a full stop added unless it already ends with one ("Hammer Bros.")."""
-    return text if text.endswith(".") else f"{text}."
+def _card_name(card: int) -> Text:
+    return _CARD_NAMES[CardKind(QUESTION_CARD_KIND[card])]
 
 
-def _level_name(card: int) -> str:
+def _level_name(card: int) -> Text:
     if IS_CASTLE[card]:
-        return "a Castle"
+        return _A_CASTLE
     value = LEVEL_VALUE[card]
-    return f"an {value}" if value in (8, 11) else f"a {value}"
+    return tr("an {value}", value=value) if value in (8, 11) else tr("a {value}", value=value)
+
+
+_A_CASTLE = tr("a Castle")
 
 
 def _level_value(card: int, modifier: int) -> int:
@@ -189,7 +208,7 @@ class _Builder:
 
     # Helpers -----------------------------------------------------------------------------------------
 
-    def say(self, text: str, seat: int | None = None, private: Sequence[tuple[int, str]] = ()) -> None:
+    def say(self, text: Text, seat: int | None = None, private: Sequence[tuple[int, Text]] = ()) -> None:
         self.events.append(Event(text=text, seat=seat, private=tuple(private)))
 
     def next_in_round(self, seat: int) -> int:
@@ -216,21 +235,25 @@ class _Builder:
             self.level_deck = self.level_discard
             self.level_discard = []
             self.rng.shuffle(self.level_deck)
-            self.say("The Level deck ran out: its discard pile is shuffled into a new deck.")
+            self.say(tr("The Level deck ran out: its discard pile is shuffled into a new deck."))
         return self.level_deck.pop()
 
     def draw_question(self, seat: int) -> None:
         if not self.q_deck:
             if not self.q_discard:
-                self.say(f"{{p{seat}}} would draw a ? card, but none is left.", seat)
+                self.say(tr("{p} would draw a ? card, but none is left.", p=_p(seat)), seat)
                 return
             self.q_deck = self.q_discard
             self.q_discard = []
             self.rng.shuffle(self.q_deck)
-            self.say("The ? deck ran out: its discard pile is shuffled into a new deck.")
+            self.say(tr("The ? deck ran out: its discard pile is shuffled into a new deck."))
         card = self.q_deck.pop()
         self.hands[seat].append(card)
-        self.say(f"{{p{seat}}} draws a ? card.", seat, [(seat, _end(f"You draw {_card_name(card)}"))])
+        self.say(
+            tr("{p} draws a ? card.", p=_p(seat)),
+            seat,
+            [(seat, full_stop(tr("You draw {card}", card=_card_name(card))))],
+        )
 
     def take_card(self, seat: int, kind: CardKind) -> int:
         hand = self.hands[seat]
@@ -270,9 +293,12 @@ class _Builder:
             self.level[seat] = card
             self.knows[seat][seat] = card
         self.say(
-            f"Round {self.round_no}: {{p{self.dealer}}} deals a Level card to each player.",
+            tr("Round {round}: {p} deals a Level card to each player.", round=self.round_no, p=_p(self.dealer)),
             self.dealer,
-            [(s, f"Round {self.round_no}: you are dealt {_level_name(self.level[s])}.") for s in order],
+            [
+                (s, tr("Round {round}: you are dealt {level}.", round=self.round_no, level=_level_name(self.level[s])))
+                for s in order
+            ],
         )
         for seat in order:
             if self.castle(seat):
@@ -283,14 +309,14 @@ class _Builder:
 
     def reveal_castle(self, seat: int) -> None:
         self.face_up[seat] = True
-        self.say(f"{{p{seat}}} reveals a Castle: immune this round.", seat)
+        self.say(tr("{p} reveals a Castle: immune this round.", p=_p(seat)), seat)
         self.draw_question(seat)
 
     def begin_decision(self) -> None:
         seat = self.turn
         if seat == self.dealer and not self.face_up[seat]:
             self.face_up[seat] = True
-            self.say(f"{{p{seat}}} (the dealer) reveals {_level_name(self.level[seat])}.", seat)
+            self.say(tr("{p} (the dealer) reveals {level}.", p=_p(seat), level=_level_name(self.level[seat])), seat)
 
     def end_decision(self, seat: int) -> None:
         self.decided[seat] = True
@@ -306,15 +332,17 @@ class _Builder:
         order = self.round_order()
         for seat in order:
             self.face_up[seat] = True
-        shown = ", ".join(f"{{p{s}}} {'Castle' if self.castle(s) else LEVEL_VALUE[self.level[s]]}" for s in order)
-        self.say(f"All Level cards are revealed: {shown}.")
+        shown = joined(
+            [tr("{p} Castle", p=_p(s)) if self.castle(s) else f"{_p(s)} {LEVEL_VALUE[self.level[s]]}" for s in order]
+        )
+        self.say(tr("All Level cards are revealed: {shown}.", shown=shown))
         counts: dict[int, int] = {}
         for seat in order:
             if not self.castle(seat):
                 counts[LEVEL_VALUE[self.level[seat]]] = counts.get(LEVEL_VALUE[self.level[seat]], 0) + 1
         for seat in order:
             if not self.castle(seat) and counts[LEVEL_VALUE[self.level[seat]]] > 1:
-                self.say(f"{{p{seat}}}'s Level matches another player's.", seat)
+                self.say(tr("{p}'s Level matches another player's.", p=_p(seat)), seat)
                 self.draw_question(seat)
         self.stage = Stage.MODIFY
         self.turn = order[0]
@@ -334,25 +362,25 @@ class _Builder:
         order = self.round_order()
         contenders = [s for s in order if not self.castle(s)]
         if not contenders:
-            self.say("Every player holds a Castle: nobody loses an Extra Life.")
+            self.say(tr("Every player holds a Castle: nobody loses an Extra Life."))
         else:
             values = {s: self.value(s) for s in contenders}
             lowest = min(values.values())
             losers = [s for s in contenders if values[s] == lowest]
-            shown = ", ".join(f"{{p{s}}} {values[s]}" for s in contenders)
-            self.say(f"Final Levels: {shown}. Lowest: {lowest}.")
+            shown = ", ".join(f"{_p(s)} {values[s]}" for s in contenders)
+            self.say(tr("Final Levels: {shown}. Lowest: {lowest}.", shown=shown, lowest=lowest))
             for seat in losers:
                 if self.lose_token(seat):
-                    self.say(f"{{p{seat}}} loses an Extra Life ({self.tokens[seat]} left).", seat)
+                    self.say(tr("{p} loses an Extra Life ({left} left).", p=_p(seat), left=self.tokens[seat]), seat)
                 else:
-                    self.say(f"{{p{seat}}} has the lowest Level but no Extra Life left to lose.", seat)
+                    self.say(tr("{p} has the lowest Level but no Extra Life left to lose.", p=_p(seat)), seat)
         for seat in order:
             if self.tokens[seat] == 0:
                 self.alive[seat] = False
                 self.out_in_round[seat] = self.round_no
                 self.q_discard.extend(self.hands[seat])
                 self.hands[seat] = []
-                self.say(f"{{p{seat}}} has no Extra Lives left and is out.", seat)
+                self.say(tr("{p} has no Extra Lives left and is out.", p=_p(seat)), seat)
         for seat in order:
             self.level_discard.append(self.level[seat])
         self.q_discard.extend(self.q_table)
@@ -363,9 +391,10 @@ class _Builder:
             self.stage = Stage.GAME_OVER
             self.turn = -1
             self.pending = None
-            names = " and ".join(f"{{p{s}}}" for s in self.winners)
-            verb = "wins" if len(self.winners) == 1 else "share the win"
-            self.say(f"Game over: {names} {verb}.")
+            if len(self.winners) == 1:
+                self.say(tr("Game over: {names} wins.", names=_names(self.winners)))
+            else:
+                self.say(tr("Game over: {names} share the win.", names=_names(self.winners)))
             return
         self.dealer = next(s for s in ((self.dealer + k) % self.n for k in range(1, self.n + 1)) if self.alive[s])
         self.start_round()
@@ -379,13 +408,34 @@ class _Builder:
             row[actor], row[target] = row[target], row[actor]
         self.knows[actor][actor] = received
         self.knows[target][target] = given
-        what = "trades Level cards with" if kind is SwapKind.TRADE else "plays Warp Pipe and swaps Level cards with"
+        if kind is SwapKind.TRADE:
+            public = tr("{actor} trades Level cards with {target}.", actor=_p(actor), target=_p(target))
+        else:
+            public = tr(
+                "{actor} plays Warp Pipe and swaps Level cards with {target}.", actor=_p(actor), target=_p(target)
+            )
         self.say(
-            f"{{p{actor}}} {what} {{p{target}}}.",
+            public,
             actor,
             [
-                (actor, f"You give {{p{target}}} {_level_name(given)} and receive {_level_name(received)}."),
-                (target, f"{{p{actor}}} gives you {_level_name(given)} for your {LEVEL_VALUE[received]}."),
+                (
+                    actor,
+                    tr(
+                        "You give {target} {given} and receive {received}.",
+                        target=_p(target),
+                        given=_level_name(given),
+                        received=_level_name(received),
+                    ),
+                ),
+                (
+                    target,
+                    tr(
+                        "{actor} gives you {given} for your {value}.",
+                        actor=_p(actor),
+                        given=_level_name(given),
+                        value=LEVEL_VALUE[received],
+                    ),
+                ),
             ],
         )
 
@@ -395,8 +445,11 @@ class _Builder:
         if self.hands[target]:
             self.pending = Pending(actor, target, kind)
             self.stage = Stage.ANSWER
-            what = "trade" if kind is SwapKind.TRADE else "Warp Pipe"
-            self.say(f"{{p{actor}}} aims a {what} at {{p{target}}}, who may answer.", actor)
+            if kind is SwapKind.TRADE:
+                aimed = tr("{actor} aims a trade at {target}, who may answer.", actor=_p(actor), target=_p(target))
+            else:
+                aimed = tr("{actor} aims a Warp Pipe at {target}, who may answer.", actor=_p(actor), target=_p(target))
+            self.say(aimed, actor)
             return
         self.swap(actor, target, kind)
         self.end_decision(actor)
@@ -405,7 +458,7 @@ class _Builder:
         kind = action.card
         card = self.take_card(seat, kind)
         self.q_table.append(card)
-        name = CARD_TYPE[kind].name
+        name = _CARD_NAMES[kind]
         target = action.target
         if kind == CardKind.BOO:
             assert target is not None
@@ -413,13 +466,18 @@ class _Builder:
             self.knows[seat][target] = seen
             self.peeks.append((seat, target, seen))
             self.say(
-                f"{{p{seat}}} plays Boo and looks at {{p{target}}}'s Level card.",
+                tr("{p} plays Boo and looks at {target}'s Level card.", p=_p(seat), target=_p(target)),
                 seat,
-                [(seat, f"Boo shows you {{p{target}}}'s Level card: {_level_name(seen)}.")],
+                [
+                    (
+                        seat,
+                        tr("Boo shows you {target}'s Level card: {level}.", target=_p(target), level=_level_name(seen)),
+                    )
+                ],
             )
         elif kind == CardKind.WARP_PIPE:
             assert target is not None
-            self.say(f"{{p{seat}}} plays Warp Pipe on {{p{target}}}.", seat)
+            self.say(tr("{p} plays Warp Pipe on {target}.", p=_p(seat), target=_p(target)), seat)
             self.aim_swap(seat, target, SwapKind.WARP_PIPE)
         elif kind == CardKind.VINE:
             old = self.level[seat]
@@ -430,9 +488,20 @@ class _Builder:
                 row[seat] = -1
             self.knows[seat][seat] = new
             self.say(
-                f"{{p{seat}}} plays Vine: discards {_level_name(old)} and takes the top Level card.",
+                tr(
+                    "{p} plays Vine: discards {level} and takes the top Level card.", p=_p(seat), level=_level_name(old)
+                ),
                 seat,
-                [(seat, f"You play Vine: you discard {_level_name(old)} and take {_level_name(new)}.")],
+                [
+                    (
+                        seat,
+                        tr(
+                            "You play Vine: you discard {old} and take {new}.",
+                            old=_level_name(old),
+                            new=_level_name(new),
+                        ),
+                    )
+                ],
             )
             if IS_CASTLE[new]:
                 self.reveal_castle(seat)
@@ -440,47 +509,86 @@ class _Builder:
         elif kind == CardKind.HAMMER_BROS:
             pending = self.pending
             assert pending is not None
-            what = "trade" if pending.kind is SwapKind.TRADE else "Warp Pipe"
-            self.say(f"{{p{seat}}} answers with Hammer Bros.: {{p{pending.actor}}}'s {what} is cancelled.", seat)
+            if pending.kind is SwapKind.TRADE:
+                message = N_("{p} answers with Hammer Bros.: {actor}'s trade is cancelled.")
+            else:
+                message = N_("{p} answers with Hammer Bros.: {actor}'s Warp Pipe is cancelled.")
+            self.say(tr(message, p=_p(seat), actor=_p(pending.actor)), seat)
             self.end_decision(pending.actor)
         elif kind == CardKind.GREEN_SHELL:
             assert target is not None
             hand = self.hands[target]
             lost = hand.pop(self.rng.randrange(len(hand)))
             self.q_discard.append(lost)
-            self.say(f"{{p{seat}}} plays Green Shell: {{p{target}}} discards {_card_name(lost)} at random.", seat)
+            self.say(
+                tr(
+                    "{p} plays Green Shell: {target} discards {card} at random.",
+                    p=_p(seat),
+                    target=_p(target),
+                    card=_card_name(lost),
+                ),
+                seat,
+            )
         elif kind == CardKind.RED_SHELL:
             assert target is not None
             hand = self.hands[target]
             taken = hand.pop(self.rng.randrange(len(hand)))
             self.hands[seat].append(taken)
             self.say(
-                f"{{p{seat}}} plays Red Shell and takes a ? card at random from {{p{target}}}.",
+                tr("{p} plays Red Shell and takes a ? card at random from {target}.", p=_p(seat), target=_p(target)),
                 seat,
                 [
-                    (seat, f"You play Red Shell and take {_card_name(taken)} from {{p{target}}}."),
-                    (target, _end(f"{{p{seat}}} plays Red Shell and takes your {_card_name(taken)}")),
+                    (
+                        seat,
+                        tr(
+                            "You play Red Shell and take {card} from {target}.",
+                            card=_card_name(taken),
+                            target=_p(target),
+                        ),
+                    ),
+                    (
+                        target,
+                        full_stop(tr("{p} plays Red Shell and takes your {card}", p=_p(seat), card=_card_name(taken))),
+                    ),
                 ],
             )
         elif kind == CardKind.ONE_UP_MUSHROOM:
             if self.supply > 0:
                 self.supply -= 1
                 self.tokens[seat] += 1
-                self.say(f"{{p{seat}}} plays 1-Up Mushroom and takes an Extra Life ({self.tokens[seat]}).", seat)
+                self.say(
+                    tr(
+                        "{p} plays 1-Up Mushroom and takes an Extra Life ({lives}).",
+                        p=_p(seat),
+                        lives=self.tokens[seat],
+                    ),
+                    seat,
+                )
             else:
-                self.say(f"{{p{seat}}} plays 1-Up Mushroom, but the supply is empty.", seat)
+                self.say(tr("{p} plays 1-Up Mushroom, but the supply is empty.", p=_p(seat)), seat)
         elif kind == CardKind.BULLET_BILL:
             assert target is not None
             self.lose_token(target)
-            note = " and stays in this round" if self.tokens[target] == 0 else ""
-            self.say(
-                f"{{p{seat}}} plays Bullet Bill: {{p{target}}} loses an Extra Life ({self.tokens[target]} left){note}.",
-                seat,
-            )
+            if self.tokens[target] == 0:
+                message = N_(
+                    "{p} plays Bullet Bill: {target} loses an Extra Life ({left} left) and stays in this round."
+                )
+            else:
+                message = N_("{p} plays Bullet Bill: {target} loses an Extra Life ({left} left).")
+            self.say(tr(message, p=_p(seat), target=_p(target), left=self.tokens[target]), seat)
         else:  # a Level modifier
             assert target is not None
             self.modifier[target] = card
-            self.say(f"{{p{seat}}} plays {name} on {{p{target}}}'s Level: it is now {self.value(target)}.", seat)
+            self.say(
+                tr(
+                    "{p} plays {card} on {target}'s Level: it is now {value}.",
+                    p=_p(seat),
+                    card=name,
+                    target=_p(target),
+                    value=self.value(target),
+                ),
+                seat,
+            )
         timing = CARD_TYPE[kind].timing
         if timing is Timing.ANY_TIME and self.stage is Stage.MODIFY:
             self.passes = 0  # restarts the count, ends nobody's turn
@@ -538,7 +646,7 @@ class PowerUpEngine:
 
     name = "powerup"
     title = N_("Super Mario Bros. Power Up Card Game")
-    score_label = "Extra Lives"
+    score_label = tr("Extra Lives")
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {}
     min_players = 2
@@ -588,7 +696,7 @@ class PowerUpEngine:
     def apply(self, state: PowerUpState, seat: int, action: Action) -> PowerUpState:
         b = _Builder(state)
         if isinstance(action, Keep):
-            b.say(f"{{p{seat}}} keeps their Level card.", seat)
+            b.say(tr("{p} keeps their Level card.", p=_p(seat)), seat)
             b.end_decision(seat)
         elif isinstance(action, Trade):
             b.aim_swap(seat, action.target, SwapKind.TRADE)
@@ -598,7 +706,9 @@ class PowerUpEngine:
             new = b.draw_level()
             b.level[seat] = new
             b.face_up[seat] = True
-            b.say(f"{{p{seat}}} discards {_level_name(old)} and draws {_level_name(new)}.", seat)
+            b.say(
+                tr("{p} discards {old} and draws {new}.", p=_p(seat), old=_level_name(old), new=_level_name(new)), seat
+            )
             if IS_CASTLE[new]:
                 b.reveal_castle(seat)
             b.end_decision(seat)
@@ -608,7 +718,7 @@ class PowerUpEngine:
             b.swap(pending.actor, pending.target, pending.kind)
             b.end_decision(pending.actor)
         elif isinstance(action, Pass):
-            b.say(f"{{p{seat}}} passes.", seat)
+            b.say(tr("{p} passes.", p=_p(seat)), seat)
             b.end_modify_turn(played=False)
         else:
             b.play(seat, action)
@@ -681,18 +791,18 @@ class PowerUpEngine:
     def outcome(self, state: PowerUpState) -> Outcome | None:
         if state.stage is not Stage.GAME_OVER:
             return None
-        names = " and ".join(f"{{p{s}}}" for s in state.winners)
+        names = _names(state.winners)
         if len(state.winners) == 1:
-            summary = f"{names} is the last player with Extra Lives"
+            summary = tr("{names} is the last player with Extra Lives", names=names)
         else:
-            summary = f"{names} lost their last Extra Lives together and share the win"
+            summary = tr("{names} lost their last Extra Lives together and share the win", names=names)
         out = state.out_in_round
         details = [
-            f"Round {out[seat]}: {{p{seat}}} lost their last Extra Life"
+            tr("Round {round}: {p} lost their last Extra Life", round=out[seat], p=_p(seat))
             for seat in sorted((s for s in range(state.players) if out and out[s]), key=lambda s: (out[s], s))
         ]
         rounds = state.round_no
-        details.append(f"The game lasted {rounds} round{'' if rounds == 1 else 's'}")
+        details.append(trn("The game lasted {n} round", "The game lasted {n} rounds", rounds))
         return Outcome(winners=state.winners, scores=state.tokens, summary=summary, details=tuple(details))
 
     def last_events(self, state: PowerUpState) -> tuple[Event, ...]:
@@ -700,20 +810,21 @@ class PowerUpEngine:
 
     def describe(self, state: PowerUpState, seat: int, action: Action) -> str:
         if isinstance(action, Keep):
-            return "Keep your Level card"
+            return tr("Keep your Level card")
         if isinstance(action, Trade):
-            return f"Trade Level cards with {{p{action.target}}}"
+            return tr("Trade Level cards with {target}", target=_p(action.target))
         if isinstance(action, DrawNewLevel):
-            return "Discard your Level card and draw a new one"
+            return tr("Discard your Level card and draw a new one")
         if isinstance(action, AcceptSwap):
             pending = state.pending
-            what = "Warp Pipe" if pending is not None and pending.kind is SwapKind.WARP_PIPE else "trade"
-            return f"Accept the {what}"
+            if pending is not None and pending.kind is SwapKind.WARP_PIPE:
+                return tr("Accept the Warp Pipe")
+            return tr("Accept the trade")
         if isinstance(action, Pass):
-            return "Pass"
+            return tr("Pass")
         target = action.target
-        whose = "your" if target == seat else f"{{p{target}}}'s"
-        return CARD_TYPE[action.card].label.format(target=f"{{p{target}}}", whose=whose)
+        own, other = _PLAY_LABELS[action.card]
+        return tr(own if target == seat else other, target=_p(target) if target is not None else "")
 
 
 _LEVEL_CARD_VIEWS = tuple(PowerUpLevelCard(c.id, c.value, c.suit, c.castle) for c in data.LEVEL_CARDS)
@@ -731,18 +842,54 @@ def _question_card(card: int) -> PowerUpCard:
     return _QUESTION_CARD_VIEWS[card]
 
 
+#: Each ? card's label (`describe`), played on the player's own Level and on another's (`{target}`).
+_PLAY_LABELS: dict[CardKind, tuple[str, str]] = {
+    CardKind.SUPER_STAR: (N_("Play Super Star (+4) on your Level"), N_("Play Super Star (+4) on {target}'s Level")),
+    CardKind.KOOPA_TROOPA: (
+        N_("Play Koopa Troopa (-2) on your Level"),
+        N_("Play Koopa Troopa (-2) on {target}'s Level"),
+    ),
+    CardKind.BOWSER: (N_("Play Bowser: set your Level to 0"), N_("Play Bowser: set {target}'s Level to 0")),
+    CardKind.FIRE_FLOWER: (
+        N_("Play Fire Flower (+3) on your Level"),
+        N_("Play Fire Flower (+3) on {target}'s Level"),
+    ),
+    CardKind.SUPER_MUSHROOM: (
+        N_("Play Super Mushroom (+1) on your Level"),
+        N_("Play Super Mushroom (+1) on {target}'s Level"),
+    ),
+    CardKind.GOOMBA: (N_("Play Goomba (-1) on your Level"), N_("Play Goomba (-1) on {target}'s Level")),
+    CardKind.GREEN_SHELL: (N_("Play Green Shell: {target} discards a ? card at random"),) * 2,
+    CardKind.RED_SHELL: (N_("Play Red Shell: take a ? card at random from {target}"),) * 2,
+    CardKind.HAMMER_BROS: (N_("Play Hammer Bros.: cancel the swap aimed at you"),) * 2,
+    CardKind.BOO: (N_("Play Boo: look at your Level card"), N_("Play Boo: look at {target}'s Level card")),
+    CardKind.WARP_PIPE: (N_("Play Warp Pipe: swap Level cards with {target}"),) * 2,
+    CardKind.VINE: (N_("Play Vine: discard your Level card and take the top of the Level deck"),) * 2,
+    CardKind.ONE_UP_MUSHROOM: (N_("Play 1-Up Mushroom: take an Extra Life from the supply"),) * 2,
+    CardKind.BULLET_BILL: (N_("Play Bullet Bill: {target} loses an Extra Life"),) * 2,
+}
+
+
+def _names(seats: Sequence[int]) -> str:
+    """Seats named together: "{p0}", "{p0} and {p2}" (in the reader's language)."""
+    return _p(seats[0]) if len(seats) == 1 else both(*(_p(s) for s in seats))
+
+
 def _phase(state: PowerUpState) -> str:
     if state.stage is Stage.GAME_OVER:
-        names = " and ".join(f"{{p{s}}}" for s in state.winners)
-        return f"{names} {'wins' if len(state.winners) == 1 else 'share the win'}"
+        if len(state.winners) == 1:
+            return tr("{names} wins", names=_names(state.winners))
+        return tr("{names} share the win", names=_names(state.winners))
     if state.stage is Stage.ANSWER and state.pending is not None:
-        what = "Warp Pipe" if state.pending.kind is SwapKind.WARP_PIPE else "trade"  # as its buttons say
-        return f"{{p{state.pending.target}}} to answer {{p{state.pending.actor}}}'s {what}"
+        who = {"target": _p(state.pending.target), "actor": _p(state.pending.actor)}
+        if state.pending.kind is SwapKind.WARP_PIPE:  # as its buttons say
+            return tr("{target} to answer {actor}'s Warp Pipe", **who)
+        return tr("{target} to answer {actor}'s trade", **who)
     if state.stage is Stage.KEEP_OR_TRADE:
         if state.turn == state.dealer:
-            return f"{{p{state.turn}}} (dealer) to keep or draw"
-        return f"{{p{state.turn}}} to keep or trade"
-    return f"{{p{state.turn}}} to play a ? card or pass"
+            return tr("{p} (dealer) to keep or draw", p=_p(state.turn))
+        return tr("{p} to keep or trade", p=_p(state.turn))
+    return tr("{p} to play a ? card or pass", p=_p(state.turn))
 
 
 def new_game(
@@ -802,10 +949,22 @@ def new_game(
         events=(),
     )
     b = _Builder(state)
-    text = f"{players} players take {data.STARTING_TOKENS} Extra Lives and {data.STARTING_QUESTION_CARDS} ? card each."
+    counts = {"players": players, "lives": data.STARTING_TOKENS, "cards": data.STARTING_QUESTION_CARDS}
     b.say(
-        text,
-        private=[(s, _end(f"{text} Yours: {', '.join(_card_name(c) for c in hands[s])}")) for s in range(players)],
+        tr("{players} players take {lives} Extra Lives and {cards} ? card each.", **counts),
+        private=[
+            (
+                s,
+                full_stop(
+                    tr(
+                        "{players} players take {lives} Extra Lives and {cards} ? card each. Yours: {hand}",
+                        hand=joined([_card_name(c) for c in hands[s]]),
+                        **counts,
+                    )
+                ),
+            )
+            for s in range(players)
+        ],
     )
     b.start_round()
     return b.freeze()

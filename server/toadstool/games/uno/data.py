@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import enum
 
+from toadstool.i18n import Text, tr
+
 
 class UnoColor(enum.IntEnum):
     """A card colour (proto enum UnoColor). UNSPECIFIED is the colour of a wild card in a hand."""
@@ -40,7 +42,8 @@ class UnoKind(enum.IntEnum):
 #: The four playing colours, in the order menus list them.
 COLORS: tuple[UnoColor, ...] = (UnoColor.RED, UnoColor.YELLOW, UnoColor.GREEN, UnoColor.BLUE)
 
-COLOR_NAMES: dict[int, str] = {0: "wild", 1: "red", 2: "yellow", 3: "green", 4: "blue"}
+#: The colours' names, each a `Text` said in its reader's language (docs/glossary.md).
+COLOR_NAMES: dict[int, Text] = {0: tr("wild"), 1: tr("red"), 2: tr("yellow"), 3: tr("green"), 4: tr("blue")}
 
 #: Per colour: (kind, number or None, copies). 25 cards per colour (pub).
 COLOR_COMPOSITION: tuple[tuple[UnoKind, int | None, int], ...] = (
@@ -70,14 +73,14 @@ POINTS: dict[UnoKind, int] = {
     UnoKind.SUPER_STAR: 50,
 }
 
-KIND_NAMES: dict[UnoKind, str] = {
-    UnoKind.SKIP: "Skip",
-    UnoKind.REVERSE: "Reverse",
-    UnoKind.DRAW_TWO: "Draw Two",
-    UnoKind.WILD: "Wild",
-    UnoKind.WILD_DRAW_FOUR: "Wild Draw Four",
-    UnoKind.WILD_CUSTOMIZABLE: "Wild Customizable",
-    UnoKind.SUPER_STAR: "Super Star",
+KIND_NAMES: dict[UnoKind, Text] = {
+    UnoKind.SKIP: tr("Skip"),
+    UnoKind.REVERSE: tr("Reverse"),
+    UnoKind.DRAW_TWO: tr("Draw Two"),
+    UnoKind.WILD: tr("Wild"),
+    UnoKind.WILD_DRAW_FOUR: tr("Wild Draw Four"),
+    UnoKind.WILD_CUSTOMIZABLE: tr("Wild Customizable"),
+    UnoKind.SUPER_STAR: tr("Super Star"),
 }
 
 HAND_SIZE = 7
@@ -125,17 +128,18 @@ DEALER_DRAW_VALUE: tuple[int, ...] = tuple(n if n is not None else 0 for n in CA
 IS_WILD: tuple[bool, ...] = tuple(c == UnoColor.UNSPECIFIED for c in CARD_COLOR)
 
 
-def card_name(card: int) -> str:
-    """A card's name as people say it: "red 5", "blue Draw Two", "Super Star"."""
+def card_name(card: int) -> Text:
+    """A card's name as people say it: "red 5", "blue Draw Two", "Super Star" (a `Text`: its words are
+    said in the reader's language, each language ordering its colour and kind)."""
     kind = UnoKind(CARD_KIND[card])
     if kind is UnoKind.NUMBER:
-        return f"{COLOR_NAMES[CARD_COLOR[card]]} {CARD_NUMBER[card]}"
+        return tr("{colour} {number}", colour=COLOR_NAMES[CARD_COLOR[card]], number=CARD_NUMBER[card])
     if IS_WILD[card]:
         return KIND_NAMES[kind]
-    return f"{COLOR_NAMES[CARD_COLOR[card]]} {KIND_NAMES[kind]}"
+    return tr("{colour} {kind}", colour=COLOR_NAMES[CARD_COLOR[card]], kind=KIND_NAMES[kind])
 
 
-CARD_NAMES: tuple[str, ...] = tuple(card_name(c) for c in ALL_CARDS)
+CARD_NAMES: tuple[Text, ...] = tuple(card_name(c) for c in ALL_CARDS)
 
 #: PLAYABLE[active colour][rank of the top card]: the card ids that may be played on it (wilds always).
 PLAYABLE: tuple[tuple[frozenset[int], ...], ...] = tuple(

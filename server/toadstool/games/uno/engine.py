@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
 from toadstool.engine import N_, Event, OptionKind, OptionSpec, Outcome
+from toadstool.i18n import Text, both, joined, tr, trn
 
 from .data import (
     ALL_CARDS,
@@ -323,8 +324,10 @@ _ONLY_CATCH = tuple((c,) for c in _CATCH)
 _SEAT = tuple((s,) for s in range(16))
 _NONE: tuple[Any, ...] = ()
 _NO_HANDS_WON: tuple[tuple[int, int], ...] = ()
-_WON_CHALLENGE = "the challenge succeeded"
-_LOST_CHALLENGE = "the challenge failed"
+_WON_CHALLENGE = tr("the challenge succeeded")
+_LOST_CHALLENGE = tr("the challenge failed")
+#: The seat references `{p0}`, `{p1}`, ... that texts name seats by (`name_seats` fills them in).
+_P = tuple(f"{{p{s}}}" for s in range(16))
 
 
 def _take(
@@ -406,7 +409,7 @@ def _deal(rng: random.Random, n: int, dealer: int, events: list[tuple[Any, ...]]
     elif kind == _DRAW_TWO:
         drawn, pile, _, state_rng = _take(pile, (first,), state_rng, DRAW_TWO_PENALTY, events)
         hands[left].extend(drawn)
-        events.append((E_DRAW, left, drawn, "the first card is a Draw Two"))
+        events.append((E_DRAW, left, drawn, tr("the first card is a Draw Two")))
         events.append((E_SKIPPED, left))
         current = (left + 1) % n
     return _Deal(
@@ -488,7 +491,7 @@ class UnoEngine:
 
     name = "uno"
     title = N_("UNO Super Mario")
-    score_label = "points"
+    score_label = tr("points")
     #: Options for a short game, for tests and demos (see Engine.quick_options).
     quick_options: ClassVar[dict[str, str]] = {"target": "1"}
     min_players = 2
@@ -581,19 +584,29 @@ class UnoEngine:
     def outcome(self, state: UnoState) -> Outcome | None:
         if state.stage != OVER:
             return None
-        names = " and ".join(f"{{p{w}}}" for w in state.winners)
+        names = _names(state.winners)
         if state.config.lowest_wins:
-            summary = f"{names} won with the lowest total ({min(state.scores)} points)"
+            summary = tr("{names} won with the lowest total ({points} points)", names=names, points=min(state.scores))
         else:
-            summary = f"{names} won with {state.scores[state.winners[0]]} points"
+            summary = tr("{names} won with {points} points", names=names, points=state.scores[state.winners[0]])
         if state.config.lowest_wins:
             details = tuple(
-                f"Hand {number}: {{p{winner}}} went out; the others were charged {points} points"
+                tr(
+                    "Hand {number}: {player} went out; the others were charged {points} points",
+                    number=number,
+                    player=_P[winner],
+                    points=points,
+                )
                 for number, (winner, points) in enumerate(state.hands_won, start=1)
             )
         else:
             details = tuple(
-                f"Hand {number}: {{p{winner}}} went out and scored {points} points"
+                tr(
+                    "Hand {number}: {player} went out and scored {points} points",
+                    number=number,
+                    player=_P[winner],
+                    points=points,
+                )
                 for number, (winner, points) in enumerate(state.hands_won, start=1)
             )
         return Outcome(winners=state.winners, scores=state.scores, summary=summary, details=details)
@@ -661,50 +674,91 @@ class UnoEngine:
         )
 
     def phase(self, state: UnoState) -> str:
-        """What is happening, in a few words."""
-        who = f"{{p{state.current}}}"
+        """What is happening, in a few words (a `Text`, remembered per stage and seat)."""
         stage = state.stage
-        if stage == PLAY:
-            return f"{who} to play"
-        if stage == DRAWN:
-            return f"{who} to play the drawn card or keep it"
-        if stage == FIRST_COLOR:
-            return f"{who} to choose the first colour"
-        if stage == ANSWER_D2:
-            return f"{who} to answer the Draw Two"
-        if stage == ANSWER_WD4:
-            return f"{who} to answer the Wild Draw Four"
-        return "Game over: " + " and ".join(f"{{p{w}}}" for w in state.winners) + " won"
+        if stage == OVER:
+            return tr("Game over: {names} won", names=_names(state.winners))
+        key = (stage, state.current)
+        text = _PHASES.get(key)
+        if text is None:
+            text = _PHASES[key] = tr(_PHASE_MESSAGES[stage], player=_P[state.current])
+        return text
 
     def describe(self, state: UnoState, seat: int, action: Any) -> str:
+        """The label of `action`: a `Text`, remembered (a seat is offered the same few after every move)."""
         kind_of = type(action)
         if kind_of is PlayCard:
-            card = action.card_id
-            verb = "Answer with" if state.stage in (ANSWER_D2, ANSWER_WD4) else "Play"
-            text = f"{verb} {CARD_NAMES[card]}"
-            if CARD_COLOR[card] == 0:
-                text += f" (choose {COLOR_NAMES[action.color]})"
-            if action.uno:
-                text += " and call UNO"
-            return text
+            answer = state.stage in (ANSWER_D2, ANSWER_WD4)
+            # By the action's identity (every action object is made once, at import): hashing a frozen
+            # dataclass runs Python, for every card of the hand of every seat after every move.
+            known = _PLAY_LABELS.get((id(action), answer))
+            if known is not None and known[0] is action:
+                return known[1]
+            label = _play_label(action, answer)
+            _PLAY_LABELS[id(action), answer] = (action, label)
+            return label
         if kind_of is Draw:
-            return "Draw a card"
+            return _DRAW_LABEL
         if kind_of is Keep:
-            return "Keep the drawn card"
+            return _KEEP_LABEL
         if kind_of is PassTurn:
-            return "Pass (nothing to play or draw)"
+            return _PASS_LABEL
         if kind_of is ChooseColor:
-            return f"Choose {COLOR_NAMES[action.color]}"
+            return tr("Choose {colour}", colour=COLOR_NAMES[action.color])
         if kind_of is AcceptPenalty:
             penalty = state.attack.penalty if state.attack is not None else 0
-            return f"Draw {penalty} and lose your turn"
+            return tr("Draw {n} and lose your turn", n=penalty)
         if kind_of is Challenge:
-            return "Challenge the Wild Draw Four"
+            return _CHALLENGE_LABEL
         if kind_of is CallUno:
-            return "Call UNO"
+            return _CALL_LABEL
         if kind_of is Catch:
-            return f"Catch {{p{action.seat}}}: UNO not called"
+            return tr("Catch {player}: UNO not called", player=_P[action.seat])
         return str(action)
+
+
+#: What `phase` says in each stage but the last, of the seat `{player}` whose turn it is.
+_PHASE_MESSAGES: dict[int, str] = {
+    PLAY: N_("{player} to play"),
+    DRAWN: N_("{player} to play the drawn card or keep it"),
+    FIRST_COLOR: N_("{player} to choose the first colour"),
+    ANSWER_D2: N_("{player} to answer the Draw Two"),
+    ANSWER_WD4: N_("{player} to answer the Wild Draw Four"),
+}
+#: `phase`'s texts by (stage, seat), and `describe`'s of playing a card by (action, answering): made once.
+_PHASES: dict[tuple[int, int], Text] = {}
+_PLAY_LABELS: dict[tuple[int, bool], tuple[Any, Text]] = {}
+_DRAW_LABEL = tr("Draw a card")
+_KEEP_LABEL = tr("Keep the drawn card")
+_PASS_LABEL = tr("Pass (nothing to play or draw)")
+_CHALLENGE_LABEL = tr("Challenge the Wild Draw Four")
+_CALL_LABEL = tr("Call UNO")
+
+
+def _play_label(action: PlayCard, answer: bool) -> Text:
+    """The label of playing a card: whole sentences, one per way it can go, each language its own order."""
+    card = CARD_NAMES[action.card_id]
+    colour = COLOR_NAMES[action.color] if CARD_COLOR[action.card_id] == 0 else None
+    if answer:
+        if colour is None:
+            if action.uno:
+                return tr("Answer with {card} and call UNO", card=card)
+            return tr("Answer with {card}", card=card)
+        if action.uno:
+            return tr("Answer with {card} (choose {colour}) and call UNO", card=card, colour=colour)
+        return tr("Answer with {card} (choose {colour})", card=card, colour=colour)
+    if colour is None:
+        if action.uno:
+            return tr("Play {card} and call UNO", card=card)
+        return tr("Play {card}", card=card)
+    if action.uno:
+        return tr("Play {card} (choose {colour}) and call UNO", card=card, colour=colour)
+    return tr("Play {card} (choose {colour})", card=card, colour=colour)
+
+
+def _names(seats: Sequence[int]) -> str:
+    """Seats named together: "{p0}", "{p0} and {p2}" (in the reader's language)."""
+    return _P[seats[0]] if len(seats) == 1 else both(*(_P[s] for s in seats))
 
 
 def _replace_hand(hands: tuple[tuple[int, ...], ...], seat: int, hand: tuple[int, ...]) -> tuple[tuple[int, ...], ...]:
@@ -718,7 +772,7 @@ def _penalty(
     rng: int,
     seat: int,
     amount: int,
-    why: str,
+    why: Text | str,
     events: list[tuple[Any, ...]],
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int]:
     got, pile, discard, rng = _take(pile, discard, rng, amount, events)
@@ -779,7 +833,7 @@ def _apply_catch(s: UnoState, seat: int, action: Catch) -> UnoState:
     caught = action.seat
     events: list[tuple[Any, ...]] = [(E_CATCH, seat, caught)]
     hands, pile, discard, rng = _penalty(
-        s.hands, s.draw_pile, s.discard, s.rng, caught, UNO_PENALTY, "caught not calling UNO", events
+        s.hands, s.draw_pile, s.discard, s.rng, caught, UNO_PENALTY, tr("caught not calling UNO"), events
     )
     return s._replace(rng=rng, hands=hands, draw_pile=pile, discard=discard, catchable=-1, events=tuple(events))
 
@@ -897,7 +951,7 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
         # docs/rules/uno.md §6.2: "The attacker then draws the 2 or 4 cards themselves and is not skipped, you
         # name the colour, and play goes on with the player after you."
         hands, pile, discard, rng = _penalty(
-            hands, pile, discard, rng, attack.attacker, attack.penalty, "answered with a Super Star", events
+            hands, pile, discard, rng, attack.attacker, attack.penalty, tr("answered with a Super Star"), events
         )
         attack = None
         if left == 0:
@@ -907,7 +961,7 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
         # the cards, with no answer, so that they count for scoring."
         if kind in (_DRAW_TWO, _WILD_DRAW_FOUR):
             amount = DRAW_TWO_PENALTY if kind == _DRAW_TWO else WILD_DRAW_FOUR_PENALTY
-            hands, pile, discard, rng = _penalty(hands, pile, discard, rng, nxt, amount, "for scoring", events)
+            hands, pile, discard, rng = _penalty(hands, pile, discard, rng, nxt, amount, tr("for scoring"), events)
         return _end_hand(s, seat, hands, pile, discard, rng, color, direction, events)
     elif kind == _SKIP:
         events.append((E_SKIPPED, nxt))
@@ -955,95 +1009,159 @@ _HANDLERS: dict[type, Callable[[UnoState, int, Any], UnoState]] = {
 # Event texts
 
 
-def _cards_text(cards: Sequence[int]) -> str:
-    return ", ".join(CARD_NAMES[c] for c in cards) if cards else "nothing"
+def _cards_text(cards: Sequence[int]) -> Text:
+    return joined([CARD_NAMES[c] for c in cards]) if cards else _NOTHING
 
 
-def _count(k: int) -> str:
-    return "a card" if k == 1 else f"{k} cards"
+_NOTHING = tr("nothing")
 
 
 def _event_object(record: tuple[Any, ...]) -> Event:
     code = record[0]
     if code == E_DEALER_DRAW:
         _, seat, card = record
-        return Event(f"{{p{seat}}} drew the {CARD_NAMES[card]} to choose the dealer", seat=seat)
+        return Event(
+            tr("{player} drew the {card} to choose the dealer", player=_P[seat], card=CARD_NAMES[card]), seat=seat
+        )
     if code == E_DEALER_TIE:
-        seats = " and ".join(f"{{p{s}}}" for s in record[1])
-        return Event(f"{seats} tied for highest and draw again")
+        return Event(tr("{players} tied for highest and draw again", players=_names(record[1])))
     if code == E_DEALER:
         _, dealer, number = record
-        return Event(f"Hand {number}: {{p{dealer}}} deals 7 cards each", seat=dealer)
+        return Event(tr("Hand {number}: {player} deals 7 cards each", number=number, player=_P[dealer]), seat=dealer)
     if code == E_DEALT:
         hands = record[1]
-        private = tuple((s, f"you were dealt {_cards_text(sorted(h))}") for s, h in enumerate(hands))
-        return Event("Everyone was dealt 7 cards", private=private)
+        private = tuple((s, tr("you were dealt {cards}", cards=_cards_text(sorted(h)))) for s, h in enumerate(hands))
+        return Event(tr("Everyone was dealt 7 cards"), private=private)
     if code == E_FLIP:
-        return Event(f"The first card is the {CARD_NAMES[record[1]]}")
+        return Event(tr("The first card is the {card}", card=CARD_NAMES[record[1]]))
     if code == E_FLIP_RETURNED:
-        return Event("A Wild Draw Four was flipped first: it goes back into the draw pile, reshuffled")
+        return Event(tr("A Wild Draw Four was flipped first: it goes back into the draw pile, reshuffled"))
     if code == E_FIRST_SKIP:
-        return Event(f"{{p{record[1]}}} is skipped by the first card", seat=record[1])
+        return Event(tr("{player} is skipped by the first card", player=_P[record[1]]), seat=record[1])
     if code == E_FIRST_REVERSE:
-        return Event(f"The first card is a Reverse: {{p{record[1]}}} plays first, counter-clockwise")
+        return Event(tr("The first card is a Reverse: {player} plays first, counter-clockwise", player=_P[record[1]]))
     if code == E_PLAY:
         _, seat, card, color, uno, answer = record
-        verb = "answered with" if answer else "played"
-        text = f"{{p{seat}}} {verb} the {CARD_NAMES[card]}"
-        if CARD_COLOR[card] == 0:
-            text += f" and chose {COLOR_NAMES[color]}"
-        if uno:
-            text += " and called UNO"
-        return Event(text, seat=seat)
+        return Event(
+            _played(_P[seat], CARD_NAMES[card], COLOR_NAMES[color] if CARD_COLOR[card] == 0 else None, uno, answer),
+            seat=seat,
+        )
     if code == E_DRAW:
         _, seat, cards, why = record
-        reason = f" ({why})" if why else ""
-        return Event(
-            f"{{p{seat}}} drew {_count(len(cards))}{reason}",
-            seat=seat,
-            private=((seat, f"you drew {_cards_text(cards)}{reason}"),),
-        )
+        count = len(cards)
+        if why:
+            public = trn(
+                "{player} drew a card ({why})", "{player} drew {n} cards ({why})", count, player=_P[seat], why=why
+            )
+            secret = tr("you drew {cards} ({why})", cards=_cards_text(cards), why=why)
+        else:
+            public = trn("{player} drew a card", "{player} drew {n} cards", count, player=_P[seat])
+            secret = tr("you drew {cards}", cards=_cards_text(cards))
+        return Event(public, seat=seat, private=((seat, secret),))
     if code == E_RESHUFFLE:
-        return Event(f"The draw pile ran out: {record[1]} discards were shuffled into a new draw pile")
+        return Event(
+            trn(
+                "The draw pile ran out: {n} discard was shuffled into a new draw pile",
+                "The draw pile ran out: {n} discards were shuffled into a new draw pile",
+                record[1],
+            )
+        )
     if code == E_CANCELLED:
         _, seat, missing = record
-        return Event(f"No cards left to draw: {{p{seat}}} is spared {_count(missing)}", seat=seat)
+        return Event(
+            trn(
+                "No cards left to draw: {player} is spared a card",
+                "No cards left to draw: {player} is spared {n} cards",
+                missing,
+                player=_P[seat],
+            ),
+            seat=seat,
+        )
     if code == E_KEEP:
-        return Event(f"{{p{record[1]}}} kept the drawn card", seat=record[1])
+        return Event(tr("{player} kept the drawn card", player=_P[record[1]]), seat=record[1])
     if code == E_PASS:
-        return Event(f"{{p{record[1]}}} passed (nothing to play or draw)", seat=record[1])
+        return Event(tr("{player} passed (nothing to play or draw)", player=_P[record[1]]), seat=record[1])
     if code == E_CHOOSE:
-        return Event(f"{{p{record[1]}}} chose {COLOR_NAMES[record[2]]}", seat=record[1])
+        return Event(tr("{player} chose {colour}", player=_P[record[1]], colour=COLOR_NAMES[record[2]]), seat=record[1])
     if code == E_SKIPPED:
-        return Event(f"{{p{record[1]}}} loses the turn", seat=record[1])
+        return Event(tr("{player} loses the turn", player=_P[record[1]]), seat=record[1])
     if code == E_REVERSED:
-        way = "clockwise" if record[1] == 1 else "counter-clockwise"
-        return Event(f"Play now goes {way}")
+        if record[1] == 1:
+            return Event(tr("Play now goes clockwise"))
+        return Event(tr("Play now goes counter-clockwise"))
     if code == E_CHALLENGE:
         _, challenger, attacker, held, prior, hand = record
-        result = "succeeded" if held else "failed"
-        public = f"{{p{challenger}}} challenged {{p{attacker}}}'s Wild Draw Four: the challenge {result}"
-        had = "held" if held else "did not hold"
-        secret = (
-            f"you challenged {{p{attacker}}}'s Wild Draw Four and saw their hand: "
-            f"{_cards_text(sorted(hand))}; they {had} a {COLOR_NAMES[prior]} card, so the challenge {result}"
-        )
+        who = {"challenger": _P[challenger], "attacker": _P[attacker]}
+        if held:
+            public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge succeeded", **who)
+            secret = tr(
+                "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they held a {colour} card, "
+                "so the challenge succeeded",
+                attacker=_P[attacker],
+                cards=_cards_text(sorted(hand)),
+                colour=COLOR_NAMES[prior],
+            )
+        else:
+            public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge failed", **who)
+            secret = tr(
+                "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they did not hold a {colour} "
+                "card, so the challenge failed",
+                attacker=_P[attacker],
+                cards=_cards_text(sorted(hand)),
+                colour=COLOR_NAMES[prior],
+            )
         return Event(public, seat=challenger, private=((challenger, secret),))
     if code == E_CALL_UNO:
-        return Event(f"{{p{record[1]}}} called UNO", seat=record[1])
+        return Event(tr("{player} called UNO", player=_P[record[1]]), seat=record[1])
     if code == E_CATCH:
         _, catcher, caught = record
-        return Event(f"{{p{catcher}}} caught {{p{caught}}} not calling UNO", seat=catcher)
+        return Event(
+            tr("{catcher} caught {caught} not calling UNO", catcher=_P[catcher], caught=_P[caught]), seat=catcher
+        )
     if code == E_HAND_WON:
         _, winner, points, _charged = record
-        return Event(f"{{p{winner}}} went out and won the hand ({points} points in other hands)", seat=winner)
+        return Event(
+            tr("{player} went out and won the hand ({points} points in other hands)", player=_P[winner], points=points),
+            seat=winner,
+        )
     if code == E_GAME_OVER:
         _, winners, scores = record
-        names = " and ".join(f"{{p{w}}}" for w in winners)
-        return Event(f"Game over: {names} won (scores {', '.join(str(s) for s in scores)})")
+        return Event(
+            tr(
+                "Game over: {names} won (scores {scores})",
+                names=_names(winners),
+                scores=", ".join(str(s) for s in scores),
+            )
+        )
     if code == E_ACCEPT:
-        return Event(f"{{p{record[1]}}} takes the {record[2]}-card penalty", seat=record[1])
+        return Event(tr("{player} takes the {n}-card penalty", player=_P[record[1]], n=record[2]), seat=record[1])
     return Event(str(record))  # pragma: no cover
+
+
+def _played(player: str, card: Text, colour: Text | None, uno: bool, answer: bool) -> Text:
+    """A card played (or an attack answered with it): whole sentences, one per way it can go."""
+    if answer:
+        if colour is None:
+            if uno:
+                return tr("{player} answered with the {card} and called UNO", player=player, card=card)
+            return tr("{player} answered with the {card}", player=player, card=card)
+        if uno:
+            return tr(
+                "{player} answered with the {card} and chose {colour} and called UNO",
+                player=player,
+                card=card,
+                colour=colour,
+            )
+        return tr("{player} answered with the {card} and chose {colour}", player=player, card=card, colour=colour)
+    if colour is None:
+        if uno:
+            return tr("{player} played the {card} and called UNO", player=player, card=card)
+        return tr("{player} played the {card}", player=player, card=card)
+    if uno:
+        return tr(
+            "{player} played the {card} and chose {colour} and called UNO", player=player, card=card, colour=colour
+        )
+    return tr("{player} played the {card} and chose {colour}", player=player, card=card, colour=colour)
 
 
 ENGINE = UnoEngine()

@@ -11,6 +11,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
+from toadstool.engine import seat_ref
 from toadstool.i18n import tr
 from toadstool.server.store import DiskUnavailable
 from toadstool.server.tables import hosting
@@ -138,7 +139,7 @@ def check_clocks(table: Table, now: float) -> None:
             away = table.seats[index]
             away.bot_controlled = True
             away.bot = table.spec.smart_bot()
-            table._note(f"{{p{index}}} is away; a bot plays for them until they return")
+            table._note(tr("{seat} is away; a bot plays for them until they return", seat=seat_ref(index)))
             tell_host(table, tr("{name} is away: a bot plays for them until they return", name=away.name))
             table._people_changed()  # the bots' task, waiting for a bot to play, plays it
             table._touch()

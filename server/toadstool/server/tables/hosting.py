@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from toadstool.engine import action_id, device_action_types
-from toadstool.i18n import tr
+from toadstool.engine import action_id, device_action_types, seat_ref
+from toadstool.i18n import Text, tr, trn
 from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.seats import SeatKind, Status, new_token, token_matches
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
 
 #: Why a table its host ended is over (its outcome and its last event).
-ENDED_BY_HOST = "The host ended the game"
+ENDED_BY_HOST = tr("The host ended the game")
 
 #: How long a table waits, by default, once every person has gone, before it is ended as abandoned.
 DEFAULT_ABANDON_SECONDS = 4 * 3600.0
@@ -44,9 +44,9 @@ def kick(table: Table, seat: int) -> None:
     with table.one_write():
         table.leave(seat, quietly=True)
         if table.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
-            table._note(f"The host removed {{p{seat}}} from the table; a bot plays their seat")
+            table._note(tr("The host removed {seat} from the table; a bot plays their seat", seat=seat_ref(seat)))
         else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
-            table._note(f"The host removed {name.replace('{', '(')} from the table")
+            table._note(tr("The host removed {name} from the table", name=name.replace("{", "(")))
     tell_host(table, tr("the host removed {name} (seat {seat})", name=name, seat=seat))
 
 
@@ -68,7 +68,7 @@ def hand_to_bot(table: Table, seat: int) -> None:
         raise TableError(
             ErrorKind.BAD_REQUEST, tr("a bot already plays the seat of {name} until they are back", name=name)
         )
-    table._note(f"The host let a bot play for {{p{seat}}} until they are back")
+    table._note(tr("The host let a bot play for {seat} until they are back", seat=seat_ref(seat)))
     held.bot_controlled, held.bot = True, table.spec.smart_bot()
     tell_host(table, tr("a bot plays for {name} (seat {seat}) until they are back", name=name, seat=seat))
     table._people_changed()
@@ -92,13 +92,23 @@ def end(table: Table, reason: str) -> None:
     table._touch()
 
 
-def abandoned_reason(seconds: float) -> str:
+def abandoned_reason(seconds: float) -> Text:
     """What an abandoned table's outcome says, with the wait in words a person reads at a glance."""
     hours, minutes = divmod(round(seconds / 60), 60)
-    wait = f"{hours} hour{'s' * (hours != 1)}" if hours and not minutes else f"{round(seconds / 60)} minutes"
     if seconds < 60:
-        wait = f"{round(seconds)} seconds"
-    return f"Abandoned: nobody was at the table for {wait}"
+        n = round(seconds)
+        return trn(
+            "Abandoned: nobody was at the table for {n} second", "Abandoned: nobody was at the table for {n} seconds", n
+        )
+    if hours and not minutes:
+        return trn(
+            "Abandoned: nobody was at the table for {n} hour", "Abandoned: nobody was at the table for {n} hours", hours
+        )
+    return trn(
+        "Abandoned: nobody was at the table for {n} minute",
+        "Abandoned: nobody was at the table for {n} minutes",
+        round(seconds / 60),
+    )
 
 
 def abandon_deadline(table: Table) -> float | None:

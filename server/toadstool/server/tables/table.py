@@ -30,6 +30,7 @@ from toadstool.engine import (
     action_id,
     current_action_id,
     name_seats,
+    seat_ref,
 )
 from toadstool.games import GameSpec
 from toadstool.i18n import tr
@@ -354,7 +355,7 @@ class Table:
                 old = self.seats[seat]
                 self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
                 if not quietly:
-                    self._note(f"{{p{seat}}} left the table; a bot plays their seat")
+                    self._note(tr("{seat} left the table; a bot plays their seat", seat=seat_ref(seat)))
         self.people_seen = self.now()
         if not quietly:
             tell_host(self, tr("{name} left (seat {seat})", name=name, seat=seat))
@@ -388,7 +389,7 @@ class Table:
         if state.bot_controlled:
             state.bot_controlled, state.bot = False, None
             self._people_changed()
-            self._note(f"{{p{state.index}}} is back and plays again")
+            self._note(tr("{seat} is back and plays again", seat=seat_ref(state.index)))
             tell_host(self, tr("{name} is back and plays again", name=state.name))
 
     def _note(self, text: str, durable: bool = True) -> None:
@@ -494,7 +495,9 @@ class Table:
         self.state = state
         self.version += 1
         if note == TIMEOUT_NOTE:
-            self._note(f"{{p{seat}}} ran out of time; a default move was made for them", durable=False)
+            self._note(
+                tr("{seat} ran out of time; a default move was made for them", seat=seat_ref(seat)), durable=False
+            )
         self.decision_started = self.now()
         self.actions.append((seat, action))
         owing = self.owing_since
@@ -554,13 +557,13 @@ class Table:
         """The store refused this table's write: the table says so, once, until a write of its works again."""
         if self.paused_by_disk is None:
             self.paused_by_disk = str(error)
-            self._note(f"The game is paused: {error}", durable=False)
+            self._note(tr("The game is paused: {error}", error=str(error)), durable=False)
             self._touch()
 
     def _disk_works(self) -> None:
         if self.paused_by_disk is not None:
             self.paused_by_disk = None
-            self._note("The server can save again; the game goes on", durable=False)
+            self._note(tr("The server can save again; the game goes on"), durable=False)
 
     # -- what the server plays by itself (toadstool.server.tables.autoplay) ---------------------------------
 
