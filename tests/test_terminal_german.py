@@ -105,3 +105,15 @@ def test_cards_and_menu_steps_are_named_as_the_server_names_them_in_german(germa
     assert step_label(update, "place_banana", "field", 12) == "Feld 12"
     assert step_label(update, "pay_coins", "coins", 3) == "3 Münzen"
     assert step_label(update, "pay_coins", "coins", 1) == "1 Münze"
+
+
+def test_your_turn_in_german_does_not_say_the_phase_again(german: None) -> None:
+    from toadstool_clients.terminal.screen import turn_line
+
+    update = _lobby()
+    update.status = table_pb2.TABLE_STATUS_PLAYING
+    update.to_act.append(0)
+    update.phase = "Anna ist am Zug"
+    assert turn_line(update).plain.startswith("Du bist am Zug   · Abend")
+    update.phase = "Runde 2: Abstimmung über Peach"
+    assert turn_line(update).plain.startswith("Du bist am Zug · Runde 2: Abstimmung über Peach")

@@ -22,6 +22,7 @@ from toadstool_clients.choices import (
     may_play_for_you,
     steps_label,
 )
+from toadstool_clients.i18n import _
 from toadstool_clients.names import step_label
 from toadstool_clients.terminal.track_pick import (
     TrackGroups,
@@ -192,11 +193,11 @@ class Menu:
         # Every level reads "Your choice", a level below in another colour and with its path: so each
         # redraw rewrites the whole heading (prompt_toolkit redraws only the cells that change), and a
         # program reading the terminal (pexpect) sees "Your choice" whenever a choice is asked.
-        heading = Text("Your choice", style="bold cyan")
+        heading = Text(_("Your choice"), style="bold cyan")
         if self.path:
             path = " ▸ ".join(self._root_label(p) for p in self.path)
-            heading = Text(f"Your choice: {path}", style="bold magenta")
-            heading.append("  (Esc: back)", style="dim")
+            heading = Text(_("Your choice: {path}", path=path), style="bold magenta")
+            heading.append("  " + _("(Esc: back)"), style="dim")
         forced = self.forced()
         if forced is not None:
             heading.append("  (Enter or space: the only choice)", style="dim")
@@ -224,10 +225,11 @@ class Menu:
 
     def _track_lines(self, width: int) -> list[Text]:
         """A level of fields chosen on the track: where it is, the highlighted field and the keys."""
-        heading = Text("Your choice", style="bold cyan")
+        heading = Text(_("Your choice"), style="bold cyan")
         if self.path:
-            heading = Text(f"Your choice: {' ▸ '.join(self.label(p) for p in self.path)}", style="bold magenta")
-        heading.append("  (Esc: back)", style="dim")
+            path = " ▸ ".join(self.label(p) for p in self.path)
+            heading = Text(_("Your choice: {path}", path=path), style="bold magenta")
+        heading.append("  " + _("(Esc: back)"), style="dim")
         entry = self.entries[min(self.highlighted, len(self.entries) - 1)]
         line = Text("›", style="bold cyan")  # noqa: RUF001 (a pointer, seen in text captures)
         line.append(f" {self.label(entry)} ", style="reverse")

@@ -21,7 +21,7 @@ from rich.panel import Panel
 from rich.text import Text
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.i18n import N_, _, n_
+from toadstool_clients.i18n import N_, _, n_, person_language
 from toadstool_clients.names import bot_level_name, seat_name, you_or_name
 from toadstool_clients.terminal.games import has_medium, render_game
 from toadstool_clients.terminal.games.compact import tight
@@ -153,6 +153,11 @@ def _your_turn(update: table_pb2.Update) -> Text:
     to play", "Round 1: Root to move" reads "Round 1: your turn to move"."""
     name = seat_name(update, update.viewer_seat)
     phase = update.phase
+    if person_language() != "en":  # the rewriting below knows English phases only
+        text = Text(_("Your turn"), style="bold black on yellow")
+        if phase and not phase.startswith(name):  # "Anna ist am Zug" only says the same again
+            text.append(" · " + phase, style="bold")
+        return text
     if f"{name} to " in phase:
         before, after = phase.split(f"{name} to ", 1)
         text = Text(before)
