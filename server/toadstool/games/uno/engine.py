@@ -585,30 +585,20 @@ class UnoEngine:
         if state.stage != OVER:
             return None
         names = _names(state.winners)
-        if state.config.lowest_wins:
+        lowest = state.config.lowest_wins
+        if lowest:
             summary = tr("{names} won with the lowest total ({points} points)", names=names, points=min(state.scores))
         else:
             summary = tr("{names} won with {points} points", names=names, points=state.scores[state.winners[0]])
-        if state.config.lowest_wins:
-            details = tuple(
-                tr(
-                    "Hand {number}: {player} went out; the others were charged {points} points",
-                    number=number,
-                    player=_P[winner],
-                    points=points,
-                )
+        details = tuple(
+            tr("Hand {number}: {player} went out; the others were charged {points} points", **hand)
+            if lowest
+            else tr("Hand {number}: {player} went out and scored {points} points", **hand)
+            for hand in (
+                {"number": number, "player": _P[winner], "points": points}
                 for number, (winner, points) in enumerate(state.hands_won, start=1)
             )
-        else:
-            details = tuple(
-                tr(
-                    "Hand {number}: {player} went out and scored {points} points",
-                    number=number,
-                    player=_P[winner],
-                    points=points,
-                )
-                for number, (winner, points) in enumerate(state.hands_won, start=1)
-            )
+        )
         return Outcome(winners=state.winners, scores=state.scores, summary=summary, details=details)
 
     # ---- apply
