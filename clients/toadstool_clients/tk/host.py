@@ -97,7 +97,8 @@ class HostControls:
             now = bot_level_name(seat.bot_level)
             for level, word in BOT_LEVELS.items():
                 if word != now:
-                    controls.append((f"Make {name} {word} (now {now})", partial(self.set_level, index, name, level)))
+                    label = _("Make {name} {level} (now {now})", name=name, level=_(word), now=_(now))
+                    controls.append((label, partial(self.set_level, index, name, level)))
         if update.status == table_pb2.TABLE_STATUS_LOBBY:
             return [*controls, (f"Remove {name}", lambda: self.ask_kick(index, name, lobby=True))]
         if seat.kind != table_pb2.SEAT_KIND_HUMAN:
@@ -197,9 +198,11 @@ class HostControls:
 
     def set_level(self, index: int, name: str, level: int) -> None:
         table_id = self.screen.table_id
-        word = bot_level_name(level)
-        self._call(f"Making {name} {word}…", lambda client, token: client.set_bot_level(table_id, token, index, level),
-                   f"{name} plays {word} from its next move.", "Level not changed")  # fmt: skip
+        word = _(bot_level_name(level))
+        self._call(_("Making {name} {level}…", name=name, level=word),
+                   lambda client, token: client.set_bot_level(table_id, token, index, level),
+                   _("{name} plays {level} from its next move.", name=name, level=word),
+                   _("Level not changed"))  # fmt: skip
 
     def kick(self, index: int, name: str, lobby: bool) -> None:
         table_id = self.screen.table_id

@@ -11,6 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 from toadstool_clients.tk.games import Board, safe_text
 from toadstool_clients.tk.motion import slide_frames
 
@@ -150,7 +151,7 @@ def _account(details: list[str], most: int) -> list[str]:
     if len(details) <= most:
         return [safe_text(line, 70) for line in details]
     kept = details[-(most - 1) :]
-    return [f"… {len(details) - len(kept)} earlier", *(safe_text(line, 70) for line in kept)]
+    return [_("… {n} earlier", n=len(details) - len(kept)), *(safe_text(line, 70) for line in kept)]
 
 
 def start_slides(screen: TableFace, board: Board, before: dict[str, tuple[float, float]]) -> None:

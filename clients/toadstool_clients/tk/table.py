@@ -437,7 +437,7 @@ class TableScreen:
                 tags.append("you")
             if seat.kind == table_pb2.SEAT_KIND_BOT:  # "bot" plays normal; the others say how strong
                 level = bot_level_name(seat.bot_level)
-                state = "bot" if level == "normal" else f"{level} bot"
+                state = _("bot") if level == "normal" else _("easy bot") if level == "easy" else _("hard bot")
             elif seat.kind == table_pb2.SEAT_KIND_EMPTY:
                 state = "open"
             elif seat.bot_controlled:
