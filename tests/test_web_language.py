@@ -103,11 +103,12 @@ def _english_in(driver: Any) -> set[str]:
     return {w for w in re.findall(r"[A-Za-zÄÖÜäöüß']{3,}", text) if w.lower() in ENGLISH - theirs}
 
 
-def _wait_text(driver: Any, selector: str, want: str, seconds: float = 20) -> None:
-    """Wait (bounded) until the first `selector` reads `want` (a reload draws the page anew)."""
+def _wait_text(driver: Any, selector: str, want: str, seconds: float = 20, prefix: bool = False) -> None:
+    """Wait (bounded) until the first `selector` reads `want` (or, with `prefix`, begins with it; a reload
+    draws the page anew)."""
     deadline = time.monotonic() + seconds
     script = "const e = document.querySelector(arguments[0]); return e ? e.textContent : null"
-    while (said := driver.execute_script(script, selector)) != want:
+    while not ((said := driver.execute_script(script, selector)) == want or (prefix and (said or "").startswith(want))):
         assert time.monotonic() < deadline, f"{selector} reads {said!r}, not {want!r}"
         time.sleep(0.05)
 
@@ -219,6 +220,16 @@ def test_the_language_menu_switches_the_lobby_and_is_remembered(web_url: str, tm
         driver.refresh()
         _wait_text(driver, ".tables h2", "Tische")
         assert driver.find_element("css selector", "#language").get_attribute("value") == "de"
+        # The seat's socket carries the choice too (a browser cannot set its headers): the host's own table,
+        # watched over it, says the server's phase in German though the browser asks for English.
+        type_into(driver, "#name", "Anna")
+        click(driver, ".game-card[data-game='uno']")
+        wait_for(driver, ".create-details")
+        click(driver, ".create-button")
+        wait_for(driver, ".table-screen .host .host-control", seconds=20)
+        _wait_text(driver, ".table-screen .phase", "Warten auf Spieler", prefix=True)
+        driver.get(web_url)
+        wait_for(driver, ".game-card")
         # And back.
         driver.execute_script(
             "const s = document.getElementById('language'); s.value = 'en'; s.dispatchEvent(new Event('change'))"

@@ -385,3 +385,35 @@ async def test_a_client_that_floods_pings_and_never_reads_is_no_longer_read_from
         # buffers on both sides hold a few MiB at most): what it holds is bounded.
     finally:
         writer.close()
+
+
+async def _first_view(server: RunningServer, path: str, token: str, table_id: str, language: str) -> table_pb2.Update:
+    """The first update a seat's socket at `path` gets, its handshake asking for `language`."""
+    url = _url(server, path)
+    async with connect(url, open_timeout=SECONDS, additional_headers={"accept-language": language}) as socket:
+        await socket.send(bytes((HELLO,)) + token.encode())
+        await socket.send(bytes((WATCH,)) + _watch(table_id))
+        seat = Seat(socket)
+        try:
+            return await seat.follower.first()
+        finally:
+            await seat.close()
+
+
+async def test_the_sockets_lang_parameter_chooses_its_language_before_the_browsers_header(
+    server: RunningServer,
+) -> None:
+    """A browser cannot set a WebSocket's headers: the page's language menu reaches the server as `?lang=`,
+    which stands before the browser's accept-language; a language without a catalogue, or a query the page
+    never sends, leaves the header to decide and breaks nothing."""
+    async with Client(server.address) as client:
+        table_id, tokens = await _two_seat_uno(client)
+        english = await _first_view(server, SOCKET_PATH, tokens[0], table_id, "en-US")
+        german = await _first_view(server, SOCKET_PATH, tokens[0], table_id, "de-DE")
+        assert english.phase
+        assert english.phase != german.phase, "the header alone must choose German"
+        chosen = await _first_view(server, f"{SOCKET_PATH}?lang=de", tokens[0], table_id, "en-US")
+        assert chosen == german
+        assert await _first_view(server, f"{SOCKET_PATH}?lang=en", tokens[0], table_id, "de-DE") == english
+        for query in ("lang=xx", "lang=%00%ff", "lang=", "x=1", "&".join(f"f{n}=1" for n in range(50))):
+            assert await _first_view(server, f"{SOCKET_PATH}?{query}", tokens[0], table_id, "de-DE") == german, query

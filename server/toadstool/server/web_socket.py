@@ -19,7 +19,9 @@ kind and then its payload (docs/custom-clients.md has the full protocol):
   protocol, the same JSON, then the socket closes with code 1008).
 
 The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token and the
-handshake's accept-language (the language of every refusal on the socket) reach it as the same metadata, a
+handshake's accept-language (the language of the socket's updates and refusals) reach it as the same
+metadata; a `lang` query parameter (`?lang=de`) stands before that header, as a browser cannot set a
+WebSocket's headers and its person may have chosen another language than the browser's in the page, a
 page of another site is refused at the handshake (uvicorn answers 403), a frame over
 the request limit closes the socket (1009, by uvicorn's `ws_max_size`), a client that stops reading is
 stopped being read from (`socket_protocol`), and uvicorn's pings close the socket of a peer that went away,
@@ -33,12 +35,13 @@ import contextlib
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
+from urllib.parse import parse_qs
 
 import grpc
 from google.protobuf.message import DecodeError, Message
 
 from toadstool.api import SEAT_TOKEN_KEY
-from toadstool.i18n import Text, tr
+from toadstool.i18n import ACCEPT_LANGUAGE, Text, negotiate, tr
 from toadstool.server.web_transport import (
     PREFIX,
     Procedure,
@@ -188,6 +191,28 @@ def _decode(procedure: Procedure, payload: bytes) -> Message:
     return request
 
 
+#: The query parameter naming the socket's language (the page's language menu), before accept-language.
+LANGUAGE_PARAMETER = "lang"
+
+
+def with_chosen_language(headers: dict[str, str], scope: Scope) -> dict[str, str]:
+    """`headers`, with the language the socket's URL chose (`?lang=de`) as their accept-language: the page's
+    language menu reaches the server this way. A language the server has no texts in, or a value that is no
+    language tag, leaves the handshake's own accept-language to decide: never an error."""
+    query = scope.get("query_string", b"")
+    if not query:
+        return headers
+    try:
+        chosen = parse_qs(query.decode("latin-1"), max_num_fields=8).get(LANGUAGE_PARAMETER)
+    except ValueError:  # more fields than any page of ours sends: the header decides
+        return headers
+    if chosen:
+        language = negotiate(chosen[-1], default="")
+        if language:
+            headers[ACCEPT_LANGUAGE] = language
+    return headers
+
+
 async def serve_socket(
     procedures: dict[str, Procedure],
     scope: Scope,
@@ -200,7 +225,7 @@ async def serve_socket(
     message = await receive()
     if message["type"] != "websocket.connect":
         return
-    headers = headers_of(scope)
+    headers = with_chosen_language(headers_of(scope), scope)
     if cross_origin(scope, headers) is not None:
         await send({"type": "websocket.close", "code": POLICY_VIOLATION})  # before accept: uvicorn answers 403
         return

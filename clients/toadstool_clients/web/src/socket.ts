@@ -10,6 +10,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { codeFromString } from "@connectrpc/connect/protocol-connect";
 import { ActRequestSchema, ActResponseSchema, WatchRequestSchema, WatchResponseSchema } from "./gen/toadstool/v1/service_pb";
 import type { ActResponse, WatchResponse } from "./gen/toadstool/v1/service_pb";
+import { language } from "./i18n";
 
 export const SOCKET_PATH = "/toadstool.v1.ToadstoolService/socket";
 /** Frame kinds, to the server. */
@@ -63,7 +64,7 @@ export class SeatSocket {
 
   constructor(tableId: string, since: bigint | undefined, token: string | undefined) {
     const scheme = location.protocol === "https:" ? "wss:" : "ws:";
-    this.socket = new WebSocket(`${scheme}//${location.host}${SOCKET_PATH}`);
+    this.socket = new WebSocket(`${scheme}//${location.host}${SOCKET_PATH}?lang=${encodeURIComponent(language())}`);
     this.socket.binaryType = "arraybuffer";
     const giveUp = setTimeout(() => this.socket.close(), OPEN_MS);
     this.socket.onopen = () => {
