@@ -229,6 +229,23 @@ async def test_list_games_answers_in_german_when_asked_over_grpc_and_connect(ser
         assert [(o.name, o.kind, o.default_value, list(o.choices)) for o in de.options] == [
             (o.name, o.kind, o.default_value, list(o.choices)) for o in en.options
         ]
+    # Each option's label and each choice's label are words, said in the caller's language.
+    labels = {
+        language: {(g.name, o.name): (o.label, list(o.choice_labels)) for g in games.games for o in g.options}
+        for language, games in (("de", german), ("en", english))
+    }
+    assert labels["en"][("uno", "target")] == ("Target score", [])
+    assert labels["de"][("uno", "target")] == ("Zielpunktzahl", [])
+    assert labels["de"][("uno", "house_rule")] == ("Hausregel", [])
+    kart_choices = next(o for g in english.games if g.name == "kart" for o in g.options if o.name == "track").choices
+    builtin = {"mini-loop": ("Mini Loop", "Mini-Rundkurs"), "mushroom-loop": ("Mushroom Loop", "Pilz-Rundkurs")}
+    for language, index in (("en", 0), ("de", 1)):
+        label, choice_labels = labels[language][("kart", "track")]
+        assert label == ("Track", "Strecke")[index]
+        assert len(choice_labels) == len(kart_choices)
+        for choice, choice_label in zip(kart_choices, choice_labels, strict=True):
+            if choice in builtin:
+                assert choice_label == builtin[choice][index], (language, choice)
     assert {g.title for g in german.games} >= {
         "UNO Super Mario",
         "Super Mario Bros. Power Up Kartenspiel",

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from google.protobuf.message import Message
 
 from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.games import get_game
@@ -55,10 +56,26 @@ SAME = {
     "pow",
     "mega",
     "warp",
-    # The quick Kart track's title: a value of its file, not a text of the server's.
+    # The quick Kart track's title, German "Mini-Rundkurs".
     "mini",
-    "loop",
 }
+#: The strings inside the games' views that are values, not words (never said in another language): a
+#: track's registry name, a shortcut's label, the purpose of a roll (a key the clients name themselves), the
+#: house rule's option value. Every other string in a view must be in its reader's language.
+VALUES = {("KartTrack", "name"), ("KartShortcut", "label"), ("KartDieRoll", "purpose"), ("UnoView", "house_rule")}
+
+
+def _view_strings(message: Message) -> list[str]:
+    """Every string in a view message, at any depth, but the `VALUES`."""
+    found: list[str] = []
+    for described, value in message.ListFields():
+        if described.message_type is not None:
+            for item in value if described.is_repeated else (value,):
+                found.extend(_view_strings(item))
+        elif described.type == described.TYPE_STRING and (message.DESCRIPTOR.name, described.name) not in VALUES:
+            found.extend(value if described.is_repeated else (value,))
+    return found
+
 
 _WORD = re.compile(r"[A-Za-zÄÖÜäöüß]+")
 
@@ -95,6 +112,7 @@ async def _follow(
         reader.texts.append(update.phase)
         reader.texts.extend(legal.label for legal in update.legal_actions)
         reader.texts.append(update.score_label)
+        reader.texts.extend(_view_strings(update.view))
         if update.HasField("outcome") and update.outcome.summary:
             reader.outcome = update.outcome
             reader.texts.append(update.outcome.summary)

@@ -71,6 +71,19 @@ def test_play_kart_asks_which_track_and_races_on_the_one_chosen(terminal: list[T
     assert "Mini Loop" in racing, racing
 
 
+def test_play_kart_asks_which_track_in_german_with_the_servers_titles(terminal: list[Tmux], tmp_path: Path) -> None:
+    tmux = _tmux(terminal, tmp_path, ["play", "kart", "--bots", "1", "--bot-delay", "0.01", "--lang", "de"])
+    asked = tmux.wait_for(lambda s: "Wähle 1-2" in s, timeout=60)
+    save("kart-80x24-track-question-de", asked)
+    assert "Strecke: " in asked
+    assert "mini-loop  Mini-Rundkurs, 40 Felder" in asked
+    assert "mushroom-loop  Pilz-Rundkurs, 60 Felder (Standard)" in asked
+    assert "fields" not in asked
+    tmux.send("1", "Enter")
+    racing = tmux.wait_for(lambda s: "Mini-Rundkurs" in s, timeout=60)
+    assert "Mini Loop" not in racing, racing
+
+
 def test_a_server_that_is_not_running_is_said_at_once_with_its_address(tmp_path: Path) -> None:
     port = free_port()  # nothing listens there
     for command in (["join", "abc123"], ["watch", "abc123"], ["play", "uno"]):

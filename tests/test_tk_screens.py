@@ -177,6 +177,11 @@ async def test_the_lobby_and_a_table_in_german_are_whole(
     assert "Super Mario Kart (Brettspiel)" in lobby.game_box.cget("values")
     lobby.select_game("kart")
     await screen.settle(0.2)
+    # The option's label and its choices are the server's words, in German; the value sent is the track's id.
+    labels = [w.cget("text") for w in lobby.options_frame.winfo_children() if w.winfo_class() == "TLabel"]
+    assert "Strecke" in labels, labels
+    assert lobby.choice_ids["track"]["Pilz-Rundkurs"] == "mushroom-loop"
+    assert lobby.option_vars["track"].get() == "Pilz-Rundkurs"
     shot(screen, "lobby-de")
     assert window_problems(screen) == []
     table = await screen.create_table("uno", 3, 2, seed=3)

@@ -19,6 +19,7 @@ from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import action_id, name_seats, view_split
 from toadstool.games import GAMES, get_game
+from toadstool.i18n import ENGLISH
 from toadstool.selfplay import PlayoutTooLong, play
 from toadstool.server import messages
 from toadstool.server.tables import Status, Table, TableRegistry
@@ -26,12 +27,13 @@ from toadstool.server.tables import Status, Table, TableRegistry
 SPLIT_GAMES = sorted(name for name in GAMES if view_split(type(get_game(name).engine)) is not None)
 
 
-def joined(table: Table, viewer: int | None) -> table_pb2.Update:
+def joined(table: Table, viewer: int | None, language: str = ENGLISH) -> table_pb2.Update:
     """The game's part of `viewer`'s update as the split builds it: the public part, then the private one."""
     split = view_split(type(table.engine))
     assert split is not None
-    public = messages._public_part(table, split[0])
-    data = public[0] + messages.join_split(table.engine.name, public, messages._private_part(table, viewer))
+    public = messages._public_part(table, split[0], language)
+    private = messages._private_part(table, viewer, language)
+    data = public[0] + messages.join_split(table.engine.name, public, private)
     assert_singular_fields_once(table_pb2.Update.DESCRIPTOR, data)
     return table_pb2.Update.FromString(data)
 
@@ -57,11 +59,14 @@ async def test_the_two_parts_join_to_the_whole_view_for_every_viewer_at_every_ve
             names = shadow.names()
             for viewer in (None, *range(players)):
                 whole = messages._viewer_part(shadow, viewer)
-                before = messages.cache_of(shadow).private_views.get(viewer)
+                before = messages.cache_of(shadow).private_views.get((viewer, ENGLISH))
                 split = joined(shadow, viewer)
-                reused += before is not None and messages.cache_of(shadow).private_views[viewer] is before
+                reused += before is not None and messages.cache_of(shadow).private_views[(viewer, ENGLISH)] is before
                 assert split == whole, f"{game}, seed {seed}, viewer {viewer}: the joined parts differ"
                 assert split.SerializeToString(deterministic=True) == whole.SerializeToString(deterministic=True)
+                # In German too: the words inside the view said alike in both parts as in the whole.
+                german = joined(shadow, viewer, "de")
+                assert german == messages._viewer_part(shadow, viewer, "de"), f"{game}, seed {seed}, {viewer}, de"
                 offered = engine.legal_actions(state, viewer) if viewer is not None else ()
                 assert [(legal.id, legal.label, legal.action) for legal in split.legal_actions] == [
                     (

@@ -28,6 +28,7 @@ from web_helpers import (
     click,
     create_table,
     find,
+    get_table,
     layout_problems,
     resize,
     screenshot,
@@ -44,14 +45,14 @@ PHONE = (390, 844)
 LAPTOP = (1280, 800)
 #: Names that read the same in both languages (games, characters, brands): never a sign of English.
 SHARED_NAMES = {"toadstool", "uno", "mario", "super", "power", "kart", "level", "bros", "mega", "pow", "tv", "qr"}
-#: The page's parts whose words are the server's, not the client's own catalogues (a game
-#: option's name is a value the client sends back: the contract has no label for it yet, design.md §11.3; a
-#: score is a number and the server's score label; Power Up's ? cards are named by the server's view, whose
-#: card names are still English: issue #43's next step, noted there).
+#: The page's parts whose words are the server's texts that the English check below cannot judge: a
+#: score is a number and the server's score label; phases, logs and summaries name the seats. (A game
+#: option's label, its choices' labels and Power Up's ? cards are the server's words too, but said in the
+#: reader's language: they stay in, checked against the server's English words as well.)
 NOT_THE_CLIENTS = ", ".join(
     [
-        *(".option-name", ".score", ".tv-score-unit", ".phase", ".log", ".summary", ".how-it-went"),
-        *(".tv-final", ".tv-summary", ".tv-events", ".modifier", ".q-name", ".pu-played .chip"),
+        *(".score", ".tv-score-unit", ".phase", ".log", ".summary", ".how-it-went"),
+        *(".tv-final", ".tv-summary", ".tv-events"),
     ]
 )
 #: The page's text and every aria-label, placeholder and title, with the server's parts left out.
@@ -88,9 +89,29 @@ def _catalogue_words(name: str) -> set[str]:
     return words
 
 
-ENGLISH = (_catalogue_words("en") | _catalogue_words("boards.en")) - (
-    _catalogue_words("de") | _catalogue_words("boards.de") | SHARED_NAMES
+def _server_words() -> tuple[set[str], set[str]]:
+    """The words of the server's catalogue: its English messages' and their German translations'."""
+    from babel.messages.pofile import read_po
+
+    path = ROOT / "server" / "toadstool" / "locale" / "de" / "LC_MESSAGES" / "toadstool.po"
+    with path.open("rb") as po:
+        catalogue = read_po(po)
+    english: set[str] = set()
+    german: set[str] = set()
+    for message in catalogue:
+        for text, into in ((message.id, english), (message.string, german)):
+            for part in text if isinstance(text, tuple) else (text,):
+                into |= {w.lower() for w in re.findall(r"[A-Za-zÄÖÜäöüß']{3,}", re.sub(r"\{\w+\}", " ", part))}
+    return english, german
+
+
+SERVER_ENGLISH, SERVER_GERMAN = _server_words()
+#: Words only English says: the client's catalogues' and the server's, each less its own German words.
+CLIENT_GERMAN = _catalogue_words("de") | _catalogue_words("boards.de")
+ENGLISH = ((_catalogue_words("en") | _catalogue_words("boards.en")) - CLIENT_GERMAN) | (
+    SERVER_ENGLISH - SERVER_GERMAN - CLIENT_GERMAN
 )
+ENGLISH -= SHARED_NAMES
 
 
 def _english_in(driver: Any) -> set[str]:
@@ -254,5 +275,36 @@ def test_each_games_board_in_german_at_phone_size(web_url: str, tmp_path: Path, 
         assert not english, english
         _no_sideways_scroll(driver)
         screenshot(driver, f"lang-de-board-{game}-phone")
+    finally:
+        driver.quit()
+
+
+def test_a_games_options_are_labelled_in_german_and_send_their_values(web_url: str, tmp_path: Path) -> None:
+    """The server's option labels and choice labels (a track's title) in the form, in German; the value the
+    form sends is the choice's id."""
+    driver = browser(tmp_path / "profile", PHONE, language="de-DE")
+    try:
+        driver.get(web_url)
+        type_into(driver, "#name", "Anna")
+        click(driver, ".game-card[data-game='kart']")
+        wait_for(driver, ".create-details")
+        click(driver, ".more-toggle")
+        wait_for(driver, ".option-name")
+        assert "Strecke" in [e.text for e in find(driver, ".option-name")]
+        choices = {e.get_attribute("value"): e.text for e in find(driver, "select[name='track'] option")}
+        assert choices["mushroom-loop"] == "Pilz-Rundkurs"
+        assert choices["mini-loop"] == "Mini-Rundkurs"
+        assert not _english_in(driver), _english_in(driver)
+        _no_sideways_scroll(driver)
+        driver.execute_script("document.querySelector('.option-name').scrollIntoView({block: 'center'})")
+        screenshot(driver, "lang-de-form-kart-phone")
+        driver.execute_script(
+            "const s = document.querySelector(\"select[name='track']\"); s.value = 'mini-loop';"
+            "s.dispatchEvent(new Event('change'))"
+        )
+        click(driver, ".create-button")
+        wait_for(driver, ".table-screen .host .host-control", seconds=20)
+        table_id = driver.execute_script("return location.hash").split("/")[2]
+        assert get_table(web_url, table_id).options["track"] == "mini-loop"
     finally:
         driver.quit()

@@ -648,7 +648,7 @@ async def _seat_to_play(client: Client, args: argparse.Namespace, saved_under: s
         from toadstool_clients.terminal.ask_options import ask_choice_options
 
         info = next(g for g in games if g.name == game)
-        options = await asyncio.to_thread(ask_choice_options, info, options, _track_titles())
+        options = await asyncio.to_thread(ask_choice_options, info, options, _track_lengths())
     players = args.players or args.bots + 1
     created = await client.create_table(
         game,
@@ -692,14 +692,14 @@ def cmd_selfplay(args: argparse.Namespace) -> int:
     return 0
 
 
-def _track_titles() -> dict[str, str]:
-    """Each installed Kart track's title and length by its name ("Mini Loop, 40 fields"), for the question
-    `toadstool play kart` asks; empty without the Kart game."""
+def _track_lengths() -> dict[str, int]:
+    """Each installed Kart track's number of fields by its name, shown beside its title (the server's label)
+    in the question `toadstool play kart` asks; empty without the Kart game."""
     try:
         from toadstool.games.kart.tracks import list_tracks
     except ImportError:
         return {}
-    return {t.name: f"{t.title}, {t.length} fields" for t in list_tracks() if not t.error}
+    return {t.name: t.length for t in list_tracks() if not t.error}
 
 
 def cmd_tracks(args: argparse.Namespace) -> int:

@@ -212,6 +212,12 @@ class OptionSpec:
     #: For a CHOICE: what is wrong with a value that is not among the choices, when the game knows more
     #: than "not one of them" (a user's Kart track file that is broken); None says nothing more.
     explain: Callable[[str], str | None] | None = dataclasses.field(default=None, compare=False, repr=False)
+    #: The option's name as a person reads it (marked with `N_`: said in the reader's language); empty for
+    #: a game that gives none (clients show `name`).
+    label: str = ""
+    #: For a CHOICE: each choice as a person reads it, in the order of `choices` (a track's title), each a
+    #: message of the catalogue or a value shown as it is (`said_choice`); empty: the choices themselves.
+    choice_labels: tuple[str, ...] = ()
 
 
 def parse_options(specs: Sequence[OptionSpec], given: Mapping[str, str]) -> dict[str, Any]:

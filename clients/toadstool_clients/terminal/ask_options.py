@@ -11,29 +11,40 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _, n_
 
 
 def ask_choice_options(
     game: table_pb2.GameInfo,
     given: Mapping[str, str],
-    labels: Mapping[str, str] | None = None,
+    lengths: Mapping[str, int] | None = None,
     read: Callable[[str], str] = input,
     write: Callable[[str], None] = print,
 ) -> dict[str, str]:
-    """`given` plus the person's answer for each "choice" option of `game` not in it (`labels`: words to
-    show beside a choice, such as a track's title and length). Enter keeps the default; a number or a
-    choice's name picks it; anything else is asked again (three times at most, then the default)."""
+    """`given` plus the person's answer for each "choice" option of `game` not in it: each choice with the
+    server's label for it (a track's title, in the person's language) and, from `lengths`, a track's number
+    of fields. Enter keeps the default; a number or a choice's name picks it; anything else is asked again
+    (three times at most, then the default)."""
     chosen = dict(given)
     for option in game.options:
         if option.kind != "choice" or option.name in given or len(option.choices) < 2:
             continue
-        write(f"{option.name.capitalize()}: {option.help}" if option.help else f"{option.name.capitalize()}:")
+        title = option.label or option.name.capitalize()
+        write(_("{option}: {help}", option=title, help=option.help) if option.help else f"{title}:")
+        labels = list(option.choice_labels)
         for number, choice in enumerate(option.choices, start=1):
-            label = (labels or {}).get(choice, "")
-            default = " (default)" if choice == option.default_value else ""
-            write(f"  {number}. {choice}{'  ' + label if label else ''}{default}")
-        for _ in range(3):
-            answer = read(f"Choose 1-{len(option.choices)} (Enter: {option.default_value}): ").strip()
+            label = labels[number - 1] if number <= len(labels) else ""
+            length = (lengths or {}).get(choice)
+            if label and length is not None:
+                label = n_("{title}, {n} field", "{title}, {n} fields", length, title=label)
+            elif length is not None:
+                label = n_("{n} field", "{n} fields", length)
+            line = f"  {number}. {choice}{'  ' + label if label else ''}"
+            write(_("{choice} (default)", choice=line) if choice == option.default_value else line)
+        for _attempt in range(3):
+            answer = read(
+                _("Choose 1-{last} (Enter: {default}): ", last=len(option.choices), default=option.default_value)
+            ).strip()
             if not answer:
                 break
             if answer.isdigit() and 1 <= int(answer) <= len(option.choices):
@@ -42,5 +53,5 @@ def ask_choice_options(
             if answer in option.choices:
                 chosen[option.name] = answer
                 break
-            write(f"  {answer!r} is not one of them: type its number.")
+            write(_("  {answer} is not one of them: type its number.", answer=repr(answer)))
     return chosen

@@ -273,14 +273,18 @@ class LobbyScreen:
             self.players_var.set(str(game.min_players))
         self.bots_var.set(str(max(0, int(self.players_var.get()) - 1)))
         for row, option in enumerate(game.options):
-            label = ttk.Label(self.options_frame, text=safe_text(option_title(option.name), 24), style="Card.TLabel")
+            title = option.label or option_title(option.name)  # the server's, in the person's language
+            label = ttk.Label(self.options_frame, text=safe_text(title, 24), style="Card.TLabel")
             label.grid(row=2 * row, column=0, sticky="e", padx=6, pady=(4, 0))
             widget: tk.Widget
             if option.kind == "bool":
                 var: tk.Variable = tk.BooleanVar(self.options_frame, value=option.default_value.lower() == "true")
                 widget = ttk.Checkbutton(self.options_frame, variable=var)
             elif option.kind == "choice" and option.choices:
-                shown = {choice_title(safe_text(choice, 40)): choice for choice in option.choices}
+                labels = list(option.choice_labels)  # a track's title, in the person's language
+                if len(labels) != len(option.choices):  # an older server: the ids as titles
+                    labels = [choice_title(choice) for choice in option.choices]
+                shown = {safe_text(label, 40): choice for label, choice in zip(labels, option.choices, strict=True)}
                 if len(shown) < len(option.choices):  # two ids read alike: show the ids
                     shown = {safe_text(choice, 40): choice for choice in option.choices}
                 self.choice_ids[option.name] = shown

@@ -16,11 +16,15 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import Descriptor
+from google.protobuf.message import Message
 
-from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.api.v1 import kart_pb2, powerup_pb2, service_pb2, table_pb2
 from toadstool.bots import BotLevel
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
-from toadstool.i18n import ENGLISH, Text, trn
+from toadstool.games.kart import tracks as kart_tracks
+from toadstool.games.powerup import data as powerup_data
+from toadstool.i18n import ENGLISH, Text, translate, trn
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
 from toadstool.server.tables.seats import SeatKind, Status
@@ -44,8 +48,9 @@ class MessageCache:
     def __init__(self) -> None:
         #: Parts of updates at one (version, revision): see `part`.
         self.parts: dict[tuple[Any, ...], Any] = {}
-        #: Each viewer's last private view and its serialised body (`_private_view_body`).
-        self.private_views: dict[int | None, tuple[Any, bytes]] = {}
+        #: Each viewer's last private view and its serialised body, by viewer and language
+        #: (`_private_view_body`).
+        self.private_views: dict[tuple[int | None, str], tuple[Any, bytes]] = {}
         #: What `seat_messages` showed last, and the seats' messages it built for it.
         self.seats_shown: list[tuple[Any, ...]] = []
         self.seat_messages: list[table_pb2.Seat] = []
@@ -101,6 +106,8 @@ def game_view_message(
     if has_own_message(engine.name):
         member = getattr(message, engine.name)
         wire.to_message(view, member, fields)
+        if language != ENGLISH:
+            say_view_words(member, language)
         if fields is not None and "phase" not in fields:
             return message
     else:
@@ -167,8 +174,10 @@ def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> 
 # -- a table, as each viewer may know it ------------------------------------------------------------------
 
 
-def game_info(engine: Engine[Any, Any]) -> table_pb2.GameInfo:
-    """A game as the contract describes it (ListGames, and `toadstool games` without a server)."""
+def game_info(engine: Engine[Any, Any], language: str = ENGLISH) -> table_pb2.GameInfo:
+    """A game as the contract describes it (ListGames, and `toadstool games` without a server), in
+    `language`: its title, its options' labels and help (messages the game marked with `N_`) and their
+    choices' labels (each a `Text`, or a value such as a person's track title, shown as it is)."""
     info = table_pb2.GameInfo(
         name=engine.name, title=engine.title, min_players=engine.min_players, max_players=engine.max_players
     )
@@ -179,11 +188,19 @@ def game_info(engine: Engine[Any, Any]) -> table_pb2.GameInfo:
             default_value=option.default,
             help=option.help,
             choices=option.choices,
+            label=option.label,
+            choice_labels=option.choice_labels,
         )
         if option.minimum is not None:
             message.minimum = option.minimum
         if option.maximum is not None:
             message.maximum = option.maximum
+        if language != ENGLISH:
+            message.label = translate(language, option.label)
+            message.help = translate(language, option.help)
+            message.choice_labels[:] = [said(label, language) for label in option.choice_labels]
+    if language != ENGLISH:
+        info.title = translate(language, info.title)
     return info
 
 
@@ -381,10 +398,63 @@ def _private_part(table: Table, viewer: int | None, language: str = ENGLISH) -> 
     of `GameView.<game>`) and the bytes of its legal actions as fields of an Update."""
     if table.ended is not None:  # a game ended early offers nothing
         return _private_view_body(table, viewer), b""
-    return _private_view_body(table, viewer), _legal_actions_bytes(table, viewer, language)
+    return _private_view_body(table, viewer, language), _legal_actions_bytes(table, viewer, language)
 
 
-def _private_view_body(table: Table, viewer: int | None) -> bytes:
+#: The fields inside the games' views that may hold words, by the message that holds them: a ? card's name
+#: and effect, a track's title. Every other string in a view is a value (a track's registry name, a
+#: shortcut's label, a person's name).
+VIEW_WORDS: dict[str, tuple[str, ...]] = {
+    powerup_pb2.PowerUpCard.DESCRIPTOR.full_name: ("name", "effect"),
+    kart_pb2.KartTrack.DESCRIPTOR.full_name: ("title",),
+}
+#: The words those fields may hold (each a catalogue msgid, marked with `N_` where it is defined): only these
+#: are said in another language, so a title a person wrote for their own track stays theirs, never read as
+#: a message of the catalogue.
+_WORDS: frozenset[str] = frozenset(
+    (
+        *(card.name for card in powerup_data.QUESTION_CARD_TYPES),
+        *(card.effect for card in powerup_data.QUESTION_CARD_TYPES),
+        *kart_tracks.BUILTIN_TITLES,
+    )
+)
+
+
+@cache
+def _holds_words(descriptor: Descriptor) -> bool:
+    """Whether a message of this type holds, at any depth, a message of `VIEW_WORDS`."""
+    if descriptor.full_name in VIEW_WORDS:
+        return True
+    return any(
+        field.message_type is not None and field.message_type is not descriptor and _holds_words(field.message_type)
+        for field in descriptor.fields
+    )
+
+
+def say_view_words(member: Message, language: str) -> None:
+    """Say the words inside a game's view message (`VIEW_WORDS`) in `language`, in place.
+
+    Why after the conversion and not in it: the view's conversion (`wire.to_message`) stays one per view,
+    the same for every language, and the few words a view holds are said by the catalogue on the way out,
+    for the readers of another language only. A string the catalogue lacks (a track a person made) stays as
+    it is. Walks only into the fields whose type can hold such words."""
+    words = VIEW_WORDS.get(member.DESCRIPTOR.full_name)
+    if words is not None:
+        for name in words:
+            english = getattr(member, name)
+            if english in _WORDS:
+                setattr(member, name, translate(language, english))
+    for field, value in member.ListFields():
+        if field.message_type is None or not _holds_words(field.message_type):
+            continue
+        if field.is_repeated:
+            for item in value:
+                say_view_words(item, language)
+        else:
+            say_view_words(value, language)
+
+
+def _private_view_body(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
     """The serialised body of `viewer`'s private view (fields of `GameView.<game>`), converted again only when
     that view changed.
 
@@ -394,14 +464,16 @@ def _private_view_body(table: Table, viewer: int | None) -> bytes:
     engine: Any = table.engine
     private = engine.private_view(table.state, viewer)
     private_views = (table.message_cache or cache_of(table)).private_views
-    last = private_views.get(viewer)
+    last = private_views.get((viewer, language))
     if last is not None and last[0] == private:
         return last[1]
     member = getattr(table_pb2.GameView(), engine.name)
     wire.to_message(private, member)
+    if language != ENGLISH:
+        say_view_words(member, language)
     data: bytes = member.SerializeToString()
     if wire.converts_by_value(type(private)):
-        private_views[viewer] = (private, data)
+        private_views[(viewer, language)] = (private, data)
     return data
 
 

@@ -222,12 +222,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         language = self.language_of(context)
         response = service_pb2.ListGamesResponse()
         for spec in GAMES.values():
-            info = response.games.add()
-            info.CopyFrom(messages.game_info(spec.engine))
-            if language != ENGLISH:  # a game's title and its options' help, as the game marked them (N_)
-                info.title = translate(language, info.title)
-                for option in info.options:
-                    option.help = translate(language, option.help)
+            response.games.add().CopyFrom(messages.game_info(spec.engine, language))
         return response
 
     @_maps_errors

@@ -305,7 +305,8 @@ export class LobbyScreen {
         const box = input;
         options.set(option.name, () => (box.checked ? "true" : "false"));
       } else if (option.kind === "choice") {
-        input = h("select", { name: option.name }, ...option.choices.map((c) => h("option", { value: c, selected: c === option.defaultValue }, c)));
+        // Each choice as a person reads it (a track's title), in their language; its value is what is sent.
+        input = h("select", { name: option.name }, ...option.choices.map((c, i) => h("option", { value: c, selected: c === option.defaultValue }, option.choiceLabels[i] || c)));
         const select = input;
         options.set(option.name, () => select.value);
       } else {
@@ -319,8 +320,9 @@ export class LobbyScreen {
         const text = input;
         options.set(option.name, () => text.value);
       }
-      // The option's name is the server's value (the contract has no label for it yet): shown as it is.
-      fields.push(h("label", { class: "option", title: option.help }, h("span", { class: "option-name" }, option.name.replace(/_/g, " ")), input, h("small", {}, option.help)));
+      // The option's label is the server's, in the person's language; an older server gives none: its name.
+      const label = option.label || option.name.replace(/_/g, " ");
+      fields.push(h("label", { class: "option", title: option.help }, h("span", { class: "option-name" }, label), input, h("small", {}, option.help)));
     }
     const create = async (event: Event) => {
       event.preventDefault();

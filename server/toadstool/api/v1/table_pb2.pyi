@@ -79,6 +79,8 @@ class GameOption(_message.Message):
     MINIMUM_FIELD_NUMBER: _builtins.int
     MAXIMUM_FIELD_NUMBER: _builtins.int
     CHOICES_FIELD_NUMBER: _builtins.int
+    LABEL_FIELD_NUMBER: _builtins.int
+    CHOICE_LABELS_FIELD_NUMBER: _builtins.int
     name: _builtins.str
     kind: _builtins.str
     """"int", "bool", "choice" or "text"."""
@@ -86,8 +88,18 @@ class GameOption(_message.Message):
     help: _builtins.str
     minimum: _builtins.int
     maximum: _builtins.int
+    label: _builtins.str
+    """The option's name as a person reads it, in the caller's language (accept-language), e.g. "Target
+    score"; empty from an older server: show `name` then.
+    """
     @_builtins.property
     def choices(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def choice_labels(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """One per choice, in the order of `choices`: the choice as a person reads it (a track's title for a
+        track's registry name). Send the `choices` value, never its label. Empty from an older server.
+        """
+
     def __init__(
         self,
         *,
@@ -98,10 +110,12 @@ class GameOption(_message.Message):
         minimum: _builtins.int | None = ...,
         maximum: _builtins.int | None = ...,
         choices: _abc.Iterable[_builtins.str] | None = ...,
+        label: _builtins.str = ...,
+        choice_labels: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "maximum", b"maximum", "minimum", b"minimum"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "maximum", b"maximum", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_maximum", b"_maximum", "_minimum", b"_minimum", "choice_labels", b"choice_labels", "choices", b"choices", "default_value", b"default_value", "help", b"help", "kind", b"kind", "label", b"label", "maximum", b"maximum", "minimum", b"minimum", "name", b"name"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__maximum: _TypeAlias = _typing.Literal["maximum"]  # noqa: Y015
     _WhichOneofArgType__maximum: _TypeAlias = _typing.Literal["_maximum", b"_maximum"]  # noqa: Y015

@@ -58,6 +58,7 @@ from toadstool.games.kart.tracks import (
     TrackError,
     broken_track_problem,
     known_track_names,
+    known_track_titles,
     load_track,
     parse_track,
     track_content,
@@ -699,6 +700,8 @@ class KartEngine:
             help=N_("the track to race on (`toadstool tracks` lists them)"),
             choices=tuple(known_track_names()),
             explain=broken_track_problem,
+            label=N_("Track"),
+            choice_labels=tuple(known_track_titles()),
         ),
     )
     action_types = ACTION_TYPES
@@ -924,7 +927,10 @@ class KartEngine:
             winners=(state.winner,),
             scores=self._scores(state),
             summary=tr(
-                "{p} wins the race on {track} ({places})", p=_p(state.winner), track=state.track.title, places=places
+                "{p} wins the race on {track} ({places})",
+                p=_p(state.winner),
+                track=state.track.said_title,
+                places=places,
             ),
             details=details,
         )

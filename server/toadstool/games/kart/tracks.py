@@ -19,10 +19,14 @@ from typing import Any
 
 from toadstool.engine import listing, preview
 from toadstool.games.kart.data import SHORTCUT_COST, FieldType
+from toadstool.i18n import N_, tr
 from toadstool.paths import config_dir
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tracks"
 DEFAULT_TRACK = "mushroom-loop"
+#: The built-in tracks' titles, marked for the catalogue: each is said in its reader's language. A track a
+#: person made keeps the title they wrote, in every language.
+BUILTIN_TITLES: tuple[str, ...] = (N_("Mini Loop"), N_("Mushroom Loop"))
 
 #: The names a file uses for the field types (docs/tracks.md); every other field is plain.
 FIELD_KEYS: dict[str, FieldType] = {
@@ -61,6 +65,12 @@ class Track:
     length: int
     fields: tuple[FieldType, ...]
     shortcuts: tuple[Shortcut, ...]
+
+    @property
+    def said_title(self) -> str:
+        """The title as a sentence says it: a built-in one in its reader's language, a person's as written
+        (never looked up in the catalogue: a title is a value, `BUILTIN_TITLES` the only words)."""
+        return tr(self.title) if self.title in BUILTIN_TITLES else self.title
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +137,16 @@ def list_tracks() -> list[TrackInfo]:
 def known_track_names() -> list[str]:
     """The names of every usable track (built-in and valid user tracks)."""
     return [info.name for info in list_tracks() if info.error is None]
+
+
+def known_track_titles() -> list[str]:
+    """The titles of the tracks `known_track_names` names, in its order, as a person reads them: a built-in
+    one a message said in its reader's language (`Track.said_title`), a person's as they wrote it."""
+    return [
+        tr(info.title) if info.builtin and info.title in BUILTIN_TITLES else info.title
+        for info in list_tracks()
+        if info.error is None
+    ]
 
 
 def load_track(name_or_path: str | os.PathLike[str]) -> Track:

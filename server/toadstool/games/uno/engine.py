@@ -497,12 +497,21 @@ class UnoEngine:
     min_players = 2
     max_players = 10
     options = (
-        OptionSpec("target", OptionKind.INT, "500", N_("points that end the game"), minimum=1, maximum=100_000),
+        OptionSpec(
+            "target",
+            OptionKind.INT,
+            "500",
+            N_("points that end the game"),
+            minimum=1,
+            maximum=100_000,
+            label=N_("Target score"),
+        ),
         OptionSpec(
             "lowest_wins",
             OptionKind.BOOL,
             "false",
             N_("running tally variant: each player is charged their own hand; at the target the lowest total wins"),
+            label=N_("Lowest wins"),
         ),
         OptionSpec(
             "house_rule",
@@ -510,6 +519,7 @@ class UnoEngine:
             "",
             N_("house rule shown for the Wild Customizable card (not enforced)"),
             max_length=200,
+            label=N_("House rule"),
         ),
     )
     action_types = (PlayCard, Draw, Keep, PassTurn, ChooseColor, AcceptPenalty, Challenge, CallUno, Catch)
