@@ -19,13 +19,15 @@ import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 from toadstool.i18n import N_ as N_  # games mark their titles and options' help with it (docs/design.md §4.1)
 from toadstool.i18n import Text, tr, trn
 
 S = TypeVar("S")
 A = TypeVar("A")
+#: A game's state where a Protocol only takes it (a hook): contravariant.
+_State = TypeVar("_State", contravariant=True)
 
 #: The viewer id of a spectator: someone watching who holds no seat and may see only public state.
 SPECTATOR: int | None = None
@@ -369,6 +371,7 @@ def _snake(name: str) -> str:
     return cached
 
 
+@runtime_checkable
 class Engine(Protocol[S, A]):
     """The rules of one game as pure functions over an immutable state (docs/design.md, principle 1).
 
@@ -402,17 +405,36 @@ class Engine(Protocol[S, A]):
     record and replays from it ever after, so no later change outside the table changes its game.
     """
 
-    name: str
-    title: str
-    #: What the `scores` in every view count: "points", "Extra Lives", "laps".
-    score_label: str
-    #: Options that make a short game (one UNO hand, the short Kart track), for tests, demos and benchmarks.
-    quick_options: Mapping[str, str]
-    min_players: int
-    max_players: int
-    options: tuple[OptionSpec, ...]
-    action_types: tuple[type, ...]
-    view_type: type
+    # The data members are read-only properties here so that a game's class attributes (a tuple of its own
+    # action classes, a dict of quick options) satisfy them as they are.
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+    @property
+    def score_label(self) -> str:
+        """What the `scores` in every view count: "points", "Extra Lives", "laps"."""
+
+    @property
+    def quick_options(self) -> Mapping[str, str]:
+        """Options that make a short game (one UNO hand, the short Kart track), for tests, demos and benchmarks."""
+
+    @property
+    def min_players(self) -> int: ...
+
+    @property
+    def max_players(self) -> int: ...
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]: ...
+
+    @property
+    def action_types(self) -> tuple[type, ...]: ...
+
+    @property
+    def view_type(self) -> type: ...
 
     def new(self, players: int, options: Mapping[str, Any], seed: int) -> S: ...
 
@@ -431,13 +453,40 @@ class Engine(Protocol[S, A]):
     def describe(self, state: S, seat: int, action: A) -> str: ...
 
 
+@runtime_checkable
+class PrivateViews(Protocol[_State]):
+    """The optional hook of a game whose views differ between viewers in a few fields (see `Engine`):
+    `private_view` builds those fields as a `private_view_type`. A game with it states so where its engine
+    is made (`_private: PrivateViews[State] = ENGINE` under TYPE_CHECKING), so that mypy checks it."""
+
+    @property
+    def private_view_type(self) -> type: ...
+
+    def private_view(self, state: _State, viewer: int | None) -> Any: ...
+
+
+@runtime_checkable
+class CreationRecords(Protocol):
+    """The optional hook of a game whose options name something outside itself (see `Engine`)."""
+
+    def creation_record(self, options: Mapping[str, Any]) -> dict[str, Any]: ...
+
+
+@runtime_checkable
+class DeviceActions(Protocol):
+    """The optional attribute of a game a hardware button can play: the action types it may take for whoever
+    must take one (a die roll)."""
+
+    @property
+    def device_action_types(self) -> tuple[type, ...]: ...
+
+
 def creation_record(engine: Any, options: Mapping[str, Any]) -> dict[str, Any]:
     """What a table of `engine` stores as its game's creation record, from the parsed `options`: the
     engine's `creation_record(options)` hook where it has one, else the options themselves. The record is
     returned as it reads back from the store (through JSON), so a table plays the same before and after a
     restart. Raises BadOptions when the options name something that cannot be found (a removed track)."""
-    hook = getattr(engine, "creation_record", None)
-    record = dict(options) if hook is None else hook(options)
+    record = engine.creation_record(options) if isinstance(engine, CreationRecords) else dict(options)
     try:
         decoded: dict[str, Any] = json.loads(json.dumps(record, sort_keys=True))
     except (TypeError, ValueError) as error:  # a game's bug, not the person's: say which game
@@ -468,8 +517,7 @@ def view_split(engine_type: type[Any]) -> tuple[frozenset[str], frozenset[str]] 
 def device_action_types(engine: object) -> tuple[type, ...]:
     """The action types a hardware button may take for whoever must take one (a die roll), from an engine's
     optional `device_action_types` attribute; games without one have none."""
-    kinds = getattr(engine, "device_action_types", ())
-    return tuple(kinds)
+    return tuple(engine.device_action_types) if isinstance(engine, DeviceActions) else ()
 
 
 class Bot(Protocol):

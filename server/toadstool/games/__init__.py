@@ -50,6 +50,8 @@ def _spec(name: str, module_name: str) -> tuple[int, GameSpec]:
     bot = getattr(module, "BOT", None)
     if engine is None or bot is None:
         raise RuntimeError(f"{module_name} (game {name!r}) exports no ENGINE and BOT")
+    if not isinstance(engine, Engine):  # a game from another package, which mypy never saw
+        raise RuntimeError(f"{module_name}'s ENGINE lacks part of toadstool.engine.Engine (see its docstring)")
     if engine.name != name:
         raise RuntimeError(f"{module_name} registers itself as {engine.name!r}, not {name!r}")
     return int(getattr(module, "ORDER", LAST)), GameSpec(engine=engine, smart_bot=bot)

@@ -18,9 +18,9 @@ import enum
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from toadstool.engine import N_, Event, OptionSpec, Outcome
+from toadstool.engine import N_, Engine, Event, OptionSpec, Outcome, PrivateViews
 from toadstool.engine import seat_ref as _p
 from toadstool.i18n import Text, both, joined, tr, trn
 
@@ -990,8 +990,9 @@ class LevelUpEngine:
             w.move_up(action.character, seat)
         elif isinstance(action, RevealBlock):
             w.reveal(action.slot)
-        elif isinstance(action, PlayFeather):
-            block = w.take_block(seat, BlockKind.FEATHER)
+        elif isinstance(action, PlayFeather | PlayGreenShell):
+            feather = isinstance(action, PlayFeather)
+            block = w.take_block(seat, BlockKind.FEATHER if feather else BlockKind.GREEN_SHELL)
             w.say(
                 tr(
                     "{p} plays {card} on {character}",
@@ -1000,18 +1001,9 @@ class LevelUpEngine:
                     character=char_name(action.character),
                 )
             )
-            w.move_up(action.character)
-        elif isinstance(action, PlayGreenShell):
-            block = w.take_block(seat, BlockKind.GREEN_SHELL)
-            w.say(
-                tr(
-                    "{p} plays {card} on {character}",
-                    p=s,
-                    card=block_label(block),
-                    character=char_name(action.character),
-                )
-            )
-            if w.stage == Stage.PRE_VOTE:
+            if feather:
+                w.move_up(action.character)
+            elif w.stage == Stage.PRE_VOTE:
                 w.stop_nominee()
             else:
                 w.move_down(action.character, 1)
@@ -1271,3 +1263,7 @@ def _playable_block(state: LevelUpState, seat: int, kind: BlockKind) -> bool:
 
 
 ENGINE = LevelUpEngine()
+
+if TYPE_CHECKING:  # mypy checks the game against the engine Protocol and the optional hooks it has
+    _engine: Engine[LevelUpState, Action] = ENGINE
+    _private: PrivateViews[LevelUpState] = ENGINE

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from toadstool.engine import N_, Event, OptionSpec, Outcome
+from toadstool.engine import N_, Engine, Event, OptionSpec, Outcome, PrivateViews
 from toadstool.engine import seat_ref as _p
 from toadstool.games.powerup import data
 from toadstool.games.powerup.data import CARD_TYPE, IS_CASTLE, LEVEL_VALUE, QUESTION_CARD_KIND, CardKind, Target, Timing
@@ -971,3 +971,7 @@ def new_game(
 
 
 ENGINE = PowerUpEngine()
+
+if TYPE_CHECKING:  # mypy checks the game against the engine Protocol and the optional hooks it has
+    _engine: Engine[PowerUpState, Action] = ENGINE
+    _private: PrivateViews[PowerUpState] = ENGINE

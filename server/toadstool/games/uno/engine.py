@@ -15,9 +15,9 @@ import enum
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
-from toadstool.engine import N_, Event, OptionKind, OptionSpec, Outcome
+from toadstool.engine import N_, Engine, Event, OptionKind, OptionSpec, Outcome, PrivateViews
 from toadstool.i18n import Text, both, joined, tr, trn
 
 from .data import (
@@ -1165,3 +1165,7 @@ def _played(player: str, card: Text, colour: Text | None, uno: bool, answer: boo
 
 
 ENGINE = UnoEngine()
+
+if TYPE_CHECKING:  # mypy checks the game against the engine Protocol and the optional hooks it has
+    _engine: Engine[UnoState, Any] = ENGINE
+    _private: PrivateViews[UnoState] = ENGINE
