@@ -431,27 +431,36 @@ def _holds_words(descriptor: Descriptor) -> bool:
     )
 
 
+@cache
+def _paths_to_words(descriptor: Descriptor) -> tuple[tuple[str, bool], ...]:
+    """The (name, repeated) of each field of this message type that can hold words, found once per type."""
+    return tuple(
+        (field.name, field.is_repeated)
+        for field in descriptor.fields
+        if field.message_type is not None and _holds_words(field.message_type)
+    )
+
+
 def say_view_words(member: Message, language: str) -> None:
     """Say the words inside a game's view message (`VIEW_WORDS`) in `language`, in place.
 
     Why after the conversion and not in it: the view's conversion (`wire.to_message`) stays one per view,
     the same for every language, and the few words a view holds are said by the catalogue on the way out,
     for the readers of another language only. A string the catalogue lacks (a track a person made) stays as
-    it is. Walks only into the fields whose type can hold such words."""
-    words = VIEW_WORDS.get(member.DESCRIPTOR.full_name)
+    it is. Walks only into the fields whose type can hold such words (a UNO view: none)."""
+    descriptor = member.DESCRIPTOR
+    words = VIEW_WORDS.get(descriptor.full_name)
     if words is not None:
         for name in words:
             english = getattr(member, name)
             if english in _WORDS:
                 setattr(member, name, translate(language, english))
-    for field, value in member.ListFields():
-        if field.message_type is None or not _holds_words(field.message_type):
-            continue
-        if field.is_repeated:
-            for item in value:
+    for name, repeated in _paths_to_words(descriptor):
+        if repeated:
+            for item in getattr(member, name):
                 say_view_words(item, language)
-        else:
-            say_view_words(value, language)
+        elif member.HasField(name):
+            say_view_words(getattr(member, name), language)
 
 
 def _private_view_body(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
