@@ -113,7 +113,7 @@ def _card_ids(message: Any) -> Iterator[int]:
 
 _CARD_NAME = re.compile("|".join(sorted({re.escape(n) for n in CARD_NAMES}, key=len, reverse=True)))
 #: Events that name only public cards (played, flipped, drawn to choose the dealer).
-_PUBLIC_CARD_EVENTS = {uno.E_PLAY, uno.E_FLIP, uno.E_FLIP_RETURNED, uno.E_DEALER_DRAW}
+_PUBLIC_CARD_EVENTS = (uno.Played, uno.Flipped, uno.FlipReturned, uno.DealerDraw)
 
 
 def test_no_view_or_event_shows_a_viewer_another_seats_cards_or_the_draw_pile() -> None:
@@ -136,11 +136,11 @@ def test_no_view_or_event_shows_a_viewer_another_seats_cards_or_the_draw_pile() 
                     assert sorted(c.id for c in message.hand) == sorted(state.hands[viewer])
                 for record, event in zip(state.events, events, strict=True):
                     text = event_text(event, viewer)
-                    if record[0] in _PUBLIC_CARD_EVENTS or text != event.text:
+                    if isinstance(record, _PUBLIC_CARD_EVENTS) or text != event.text:
                         continue  # public cards, or the viewer's own private text
-                    if record[0] == uno.E_DRAW and record[3]:
-                        text = text.replace(f"({record[3]})", "")  # the public reason of a penalty
-                    if record[0] == uno.E_CHALLENGE:
+                    if isinstance(record, uno.Drew) and record.why:
+                        text = text.replace(f"({record.why})", "")  # the public reason of a penalty
+                    if isinstance(record, uno.Challenged):
                         text = text.replace("Wild Draw Four", "")  # the challenged card is public
                     assert not _CARD_NAME.search(text), f"seat {viewer} reads {text!r}"
                 checked += 1

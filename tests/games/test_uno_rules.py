@@ -4,7 +4,7 @@ and the worked examples of the printed rule sheet."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import TypeVar
 
 import pytest
 from uno_support import BLUE, GREEN, RED, YELLOW, act, card, count_cards, play, table, texts
@@ -42,14 +42,17 @@ def _plays(state: uno.UnoState, seat: int) -> set[int]:
     return {a.card_id for a in ENGINE.legal_actions(state, seat) if isinstance(a, PlayCard)}
 
 
-def _records(state: uno.UnoState, code: int) -> list[tuple[Any, ...]]:
-    return [r for r in state.events if r[0] == code]
+R = TypeVar("R")
+
+
+def _records(state: uno.UnoState, kind: type[R]) -> list[R]:
+    return [r for r in state.events if isinstance(r, kind)]
 
 
 def _seed_with_first(kind: UnoKind, players: int = 3, start: int = 0) -> tuple[int, uno.UnoState]:
     for seed in range(start, start + 5000):
         state = ENGINE.new(players, DEFAULTS, seed)
-        if CARD_KIND[_records(state, uno.E_FLIP)[0][1]] == kind:
+        if CARD_KIND[_records(state, uno.Flipped)[0].card] == kind:
             return seed, state
     raise AssertionError(f"no seed flips a {kind.name} first")
 
@@ -101,11 +104,11 @@ def test_the_highest_number_drawn_deals_and_ties_draw_again(seed: int) -> None:
     """docs/rules/uno.md §3.1: "The highest number deals; action and wild cards count as 0. Players tied for
     the highest draw again among themselves." """
     state = ENGINE.new(4, DEFAULTS, seed)
-    draws = _records(state, uno.E_DEALER_DRAW)
-    ties = _records(state, uno.E_DEALER_TIE)
+    draws = _records(state, uno.DealerDraw)
+    ties = _records(state, uno.DealerTie)
     # The last round of draws is by the seats of the last tie (or everybody).
-    last_round = ties[-1][1] if ties else (0, 1, 2, 3)
-    final = {seat: DEALER_DRAW_VALUE[c] for _, seat, c in draws[-len(last_round) :]}
+    last_round = ties[-1].seats if ties else (0, 1, 2, 3)
+    final = {seat: DEALER_DRAW_VALUE[c] for seat, c in draws[-len(last_round) :]}
     assert set(final) == set(last_round)
     best = max(final.values())
     assert [s for s, v in final.items() if v == best] == [state.dealer]
@@ -115,11 +118,11 @@ def test_the_highest_number_drawn_deals_and_ties_draw_again(seed: int) -> None:
 def test_a_tie_for_highest_makes_the_tied_seats_draw_again() -> None:
     for seed in range(500):
         state = ENGINE.new(6, DEFAULTS, seed)
-        ties = _records(state, uno.E_DEALER_TIE)
+        ties = _records(state, uno.DealerTie)
         if ties:
-            tied = ties[0][1]
-            draws = _records(state, uno.E_DEALER_DRAW)
-            assert [s for _, s, _ in draws[6 : 6 + len(tied)]] == list(tied)
+            tied = ties[0].seats
+            draws = _records(state, uno.DealerDraw)
+            assert [s for s, _ in draws[6 : 6 + len(tied)]] == list(tied)
             return
     raise AssertionError("no tie in 500 seeds")
 
@@ -141,9 +144,9 @@ def test_a_wild_draw_four_flipped_first_goes_back_and_the_pile_is_reshuffled() -
     card is turned over." """
     for seed in range(3000):
         state = ENGINE.new(3, DEFAULTS, seed)
-        returned = _records(state, uno.E_FLIP_RETURNED)
+        returned = _records(state, uno.FlipReturned)
         if returned:
-            wd4 = returned[0][1]
+            wd4 = returned[0].card
             assert CARD_KIND[state.discard[-1]] != UnoKind.WILD_DRAW_FOUR
             assert wd4 in state.draw_pile
             assert count_cards(state) == 112
@@ -202,7 +205,7 @@ def test_a_draw_two_flipped_first_cannot_be_answered_with_a_super_star() -> None
         first = (state.dealer + 1) % 3
         if CARD_KIND[state.discard[-1]] != UnoKind.DRAW_TWO:
             continue
-        dealt = _records(state, uno.E_DEALT)[0][1][first]
+        dealt = _records(state, uno.Dealt)[0].hands[first]
         if any(CARD_KIND[c] == UnoKind.SUPER_STAR for c in dealt):
             assert len(state.hands[first]) == 9
             assert state.current != first

@@ -208,12 +208,14 @@ _NOBODYS_VIEW = UnoPrivateView(you=None, hand=(), drawn_card=None, reveal=None)
 # --------------------------------------------------------------------------------------------------------
 # State
 
-PLAY = 1
-DRAWN = 2
-FIRST_COLOR = 3
-ANSWER_D2 = 4
-ANSWER_WD4 = 5
-OVER = 6
+# `UnoState.stage` holds a stage as a plain int (a state is hashed and compared after every move, and an
+# Enum member's hash is Python code); these name them, from the one definition above.
+PLAY = int(UnoStage.PLAY)
+DRAWN = int(UnoStage.DRAWN)
+FIRST_COLOR = int(UnoStage.CHOOSE_FIRST_COLOR)
+ANSWER_D2 = int(UnoStage.ANSWER_DRAW_TWO)
+ANSWER_WD4 = int(UnoStage.ANSWER_WILD_DRAW_FOUR)
+OVER = int(UnoStage.GAME_OVER)
 
 _NUMBER = int(UnoKind.NUMBER)
 _SKIP = int(UnoKind.SKIP)
@@ -259,7 +261,7 @@ class UnoState(NamedTuple):
     color: int
     direction: int  # +1 clockwise, -1 counter-clockwise
     current: int
-    stage: int
+    stage: int  # a UnoStage's number (PLAY, DRAWN, ... below)
     attack: Attack | None
     drawn: int  # the card just drawn (stage DRAWN), else -1
     catchable: int  # the seat that may be caught for not calling UNO, else -1
@@ -270,33 +272,196 @@ class UnoState(NamedTuple):
     scores: tuple[int, ...]
     hands_won: tuple[tuple[int, int], ...]  # (winner, points) of every hand played, oldest first
     winners: tuple[int, ...]
-    events: tuple[tuple[Any, ...], ...]  # compact event records of the last apply (see _event_objects)
+    events: tuple[Record, ...]  # what the last apply did (see Record and _event_object)
 
 
-# Event record codes
-E_DEALER_DRAW = 1  # (code, seat, card)
-E_DEALER_TIE = 2  # (code, seats)
-E_DEALER = 3  # (code, dealer, hand_number)
-E_DEALT = 4  # (code, hands)
-E_FLIP = 5  # (code, card)
-E_FLIP_RETURNED = 6  # (code, card)
-E_FIRST_SKIP = 7  # (code, seat)
-E_FIRST_REVERSE = 8  # (code, dealer)
-E_PLAY = 9  # (code, seat, card, color, uno, answer)
-E_DRAW = 10  # (code, seat, cards, why)
-E_RESHUFFLE = 11  # (code, count)
-E_CANCELLED = 12  # (code, seat, missing)
-E_KEEP = 13  # (code, seat)
-E_PASS = 14  # (code, seat)
-E_CHOOSE = 15  # (code, seat, color)
-E_SKIPPED = 16  # (code, seat)
-E_REVERSED = 17  # (code, direction)
-E_CHALLENGE = 18  # (code, challenger, attacker, held, prior_color, hand)
-E_CALL_UNO = 19  # (code, seat)
-E_CATCH = 20  # (code, catcher, caught)
-E_HAND_WON = 21  # (code, winner, points, charged)
-E_GAME_OVER = 22  # (code, winners, scores)
-E_ACCEPT = 23  # (code, seat, penalty)
+# Event records: what one `apply` did, kept in `UnoState.events` and told as texts by `_event_object` only
+# when someone reads them (most states are never shown: bots, selfplay). NamedTuples: typed, and as cheap to
+# make as the tuples they replaced.
+
+
+class DealerDraw(NamedTuple):
+    """A card drawn to choose the dealer (docs/rules/uno.md §2)."""
+
+    seat: int
+    card: int
+
+
+class DealerTie(NamedTuple):
+    """Seats tied for the highest card, who draw again."""
+
+    seats: tuple[int, ...]
+
+
+class DealerChosen(NamedTuple):
+    """The dealer of a new hand."""
+
+    dealer: int
+    hand_number: int
+
+
+class Dealt(NamedTuple):
+    """Every hand dealt (each seat is told its own)."""
+
+    hands: tuple[tuple[int, ...], ...]
+
+
+class Flipped(NamedTuple):
+    """The first card turned up."""
+
+    card: int
+
+
+class FlipReturned(NamedTuple):
+    """A Wild Draw Four turned up first, shuffled back."""
+
+    card: int
+
+
+class FirstSkip(NamedTuple):
+    """The seat skipped by a first Skip."""
+
+    seat: int
+
+
+class FirstReverse(NamedTuple):
+    """A first Reverse: the dealer plays first, the other way."""
+
+    dealer: int
+
+
+class Played(NamedTuple):
+    """A card played (`answer`: against a Draw Two or Wild Draw Four)."""
+
+    seat: int
+    card: int
+    color: int
+    uno: bool
+    answer: bool
+
+
+class Drew(NamedTuple):
+    """Cards drawn, and why ("" for a plain draw)."""
+
+    seat: int
+    cards: tuple[int, ...]
+    why: Text | str
+
+
+class Reshuffled(NamedTuple):
+    """The discards shuffled into a new draw pile."""
+
+    discards: int
+
+
+class Spared(NamedTuple):
+    """Cards a seat could not draw (both piles empty)."""
+
+    seat: int
+    missing: int
+
+
+class Kept(NamedTuple):
+    """The drawn card kept."""
+
+    seat: int
+
+
+class Passed(NamedTuple):
+    """A turn passed with nothing to play or draw."""
+
+    seat: int
+
+
+class Chose(NamedTuple):
+    """A colour chosen for the first card."""
+
+    seat: int
+    color: int
+
+
+class LostTurn(NamedTuple):
+    """A seat loses its turn."""
+
+    seat: int
+
+
+class Reversed(NamedTuple):
+    """The direction of play changed (+1 clockwise)."""
+
+    direction: int
+
+
+class Challenged(NamedTuple):
+    """A Wild Draw Four challenged: whether the attacker held the prior colour, and its hand."""
+
+    challenger: int
+    attacker: int
+    held: bool
+    prior_color: int
+    hand: tuple[int, ...]
+
+
+class CalledUno(NamedTuple):
+    """UNO called."""
+
+    seat: int
+
+
+class Caught(NamedTuple):
+    """A seat caught not calling UNO."""
+
+    catcher: int
+    caught: int
+
+
+class HandWon(NamedTuple):
+    """A hand won, with the points scored (and, in the running tally, what each was charged)."""
+
+    winner: int
+    points: int
+    charged: tuple[int, ...]
+
+
+class GameOver(NamedTuple):
+    """The game over."""
+
+    winners: tuple[int, ...]
+    scores: tuple[int, ...]
+
+
+class TookPenalty(NamedTuple):
+    """A Draw Two or Wild Draw Four penalty taken."""
+
+    seat: int
+    penalty: int
+
+
+Record = (
+    DealerDraw
+    | DealerTie
+    | DealerChosen
+    | Dealt
+    | Flipped
+    | FlipReturned
+    | FirstSkip
+    | FirstReverse
+    | Played
+    | Drew
+    | Reshuffled
+    | Spared
+    | Kept
+    | Passed
+    | Chose
+    | LostTurn
+    | Reversed
+    | Challenged
+    | CalledUno
+    | Caught
+    | HandWon
+    | GameOver
+    | TookPenalty
+)
 
 
 # --------------------------------------------------------------------------------------------------------
@@ -331,7 +496,7 @@ _P = tuple(f"{{p{s}}}" for s in range(16))
 
 
 def _take(
-    pile: tuple[int, ...], discard: tuple[int, ...], rng: int, k: int, events: list[tuple[Any, ...]]
+    pile: tuple[int, ...], discard: tuple[int, ...], rng: int, k: int, events: list[Record]
 ) -> tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int]:
     """Draw k cards: (drawn, pile, discard, rng). An empty pile is rebuilt from the discards under the top
     card; if nothing is left to shuffle, the rest of the draw is cancelled."""
@@ -347,7 +512,7 @@ def _take(
     cards = list(rest)
     shuffler.shuffle(cards)
     rng = shuffler.getrandbits(64)
-    events.append((E_RESHUFFLE, len(cards)))
+    events.append(Reshuffled(len(cards)))
     pile = tuple(cards)
     discard = discard[-1:]
     need = k - len(got)
@@ -372,7 +537,7 @@ class _Deal:
     stage: int
 
 
-def _deal(rng: random.Random, n: int, dealer: int, events: list[tuple[Any, ...]]) -> _Deal:
+def _deal(rng: random.Random, n: int, dealer: int, events: list[Record]) -> _Deal:
     """Shuffle all 112 cards, deal 7 each from the dealer's left, flip the first card and apply it."""
     deck = list(ALL_CARDS)
     rng.shuffle(deck)
@@ -380,15 +545,15 @@ def _deal(rng: random.Random, n: int, dealer: int, events: list[tuple[Any, ...]]
     for _ in range(HAND_SIZE):
         for i in range(n):
             hands[(dealer + 1 + i) % n].append(deck.pop())
-    events.append((E_DEALT, tuple(tuple(h) for h in hands)))
+    events.append(Dealt(tuple(tuple(h) for h in hands)))
     first = deck.pop()
     while CARD_KIND[first] == _WILD_DRAW_FOUR:
         # docs/rules/uno.md §3.3: a Wild Draw Four turned over first goes back, the pile is shuffled, another turns.
-        events.append((E_FLIP_RETURNED, first))
+        events.append(FlipReturned(first))
         deck.append(first)
         rng.shuffle(deck)
         first = deck.pop()
-    events.append((E_FLIP, first))
+    events.append(Flipped(first))
     state_rng = rng.getrandbits(64)
     left = (dealer + 1) % n
     kind = CARD_KIND[first]
@@ -400,17 +565,17 @@ def _deal(rng: random.Random, n: int, dealer: int, events: list[tuple[Any, ...]]
     if color == 0:
         stage = FIRST_COLOR
     elif kind == _SKIP:
-        events.append((E_FIRST_SKIP, left))
+        events.append(FirstSkip(left))
         current = (left + 1) % n
     elif kind == _REVERSE:
         direction = -1
         current = dealer
-        events.append((E_FIRST_REVERSE, dealer))
+        events.append(FirstReverse(dealer))
     elif kind == _DRAW_TWO:
         drawn, pile, _, state_rng = _take(pile, (first,), state_rng, DRAW_TWO_PENALTY, events)
         hands[left].extend(drawn)
-        events.append((E_DRAW, left, drawn, tr("the first card is a Draw Two")))
-        events.append((E_SKIPPED, left))
+        events.append(Drew(left, drawn, tr("the first card is a Draw Two")))
+        events.append(LostTurn(left))
         current = (left + 1) % n
     return _Deal(
         rng=state_rng,
@@ -431,9 +596,9 @@ def _start_hand(
     hand_number: int,
     scores: tuple[int, ...],
     hands_won: tuple[tuple[int, int], ...],
-    events: list[tuple[Any, ...]],
+    events: list[Record],
 ) -> UnoState:
-    events.append((E_DEALER, dealer, hand_number))
+    events.append(DealerChosen(dealer, hand_number))
     deal = _deal(rng, config.players, dealer, events)
     return UnoState(
         config,
@@ -459,7 +624,7 @@ def _start_hand(
     )
 
 
-def _choose_dealer(rng: random.Random, n: int, events: list[tuple[Any, ...]]) -> int:
+def _choose_dealer(rng: random.Random, n: int, events: list[Record]) -> int:
     """docs/rules/uno.md §3.1: each player draws a card; the highest number deals (action and wild cards count
     0); players tied for the highest draw again among themselves. (Drawing k cards from a shuffled deck is a
     sample of k cards.)"""
@@ -472,13 +637,13 @@ def _choose_dealer(rng: random.Random, n: int, events: list[tuple[Any, ...]]) ->
         values = {}
         for seat, card in zip(drawing, cards, strict=True):
             left.remove(card)
-            events.append((E_DEALER_DRAW, seat, card))
+            events.append(DealerDraw(seat, card))
             values[seat] = DEALER_DRAW_VALUE[card]
         best = max(values.values())
         tied = [s for s in drawing if values[s] == best]
         if len(tied) == 1:
             return tied[0]
-        events.append((E_DEALER_TIE, tuple(tied)))
+        events.append(DealerTie(tuple(tied)))
         drawing = tied
 
 
@@ -539,7 +704,7 @@ class UnoEngine:
             house_rule=str(options.get("house_rule", "")),
         )
         rng = random.Random(seed)
-        events: list[tuple[Any, ...]] = []
+        events: list[Record] = []
         dealer = _choose_dealer(rng, players, events)
         return _start_hand(config, rng, dealer, 1, (0,) * players, _NO_HANDS_WON, events)
 
@@ -773,12 +938,12 @@ def _penalty(
     seat: int,
     amount: int,
     why: Text | str,
-    events: list[tuple[Any, ...]],
+    events: list[Record],
 ) -> tuple[tuple[tuple[int, ...], ...], tuple[int, ...], tuple[int, ...], int]:
     got, pile, discard, rng = _take(pile, discard, rng, amount, events)
-    events.append((E_DRAW, seat, got, why))
+    events.append(Drew(seat, got, why))
     if len(got) < amount:
-        events.append((E_CANCELLED, seat, amount - len(got)))
+        events.append(Spared(seat, amount - len(got)))
     return _replace_hand(hands, seat, hands[seat] + got), pile, discard, rng
 
 
@@ -791,7 +956,7 @@ def _end_hand(
     rng: int,
     color: int,
     direction: int,
-    events: list[tuple[Any, ...]],
+    events: list[Record],
 ) -> UnoState:
     """Score the hand (docs/rules/uno.md §9.2: the winner scores the cards left in the other hands; §9.4: with
     lowest_wins each player is charged their own hand), then end the game at the target or deal the next hand."""
@@ -802,7 +967,7 @@ def _end_hand(
         scores = tuple(s + c for s, c in zip(state.scores, charged, strict=True))
     else:
         scores = tuple(s + total if i == winner else s for i, s in enumerate(state.scores))
-    events.append((E_HAND_WON, winner, total, charged))
+    events.append(HandWon(winner, total, charged))
     hands_won = (*state.hands_won, (winner, total))
     if max(scores) >= config.target:
         if config.lowest_wins:
@@ -810,7 +975,7 @@ def _end_hand(
             winners = tuple(i for i, s in enumerate(scores) if s == low)
         else:
             winners = (winner,)
-        events.append((E_GAME_OVER, winners, scores))
+        events.append(GameOver(winners, scores))
         return UnoState(
             config, rng, hands, pile, discard, color, direction, winner, OVER,
             None, -1, -1, None, None, state.hand_number, state.dealer, scores, hands_won, winners,
@@ -826,12 +991,12 @@ def _end_hand(
 
 
 def _apply_call_uno(s: UnoState, seat: int, action: CallUno) -> UnoState:
-    return s._replace(catchable=-1, events=((E_CALL_UNO, seat),))
+    return s._replace(catchable=-1, events=(CalledUno(seat),))
 
 
 def _apply_catch(s: UnoState, seat: int, action: Catch) -> UnoState:
     caught = action.seat
-    events: list[tuple[Any, ...]] = [(E_CATCH, seat, caught)]
+    events: list[Record] = [Caught(seat, caught)]
     hands, pile, discard, rng = _penalty(
         s.hands, s.draw_pile, s.discard, s.rng, caught, UNO_PENALTY, tr("caught not calling UNO"), events
     )
@@ -845,11 +1010,11 @@ def _apply_draw(s: UnoState, seat: int, action: Draw) -> UnoState:
         pile = pile[:-1]
         discard = s.discard
         rng = s.rng
-        events: tuple[tuple[Any, ...], ...] = ((E_DRAW, seat, got, ""),)
+        events: tuple[Record, ...] = (Drew(seat, got, ""),)
     else:
-        drew: list[tuple[Any, ...]] = []
+        drew: list[Record] = []
         got, pile, discard, rng = _take(pile, s.discard, s.rng, 1, drew)
-        drew.append((E_DRAW, seat, got, ""))
+        drew.append(Drew(seat, got, ""))
         events = tuple(drew)
     hands = s.hands
     hands = (*hands[:seat], hands[seat] + got, *hands[seat + 1 :])
@@ -864,7 +1029,7 @@ def _apply_keep(s: UnoState, seat: int, action: Keep) -> UnoState:
     return UnoState(
         s.config, s.rng, s.hands, s.draw_pile, s.discard, s.color, direction,
         (seat + direction) % s.config.players, PLAY, None, -1, -1, None, None, s.hand_number, s.dealer,
-        s.scores, s.hands_won, (), ((E_KEEP, seat),),
+        s.scores, s.hands_won, (), (Kept(seat),),
     )  # fmt: skip
 
 
@@ -873,23 +1038,23 @@ def _apply_pass(s: UnoState, seat: int, action: PassTurn) -> UnoState:
     return UnoState(
         s.config, s.rng, s.hands, s.draw_pile, s.discard, s.color, direction,
         (seat + direction) % s.config.players, PLAY, None, -1, -1, None, None, s.hand_number, s.dealer,
-        s.scores, s.hands_won, (), ((E_PASS, seat),),
+        s.scores, s.hands_won, (), (Passed(seat),),
     )  # fmt: skip
 
 
 def _apply_choose_color(s: UnoState, seat: int, action: ChooseColor) -> UnoState:
     return s._replace(
         color=int(action.color), stage=PLAY, catchable=-1, reveal=None, revealed=None,
-        events=((E_CHOOSE, seat, int(action.color)),),
+        events=(Chose(seat, int(action.color)),),
     )  # fmt: skip
 
 
 def _apply_accept(s: UnoState, seat: int, action: AcceptPenalty) -> UnoState:
     attack = s.attack
     assert attack is not None
-    events: list[tuple[Any, ...]] = [(E_ACCEPT, seat, attack.penalty)]
+    events: list[Record] = [TookPenalty(seat, attack.penalty)]
     hands, pile, discard, rng = _penalty(s.hands, s.draw_pile, s.discard, s.rng, seat, attack.penalty, "", events)
-    events.append((E_SKIPPED, seat))
+    events.append(LostTurn(seat))
     return UnoState(
         s.config, rng, hands, pile, discard, s.color, s.direction, (seat + s.direction) % s.config.players,
         PLAY, None, -1, -1, None, None, s.hand_number, s.dealer, s.scores, s.hands_won, (), tuple(events),
@@ -902,9 +1067,7 @@ def _apply_challenge(s: UnoState, seat: int, action: Challenge) -> UnoState:
     case." """
     attack = s.attack
     assert attack is not None
-    events: list[tuple[Any, ...]] = [
-        (E_CHALLENGE, seat, attack.attacker, attack.held_prior_color, attack.prior_color, attack.hand)
-    ]
+    events: list[Record] = [Challenged(seat, attack.attacker, attack.held_prior_color, attack.prior_color, attack.hand)]
     if attack.held_prior_color:
         hands, pile, discard, rng = _penalty(
             s.hands, s.draw_pile, s.discard, s.rng, attack.attacker, CAUGHT_BLUFF_PENALTY, _WON_CHALLENGE, events
@@ -914,7 +1077,7 @@ def _apply_challenge(s: UnoState, seat: int, action: Challenge) -> UnoState:
         hands, pile, discard, rng = _penalty(
             s.hands, s.draw_pile, s.discard, s.rng, seat, FAILED_CHALLENGE_PENALTY, _LOST_CHALLENGE, events
         )
-        events.append((E_SKIPPED, seat))
+        events.append(LostTurn(seat))
         current = (seat + s.direction) % s.config.players
     return UnoState(
         s.config, rng, hands, pile, discard, s.color, s.direction, current, PLAY, None, -1, -1,
@@ -939,7 +1102,7 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
     stage = s.stage
     attack = s.attack
     answering = stage in (ANSWER_D2, ANSWER_WD4)
-    events: list[tuple[Any, ...]] = [(E_PLAY, seat, card, color, action.uno, answering)]
+    events: list[Record] = [Played(seat, card, color, action.uno, answering)]
     left = len(hand)
     catchable = seat if left == 1 and not action.uno else -1
     kind = CARD_KIND[card]
@@ -964,14 +1127,14 @@ def _apply_play(s: UnoState, seat: int, action: PlayCard) -> UnoState:
             hands, pile, discard, rng = _penalty(hands, pile, discard, rng, nxt, amount, tr("for scoring"), events)
         return _end_hand(s, seat, hands, pile, discard, rng, color, direction, events)
     elif kind == _SKIP:
-        events.append((E_SKIPPED, nxt))
+        events.append(LostTurn(nxt))
         current = (nxt + direction) % n
     elif kind == _REVERSE:
         direction = -direction
-        events.append((E_REVERSED, direction))
+        events.append(Reversed(direction))
         if n == 2:
             # docs/rules/uno.md §4.3: "with two players a Reverse works as a Skip"
-            events.append((E_SKIPPED, nxt))
+            events.append(LostTurn(nxt))
             current = seat
         else:
             current = (seat + direction) % n
@@ -1016,126 +1179,121 @@ def _cards_text(cards: Sequence[int]) -> Text:
 _NOTHING = tr("nothing")
 
 
-def _event_object(record: tuple[Any, ...]) -> Event:
-    code = record[0]
-    if code == E_DEALER_DRAW:
-        _, seat, card = record
-        return Event(
-            tr("{player} drew the {card} to choose the dealer", player=_P[seat], card=CARD_NAMES[card]), seat=seat
-        )
-    if code == E_DEALER_TIE:
-        return Event(tr("{players} tied for highest and draw again", players=_names(record[1])))
-    if code == E_DEALER:
-        _, dealer, number = record
-        return Event(tr("Hand {number}: {player} deals 7 cards each", number=number, player=_P[dealer]), seat=dealer)
-    if code == E_DEALT:
-        hands = record[1]
-        private = tuple((s, tr("you were dealt {cards}", cards=_cards_text(sorted(h)))) for s, h in enumerate(hands))
-        return Event(tr("Everyone was dealt 7 cards"), private=private)
-    if code == E_FLIP:
-        return Event(tr("The first card is the {card}", card=CARD_NAMES[record[1]]))
-    if code == E_FLIP_RETURNED:
-        return Event(tr("A Wild Draw Four was flipped first: it goes back into the draw pile, reshuffled"))
-    if code == E_FIRST_SKIP:
-        return Event(tr("{player} is skipped by the first card", player=_P[record[1]]), seat=record[1])
-    if code == E_FIRST_REVERSE:
-        return Event(tr("The first card is a Reverse: {player} plays first, counter-clockwise", player=_P[record[1]]))
-    if code == E_PLAY:
-        _, seat, card, color, uno, answer = record
-        return Event(
-            _played(_P[seat], CARD_NAMES[card], COLOR_NAMES[color] if CARD_COLOR[card] == 0 else None, uno, answer),
-            seat=seat,
-        )
-    if code == E_DRAW:
-        _, seat, cards, why = record
-        count = len(cards)
-        if why:
-            public = trn(
-                "{player} drew a card ({why})", "{player} drew {n} cards ({why})", count, player=_P[seat], why=why
+def _event_object(record: Record) -> Event:
+    """The event `record` as every seat is told it (and, where it holds cards, as its own seat is)."""
+    match record:
+        case DealerDraw(seat, card):
+            text = tr("{player} drew the {card} to choose the dealer", player=_P[seat], card=CARD_NAMES[card])
+            return Event(text, seat=seat)
+        case DealerTie(seats):
+            return Event(tr("{players} tied for highest and draw again", players=_names(seats)))
+        case DealerChosen(dealer, number):
+            return Event(
+                tr("Hand {number}: {player} deals 7 cards each", number=number, player=_P[dealer]), seat=dealer
             )
-            secret = tr("you drew {cards} ({why})", cards=_cards_text(cards), why=why)
-        else:
-            public = trn("{player} drew a card", "{player} drew {n} cards", count, player=_P[seat])
-            secret = tr("you drew {cards}", cards=_cards_text(cards))
-        return Event(public, seat=seat, private=((seat, secret),))
-    if code == E_RESHUFFLE:
-        return Event(
-            trn(
-                "The draw pile ran out: {n} discard was shuffled into a new draw pile",
-                "The draw pile ran out: {n} discards were shuffled into a new draw pile",
-                record[1],
+        case Dealt(hands):
+            private = tuple(
+                (s, tr("you were dealt {cards}", cards=_cards_text(sorted(h)))) for s, h in enumerate(hands)
             )
-        )
-    if code == E_CANCELLED:
-        _, seat, missing = record
-        return Event(
-            trn(
-                "No cards left to draw: {player} is spared a card",
-                "No cards left to draw: {player} is spared {n} cards",
-                missing,
-                player=_P[seat],
-            ),
-            seat=seat,
-        )
-    if code == E_KEEP:
-        return Event(tr("{player} kept the drawn card", player=_P[record[1]]), seat=record[1])
-    if code == E_PASS:
-        return Event(tr("{player} passed (nothing to play or draw)", player=_P[record[1]]), seat=record[1])
-    if code == E_CHOOSE:
-        return Event(tr("{player} chose {colour}", player=_P[record[1]], colour=COLOR_NAMES[record[2]]), seat=record[1])
-    if code == E_SKIPPED:
-        return Event(tr("{player} loses the turn", player=_P[record[1]]), seat=record[1])
-    if code == E_REVERSED:
-        if record[1] == 1:
-            return Event(tr("Play now goes clockwise"))
-        return Event(tr("Play now goes counter-clockwise"))
-    if code == E_CHALLENGE:
-        _, challenger, attacker, held, prior, hand = record
-        who = {"challenger": _P[challenger], "attacker": _P[attacker]}
-        if held:
-            public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge succeeded", **who)
-            secret = tr(
-                "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they held a {colour} card, "
-                "so the challenge succeeded",
-                attacker=_P[attacker],
-                cards=_cards_text(sorted(hand)),
-                colour=COLOR_NAMES[prior],
+            return Event(tr("Everyone was dealt 7 cards"), private=private)
+        case Flipped(card):
+            return Event(tr("The first card is the {card}", card=CARD_NAMES[card]))
+        case FlipReturned():
+            return Event(tr("A Wild Draw Four was flipped first: it goes back into the draw pile, reshuffled"))
+        case FirstSkip(seat):
+            return Event(tr("{player} is skipped by the first card", player=_P[seat]), seat=seat)
+        case FirstReverse(dealer):
+            return Event(tr("The first card is a Reverse: {player} plays first, counter-clockwise", player=_P[dealer]))
+        case Played(seat, card, color, uno, answer):
+            colour = COLOR_NAMES[color] if CARD_COLOR[card] == 0 else None
+            return Event(_played(_P[seat], CARD_NAMES[card], colour, uno, answer), seat=seat)
+        case Drew(seat, cards, why):
+            count = len(cards)
+            if why:
+                public = trn(
+                    "{player} drew a card ({why})", "{player} drew {n} cards ({why})", count, player=_P[seat], why=why
+                )
+                secret = tr("you drew {cards} ({why})", cards=_cards_text(cards), why=why)
+            else:
+                public = trn("{player} drew a card", "{player} drew {n} cards", count, player=_P[seat])
+                secret = tr("you drew {cards}", cards=_cards_text(cards))
+            return Event(public, seat=seat, private=((seat, secret),))
+        case Reshuffled(discards):
+            return Event(
+                trn(
+                    "The draw pile ran out: {n} discard was shuffled into a new draw pile",
+                    "The draw pile ran out: {n} discards were shuffled into a new draw pile",
+                    discards,
+                )
             )
-        else:
-            public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge failed", **who)
-            secret = tr(
-                "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they did not hold a {colour} "
-                "card, so the challenge failed",
-                attacker=_P[attacker],
-                cards=_cards_text(sorted(hand)),
-                colour=COLOR_NAMES[prior],
+        case Spared(seat, missing):
+            return Event(
+                trn(
+                    "No cards left to draw: {player} is spared a card",
+                    "No cards left to draw: {player} is spared {n} cards",
+                    missing,
+                    player=_P[seat],
+                ),
+                seat=seat,
             )
-        return Event(public, seat=challenger, private=((challenger, secret),))
-    if code == E_CALL_UNO:
-        return Event(tr("{player} called UNO", player=_P[record[1]]), seat=record[1])
-    if code == E_CATCH:
-        _, catcher, caught = record
-        return Event(
-            tr("{catcher} caught {caught} not calling UNO", catcher=_P[catcher], caught=_P[caught]), seat=catcher
-        )
-    if code == E_HAND_WON:
-        _, winner, points, _charged = record
-        return Event(
-            tr("{player} went out and won the hand ({points} points in other hands)", player=_P[winner], points=points),
-            seat=winner,
-        )
-    if code == E_GAME_OVER:
-        _, winners, scores = record
-        return Event(
-            tr(
-                "Game over: {names} won (scores {scores})",
-                names=_names(winners),
-                scores=", ".join(str(s) for s in scores),
+        case Kept(seat):
+            return Event(tr("{player} kept the drawn card", player=_P[seat]), seat=seat)
+        case Passed(seat):
+            return Event(tr("{player} passed (nothing to play or draw)", player=_P[seat]), seat=seat)
+        case Chose(seat, color):
+            return Event(tr("{player} chose {colour}", player=_P[seat], colour=COLOR_NAMES[color]), seat=seat)
+        case LostTurn(seat):
+            return Event(tr("{player} loses the turn", player=_P[seat]), seat=seat)
+        case Reversed(direction):
+            if direction == 1:
+                return Event(tr("Play now goes clockwise"))
+            return Event(tr("Play now goes counter-clockwise"))
+        case Challenged(challenger, attacker, held, prior, hand):
+            who = {"challenger": _P[challenger], "attacker": _P[attacker]}
+            if held:
+                public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge succeeded", **who)
+                secret = tr(
+                    "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they held a {colour} "
+                    "card, so the challenge succeeded",
+                    attacker=_P[attacker],
+                    cards=_cards_text(sorted(hand)),
+                    colour=COLOR_NAMES[prior],
+                )
+            else:
+                public = tr("{challenger} challenged {attacker}'s Wild Draw Four: the challenge failed", **who)
+                secret = tr(
+                    "you challenged {attacker}'s Wild Draw Four and saw their hand: {cards}; they did not hold a "
+                    "{colour} card, so the challenge failed",
+                    attacker=_P[attacker],
+                    cards=_cards_text(sorted(hand)),
+                    colour=COLOR_NAMES[prior],
+                )
+            return Event(public, seat=challenger, private=((challenger, secret),))
+        case CalledUno(seat):
+            return Event(tr("{player} called UNO", player=_P[seat]), seat=seat)
+        case Caught(catcher, caught):
+            text = tr("{catcher} caught {caught} not calling UNO", catcher=_P[catcher], caught=_P[caught])
+            return Event(text, seat=catcher)
+        case HandWon(winner, points, _charged):
+            return Event(
+                tr(
+                    "{player} went out and won the hand ({points} points in other hands)",
+                    player=_P[winner],
+                    points=points,
+                ),
+                seat=winner,
             )
-        )
-    if code == E_ACCEPT:
-        return Event(tr("{player} takes the {n}-card penalty", player=_P[record[1]], n=record[2]), seat=record[1])
-    return Event(str(record))  # pragma: no cover
+        case GameOver(winners, scores):
+            return Event(
+                tr(
+                    "Game over: {names} won (scores {scores})",
+                    names=_names(winners),
+                    scores=", ".join(str(s) for s in scores),
+                )
+            )
+        case TookPenalty(seat, penalty):
+            return Event(tr("{player} takes the {n}-card penalty", player=_P[seat], n=penalty), seat=seat)
+    raise AssertionError(f"no text for the event record {record!r}")  # mypy: every Record is matched
 
 
 def _played(player: str, card: Text, colour: Text | None, uno: bool, answer: bool) -> Text:
