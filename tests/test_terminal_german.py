@@ -6,7 +6,9 @@ server's texts (phases, events) are the server's, in the language the client ask
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 from rich.text import Text
@@ -19,7 +21,8 @@ from toadstool_clients.terminal.screen import screen_lines
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: The English chrome that must not be on a German screen.
 ENGLISH = ["Waiting for players", "Seats:", "Events", "open seat", "How the game went", "Game over", "(you",
-           "q: leave", "Host controls", "Start now", "Add a bot", "End the table", "disconnected"]  # fmt: skip
+           "q: leave", "the only choice", "Host controls", "Start now", "Add a bot", "End the table",
+           "disconnected"]  # fmt: skip
 
 
 @pytest.fixture
@@ -214,3 +217,37 @@ def test_each_games_board_is_german_and_fits(german: None, game: str, width: int
         assert len(screen) <= height
         assert all(len(line) <= width for line in screen), "\n".join(screen)
         assert "…" not in [line.strip() for line in screen], "\n".join(screen)
+
+
+#: Where a person's look at the German boards is kept (captures of each game at each size).
+SHOTS = Path(os.environ.get("TOADSTOOL_SHOTS", Path(__file__).resolve().parent.parent / "test-output" / "boards"))
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("game", sorted(BOARD_ENGLISH))
+def test_a_real_german_game_in_a_real_terminal_shows_a_german_board(
+    tmp_path: Path, game: str, width: int, height: int
+) -> None:
+    """`toadstool play GAME --bots 2 --lang de` in tmux: the first screen that asks for a choice shows the
+    board with no English board word, fits the terminal and never scrolled; it is saved for a person."""
+    from terminal_helpers import Tmux, terminal_env
+
+    from conftest import toadstool_command
+
+    track = ["--option", "track=mushroom-loop"] if game == "kart" else []  # else `play` asks for one
+    command = toadstool_command(
+        "play", game, "--bots", "2", "--seed", "5", "--bot-delay", "0.01", "--lang", "de", *track
+    )
+    tmux = Tmux(tmp_path / "tmux.sock", command, width, height, terminal_env(tmp_path))
+    try:
+        screen = tmux.wait_for(lambda shown: "Deine Wahl" in shown, timeout=60)
+        assert tmux.history_size() == 0, "the screen scrolled"
+    finally:
+        tmux.close()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"terminal-{game}-{width}x{height}.txt").write_text(screen)
+    lines = screen.rstrip("\n").split("\n")
+    assert len(lines) <= height, screen
+    assert all(len(line) <= width for line in lines), screen
+    for word in [*BOARD_ENGLISH[game], *ENGLISH]:
+        assert word not in screen, (word, screen)

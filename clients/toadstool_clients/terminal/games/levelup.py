@@ -84,7 +84,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         board.add_row(Text(_("off"), style="dim"), characters(list(view.off_board)), Text(""))
 
     seats = Table(title=_("Players"), header_style="bold")
-    for column in (_("Player"), _("No!"), _("Power Ups"), _("Held ? blocks"), _("Vote"), _("Rounds"), _("Points")):
+    for column in (_("Player"), _("No!"), _("Power Ups"), _("Held ? blocks"), _("Voted"), _("Rounds"), _("Points")):
         seats.add_column(column)
     for seat in view.seats:
         name = Text(seat_name(update, seat.seat))
@@ -226,7 +226,7 @@ def render_medium(update: table_pb2.Update) -> RenderableType:
 
     board = Table(title=_("Board"), header_style="bold", box=None, padding=(0, 1), expand=False)
     board.add_column(_("Lv"), justify="right")
-    board.add_column(_("Characters (left to right)"), max_width=36)
+    board.add_column(_("Characters (left to right)"), max_width=32)
     board.add_column("?", justify="left")
     for level in reversed(view.levels):
         label = Text(str(level.level), style="bold magenta" if level.level == 10 else "bold")
@@ -239,9 +239,9 @@ def render_medium(update: table_pb2.Update) -> RenderableType:
 
     seats = Table(title=_("Players"), header_style="bold", expand=False, box=box.SIMPLE_HEAD, padding=(0, 1))
     for index, column in enumerate(
-        ("", _("Player"), _("Points"), _("Power Ups"), _("No!"), _("Blocks"), _("Vote"), _("Rounds"))
+        ("", _("Player"), _("Points"), _("Power Ups"), _("No!"), _("Blocks"), _("Voted"), _("Rounds"))
     ):
-        seats.add_column(column, no_wrap=index in (2, 3, 6, 7))
+        seats.add_column(column, no_wrap=index in (1, 2, 3, 4, 6, 7), min_width=len(column) if index == 5 else None)
     for seat in view.seats:
         name = Text(_("you") if seat.seat == you else seat_name(update, seat.seat))
         name.stylize("bold" if seat.seat == you else "")
