@@ -91,6 +91,14 @@ KART_ITEM_NAMES: dict[int, str] = {
     kart_pb2.KART_ITEM_DUD: N_("Dud"),
 }
 
+#: What a Kart die roll was for (KartRoll.purpose, an identifier), in a word.
+KART_ROLL_PURPOSES: dict[str, str] = {
+    "start_order": N_("start order"),
+    "move": N_("move"),
+    "booster": N_("booster"),
+    "thwomp": N_("Thwomp"),
+}
+
 #: Level Up! Power Up cards by LevelUpPowerKind number.
 LEVEL_UP_POWER_NAMES: dict[int, str] = {
     levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: N_("Thwomp Vote"),

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.i18n import _
+from toadstool_clients.names import KART_ROLL_PURPOSES
 from toadstool_clients.tk.games import Board, safe_text
 from toadstool_clients.tk.motion import slide_frames
 
@@ -78,9 +79,10 @@ def draw_roll(screen: TableFace, board: Board, face: int | None = None) -> None:
                            outline="#ffd54a" if fresh else "#546e7a", width=2 if fresh else 1)]  # fmt: skip
     items += board.die(x, y, size, face if face is not None else roll.value, highlight=fresh)
     who = safe_text(board.seat_name(roll.roller), 12)
-    items.append(board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 12)}: {roll.value}"
-                            if face is None else f"{who}\nrolling…", 9, "bold", anchor="e",
-                            justify="right"))  # fmt: skip
+    purpose = _(KART_ROLL_PURPOSES[roll.purpose]) if roll.purpose in KART_ROLL_PURPOSES else roll.purpose
+    said = _("{name}\n{purpose}: {value}", name=who, purpose=safe_text(purpose, 14), value=roll.value)
+    items.append(board.text(x - 10, y + size / 2, said if face is None else _("{name}\nrolling…", name=who), 9,
+                            "bold", anchor="e", justify="right"))  # fmt: skip
     for item in items:
         board.canvas.addtag_withtag("roll", item)
 
