@@ -87,6 +87,10 @@ async def test_the_hosts_start_now_works_in_german(driver: TkDriver, server: Run
     assert table.host_button is not None, "the German 'Bot hinzufügen' is in the bar"
     assert table.host_button.cget("text") == "Bot hinzufügen"
     driver.screenshot("tk-host-de-1280x800", SHOTS)
+    words = canvas_words(table.canvas)  # the waiting room's board
+    assert "Warten auf Spieler" in words, words
+    for english in ("Waiting for players", "open", "you", "You host this table", "table "):
+        assert english not in words, (english, words)
     button = table.bar_button(start)
     assert button is not None
     driver.click(button)

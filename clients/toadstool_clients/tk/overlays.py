@@ -11,7 +11,7 @@ import math
 from typing import TYPE_CHECKING
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.i18n import _
+from toadstool_clients.i18n import _, n_
 from toadstool_clients.names import KART_ROLL_PURPOSES
 from toadstool_clients.tk.games import Board, safe_text
 from toadstool_clients.tk.motion import slide_frames
@@ -34,9 +34,9 @@ def draw_waiting(screen: TableFace, board: Board) -> None:
     update = board.update
     w, h = board.width, board.height
     board.canvas.configure(background="#263046")
-    board.text(w / 2, 50, "Waiting for players", 20, "bold", fill="#ffd54a")
-    board.text(w / 2, 82, f"{safe_text(update.phase, 60)} · table {safe_text(update.table_id, 20)}", 11,
-               fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+    board.text(w / 2, 50, _("Waiting for players"), 20, "bold", fill="#ffd54a")
+    said = _("{phase} · table {table}", phase=safe_text(update.phase, 60), table=safe_text(update.table_id, 20))
+    board.text(w / 2, 82, said, 11, fill="#cfd8dc", width=w - 40, justify="center")
     count = max(1, len(update.seats))
     slot = min(150.0, (w - 40) / count)
     radius = min(40.0, slot * 0.36)
@@ -48,17 +48,19 @@ def draw_waiting(screen: TableFace, board: Board) -> None:
         fill = "" if empty else board.seat_colour(seat.index)
         board.canvas.create_oval(x - radius, y - radius, x + radius, y + radius, fill=fill, outline="white", width=3,
                                  dash=(6, 4) if empty else ())  # fmt: skip
-        label = "open" if empty else safe_text(board.seat_name(seat.index), max(4, int(slot / 8)))
+        label = _("open") if empty else safe_text(board.seat_name(seat.index), max(4, int(slot / 8)))
         board.text(x, y + radius + 16, label, 10, "bold", fill="#90a4ae" if empty else "white")
         if seat.index == screen.seat:
-            board.text(x, y, "you", 11 if radius > 24 else 8, "bold")
+            board.text(x, y, _("you"), 11 if radius > 24 else 8, "bold")
         elif seat.kind == table_pb2.SEAT_KIND_BOT:
-            board.text(x, y, "bot", 11 if radius > 24 else 8, "bold")
+            board.text(x, y, _("bot"), 11 if radius > 24 else 8, "bold")
     takeover = screen.table_info.takeover_seconds
-    away = f" A player who drops out is played by a bot after {takeover} s, until they are back." if takeover else ""
+    away = (
+        _("A player who drops out is played by a bot after {n} s, until they are back.", n=takeover) if takeover else ""
+    )
     if screen.host_token:
-        board.text(w / 2, h - 56, "You host this table: add bots or start now (below, or the Host menu), or wait "
-                   f"for friends to join.{away}", 10, fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+        host = _("You host this table: add bots or start now (below, or the Host menu), or wait for friends to join.")
+        board.text(w / 2, h - 56, f"{host} {away}".strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
     elif away:
         board.text(w / 2, h - 50, away.strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
 
@@ -115,8 +117,13 @@ def draw_outcome(screen: TableFace, board: Board) -> None:
     if update.status != table_pb2.TABLE_STATUS_FINISHED or screen.outcome_closed:
         return
     ended = safe_text(update.outcome.ended, 80)
-    winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
-    headline = "The game was ended" if ended else f"★ {winners} won! ★"
+    winners = ", ".join(board.seat_name(w) for w in update.outcome.winners)
+    if ended:
+        headline = _("The game was ended")
+    elif winners:
+        headline = n_("★ {names} won! ★", "★ {names} won! ★", len(update.outcome.winners), names=winners)
+    else:
+        headline = _("★ Nobody won ★")
     summary = ended or safe_text(update.outcome.summary, 80)
     account = _account(list(update.outcome.details), OUTCOME_LINES)
     w, h = board.width, board.height
