@@ -184,7 +184,7 @@ class ActionBar:
             if entry.is_leaf and entry.action is not None:
                 self.by_id[entry.action.id] = button
         if overflow:
-            more = ttk.Menubutton(self.row, text=f"More ({len(overflow)}) ▾", style="Action.TButton")
+            more = ttk.Menubutton(self.row, text=_("More ({n}) ▾", n=len(overflow)), style="Action.TButton")
             menu = tk.Menu(more, tearoff=False, font=(FONT, 10))
             for index, entry in overflow:
                 number = f"{index + 1}  " if index < 9 else ""

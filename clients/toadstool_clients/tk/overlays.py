@@ -140,7 +140,7 @@ def draw_outcome(screen: TableFace, board: Board) -> None:
     for index, line in enumerate(account):  # the game's own account: its last hands, rounds, places
         items.append(board.text(w / 2, top + 120 + index * line_height, line, 9 if big else 8, fill="#4e342e",
                                 width=2 * half - 40, justify="center"))  # fmt: skip
-    items.append(board.text(w / 2, bottom - 16, "Esc or ✕ to see the table", 8, fill="#8d6e63"))
+    items.append(board.text(w / 2, bottom - 16, _("Esc or ✕ to see the table"), 8, fill="#8d6e63"))
     cx, cy = w / 2 + half - 22, top + 20
     box = board.canvas.create_oval(cx - 11, cy - 11, cx + 11, cy + 11, fill="#f9a825", outline="")
     mark = board.text(cx, cy, "✕", 10, "bold", fill="white")
@@ -204,6 +204,6 @@ def draw_held(screen: TableFace, board: Board) -> None:
     for index, line in enumerate(lines):
         items.append(board.text(w / 2 - half + 14, top + 42 + index * line_h, safe_text(line, int(half / 3.4)), 8,
                                 anchor="w", fill="#333333"))  # fmt: skip
-    items.append(board.text(w / 2, top + height - 10, "click to close", 7, fill="#8d6e63"))
+    items.append(board.text(w / 2, top + height - 10, _("click to close"), 7, fill="#8d6e63"))
     for item in items:
         board.canvas.addtag_withtag(HELD, item)
