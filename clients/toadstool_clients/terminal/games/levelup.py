@@ -15,7 +15,7 @@ from rich.text import Text
 from toadstool.api.v1 import levelup_pb2, table_pb2
 from toadstool_clients.i18n import _, n_
 from toadstool_clients.names import LEVEL_UP_BLOCK_NAMES, LEVEL_UP_POWER_NAMES, LEVEL_UP_VOTE_NAMES, seat_name
-from toadstool_clients.terminal.games.compact import Cells, Flow, one_line_each
+from toadstool_clients.terminal.games.compact import TIGHT, Cells, Flow, one_line_each
 
 _VOTE_STYLES = {
     levelup_pb2.LEVEL_UP_VOTE_YES: "bold green",
@@ -175,7 +175,7 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         lines.append(Flow(Text(_("to place: "), style="dim"), named(list(view.unplaced)), gap=", "))
     if view.HasField("nominee"):
         lines.append(Text(_("Nominee: "), style="bold magenta").append_text(characters([view.nominee])))
-    if you is not None:
+    if you is not None and not TIGHT.get():  # drawn tight, the board's ★ marks alone say them
         lines.append(Flow(Text(_("Your favourites: "), style="bold cyan"), named(list(view.favourites)), gap=", "))
     long: list[Text] = []
     short: list[Text] = []

@@ -122,13 +122,9 @@ def _seats(view: uno_pb2.UnoView, names: list[str]) -> Table:
 def _hand(view: uno_pb2.UnoView) -> RenderableType:
     if not view.HasField("you"):
         return Text(_("Spectating: hands are hidden."), style="dim")
-    tiles = Text()
-    for card in view.hand:
-        tiles.append_text(card_text(card))
-        tiles.append(" ")
-    if not view.hand:
-        tiles.append(_("(no cards)"), style="dim")
-    parts: list[RenderableType] = [tiles]
+    # broken between cards, never inside one ("B Richtungswechsel" is one card)
+    tiles = [card_text(card) for card in view.hand] or [Text(_("(no cards)"), style="dim")]
+    parts: list[RenderableType] = [Flow(Text(), tiles)]
     if view.HasField("drawn_card"):
         drawn = Text(_("You drew: "))
         drawn.append_text(card_text(view.drawn_card))
