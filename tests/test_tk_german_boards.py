@@ -101,3 +101,25 @@ async def test_the_hosts_start_now_works_in_german(driver: TkDriver, server: Run
     )
     assert table.latest is not None
     assert [s.kind for s in table.latest.seats if s.index] == [table_pb2.SEAT_KIND_BOT] * 3
+
+
+@pytest.mark.timeout(120)
+async def test_the_german_result_card(driver: TkDriver, server: RunningServer) -> None:
+    """UNO to one hand's end in German: the result card's headline and hint are German, its words whole."""
+    import random
+
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 2, 1, seed=4, options={"target": "1"})
+    await driver.play_to_the_end(random.Random(4), 90, "uno-result-card-de")
+    await driver.pump(lambda: table.redraw_pending is None, 5, "the last drawing")
+    await driver.settle(0.1)
+    driver.screenshot("tk-uno-result-de-1280x800", SHOTS)
+    words = canvas_words(table.canvas)
+    assert "hat gewonnen!" in words or "Niemand hat gewonnen" in words, words
+    assert "Esc oder ✕, um den Tisch zu sehen" in words, words
+    for english in ("won!", "Esc or", "Rematch"):
+        assert english not in words, (english, words)
+    assert driver.table.bar_button("Revanche") is not None, "the bar's Rematch is German"
+    board = table.board
+    assert board is not None
+    assert canvas_layout_problems(table.canvas, board.width, board.height) == []
