@@ -9,18 +9,21 @@ screenshots of each German board go to test-output/screenshots/ (or $TOADSTOOL_S
 
 from __future__ import annotations
 
+import asyncio
 import os
 import tkinter as tk
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 from test_tk_screens import play_until, window_problems
 
 import tk_helpers
-from tk_helpers import SCREENSHOTS, TkDriver, canvas_layout_problems
+from tk_helpers import SCREENSHOTS, TkDriver, canvas_layout_problems, close_app, open_app, screen_of
 from toadstool.api.v1 import table_pb2
 from toadstool.server.app import RunningServer
 from toadstool_clients.tk.motion import Motion
+from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 
 display = tk_helpers.display
 driver = tk_helpers.driver
@@ -58,18 +61,43 @@ def canvas_words(canvas: tk.Canvas) -> str:
     return "\n".join(str(canvas.itemcget(i, "text")) for i in canvas.find_all() if canvas.type(i) == "text")
 
 
+@pytest.fixture(params=["1280x800", "1024x600"])
+async def sized(
+    request: pytest.FixtureRequest, display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> AsyncIterator[TkDriver]:
+    """A fresh window on the session's 1280x800 screen and on a netbook's 1024x600 (German words are longer
+    where room is least)."""
+    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("LOGNAME", "tester")
+    if request.param != "1280x800":
+        screen_of(request.param, monkeypatch)
+    app = open_app()
+    driver = TkDriver(app)
+    driver.watch_network(monkeypatch)
+    try:
+        await driver.pump(lambda: app.root.winfo_ismapped() and app.root.winfo_width() > 1, 10, "the window")
+        yield driver
+        driver.assert_never_waited_for_the_network()
+    finally:
+        close_app(app)
+
+
 @pytest.mark.timeout(240)
 @pytest.mark.parametrize(("game", "players", "options"), GAMES, ids=[g for g, _p, _o in GAMES])
 async def test_a_german_board_shows_german_words_whole(
-    driver: TkDriver, server: RunningServer, game: str, players: int, options: dict[str, str]
+    sized: TkDriver, server: RunningServer, game: str, players: int, options: dict[str, str]
 ) -> None:
+    driver = sized
     await driver.connect(server.address)
     table = await driver.create_table(game, players, players - 1, seed=11, options=options)
     await play_until(driver, table, 5)
     await driver.settle(0.3)
     board = table.board
     assert board is not None
-    driver.screenshot(f"tk-{game}-de-1280x800", SHOTS)
+    size = f"{driver.root.winfo_screenwidth()}x{driver.root.winfo_screenheight()}"
+    driver.screenshot(f"tk-{game}-de-{size}", SHOTS)
     words = canvas_words(table.canvas)
     for word in ENGLISH[game]:
         assert word not in words, (word, words)
