@@ -235,9 +235,7 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
     if dealer:
         badge = 44 if pw >= 150 else 16
         board.rounded(x1 - 6 - badge, y0 + 8, x1 - 6, y0 + 24, 7, fill="#ffffff", outline="")
-        board.text(
-            x1 - 6 - badge / 2, y0 + 16, _("dealer") if pw >= 150 else _("D"), 7, "bold", fill="#1a2657"
-        )
+        board.text(x1 - 6 - badge / 2, y0 + 16, _("dealer") if pw >= 150 else _("D"), 7, "bold", fill="#1a2657")
     name = _("{name} (you)", name=board.seat_name(seat.seat)) if seat.seat == board.you else board.seat_name(seat.seat)
     board.text(x0 + 28, y0 + 16, fit(name, x1 - x0 - 40 - badge, 10), 10, "bold", anchor="w",
                fill=GOLD if turn else "white")  # fmt: skip
