@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 
 
 def ask_choice_options(
@@ -30,10 +31,12 @@ def ask_choice_options(
         write(f"{option.name.capitalize()}: {option.help}" if option.help else f"{option.name.capitalize()}:")
         for number, choice in enumerate(option.choices, start=1):
             label = (labels or {}).get(choice, "")
-            default = " (default)" if choice == option.default_value else ""
+            default = " " + _("(default)") if choice == option.default_value else ""
             write(f"  {number}. {choice}{'  ' + label if label else ''}{default}")
-        for _ in range(3):
-            answer = read(f"Choose 1-{len(option.choices)} (Enter: {option.default_value}): ").strip()
+        for _attempt in range(3):
+            answer = read(
+                _("Choose 1-{last} (Enter: {default}): ", last=len(option.choices), default=option.default_value)
+            ).strip()
             if not answer:
                 break
             if answer.isdigit() and 1 <= int(answer) <= len(option.choices):
@@ -42,5 +45,5 @@ def ask_choice_options(
             if answer in option.choices:
                 chosen[option.name] = answer
                 break
-            write(f"  {answer!r} is not one of them: type its number.")
+            write("  " + _("{answer} is not one of them: type its number.", answer=repr(answer)))
     return chosen
