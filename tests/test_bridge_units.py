@@ -387,7 +387,7 @@ def test_a_display_given_to_two_tables_is_refused_saying_which_and_why() -> None
         ("tables = 5\n", "tables: expected table, got int"),
         ("[tables]\nk7m2qx = 5\n", "tables.k7m2qx: expected table, got int"),
         # An unknown key says which keys are known there.
-        ('usrname = "toadstool"\n', "unknown setting usrname (known: username, password, tables)"),
+        ('usrname = "toadstool"\n', "unknown setting usrname (known: username, password, language, tables)"),
         (
             "[tables.k7m2qx]\nwled_topic = 'wled/hall'\n",
             "unknown setting tables.k7m2qx.wled_topic (known: device_token, press_topics, wled, awtrix, tasmota)",

@@ -286,7 +286,7 @@ def test_level_up_at_120x40_has_the_whole_board_beside_the_players_table() -> No
     screen = _screen(update, 120, 40)
     assert "Board" in screen
     assert "Players" in screen
-    assert re.search(r"Power Ups\s+No!\s+Blocks\s+Vote\s+Rounds", screen), screen
+    assert re.search(r"Power Ups\s+No!\s+Blocks\s+Voted\s+Rounds", screen), screen
     assert "Your Power Ups:" in screen
 
 

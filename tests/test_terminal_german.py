@@ -6,7 +6,9 @@ server's texts (phases, events) are the server's, in the language the client ask
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
 import pytest
 from rich.text import Text
@@ -19,7 +21,8 @@ from toadstool_clients.terminal.screen import screen_lines
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 #: The English chrome that must not be on a German screen.
 ENGLISH = ["Waiting for players", "Seats:", "Events", "open seat", "How the game went", "Game over", "(you",
-           "q: leave", "Host controls", "Start now", "Add a bot", "End the table", "disconnected"]  # fmt: skip
+           "q: leave", "the only choice", "Host controls", "Start now", "Add a bot", "End the table",
+           "disconnected"]  # fmt: skip
 
 
 @pytest.fixture
@@ -117,3 +120,136 @@ def test_your_turn_in_german_does_not_say_the_phase_again(german: None) -> None:
     assert turn_line(update).plain.startswith("Du bist am Zug   · Abend")
     update.phase = "Runde 2: Abstimmung über Peach"
     assert turn_line(update).plain.startswith("Du bist am Zug · Runde 2: Abstimmung über Peach")
+
+
+# The games' board drawings in German (issue #43): every word the terminal draws itself on a board comes
+# from the clients' catalogue; the words in a view (phases, Power Up cards, track names) are the server's,
+# asked for in German as the client asks for them (the server still names Power Up's ? cards and their effects
+# in English: its part, not the client's).
+
+#: English words of each game's board drawing (full, medium and compact) that a German board never shows.
+BOARD_ENGLISH = {
+    "uno": ["Top card", "Your hand", "Colour:", "Draw pile", "Discard pile", "clockwise", "Player", "Cards",
+            "Score", "(you)", "dealer", "catchable", "played a draw", "showed you", "pile ", "target", "pts",
+            "play a card", "answer the", "Hand 1", "no cards", "You drew", "Pending"],
+    "powerup": ["Round ", "Dealer", "Supply", "Passes", "Seat", "Lives", "Modifier", "Value", "? cards",
+                "(you)", "to act", "to answer", "decided", "winner", "aims a", "Boo showed", "Your ? cards",
+                "Played this round", "Keep or trade", "Reveal and modify", "face down",
+                "immune", " lives", " life", "dealer"],
+    "levelup": ["Round ", " of 3", "Board", "Characters", "? blocks", "to place", "Players", "Power Ups",
+                "Held", "Vote", "Rounds", "Points", "Nominee", "champion", "Your favourites", "Your Power Ups",
+                "last objective", "'s ", "voted", " pts", "No! cards", "Coin", "Super Mushroom", "Goomba",
+                "Double Cherry", "Thwomp", "Yes!", "No!"],
+    "kart": ["Driver", "Lap", "Field", "Progress", "Coins", "Skips", "Halved", "Start area",
+             " laps", " fields", "shortcuts", "plain", " item", "booster", "mushroom", "banana",
+             "Item deck", "Dice:", "before the roll", "race over", "(you)", " lap ", "field ", " coin",
+             "last roll", "bank ", "target", "Final ranking"],
+}  # fmt: skip
+NAMES = ["Anna", "Ben", "Cem", "Dora"]
+SIZES = [(80, 24), (120, 40)]
+
+
+def german_updates(game: str, seed: int) -> list[table_pb2.Update]:
+    """Every seat's update with legal actions at every step of one seeded random game, its view said in
+    German as the server says it to a German client (seats named by German names)."""
+    from test_choices import GAMES
+
+    from toadstool.bots import RandomBot
+    from toadstool.engine import action_id, name_seats
+    from toadstool.games import get_game
+    from toadstool.selfplay import play
+    from toadstool.server.messages import action_message, game_view_message, said
+
+    engine = get_game(game).engine
+    names = NAMES[: GAMES[game]]
+    updates: list[table_pb2.Update] = []
+
+    def observe(state: object, seat: int | None, action: object) -> None:
+        for viewer in range(len(names)):
+            legal = engine.legal_actions(state, viewer)
+            if not legal:
+                continue
+            update = table_pb2.Update(game=game, viewer_seat=viewer, to_act=engine.to_act(state))
+            update.status = table_pb2.TABLE_STATUS_PLAYING
+            game_view_message(engine, engine.view(state, viewer), names, into=update.view, language="de")
+            update.phase = update.view.WhichOneof("game") and getattr(update.view, game).phase
+            for index, name in enumerate(names):
+                update.seats.add(index=index, name=name, kind=table_pb2.SEAT_KIND_HUMAN, connected=True)
+            for action in legal:  # labelled as the server labels them for a German client
+                label = name_seats(said(engine.describe(state, viewer, action), "de"), names)
+                action_message(engine, action, into=update.legal_actions.add(id=action_id(action), label=label).action)
+            updates.append(update)
+
+    play(engine, [RandomBot() for _ in names], seed, observe=observe)
+    return updates
+
+
+def _board_lines(update: table_pb2.Update, width: int, **how: bool) -> list[str]:
+    from toadstool_clients.terminal.games import render_game
+    from toadstool_clients.terminal.screen import _lines
+
+    return [ANSI.sub("", line) for line in _lines(render_game(update, **how), width)]
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("game", sorted(BOARD_ENGLISH))
+def test_each_games_board_is_german_and_fits(german: None, game: str, width: int, height: int) -> None:
+    """Every drawing of the board (full, medium, compact, and the screen that holds it) in German has none
+    of the English board words and fits the terminal: no line wider, none cut short with an ellipsis."""
+    from toadstool_clients.terminal.menu import Menu
+
+    updates = german_updates(game, 2)
+    for update in updates[:: max(1, len(updates) // 40)]:
+        drawings = {
+            "full": _board_lines(update, width),
+            "compact": _board_lines(update, width, compact=True),
+            "medium": _board_lines(update, width, medium=True),
+        }
+        for kind, lines in drawings.items():
+            board = "\n".join(lines)
+            for word in BOARD_ENGLISH[game]:
+                assert word not in board, (game, kind, word, board)
+        compact = drawings["compact"]
+        effects = [card.name for card in update.view.powerup.hand]  # the server's words, one line each
+        cut = [line for line in compact if line.rstrip().endswith("…") and not any(e in line for e in effects)]
+        assert not cut, ("a compact board line was cut", "\n".join(compact))
+        menu = Menu.for_update(update).lines(width, one_per_line=height >= 40)
+        screen = _plain(screen_lines(update, [], menu, Text(_("q: leave")), width, height)).split("\n")
+        assert len(screen) <= height
+        assert all(len(line) <= width for line in screen), "\n".join(screen)
+        if len(menu) <= 6:  # a menu of a dozen long German labels, one a line, leaves the board no room
+            assert "…" not in [line.strip() for line in screen], "\n".join(screen)
+
+
+#: Where a person's look at the German boards is kept (captures of each game at each size).
+SHOTS = Path(os.environ.get("TOADSTOOL_SHOTS", Path(__file__).resolve().parent.parent / "test-output" / "boards"))
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+@pytest.mark.parametrize("game", sorted(BOARD_ENGLISH))
+def test_a_real_german_game_in_a_real_terminal_shows_a_german_board(
+    tmp_path: Path, game: str, width: int, height: int
+) -> None:
+    """`toadstool play GAME --bots 2 --lang de` in tmux: the first screen that asks for a choice shows the
+    board with no English board word, fits the terminal and never scrolled; it is saved for a person."""
+    from terminal_helpers import Tmux, terminal_env
+
+    from conftest import toadstool_command
+
+    track = ["--option", "track=mushroom-loop"] if game == "kart" else []  # else `play` asks for one
+    command = toadstool_command(
+        "play", game, "--bots", "2", "--seed", "5", "--bot-delay", "0.01", "--lang", "de", *track
+    )
+    tmux = Tmux(tmp_path / "tmux.sock", command, width, height, terminal_env(tmp_path))
+    try:
+        screen = tmux.wait_for(lambda shown: "Deine Wahl" in shown, timeout=60)
+        assert tmux.history_size() == 0, "the screen scrolled"
+    finally:
+        tmux.close()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"terminal-{game}-{width}x{height}.txt").write_text(screen)
+    lines = screen.rstrip("\n").split("\n")
+    assert len(lines) <= height, screen
+    assert all(len(line) <= width for line in lines), screen
+    for word in [*BOARD_ENGLISH[game], *ENGLISH]:
+        assert word not in screen, (word, screen)

@@ -13,6 +13,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 
 #: How long one value may run on a line before it is cut (a long list, a nested object).
 MAX_VALUE_LENGTH = 80
@@ -20,15 +21,15 @@ MAX_VALUE_LENGTH = 80
 
 def _text(value: Any) -> str:
     if value is None:
-        return "(hidden)"
+        return _("(hidden)")
     if isinstance(value, bool):
-        return "yes" if value else "no"
+        return _("yes") if value else _("no")
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if isinstance(value, list):
-        return ", ".join(_text(item) for item in value) or "(none)"
+        return ", ".join(_text(item) for item in value) or _("(none)")
     if isinstance(value, dict):
-        return "; ".join(f"{key}: {_text(item)}" for key, item in value.items()) or "(none)"
+        return "; ".join(f"{key}: {_text(item)}" for key, item in value.items()) or _("(none)")
     return str(value)
 
 

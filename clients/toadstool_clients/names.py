@@ -42,8 +42,8 @@ def seat_name(update: table_pb2.Update, seat: int) -> str:
     """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
     for entry in update.seats:
         if entry.index == seat:
-            return entry.name or f"Player {seat + 1}"
-    return f"Player {seat + 1}"
+            return entry.name or _("Player {number}", number=seat + 1)
+    return _("Player {number}", number=seat + 1)
 
 
 def seat_names(update: table_pb2.Update, players: int) -> list[str]:
@@ -57,7 +57,7 @@ def with_seat_names(text: str, names: list[str]) -> str:
 
     def name(match: re.Match[str]) -> str:
         seat = int(match.group(1))
-        return names[seat] if seat < len(names) else f"Player {seat + 1}"
+        return names[seat] if seat < len(names) else _("Player {number}", number=seat + 1)
 
     return _SEAT_REF.sub(name, text)
 
@@ -91,6 +91,14 @@ KART_ITEM_NAMES: dict[int, str] = {
     kart_pb2.KART_ITEM_DUD: N_("Dud"),
 }
 
+#: What a Kart die roll was for (KartRoll.purpose, an identifier), in a word.
+KART_ROLL_PURPOSES: dict[str, str] = {
+    "start_order": N_("start order"),
+    "move": N_("move"),
+    "booster": N_("booster"),
+    "thwomp": N_("Thwomp"),
+}
+
 #: Level Up! Power Up cards by LevelUpPowerKind number.
 LEVEL_UP_POWER_NAMES: dict[int, str] = {
     levelup_pb2.LEVEL_UP_POWER_KIND_THWOMP_VOTE: N_("Thwomp Vote"),
@@ -102,6 +110,20 @@ LEVEL_UP_POWER_NAMES: dict[int, str] = {
     levelup_pb2.LEVEL_UP_POWER_KIND_GOLDEN_MUSHROOM: N_("Golden Mushroom"),
 }
 
+
+#: Level Up! ? blocks by LevelUpBlockKind number.
+LEVEL_UP_BLOCK_NAMES: dict[int, str] = {
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: N_("Coin"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN_X2: N_("Coin x2"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_MUSHROOM: N_("Super Mushroom"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_FEATHER: N_("Feather"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GOOMBA: N_("Goomba"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GREEN_SHELL: N_("Green Shell"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_DOUBLE_CHERRY: N_("Double Cherry"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: N_("Thwomp"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: N_("POW Block"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: N_("Super Star"),
+}
 
 #: UNO card faces by UnoKind number (number cards are named by their number).
 UNO_KIND_NAMES: dict[int, str] = {

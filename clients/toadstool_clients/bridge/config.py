@@ -8,6 +8,7 @@ of the machine could read them in the process list:
 
     username = "toadstool"
     password = "secret"
+    language = "de"                                # the displays' words (default: --lang, else the locale)
     [tables.k7m2qx]
     device_token = "..."                           # from the table's host: lets a button roll
     press_topics = ["zigbee2mqtt/dice_button/action"]
@@ -37,6 +38,8 @@ import msgspec
 from toadstool_clients.bridge.formats import Devices, parse_tasmota
 from toadstool_clients.bridge.publisher import BrokerConfig, parse_broker
 from toadstool_clients.connection import server_address
+from toadstool_clients.i18n import LANGUAGES, person_language
+from toadstool_clients.language import LANG_VARIABLE
 
 ALL_TABLES = "*"
 
@@ -72,6 +75,8 @@ class BridgeConfig:
     #: Seconds each die roll stays on a die display before the next roll of the same table is shown.
     roll_pace: float = 1.5
     per_table: dict[str, TableSettings] = field(default_factory=dict)
+    #: The language of the words the bridge puts on displays itself and asks the server's texts in.
+    language: str = LANGUAGES[0]
 
     def settings(self, table_id: str) -> TableSettings:
         """The settings of one table (empty when none were given)."""
@@ -121,6 +126,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--press-topic", action="append", default=[], metavar="ID=TOPIC", help="extra topic of a table's button"
     )
+    parser.add_argument(
+        "--lang",
+        metavar="LANGUAGE",
+        help="the displays' language, such as de or en (default: the config file's, else your locale, as $LANG)",
+    )
     parser.add_argument("--config", help="TOML file with credentials, device tokens and displays (see docs/mqtt.md)")
     parser.add_argument("--min-interval", type=float, default=0.2, help="seconds between messages on one topic")
     parser.add_argument("--poll", type=float, default=2.0, help="seconds between table listings")
@@ -156,6 +166,7 @@ class _ConfigFile(msgspec.Struct, forbid_unknown_fields=True):
 
     username: str = ""
     password: str = ""
+    language: str = ""
     tables: dict[str, object] = {}
 
 
@@ -296,6 +307,7 @@ def config_from_options(args: argparse.Namespace) -> BridgeConfig:
                 raise ConfigError(f"a press topic must be one concrete topic, not {topic!r}")
     _refuse_shared_displays(per_table)
 
+    _choose_language(getattr(args, "lang", None) or file.language)
     tls = bool(args.tls or args.tls_ca)
     host, port = parse_broker(args.broker, tls)
     password = args.password or os.environ.get("TOADSTOOL_MQTT_PASSWORD") or file.password or None
@@ -330,5 +342,17 @@ def config_from_options(args: argparse.Namespace) -> BridgeConfig:
         server_tls_ca=args.server_tls_ca,
         roll_pace=args.roll_pace,
         per_table=per_table,
+        language=person_language(),
     )
     return config
+
+
+def _choose_language(chosen: str) -> None:
+    """The bridge's language, when the options or the file name one: kept where `toadstool --lang` keeps it
+    for a client process (TOADSTOOL_LANG), so that the server's texts it asks for and its own words on the
+    displays are both in it. None named: the locale's, as every client."""
+    if not chosen:
+        return
+    if chosen.replace("_", "-").split("-")[0].lower() not in LANGUAGES:
+        raise ConfigError(f"the bridge speaks {', '.join(LANGUAGES)}, not {chosen!r}")
+    os.environ[LANG_VARIABLE] = chosen

@@ -23,6 +23,7 @@ from google.protobuf.json_format import MessageToDict
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.bridge.topics import Topics, safe_level
+from toadstool_clients.i18n import N_, _
 from toadstool_clients.names import seat_name, with_singular_counts
 
 STATUS_NAMES = {
@@ -31,6 +32,9 @@ STATUS_NAMES = {
     table_pb2.TABLE_STATUS_FINISHED: "finished",
 }
 KIND_NAMES = {table_pb2.SEAT_KIND_EMPTY: "empty", table_pb2.SEAT_KIND_HUMAN: "human", table_pb2.SEAT_KIND_BOT: "bot"}
+#: The head of the WLED line in the lobby and once the game is over (in the bridge's language, as ASCII).
+WAITING_HEAD = N_("Waiting")
+GAME_OVER_HEAD = N_("Game over")
 #: Payload of the turn topic when the game waits for nobody (an empty retained payload would delete it).
 NOBODY = "-"
 #: WLED's "Scrolling Text" effect (FX_MODE_2DSCROLLTEXT in wled00/FX.h) scrolls the segment name.
@@ -194,11 +198,12 @@ def fitted_text(update: table_pb2.Update, limit: int = WLED_TEXT_LIMIT) -> str:
         if entry.index < len(scores)
     ]
     if update.status == table_pb2.TABLE_STATUS_FINISHED:
-        head, marked, mark = "Game over", set(update.outcome.winners), "*"
+        head, marked, mark = _(GAME_OVER_HEAD), set(update.outcome.winners), "*"
     elif update.status == table_pb2.TABLE_STATUS_PLAYING:
         head, marked, mark = "", set(update.to_act), ">"
     else:
-        head, marked, mark = "Waiting", set(), ""
+        head, marked, mark = _(WAITING_HEAD), set(), ""
+    head = ascii_text(head).translate(str.maketrans("|>*", "   ")).strip()  # the line's own marks stay its own
     prefix = f"{head}|" if head else ""
 
     marks = max(1, len(marked)) if mark else 0
@@ -331,7 +336,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         topics.ha_config(table_id, "turn"): encode(
             {
                 **common,
-                "name": "Whose turn",
+                "name": _("Whose turn"),
                 "unique_id": f"{device_id}_turn",
                 "state_topic": topics.turn(table_id),
                 "icon": "mdi:account-clock",
@@ -340,7 +345,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         topics.ha_config(table_id, "phase"): encode(
             {
                 **common,
-                "name": "Phase",
+                "name": _("Phase"),
                 "unique_id": f"{device_id}_phase",
                 "state_topic": topics.state(table_id),
                 "value_template": "{{ value_json.phase }}",
@@ -350,7 +355,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         topics.ha_config(table_id, "roll"): encode(
             {
                 **common,
-                "name": "Last roll",
+                "name": _("Last roll"),
                 "unique_id": f"{device_id}_roll",
                 "state_topic": topics.roll(table_id),
                 "value_template": "{{ value_json.value }}",
@@ -361,7 +366,7 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
         topics.ha_config(table_id, "roll", "event"): encode(
             {
                 **common,
-                "name": "Roll",
+                "name": _("Roll"),
                 "unique_id": f"{device_id}_roll_event",
                 "state_topic": topics.roll_event(table_id),
                 "event_types": ["roll"],
@@ -369,13 +374,13 @@ def ha_discovery(update: table_pb2.Update, topics: Topics) -> dict[str, bytes]:
             }
         ),
     }
-    label = update.score_label or "points"
+    label = update.score_label or _("points")
     for entry in update.seats:
         name = clean_text(seat_name(update, entry.index), 40)
         messages[topics.ha_config(table_id, f"seat{entry.index}_score")] = encode(
             {
                 **common,
-                "name": f"{name} {label}",
+                "name": _("{name} {label}", name=name, label=label),
                 "unique_id": f"{device_id}_seat{entry.index}_score",
                 "state_topic": topics.seat_score(table_id, entry.index),
                 "unit_of_measurement": label,
@@ -409,22 +414,22 @@ def ha_spotlight_discovery(topics: Topics, seats: int) -> dict[str, bytes]:
     so a dashboard keeps them from game to game (the game, the table, its phase, whose turn, the last roll
     and each seat's name and score, "-" for a seat the table does not have)."""
     device_id = topics.ha_spotlight_id
-    device = {"identifiers": [device_id], "name": "Toadstool spotlight", "manufacturer": "Toadstool"}
+    device = {"identifiers": [device_id], "name": _("Toadstool spotlight"), "manufacturer": "Toadstool"}
     common = {**ha_availability(topics), "device": device, "origin": ha_origin()}
     state = topics.spotlight_state
     sensors = [
-        ("game", "Game", state, "{{ value_json.game }}", "mdi:controller"),
-        ("table", "Table", state, "{{ value_json.name }}", "mdi:table-furniture"),
-        ("phase", "Phase", state, "{{ value_json.phase }}", "mdi:information-outline"),
-        ("turn", "Whose turn", state, "{{ value_json.turn | join(', ') or '-' }}", "mdi:account-clock"),
-        ("roll", "Last roll", topics.spotlight_roll, "{{ value_json.value }}", "mdi:dice-multiple"),
+        ("game", _("Game"), state, "{{ value_json.game }}", "mdi:controller"),
+        ("table", _("Table"), state, "{{ value_json.name }}", "mdi:table-furniture"),
+        ("phase", _("Phase"), state, "{{ value_json.phase }}", "mdi:information-outline"),
+        ("turn", _("Whose turn"), state, "{{ value_json.turn | join(', ') or '-' }}", "mdi:account-clock"),
+        ("roll", _("Last roll"), topics.spotlight_roll, "{{ value_json.value }}", "mdi:dice-multiple"),
     ]
     for seat in range(seats):
         here = f"value_json.seats | length > {seat}"
         sensors.append(
             (
                 f"seat{seat}_name",
-                f"Seat {seat + 1} name",
+                _("Seat {number} name", number=seat + 1),
                 state,
                 f"{{{{ value_json.seats[{seat}].name if {here} else '-' }}}}",
                 "mdi:account",
@@ -433,7 +438,7 @@ def ha_spotlight_discovery(topics: Topics, seats: int) -> dict[str, bytes]:
         sensors.append(
             (
                 f"seat{seat}_score",
-                f"Seat {seat + 1} score",
+                _("Seat {number} score", number=seat + 1),
                 state,
                 f"{{{{ value_json.seats[{seat}].score if {here} and 'score' in value_json.seats[{seat}] else '-' }}}}",
                 "mdi:trophy-outline",
@@ -455,7 +460,7 @@ def ha_spotlight_discovery(topics: Topics, seats: int) -> dict[str, bytes]:
     messages[topics.ha_spotlight_config("roll", "event")] = encode(
         {
             **common,
-            "name": "Roll",
+            "name": _("Roll"),
             "unique_id": f"{device_id}_roll_event",
             "state_topic": topics.spotlight_roll_event,
             "event_types": ["roll"],

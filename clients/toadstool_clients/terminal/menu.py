@@ -22,7 +22,7 @@ from toadstool_clients.choices import (
     may_play_for_you,
     steps_label,
 )
-from toadstool_clients.i18n import _
+from toadstool_clients.i18n import N_, _
 from toadstool_clients.names import step_label
 from toadstool_clients.terminal.track_pick import (
     TrackGroups,
@@ -37,7 +37,7 @@ from toadstool_clients.terminal.track_pick import (
 #: offered now does nothing). "u" also switches the "uno" toggle when a play offers one.
 SHORTCUTS: dict[str, str] = {"d": "draw", "r": "roll", "u": "call_uno", "k": "keep", "e": "end_turn"}
 #: Toggles in words, by their field name.
-TOGGLE_LABELS: dict[str, str] = {"uno": "call UNO with this play"}
+TOGGLE_LABELS: dict[str, str] = {"uno": N_("call UNO with this play")}
 TOGGLE_KEYS: dict[str, str] = {"uno": "u"}
 #: A level of more fields than this, all on the track, is shown as one line (the track shows them all).
 TRACK_LINE_FROM = 6
@@ -200,10 +200,11 @@ class Menu:
             heading.append("  " + _("(Esc: back)"), style="dim")
         forced = self.forced()
         if forced is not None:
-            heading.append("  (Enter or space: the only choice)", style="dim")
+            heading.append("  " + _("(Enter or space: the only choice)"), style="dim")
         for name in self.toggles():
             mark = "x" if name in self.toggles_on else " "
-            heading.append(f"  [{mark}] {TOGGLE_KEYS.get(name, '')}: {TOGGLE_LABELS.get(name, name)}", style="yellow")
+            label = _(TOGGLE_LABELS[name]) if name in TOGGLE_LABELS else name
+            heading.append(f"  [{mark}] {TOGGLE_KEYS.get(name, '')}: {label}", style="yellow")
         cells: list[Text] = []
         wide = len(self.entries) > 9
         for number, entry in enumerate(self.entries, start=1):

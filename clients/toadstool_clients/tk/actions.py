@@ -16,6 +16,7 @@ from tkinter import ttk
 
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.choices import Choice, choice_tree, entry_label
+from toadstool_clients.i18n import _
 from toadstool_clients.names import step_label
 from toadstool_clients.tk.games import FONT, safe_text
 
@@ -154,7 +155,7 @@ class ActionBar:
         used = 0
         widgets: list[tk.Widget] = []
         if self.path:
-            widgets.append(ttk.Button(self.row, text="← Back", style="Action.TButton", command=self.back))
+            widgets.append(ttk.Button(self.row, text=_("← Back"), style="Action.TButton", command=self.back))
         for name in self.node.toggle_names() if self.node is not None else []:
             var = self.toggles.setdefault(name, tk.BooleanVar(self.row, value=False))
             widgets.append(ttk.Checkbutton(self.row, text=TOGGLE_NAMES.get(name, name), variable=var))
@@ -183,7 +184,7 @@ class ActionBar:
             if entry.is_leaf and entry.action is not None:
                 self.by_id[entry.action.id] = button
         if overflow:
-            more = ttk.Menubutton(self.row, text=f"More ({len(overflow)}) ▾", style="Action.TButton")
+            more = ttk.Menubutton(self.row, text=_("More ({n}) ▾", n=len(overflow)), style="Action.TButton")
             menu = tk.Menu(more, tearoff=False, font=(FONT, 10))
             for index, entry in overflow:
                 number = f"{index + 1}  " if index < 9 else ""

@@ -19,8 +19,8 @@ from tkinter import ttk
 from typing import TYPE_CHECKING, Any
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.i18n import _
-from toadstool_clients.names import BOT_LEVELS, bot_level_name, counted
+from toadstool_clients.i18n import _, n_
+from toadstool_clients.names import BOT_LEVELS, bot_level_name
 from toadstool_clients.tk.connect import explain
 from toadstool_clients.tk.games import FONT, safe_text
 
@@ -74,13 +74,17 @@ class HostControls:
         controls: list[Control] = []
         if update.status == table_pb2.TABLE_STATUS_LOBBY:
             open_seats = sum(1 for s in update.seats if s.kind == table_pb2.SEAT_KIND_EMPTY)
-            start = "Start now" if not open_seats else f"Start now (bots take the {counted(open_seats, 'open seat')})"
+            start = (
+                n_("Start now (bots take the {n} open seat)", "Start now (bots take the {n} open seats)", open_seats)
+                if open_seats
+                else _("Start now")
+            )
             controls.append((start, self.start_now))
             if open_seats:
-                controls.append(("Add a bot", self.add_bot))
+                controls.append((_("Add a bot"), self.add_bot))
         for seat in update.seats:
             controls += self.seat_controls(seat.index)
-        controls.append(("End the table", self.ask_end))
+        controls.append((_("End the table"), self.ask_end))
         return controls
 
     def seat_controls(self, index: int) -> list[Control]:
@@ -91,7 +95,7 @@ class HostControls:
         seat = next((s for s in update.seats if s.index == index), None)
         if seat is None or seat.kind == table_pb2.SEAT_KIND_EMPTY or index == self.screen.seat:
             return []
-        name = safe_text(seat.name or f"seat {index + 1}", 24)
+        name = safe_text(seat.name or _("seat {number}", number=index + 1), 24)
         controls: list[Control] = []
         if seat.kind == table_pb2.SEAT_KIND_BOT:  # the other two levels, in the lobby and in play
             now = bot_level_name(seat.bot_level)
@@ -100,12 +104,12 @@ class HostControls:
                     label = _("Make {name} {level} (now {now})", name=name, level=_(word), now=_(now))
                     controls.append((label, partial(self.set_level, index, name, level)))
         if update.status == table_pb2.TABLE_STATUS_LOBBY:
-            return [*controls, (f"Remove {name}", lambda: self.ask_kick(index, name, lobby=True))]
+            return [*controls, (_("Remove {name}", name=name), lambda: self.ask_kick(index, name, lobby=True))]
         if seat.kind != table_pb2.SEAT_KIND_HUMAN:
             return controls
-        controls.append((f"Remove {name} (a bot plays on)", lambda: self.ask_kick(index, name)))
+        controls.append((_("Remove {name} (a bot plays on)", name=name), lambda: self.ask_kick(index, name)))
         if not seat.bot_controlled:
-            controls.append((f"Let a bot play {name}'s seat", lambda: self.hand_to_bot(index, name)))
+            controls.append((_("Let a bot play {name}'s seat", name=name), lambda: self.hand_to_bot(index, name)))
         return controls
 
     def _fill_host_menu(self) -> None:
@@ -153,14 +157,14 @@ class HostControls:
 
     def ask_kick(self, index: int, name: str, lobby: bool = False) -> None:
         if lobby:
-            self.confirm(f"Remove {name} from the table? The seat becomes open.", f"Remove {name}",
-                         lambda: self.kick(index, name, lobby))  # fmt: skip
+            self.confirm(_("Remove {name} from the table? The seat becomes open.", name=name),
+                         _("Remove {name}", name=name), lambda: self.kick(index, name, lobby))  # fmt: skip
         else:
-            self.confirm(f"Remove {name}? A bot plays their seat for the rest of the game.", f"Remove {name}",
-                         lambda: self.kick(index, name, lobby))  # fmt: skip
+            self.confirm(_("Remove {name}? A bot plays their seat for the rest of the game.", name=name),
+                         _("Remove {name}", name=name), lambda: self.kick(index, name, lobby))  # fmt: skip
 
     def ask_end(self) -> None:
-        self.confirm("End the table for everyone? The game stops here.", "End the table", self.end_table)
+        self.confirm(_("End the table for everyone? The game stops here."), _("End the table"), self.end_table)
 
     # --- the calls ------------------------------------------------------------------------------------
     def _call(self, doing: str, call: Callable[[Any, str], Coroutine[Any, Any, Any]], done: str,
@@ -183,18 +187,20 @@ class HostControls:
         def failed(error: BaseException) -> None:
             self.calling = None
             if not screen.left:
-                screen.set_status(f"{refused}: {explain(error)}")
+                screen.set_status(_("{refused}: {reason}", refused=refused, reason=explain(error)))
 
         self.calling = screen.app.network.submit(call(client, token), finished, failed)
 
     def start_now(self) -> None:
         """Bots take the open seats (which starts a table that starts when full), then the game starts."""
         table_id = self.screen.table_id
-        self._call("Starting the game…", lambda client, token: client.start_now(table_id, token), "", "Not started")
+        self._call(_("Starting the game…"), lambda client, token: client.start_now(table_id, token), "",
+                   _("Not started"))  # fmt: skip
 
     def add_bot(self) -> None:
         table_id = self.screen.table_id
-        self._call("Adding a bot…", lambda client, token: client.add_bot(table_id, token), "", "No bot added")
+        self._call(_("Adding a bot…"), lambda client, token: client.add_bot(table_id, token), "",
+                   _("No bot added"))  # fmt: skip
 
     def set_level(self, index: int, name: str, level: int) -> None:
         table_id = self.screen.table_id
@@ -206,19 +212,24 @@ class HostControls:
 
     def kick(self, index: int, name: str, lobby: bool) -> None:
         table_id = self.screen.table_id
-        done = f"{name} was removed; the seat is open." if lobby else f"{name} was removed; a bot plays on."
-        self._call(f"Removing {name}…", lambda client, token: client.kick(table_id, token, index), done,
-                   f"{name} not removed")  # fmt: skip
+        if lobby:
+            done = _("{name} was removed; the seat is open.", name=name)
+        else:
+            done = _("{name} was removed; a bot plays on.", name=name)
+        self._call(_("Removing {name}…", name=name), lambda client, token: client.kick(table_id, token, index), done,
+                   _("{name} not removed", name=name))  # fmt: skip
 
     def hand_to_bot(self, index: int, name: str) -> None:
         table_id = self.screen.table_id
-        self._call(f"Handing {name}'s seat to a bot…", lambda client, token: client.hand_to_bot(table_id, token, index),
-                   f"A bot plays {name}'s seat until they are back.", "Not handed to a bot")  # fmt: skip
+        self._call(_("Handing {name}'s seat to a bot…", name=name),
+                   lambda client, token: client.hand_to_bot(table_id, token, index),
+                   _("A bot plays {name}'s seat until they are back.", name=name),
+                   _("Not handed to a bot"))  # fmt: skip
 
     def end_table(self) -> None:
         table_id = self.screen.table_id
-        self._call("Ending the table…", lambda client, token: client.end_table(table_id, token), "",
-                   "The table goes on")  # fmt: skip
+        self._call(_("Ending the table…"), lambda client, token: client.end_table(table_id, token), "",
+                   _("The table goes on"))  # fmt: skip
 
     def leave(self) -> None:
         if self.calling is not None:

@@ -373,10 +373,11 @@ class LobbyScreen:
             return
         options = self.option_values()
         client = self.app.client
-        name = (self.name_var.get().strip() or f"{safe_text(self.app.player_name, 16)}'s {game.title}")[:40].strip()
+        default = _("{name}'s {game}", name=safe_text(self.app.player_name, 16), game=game.title)
+        name = (self.name_var.get().strip() or default)[:40].strip()
         self.remember_form()
-        self.status.configure(text="Creating the table…" if bots < players else
-                              "Creating the table: every seat is a bot, so you will watch it.")  # fmt: skip
+        self.status.configure(text=_("Creating the table…") if bots < players else
+                              _("Creating the table: every seat is a bot, so you will watch it."))  # fmt: skip
         self.busy = self.app.network.submit(
             create_and_sit(
                 client,

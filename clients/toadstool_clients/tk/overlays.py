@@ -11,7 +11,8 @@ import math
 from typing import TYPE_CHECKING
 
 from toadstool.api.v1 import table_pb2
-from toadstool_clients.i18n import _
+from toadstool_clients.i18n import _, n_
+from toadstool_clients.names import KART_ROLL_PURPOSES
 from toadstool_clients.tk.games import Board, safe_text
 from toadstool_clients.tk.motion import slide_frames
 
@@ -33,9 +34,9 @@ def draw_waiting(screen: TableFace, board: Board) -> None:
     update = board.update
     w, h = board.width, board.height
     board.canvas.configure(background="#263046")
-    board.text(w / 2, 50, "Waiting for players", 20, "bold", fill="#ffd54a")
-    board.text(w / 2, 82, f"{safe_text(update.phase, 60)} · table {safe_text(update.table_id, 20)}", 11,
-               fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+    board.text(w / 2, 50, _("Waiting for players"), 20, "bold", fill="#ffd54a")
+    said = _("{phase} · table {table}", phase=safe_text(update.phase, 60), table=safe_text(update.table_id, 20))
+    board.text(w / 2, 82, said, 11, fill="#cfd8dc", width=w - 40, justify="center")
     count = max(1, len(update.seats))
     slot = min(150.0, (w - 40) / count)
     radius = min(40.0, slot * 0.36)
@@ -47,17 +48,19 @@ def draw_waiting(screen: TableFace, board: Board) -> None:
         fill = "" if empty else board.seat_colour(seat.index)
         board.canvas.create_oval(x - radius, y - radius, x + radius, y + radius, fill=fill, outline="white", width=3,
                                  dash=(6, 4) if empty else ())  # fmt: skip
-        label = "open" if empty else safe_text(board.seat_name(seat.index), max(4, int(slot / 8)))
+        label = _("open") if empty else safe_text(board.seat_name(seat.index), max(4, int(slot / 8)))
         board.text(x, y + radius + 16, label, 10, "bold", fill="#90a4ae" if empty else "white")
         if seat.index == screen.seat:
-            board.text(x, y, "you", 11 if radius > 24 else 8, "bold")
+            board.text(x, y, _("you"), 11 if radius > 24 else 8, "bold")
         elif seat.kind == table_pb2.SEAT_KIND_BOT:
-            board.text(x, y, "bot", 11 if radius > 24 else 8, "bold")
+            board.text(x, y, _("bot"), 11 if radius > 24 else 8, "bold")
     takeover = screen.table_info.takeover_seconds
-    away = f" A player who drops out is played by a bot after {takeover} s, until they are back." if takeover else ""
+    away = (
+        _("A player who drops out is played by a bot after {n} s, until they are back.", n=takeover) if takeover else ""
+    )
     if screen.host_token:
-        board.text(w / 2, h - 56, "You host this table: add bots or start now (below, or the Host menu), or wait "
-                   f"for friends to join.{away}", 10, fill="#cfd8dc", width=w - 40, justify="center")  # fmt: skip
+        host = _("You host this table: add bots or start now (below, or the Host menu), or wait for friends to join.")
+        board.text(w / 2, h - 56, f"{host} {away}".strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
     elif away:
         board.text(w / 2, h - 50, away.strip(), 10, fill="#cfd8dc", width=w - 40, justify="center")
 
@@ -78,9 +81,10 @@ def draw_roll(screen: TableFace, board: Board, face: int | None = None) -> None:
                            outline="#ffd54a" if fresh else "#546e7a", width=2 if fresh else 1)]  # fmt: skip
     items += board.die(x, y, size, face if face is not None else roll.value, highlight=fresh)
     who = safe_text(board.seat_name(roll.roller), 12)
-    items.append(board.text(x - 10, y + size / 2, f"{who}\n{safe_text(roll.purpose, 12)}: {roll.value}"
-                            if face is None else f"{who}\nrolling…", 9, "bold", anchor="e",
-                            justify="right"))  # fmt: skip
+    purpose = _(KART_ROLL_PURPOSES[roll.purpose]) if roll.purpose in KART_ROLL_PURPOSES else roll.purpose
+    said = _("{name}\n{purpose}: {value}", name=who, purpose=safe_text(purpose, 14), value=roll.value)
+    items.append(board.text(x - 10, y + size / 2, said if face is None else _("{name}\nrolling…", name=who), 9,
+                            "bold", anchor="e", justify="right"))  # fmt: skip
     for item in items:
         board.canvas.addtag_withtag("roll", item)
 
@@ -113,8 +117,13 @@ def draw_outcome(screen: TableFace, board: Board) -> None:
     if update.status != table_pb2.TABLE_STATUS_FINISHED or screen.outcome_closed:
         return
     ended = safe_text(update.outcome.ended, 80)
-    winners = ", ".join(board.seat_name(w) for w in update.outcome.winners) or "nobody"
-    headline = "The game was ended" if ended else f"★ {winners} won! ★"
+    winners = ", ".join(board.seat_name(w) for w in update.outcome.winners)
+    if ended:
+        headline = _("The game was ended")
+    elif winners:
+        headline = n_("★ {names} won! ★", "★ {names} won! ★", len(update.outcome.winners), names=winners)
+    else:
+        headline = _("★ Nobody won ★")
     summary = ended or safe_text(update.outcome.summary, 80)
     account = _account(list(update.outcome.details), OUTCOME_LINES)
     w, h = board.width, board.height
@@ -131,7 +140,7 @@ def draw_outcome(screen: TableFace, board: Board) -> None:
     for index, line in enumerate(account):  # the game's own account: its last hands, rounds, places
         items.append(board.text(w / 2, top + 120 + index * line_height, line, 9 if big else 8, fill="#4e342e",
                                 width=2 * half - 40, justify="center"))  # fmt: skip
-    items.append(board.text(w / 2, bottom - 16, "Esc or ✕ to see the table", 8, fill="#8d6e63"))
+    items.append(board.text(w / 2, bottom - 16, _("Esc or ✕ to see the table"), 8, fill="#8d6e63"))
     cx, cy = w / 2 + half - 22, top + 20
     box = board.canvas.create_oval(cx - 11, cy - 11, cx + 11, cy + 11, fill="#f9a825", outline="")
     mark = board.text(cx, cy, "✕", 10, "bold", fill="white")
@@ -195,6 +204,6 @@ def draw_held(screen: TableFace, board: Board) -> None:
     for index, line in enumerate(lines):
         items.append(board.text(w / 2 - half + 14, top + 42 + index * line_h, safe_text(line, int(half / 3.4)), 8,
                                 anchor="w", fill="#333333"))  # fmt: skip
-    items.append(board.text(w / 2, top + height - 10, "click to close", 7, fill="#8d6e63"))
+    items.append(board.text(w / 2, top + height - 10, _("click to close"), 7, fill="#8d6e63"))
     for item in items:
         board.canvas.addtag_withtag(HELD, item)

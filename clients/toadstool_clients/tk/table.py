@@ -171,7 +171,7 @@ class TableScreen:
         ttk.Label(side, text=_("Seats"), style="Card.TLabel", font=(FONT, 11, "bold")).pack(anchor="w")
         self.seats = ttk.Treeview(side, columns=("turn", "name", "score", "state"), show="headings", height=7,
                                   selectmode="none")  # fmt: skip
-        for column, title, width in (("turn", "", 16), ("name", "Player", 90), ("score", "Score", 70),
+        for column, title, width in (("turn", "", 16), ("name", _("Player"), 90), ("score", _("Score"), 70),
                                      ("state", "", 76)):  # fmt: skip
             self.seats.heading(column, text=title, anchor="w")
             self.seats.column(column, width=width, minwidth=width if column != "name" else 60,
@@ -416,7 +416,7 @@ class TableScreen:
             self.phase.configure(text=text, font=font)
 
     def _show_seats(self, update: table_pb2.Update) -> None:
-        heading = safe_text(update.score_label, 14).capitalize() or "Score"
+        heading = safe_text(update.score_label, 14).capitalize() or _("Score")
         if heading != self.seats.heading("score", "text"):  # as wide as its heading ("Extra lives")
             self.seats.heading("score", text=heading)
             self.seats.column("score", width=tkfont.Font(self.frame, family=FONT, size=10).measure(heading) + 22)
@@ -428,22 +428,22 @@ class TableScreen:
         self._seat_font = getattr(self, "_seat_font", None) or tkfont.Font(self.frame, family=FONT, size=10)
         room = int(self.seats.column("name", "width")) - 6
         for seat in update.seats:
-            name = safe_text(seat.name or "(open)", 24)
+            name = safe_text(seat.name or _("(open)"), 24)
             tags = []
             if seat.index in to_act:
                 tags.append("turn")
-            mark = " (you)" if self.seat == seat.index else ""
+            mark = " " + _("(you)") if self.seat == seat.index else ""
             if mark:
                 tags.append("you")
             if seat.kind == table_pb2.SEAT_KIND_BOT:  # "bot" plays normal; the others say how strong
                 level = bot_level_name(seat.bot_level)
                 state = _("bot") if level == "normal" else _("easy bot") if level == "easy" else _("hard bot")
             elif seat.kind == table_pb2.SEAT_KIND_EMPTY:
-                state = "open"
+                state = _("open")
             elif seat.bot_controlled:
-                state = "by bot"
+                state = _("by bot")
             else:
-                state = "online" if seat.connected else "offline"
+                state = _("online") if seat.connected else _("offline")
             # cut to the column with "…" (a Treeview would cut it without a word), "(you)" kept whole
             name = cut_to(self._seat_font.measure, name, room - self._seat_font.measure(mark)) + mark
             score = str(update.scores[seat.index]) if seat.index < len(update.scores) else ""
@@ -459,16 +459,18 @@ class TableScreen:
         actions = self.offered_actions() if not hosting else []
         extra: list[tuple[str, Any]] = []
         if hosting:  # the host's controls that fill the waiting room (the rest are in the Host menu)
-            extra += [c for c in self.host.table_controls() if c[0] == "Add a bot" or c[0].startswith("Start now")]
+            # by what a control does, not by its words (they are in the person's language)
+            bar = (self.host.add_bot, self.host.start_now)
+            extra += [c for c in self.host.table_controls() if c[1] in bar]
         if finished:
-            extra.append(("Rematch", self.rematch))
+            extra.append((_("Rematch"), self.rematch))
         key = (hosting, finished, tuple(a.id for a in actions), tuple(label for label, _ in extra))
         if key == getattr(self, "_shown", None):
             return
         self._shown = key
         note = _("Watching.") if self.token is None else _("Waiting for the other players…")
         if finished:
-            note = "The game is over."
+            note = _("The game is over.")
         self.bar.show(update, actions, "" if hosting else note, extra)
 
     @property
@@ -478,7 +480,7 @@ class TableScreen:
 
     @property
     def host_button(self) -> ttk.Button | None:
-        return self.bar_button("Add a bot")
+        return self.bar_button(_("Add a bot"))
 
     def bar_button(self, text: str) -> ttk.Button | None:
         """The bar's button reading `text` (an extra such as "Rematch")."""
@@ -576,7 +578,10 @@ class TableScreen:
         """Your own last move, and what came of it once the table says (the events of the update it made),
         under the action bar until you move again: the bots' moves after it never push it out of view."""
         said = " · ".join(self.move_result or [])
-        self.last_move_text = f"Your last move: {self.move_label}" + (f" → {said}" if said else "")
+        if said:
+            self.last_move_text = _("Your last move: {move} → {result}", move=self.move_label, result=said)
+        else:
+            self.last_move_text = _("Your last move: {move}", move=self.move_label)
         self._fit_last_move()
 
     def _fit_last_move(self) -> None:

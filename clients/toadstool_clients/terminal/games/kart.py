@@ -15,8 +15,8 @@ from rich.table import Table
 from rich.text import Text
 
 from toadstool.api.v1 import kart_pb2, table_pb2
-from toadstool_clients.i18n import _
-from toadstool_clients.names import KART_ITEM_NAMES, counted, seat_names, with_seat_names
+from toadstool_clients.i18n import N_, _, n_
+from toadstool_clients.names import KART_ITEM_NAMES, seat_names, with_seat_names
 from toadstool_clients.terminal.games.compact import Cells, one_line_each
 from toadstool_clients.terminal.track_pick import TrackPick
 
@@ -39,22 +39,38 @@ FIELD_LOOK: dict[int, tuple[str, str]] = {
     kart_pb2.KART_FIELD_TYPE_THWOMP: ("T", "bold white on grey23"),
 }
 STAGE_NAMES: dict[int, str] = {
-    kart_pb2.KART_STAGE_PRE_ROLL: "before the roll",
-    kart_pb2.KART_STAGE_BOOSTER: "on a booster",
-    kart_pb2.KART_STAGE_SHORTCUT: "shortcut or track?",
-    kart_pb2.KART_STAGE_BANANA: "placing a banana",
-    kart_pb2.KART_STAGE_FINISHED: "race over",
+    kart_pb2.KART_STAGE_PRE_ROLL: N_("before the roll"),
+    kart_pb2.KART_STAGE_BOOSTER: N_("on a booster"),
+    kart_pb2.KART_STAGE_SHORTCUT: N_("shortcut or track?"),
+    kart_pb2.KART_STAGE_BANANA: N_("placing a banana"),
+    kart_pb2.KART_STAGE_FINISHED: N_("race over"),
 }
 ROW = 20  # fields per row of the track strip
 #: How a banana chip on a field is drawn: a letter on yellow, unlike any field or kart.
 BANANA = ("b", "bold black on yellow")
 #: What a die roll was for, in words (the view carries the purpose as an identifier).
 ROLL_PURPOSES: dict[str, str] = {
-    "start_order": "for the start order",
-    "move": "move",
-    "booster": "booster",
-    "thwomp": "Thwomp",
+    "start_order": N_("for the start order"),
+    "move": N_("move"),
+    "booster": N_("booster"),
+    "thwomp": N_("Thwomp"),
 }
+
+
+def _name(names: list[str], seat: int) -> str:
+    return names[seat] if 0 <= seat < len(names) else _("Player {number}", number=seat + 1)
+
+
+def _title(view: kart_pb2.KartView, length: int | None = None) -> str:
+    """The track's heading: its name, its fields (with `length`), its laps and its shortcuts."""
+    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or _("none")
+    laps = n_("{n} lap", "{n} laps", view.laps)
+    if length is None:
+        return _("{track} · {laps} · shortcuts {cuts}", track=view.track.title, laps=laps, cuts=cuts)
+    fields = n_("{n} field", "{n} fields", length)
+    return _(
+        "{track} · {fields} · {laps} · shortcuts {cuts}", track=view.track.title, fields=fields, laps=laps, cuts=cuts
+    )
 
 
 def _with_names(text: str, names: list[str]) -> Text:
@@ -75,8 +91,8 @@ def _target_note(pick: TrackPick | None, seat: int) -> Text:
     if pick is None or seat not in pick.seats:
         return Text("")
     if seat == pick.chosen_seat:
-        return Text(" ◀ target", style="bold black on yellow")
-    return Text(" ◁ target", style="yellow")
+        return Text(" ◀ " + _("target"), style="bold black on yellow")
+    return Text(" ◁ " + _("target"), style="yellow")
 
 
 def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> RenderableType:
@@ -126,44 +142,44 @@ def _track(view: kart_pb2.KartView, pick: TrackPick | None = None) -> Renderable
             lines.append(picks)
     legend = Text.assemble(
         ("·", "dim"),
-        " plain  ",
+        " " + _("plain") + "  ",
         ("?", "bold yellow"),
-        " item  ",
+        " " + _("item") + "  ",
         ("»", "bold cyan"),
-        " booster  ",
+        " " + _("booster") + "  ",
         ("m", "bold red"),
-        " mushroom  ",
+        " " + _("mushroom") + "  ",
         ("T", "bold white on grey23"),
-        " Thwomp  ",
+        " " + _("Thwomp") + "  ",
         (BANANA[0], BANANA[1]),
-        " banana chip  ",
+        " " + _("banana chip") + "  ",
         ("A→ →A", "bold red"),
-        " shortcut",
+        " " + _("shortcut"),
     )
-    cuts = ", ".join(f"{c.label}: {c.start} → {c.exit}" for c in track.shortcuts) or "none"
-    start = Text("Start area: ")
+    start = Text(_("Start area: "))
     for kart in start_area:
         start.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
         start.append_text(_target_note(pick, kart.seat))
         start.append(" ")
     if not start_area:
-        start.append("empty", style="dim")
-    title = Text(f"{track.title} · {length} fields · {view.laps} laps · shortcuts {cuts}")
+        start.append(_("empty"), style="dim")
+    title = Text(_title(view, length))
     return Panel(Group(*lines, start, legend), title=title, border_style="cyan")
 
 
 def _karts(view: kart_pb2.KartView, names: list[str], pick: TrackPick | None = None) -> Table:
     table = Table(expand=False, header_style="bold")
-    for column in ("", "Kart", "Driver", "Lap", "Field", "Progress", "Coins", "Item", "Skips", "Halved", "Start"):
+    columns = ("", _("Kart"), _("Driver"), _("Lap"), _("Field"), _("Progress"), _("Coins"), _("Item"), _("Skips"))
+    for column in (*columns, _("Halved"), _("Start")):
         table.add_column(column)
     turn = view.turn if view.HasField("turn") else None
     you = view.you if view.HasField("you") else None
     for kart in view.karts:
         style = COLOR_STYLE.get(kart.color, "bold")
         marker = "▶" if kart.seat == turn else ""
-        driver = Text(names[kart.seat] if kart.seat < len(names) else f"Player {kart.seat + 1}")
+        driver = Text(_name(names, kart.seat))
         if kart.seat == you:
-            driver.append(" (you)", style="bold")
+            driver.append(" " + _("(you)"), style="bold")
         driver.append_text(_target_note(pick, kart.seat))
         item = _(KART_ITEM_NAMES.get(kart.item, "?")) if kart.HasField("item") else "-"
         table.add_row(
@@ -171,7 +187,7 @@ def _karts(view: kart_pb2.KartView, names: list[str], pick: TrackPick | None = N
             Text(kart.character, style=style),
             driver,
             f"{kart.lap}/{view.laps}",
-            "start" if kart.in_start_area else str(kart.field),
+            _("start") if kart.in_start_area else str(kart.field),
             str(kart.progress),
             str(kart.coins),
             item,
@@ -185,33 +201,40 @@ def _karts(view: kart_pb2.KartView, names: list[str], pick: TrackPick | None = N
 def _status(view: kart_pb2.KartView, names: list[str], phase: str) -> Text:
     status = _with_names(phase or view.phase, names)
     status.stylize("bold")
-    status.append(f"  ·  {STAGE_NAMES.get(view.stage, '')}")
+    status.append(f"  ·  {_(STAGE_NAMES[view.stage]) if view.stage in STAGE_NAMES else ''}")
     notes = []
     if view.bundle_paid:
-        notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
+        notes.append(
+            n_("paid {n} coin for +{bonus}", "paid {n} coins for +{bonus}", view.bundle_paid, bonus=view.bundle_bonus)
+        )
     if view.mushroom:
-        notes.append("Mushroom: this roll x2")
+        notes.append(_("Mushroom: this roll x2"))
     if view.lightning:
-        notes.append("Lightning active")
+        notes.append(_("Lightning active"))
     if view.item_used:
-        notes.append("item used this turn")
+        notes.append(_("item used this turn"))
     if view.pending_move:
-        notes.append(f"move of {view.pending_move} waiting")
+        notes.append(_("move of {number} waiting", number=view.pending_move))
     if notes:
         status.append("  ·  " + ", ".join(notes), style="italic")
     status.append(
-        f"\nBank: {view.bank} coins  ·  Item deck: {view.deck_count} cards  ·  "
-        f"Banana chips left: {view.banana_chips_left}"
+        "\n"
+        + _(
+            "Bank: {bank} coins  ·  Item deck: {deck} cards  ·  Banana chips left: {chips}",
+            bank=view.bank,
+            deck=view.deck_count,
+            chips=view.banana_chips_left,
+        )
     )
     if view.last_rolls:
-        status.append("\nDice: ")
+        status.append("\n" + _("Dice: "))
         for roll in view.last_rolls[-6:]:
-            who = names[roll.roller] if roll.roller < len(names) else f"Player {roll.roller + 1}"
-            status.append(f"{who} ")
+            status.append(f"{_name(names, roll.roller)} ")
             status.append("⚀⚁⚂⚃⚄⚅"[roll.value - 1] if 1 <= roll.value <= 6 else "?", style="bold")
-            status.append(f" {roll.value} ({ROLL_PURPOSES.get(roll.purpose, 'roll')})  ")
+            purpose = _(ROLL_PURPOSES[roll.purpose]) if roll.purpose in ROLL_PURPOSES else _("roll")
+            status.append(f" {roll.value} ({purpose})  ")
     if view.ranking:
-        status.append("\nFinal ranking: ", style="bold")
+        status.append("\n" + _("Final ranking: "), style="bold")
         order = sorted(range(len(view.ranking)), key=lambda s: view.ranking[s])
         status.append("  ".join(f"{view.ranking[s]}. {names[s]}" for s in order if s < len(names)))
     return status
@@ -304,12 +327,14 @@ def _compact_track(
 def _legend_rows(shortcuts: bool) -> list[Text]:
     """The compact track's legend, in short rows beside it (17 columns at 80)."""
     rows = [
-        Text.assemble(("?", "bold yellow"), " item ", ("»", "bold cyan"), " boost"),
-        Text.assemble(("m", "bold red"), " mushroom"),
-        Text.assemble(("T", "bold white on grey23"), " Thwomp ", (BANANA[0], BANANA[1]), " banana"),
+        Text.assemble(("?", "bold yellow"), " " + _("item") + " ", ("»", "bold cyan"), " " + _("boost")),
+        Text.assemble(("m", "bold red"), " " + _("mushroom")),
+        Text.assemble(
+            ("T", "bold white on grey23"), " " + _("Thwomp") + " ", (BANANA[0], BANANA[1]), " " + _("banana")
+        ),
     ]
     if shortcuts:
-        rows.append(Text.assemble(("A╌A", "bold red"), " shortcut"))
+        rows.append(Text.assemble(("A╌A", "bold red"), " " + _("shortcut")))
     return rows
 
 
@@ -320,50 +345,54 @@ def render_compact(update: table_pb2.Update, pick: TrackPick | None = None) -> R
     names = seat_names(update, len(view.karts))
     you = view.you if view.HasField("you") else None
     turn = view.turn if view.HasField("turn") else None
-    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
-    title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
+    title = Text(_title(view), style="bold")
     lines: list[RenderableType] = [title, _CompactTrack(view, pick)]
     long: list[Text] = []
     short: list[Text] = []
     for kart in view.karts:
         line = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
         line.append(kart.character, style=COLOR_STYLE.get(kart.color, "bold"))
-        driver = "you" if kart.seat == you else (names[kart.seat] if kart.seat < len(names) else "?")
+        driver = _("you") if kart.seat == you else (names[kart.seat] if kart.seat < len(names) else "?")
         line.append(f" ({driver})")
-        where = "start" if kart.in_start_area else f"field {kart.field}"
-        line.append(f"  lap {kart.lap}/{view.laps} · {where} · {counted(kart.coins, 'coin')}")
+        where = _("start") if kart.in_start_area else _("field {number}", number=kart.field)
+        lap = _("lap {lap}/{laps}", lap=kart.lap, laps=view.laps)
+        line.append(f"  {lap} · {where} · {n_('{n} coin', '{n} coins', kart.coins)}")
         if kart.HasField("item"):
             line.append(f" · {_(KART_ITEM_NAMES.get(kart.item, '?'))}", style="bold")
         if kart.skips:
-            line.append(f" · skips {counted(kart.skips, 'turn')}", style="italic")
+            line.append(" · " + n_("skips {n} turn", "skips {n} turns", kart.skips), style="italic")
         if kart.halving:
-            line.append(" · next move halved", style="italic")
+            line.append(" · " + _("next move halved"), style="italic")
         line.append_text(_target_note(pick, kart.seat))
         long.append(line)
         brief = Text("▶ " if kart.seat == turn else "  ", style="bold yellow")
         brief.append(kart.character[:1] or "?", style=COLOR_STYLE.get(kart.color, "bold"))
-        where = "start" if kart.in_start_area else f"f{kart.field}"
-        brief.append(f" {driver} lap{kart.lap} {where} {kart.coins}c")
+        where = _("start") if kart.in_start_area else _("f{number}", number=kart.field)
+        brief.append(
+            " " + _("{driver} lap{lap} {where} {coins}c", driver=driver, lap=kart.lap, where=where, coins=kart.coins)
+        )
         if kart.HasField("item"):
             brief.append(f" {_(KART_ITEM_NAMES.get(kart.item, '?'))}", style="bold")
         if kart.skips:
-            brief.append(f" skip{kart.skips}", style="italic")
+            brief.append(" " + _("skip{n}", n=kart.skips), style="italic")
         brief.append_text(_target_note(pick, kart.seat))
         short.append(brief)
     # one kart a line from 80 columns; narrower, two or more a line in fewer words (f field, c coins)
     lines.append(Cells(long, short, most_rows=3, roomy_width=80))
     notes = []
     if view.bundle_paid:
-        notes.append(f"paid {counted(view.bundle_paid, 'coin')} for +{view.bundle_bonus}")
+        notes.append(
+            n_("paid {n} coin for +{bonus}", "paid {n} coins for +{bonus}", view.bundle_paid, bonus=view.bundle_bonus)
+        )
     if view.mushroom:
-        notes.append("Mushroom: roll x2")
+        notes.append(_("Mushroom: roll x2"))
     if view.pending_move:
-        notes.append(f"a move of {view.pending_move} waits")
+        notes.append(_("a move of {number} waits", number=view.pending_move))
     if view.last_rolls:
         roll = view.last_rolls[-1]
-        who = "you" if roll.roller == you else (names[roll.roller] if roll.roller < len(names) else "?")
-        notes.append(f"last roll: {who} {roll.value}")
-    notes.append(f"bank {view.bank} · banana chips {view.banana_chips_left}")
+        who = _("you") if roll.roller == you else (names[roll.roller] if roll.roller < len(names) else "?")
+        notes.append(_("last roll: {name} {value}", name=who, value=roll.value))
+    notes.append(_("bank {bank} · banana chips {chips}", bank=view.bank, chips=view.banana_chips_left))
     lines.append(Text("  ·  ".join(notes), style="dim"))
     return Group(*one_line_each(lines))
 
@@ -373,6 +402,5 @@ def render_medium(update: table_pb2.Update, pick: TrackPick | None = None) -> Re
     item, skips, start place) and the turn's status with the latest dice."""
     view = update.view.kart
     names = seat_names(update, len(view.karts))
-    cuts = ", ".join(f"{c.label} {c.start}→{c.exit}" for c in view.track.shortcuts) or "none"
-    title = Text(f"{view.track.title} · {view.laps} laps · shortcuts {cuts}", style="bold")
+    title = Text(_title(view), style="bold")
     return Group(title, _CompactTrack(view, pick), _karts(view, names, pick), _status(view, names, update.phase))

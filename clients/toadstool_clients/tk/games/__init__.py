@@ -22,6 +22,7 @@ from typing import Any
 from google.protobuf import text_format
 
 from toadstool.api.v1 import table_pb2
+from toadstool_clients.i18n import _
 
 log = logging.getLogger(__name__)
 
@@ -211,8 +212,8 @@ class Board:
     def seat_name(self, seat: int) -> str:
         for s in self.update.seats:
             if s.index == seat:
-                return safe_text(s.name or f"Seat {seat + 1}", 18)
-        return f"Seat {seat + 1}"
+                return safe_text(s.name or _("Seat {number}", number=seat + 1), 18)
+        return _("Seat {number}", number=seat + 1)
 
     def seat_colour(self, seat: int) -> str:
         return SEAT_COLOURS[seat % len(SEAT_COLOURS)]
@@ -365,7 +366,7 @@ def raw_view_text(update: table_pb2.Update) -> str:
     """The view as protobuf text, for the fallback screen."""
     view = view_of(update)[1]
     if view is None:
-        return "(this update carries no game view this client knows)"
+        return _("(this update carries no game view this client knows)")
     return text_format.MessageToString(view, as_utf8=True)[:6000]
 
 
@@ -405,22 +406,22 @@ def draw_game(board: Board) -> str:
     """Draw the update's game on the board; returns "" or a note when it fell back to the raw view."""
     member, view = view_of(board.update)
     if member is None:
-        draw_raw(board, "This client does not know this game; here is what the server sent.")
+        draw_raw(board, _("This client does not know this game; here is what the server sent."))
         return "unknown game"
     try:
         module = importlib.import_module(f"{__name__}.{member}")
     except ImportError:
-        draw_raw(board, f"No screen for {member!r} yet; here is the raw view.")
+        draw_raw(board, _("No screen for {game} yet; here is the raw view.", game=repr(member)))
         return "no screen"
     if has_unknown_fields(view):
-        draw_raw(board, "The server sent fields this client does not know; here is the raw view.")
+        draw_raw(board, _("The server sent fields this client does not know; here is the raw view."))
         return "unknown fields"
     try:
         module.draw(board, view)
     except Exception:  # a drawing bug must not end the player's game
         log.warning("the %s screen failed; showing the raw view", member, exc_info=True)
         board.targets.clear()
-        draw_raw(board, "This view could not be drawn; here is the raw view.")
+        draw_raw(board, _("This view could not be drawn; here is the raw view."))
         return "drawing failed"
     return ""
 
@@ -443,7 +444,7 @@ def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tup
     if recap is None:
         return None
     try:
-        names = [safe_text(seat.name or f"Player {seat.index + 1}", 18) for seat in update.seats]
+        names = [safe_text(seat.name or _("Player {number}", number=seat.index + 1), 18) for seat in update.seats]
         found = recap(before, view, [safe_text(e.text, 120) for e in update.events], names)
     except Exception:  # a recap is a nicety: never a reason to fail
         log.warning("the %s recap failed", member, exc_info=True)
@@ -455,6 +456,6 @@ def score_lines(before: Iterable[int], after: Iterable[int], names: list[str], p
     """What a hand or round scored, seat by seat ("Bot 1 +91 = 91"), a few seats to a line, for a recap."""
     scored = []
     for seat, (old, new) in enumerate(zip(before, after, strict=False)):
-        name = names[seat] if seat < len(names) else f"Player {seat + 1}"
+        name = names[seat] if seat < len(names) else _("Player {number}", number=seat + 1)
         scored.append(f"{name} {new - old:+d} = {new}")
     return [" · ".join(scored[i : i + per_line]) for i in range(0, len(scored), per_line)]

@@ -12,7 +12,7 @@ import math
 from typing import Any
 
 from toadstool.api.v1 import kart_pb2
-from toadstool_clients.i18n import _
+from toadstool_clients.i18n import N_, _, n_
 from toadstool_clients.names import KART_ITEM_NAMES
 from toadstool_clients.tk.games import Board, fitted, safe_text, text_colour_on, text_width
 
@@ -76,10 +76,10 @@ def short_label(name: str) -> str:
 
 #: Field kinds in the legend, with their names.
 LEGEND = (
-    (kart_pb2.KART_FIELD_TYPE_ITEM, "item"),
-    (kart_pb2.KART_FIELD_TYPE_BOOSTER, "booster"),
-    (kart_pb2.KART_FIELD_TYPE_MUSHROOM, "mushroom"),
-    (kart_pb2.KART_FIELD_TYPE_THWOMP, "Thwomp"),
+    (kart_pb2.KART_FIELD_TYPE_ITEM, N_("item")),
+    (kart_pb2.KART_FIELD_TYPE_BOOSTER, N_("booster")),
+    (kart_pb2.KART_FIELD_TYPE_MUSHROOM, N_("mushroom")),
+    (kart_pb2.KART_FIELD_TYPE_THWOMP, N_("Thwomp")),
 )
 
 
@@ -175,7 +175,7 @@ def _draw_finish(board: Board, loop: Loop, tile: float, inside: bool = False) ->
             y0 = y - half + row * 2 * half / squares
             board.canvas.create_rectangle(x - 6 + col * 6, y0, x + col * 6, y0 + 2 * half / squares, fill=fill,
                                           outline="")  # fmt: skip
-    board.text(x, y - half - 12 if inside else y + half + 12, "FINISH", 8, "bold", fill="white")
+    board.text(x, y - half - 12 if inside else y + half + 12, _("FINISH"), 8, "bold", fill="white")
 
 
 def _draw_shortcuts(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
@@ -292,21 +292,24 @@ def _draw_infield(board: Board, view: kart_pb2.KartView, loop: Loop) -> None:
     board.panel(x0, y0, x1, y1, 20, fill="#1b5e20", outline="#a5d6a7", width=2)
     room = x1 - x0 - 20
     cx = (x0 + x1) / 2
-    title = f"{view.track.title or view.track.name} · {view.laps} laps"
+    title = n_("{track} · {n} lap", "{track} · {n} laps", view.laps, track=view.track.title or view.track.name)
     title = safe_text(title, 60)  # measured: a smaller size before any cut
     size = next((size for size in (11, 10, 9) if text_width(board.canvas, title, size, "bold") <= room), 9)
     board.text(cx, y0 + 16, fitted(board.canvas, title, room, size, "bold"), size, "bold", fill=GOLD)
-    facts = f"Bank ● {view.bank} · items {view.deck_count} · bananas {view.banana_chips_left}"
+    facts = _("Bank ● {bank} · items {deck} · bananas {chips}", bank=view.bank, deck=view.deck_count,
+              chips=view.banana_chips_left)  # fmt: skip
     board.text(cx, y0 + 36, safe_text(facts, max(6, int(room / 5.6))), 8, fill="#c8e6c9")
     notes = []
     if view.bundle_paid:
-        notes.append(f"paid {view.bundle_paid} coins for +{view.bundle_bonus}")
+        notes.append(n_("paid {n} coin for +{bonus}", "paid {n} coins for +{bonus}", view.bundle_paid,
+                        bonus=view.bundle_bonus))  # fmt: skip
     if view.mushroom:
-        notes.append("Mushroom: the roll is doubled")
+        notes.append(_("Mushroom: the roll is doubled"))
     if view.lightning:
-        notes.append("Lightning!")
+        notes.append(_("Lightning!"))
     if view.stage == kart_pb2.KART_STAGE_SHORTCUT:
-        notes.append(f"{view.pending_move} fields to drive: take a shortcut?")
+        notes.append(n_("{n} field to drive: take a shortcut?", "{n} fields to drive: take a shortcut?",
+                        view.pending_move))  # fmt: skip
     if notes and y1 - y0 > 64:
         board.text(cx, (y0 + 46 + y1) / 2, safe_text(" · ".join(notes), max(10, int(room / 3.2))), 9, "bold",
                    fill=GOLD, width=room, justify="center")  # fmt: skip
@@ -333,21 +336,21 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
     rolls_h = 54.0 if view.last_rolls else 0.0
     row_h = max(14.0, min(30.0, (y1 - y0 - 30 - legend_h - die_h - rolls_h) / max(len(racers), 1)))
     two_lines = row_h >= 28
-    board.text(x0 + 10, y0 + 14, "Standings", 10, "bold", anchor="w", fill=GOLD)
+    board.text(x0 + 10, y0 + 14, _("Standings"), 10, "bold", anchor="w", fill=GOLD)
     y = y0 + 30 + (row_h / 2 if not two_lines else 8)
     for place, racer in enumerate(racers, start=1):
         shown_place = view.ranking[racer.seat] if ranked and racer.seat < len(view.ranking) else place
         turn = view.HasField("turn") and view.turn == racer.seat
         colour = KART_COLOURS.get(racer.color, "#9e9e9e")
         fill = GOLD if turn else "white"
-        details = [f"{laps_done(board, racer, view)}/{view.laps} laps", f"● {racer.coins}"]
+        details = [_("{done}/{laps} laps", done=laps_done(board, racer, view), laps=view.laps), f"● {racer.coins}"]
         extras = []
         if racer.HasField("item"):
             extras.append(_(KART_ITEM_NAMES.get(racer.item, "item")))
         if racer.skips:
-            extras.append(f"skips {racer.skips}")
+            extras.append(_("skips {n}", n=racer.skips))
         if racer.halving:
-            extras.append("½ move")
+            extras.append(_("½ move"))
         board.text(x0 + 10, y, f"{shown_place}.", 9, "bold", anchor="w", fill=fill)
         c.create_oval(x0 + 28, y - 6, x0 + 40, y + 6, fill=colour, outline="white")
         right = "  ".join(details)
@@ -372,9 +375,11 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
     y = max(y, y0 + 30) + 6 - (row_h / 2 if not two_lines else 8)
     rolls = list(view.last_rolls)[-max(1, int((room - 36) / 40)) :]
     if rolls:
-        board.text(x0 + 10, y + 12, "Rolls", 8, "bold", anchor="w", fill="#c8e6c9")
+        label = board.text(x0 + 10, y + 12, _("Rolls"), 8, "bold", anchor="w", fill="#c8e6c9")
+        first = max(x0 + 44, board.canvas.bbox(label)[2] + 8)  # the dice start after the word, however long
+        rolls = rolls[-max(1, int((x1 - 4 - first) / 40)) :]
         for index, roll in enumerate(rolls):
-            rx = x0 + 44 + index * 40
+            rx = first + index * 40
             board.die(rx, y, 24, roll.value)
             board.text(rx + 12, y + 34, safe_text(board.seat_name(roll.roller), 6), 7, fill="#c8e6c9")
         y += rolls_h
@@ -383,12 +388,12 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         size = 40.0
         rx = (x0 + x1) / 2 - size / 2
         items = board.die(rx, y + 4, size, 5, highlight=True)
-        items.append(board.text(rx + size / 2, y + size + 20, "Click to roll (r)", 9, "bold", fill=GOLD))
+        items.append(board.text(rx + size / 2, y + size + 20, _("Click to roll (r)"), 9, "bold", fill=GOLD))
         board.clickable(items, rolls_offered, "the die")
     # the legend of field kinds, in two columns at the bottom
     ly = y1 - legend_h + 4
     # the second column starts after the first column's longest name (the names are never cut)
-    first = max(text_width(c, title, 8) for index, (_kind, title) in enumerate(LEGEND) if index % 2 == 0)
+    first = max(text_width(c, _(title), 8) for index, (_kind, title) in enumerate(LEGEND) if index % 2 == 0)
     column_w = max(room / 2, 17 + first + 8)
     for index, (field_kind, field_name) in enumerate(LEGEND):
         fill, mark = FIELDS[field_kind]
@@ -397,7 +402,7 @@ def _draw_race_panel(board: Board, view: kart_pb2.KartView, x0: float, y0: float
         board.rounded(lx, yy - 6, lx + 12, yy + 6, 3, fill=fill, outline="white")
         if mark and field_kind != kart_pb2.KART_FIELD_TYPE_MUSHROOM:
             board.text(lx + 6, yy, mark, 7, "bold", fill=text_colour_on(fill))
-        board.text(lx + 17, yy, field_name, 8, anchor="w", fill="#e8f5e9")
+        board.text(lx + 17, yy, _(field_name), 8, anchor="w", fill="#e8f5e9")
     yy = ly + (len(LEGEND) // 2) * 16  # the banana chip, on a line of its own below the fields
     banana_chip(board, x0 + 16, yy, 6)
-    board.text(x0 + 27, yy, "banana chip", 8, anchor="w", fill="#e8f5e9")
+    board.text(x0 + 27, yy, _("banana chip"), 8, anchor="w", fill="#e8f5e9")

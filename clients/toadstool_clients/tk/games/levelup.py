@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.api.v1 import levelup_pb2
-from toadstool_clients.i18n import _
+from toadstool_clients.i18n import N_, _, n_
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
 from toadstool_clients.tk.games import Board, character_colour, safe_text, score_lines, text_colour_on, text_width
 
@@ -33,21 +33,21 @@ SHORT = {
     "donkey kong": "DK",
 }
 BLOCKS = {
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: ("Coin", "#f9a825"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN_X2: ("2 Coins", "#f57f17"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_MUSHROOM: ("Mushroom", "#e53935"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_FEATHER: ("Feather", "#8d6e63"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_GOOMBA: ("Goomba", "#795548"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_GREEN_SHELL: ("Shell", "#2e7d32"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_DOUBLE_CHERRY: ("Cherry", "#ad1457"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: ("Thwomp", "#546e7a"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: ("POW", "#1565c0"),
-    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: ("Star", "#fbc02d"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN: (N_("Coin"), "#f9a825"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_COIN_X2: (N_("2 Coins"), "#f57f17"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_MUSHROOM: (N_("Mushroom"), "#e53935"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_FEATHER: (N_("Feather"), "#8d6e63"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GOOMBA: (N_("Goomba"), "#795548"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_GREEN_SHELL: (N_("Shell"), "#2e7d32"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_DOUBLE_CHERRY: (N_("Cherry"), "#ad1457"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_THWOMP: (N_("Thwomp"), "#546e7a"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_POW_BLOCK: (N_("POW"), "#1565c0"),
+    levelup_pb2.LEVEL_UP_BLOCK_KIND_SUPER_STAR: (N_("Star"), "#fbc02d"),
 }
 VOTES = {
-    levelup_pb2.LEVEL_UP_VOTE_YES: ("Yes!", "#2e7d32"),
-    levelup_pb2.LEVEL_UP_VOTE_NO: ("No!", "#c62828"),
-    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: ("Thwomp!", "#455a64"),
+    levelup_pb2.LEVEL_UP_VOTE_YES: (N_("Yes!"), "#2e7d32"),
+    levelup_pb2.LEVEL_UP_VOTE_NO: (N_("No!"), "#c62828"),
+    levelup_pb2.LEVEL_UP_VOTE_THWOMP_VOTE: (N_("Thwomp!"), "#455a64"),
 }
 CHARACTER_KINDS = ("move", "place", "play_feather", "play_green_shell", "play_warp_pipe", "play_goomba_stomp")
 
@@ -73,7 +73,7 @@ def draw(board: Board, view: levelup_pb2.LevelUpView) -> None:
         offers.setdefault(payload.first, []).append(legal)
     groups = waiting_groups(view)
     # the row's room is what every character would need, so the levels stay put while it empties
-    everyone = [("Off the board", list(range(len(view.character_names) or 1)), True)]
+    everyone = [(_("Off the board"), list(range(len(view.character_names) or 1)), True)]
     height = waiting_layout(board, everyone if groups else [], board_w)[0]
     row_top = board.height - 8 - max(height, ROW_LINE + 2 * ROW_PAD)
     _draw_levels(board, view, board_w, row_top - 14, offers)
@@ -95,7 +95,7 @@ def _draw_levels(board: Board, view: levelup_pb2.LevelUpView, board_w: float, bo
     for cx, cy in ((board_w * 0.3, 26), (board_w * 0.8, 40)):
         for dx in (-26, 0, 26):
             c.create_oval(cx + dx - 22, cy - 14, cx + dx + 22, cy + 14, fill="white", outline="")
-    board.text(16, 16, f"Round {view.round}", 12, "bold", anchor="w", fill="#0d2b6b")
+    board.text(16, 16, _("Round {number}", number=view.round), 12, "bold", anchor="w", fill="#0d2b6b")
     pitch = (bottom - top) / max(len(levels), 1)
     # a shelf reaches `above` over its line and `below` under it; the room between two shelves is `free`
     above, below = (10.0, 6.0) if pitch >= 44 else (6.0, 4.0)
@@ -161,7 +161,7 @@ Slot = tuple[int | None, str, bool, float, int]
 
 def waiting_groups(view: levelup_pb2.LevelUpView) -> list[tuple[str, list[int], bool]]:
     """Characters not on the board: those still to be placed and those off it (faded)."""
-    groups = [("To place", list(view.unplaced), False), ("Off the board", list(view.off_board), True)]
+    groups = [(_("To place"), list(view.unplaced), False), (_("Off the board"), list(view.off_board), True)]
     return [group for group in groups if group[1]]
 
 
@@ -250,12 +250,12 @@ def _draw_character(board: Board, view: levelup_pb2.LevelUpView, character: int,
     if character in view.favourites:
         items.append(heart(board, cx + radius * 0.85, cy - radius * 0.85, max(3.5, radius * 0.3)))
     if nominee and crowned:
-        items.append(board.text(cx, cy - radius - 14, "♛ nominee", 8, "bold", fill="#5d2906"))
+        items.append(board.text(cx, cy - radius - 14, _("♛ nominee"), 8, "bold", fill="#5d2906"))
     label = name if len(name) <= 10 else short_label(name) if " " not in name else name.split()[0]
     if radius >= 12 and text_width(board.canvas, label, 7, "bold") + 8 <= room:  # a name that keeps off the next
         items.append(board.text(cx, cy + radius + 2, label, 7, "bold", fill="#5d2906" if on_gold else "white",
                                 anchor="n"))  # fmt: skip
-    board.tip(items, f"{name} (the nominee)" if nominee else name)
+    board.tip(items, _("{name} (the nominee)", name=name) if nominee else name)
     board.moving(f"character {character}", items)
     board.clickable(items, offers, name)
 
@@ -290,32 +290,34 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         score = view.scores[seat.seat] if seat.seat < len(view.scores) else 0
         vote = VOTES.get(seat.revealed_vote)
         right = 60.0 + (56 if vote else 40 if seat.has_voted else 0)
-        name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
+        name = board.seat_name(seat.seat)
+        name = _("{name} (you)", name=name) if seat.seat == board.you else name
         board.text(x0 + 30, y + 13, safe_text(name, max(4, int((room - right) / 7.5))), 9, "bold", anchor="w",
                    fill=GOLD if current else "white")  # fmt: skip
-        board.text(x1 - 14, y + 13, f"{score} pts", 9, "bold", anchor="e")
+        board.text(x1 - 14, y + 13, n_("{n} pt", "{n} pts", score), 9, "bold", anchor="e")
         if vote:
             label, fill = vote
             board.rounded(x1 - 112, y + 5, x1 - 64, y + 21, 7, fill=fill if not seat.vote_cancelled else "#777777",
                           outline="white")  # fmt: skip
-            board.text(x1 - 88, y + 13, label + (" ✗" if seat.vote_cancelled else ""), 7, "bold")
+            board.text(x1 - 88, y + 13, _(label) + (" ✗" if seat.vote_cancelled else ""), 7, "bold")
         elif seat.has_voted:
-            board.text(x1 - 66, y + 13, "voted ✓", 7, "bold", anchor="e", fill="#a5d6a7")
-        facts = [f"● {seat.coins}", f"No! {seat.no_cards}", f"Power Ups {seat.power_up_count}"]
+            board.text(x1 - 66, y + 13, _("voted ✓"), 7, "bold", anchor="e", fill="#a5d6a7")
+        facts = [f"● {seat.coins}", _("No! {n}", n=seat.no_cards), _("Power Ups {n}", n=seat.power_up_count)]
         if not full and seat.held_blocks:
-            facts.append(f"blocks {len(seat.held_blocks)}")
+            facts.append(_("blocks {n}", n=len(seat.held_blocks)))
         if seat.extra_turns:
-            facts.append(f"+{seat.extra_turns} turn")
+            facts.append(n_("+{n} turn", "+{n} turns", seat.extra_turns))
         if seat.skips:
-            facts.append(f"skips {seat.skips}")
+            facts.append(_("skips {n}", n=seat.skips))
         if not board.connected(seat.seat):
-            facts.append("offline")
+            facts.append(_("offline"))
         board.text(x0 + 14, y + 30, safe_text("  ".join(facts), max(8, int(room / 5.6))), 7, anchor="w",
                    fill="#c5cae9")  # fmt: skip
         if full:
             bx = x0 + 14
             for block in seat.held_blocks[:8]:
                 label, fill = BLOCKS.get(block.kind, ("?", "#888888"))
+                label = _(label) if label != "?" else label
                 width = 8 + len(label) * 6
                 if bx + width > x1 - 10:
                     break
@@ -328,7 +330,7 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
     y += 2
     if view.favourites:
         roomy = h >= 600
-        title = board.text(x0 + 14, y, "Your secret favourites" if roomy else "Favourites", 9, "bold",
+        title = board.text(x0 + 14, y, _("Your secret favourites") if roomy else _("Favourites"), 9, "bold",
                            anchor="nw", fill=GOLD)  # fmt: skip
         heart(board, board.canvas.bbox(title)[2] + 9, y + 8)
         y += 20
@@ -346,10 +348,10 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         y += (26 * favourite_rows if roomy else 22) + 4
     if view.power_ups:
         names = ", ".join(_(LEVEL_UP_POWER_NAMES.get(p.kind, "?")) for p in view.power_ups)
-        board.text(x0 + 14, y, safe_text(f"Your Power Ups: {names}", max(10, int(room / 3))), 8, "bold",
+        board.text(x0 + 14, y, safe_text(_("Your Power Ups: {names}", names=names), max(10, int(room / 3))), 8, "bold",
                    anchor="nw", fill="#e1bee7", width=x1 - x0 - 28)  # fmt: skip
         y += 30
-    piles = f"? blocks left {view.block_pile} · Power Up deck {view.power_deck}"
+    piles = _("? blocks left {blocks} · Power Up deck {deck}", blocks=view.block_pile, deck=view.power_deck)
     if y < h - 28:
         board.text(x0 + 14, h - 20, safe_text(piles, max(10, int(room / 5))), 7, anchor="w", fill="#c5cae9")
 
@@ -364,4 +366,7 @@ def recap(previous: levelup_pb2.LevelUpView, view: levelup_pb2.LevelUpView, text
     said = [text for text in texts[:begins] if "objective" not in text][-2:]
     if view.HasField("you") and view.you < len(names):  # why you scored what you did
         said += [text for text in texts[:begins] if text.startswith(f"{names[view.you]}'s objective")][:1]
-    return f"Round {previous.round}: the result", [*said, *score_lines(previous.scores, view.scores, names)]
+    return _("Round {number}: the result", number=previous.round), [
+        *said,
+        *score_lines(previous.scores, view.scores, names),
+    ]

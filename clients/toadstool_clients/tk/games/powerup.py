@@ -11,6 +11,7 @@ import math
 from typing import Any
 
 from toadstool.api.v1 import powerup_pb2
+from toadstool_clients.i18n import N_, _, n_
 from toadstool_clients.tk.games import Board, safe_text, text_colour_on, text_width
 
 FELT = "#2b3f8c"
@@ -35,11 +36,11 @@ KIND_COLOURS = {
     powerup_pb2.POWER_UP_CARD_KIND_BULLET_BILL: "#37474f",
 }
 TIMING = {
-    powerup_pb2.POWER_UP_TIMING_MODIFY: "your modify turn",
-    powerup_pb2.POWER_UP_TIMING_ANY_TIME: "any time",
-    powerup_pb2.POWER_UP_TIMING_TRADE_ANSWER: "when traded with",
-    powerup_pb2.POWER_UP_TIMING_BEFORE_DECISION: "before deciding",
-    powerup_pb2.POWER_UP_TIMING_AS_DECISION: "as your decision",
+    powerup_pb2.POWER_UP_TIMING_MODIFY: N_("your modify turn"),
+    powerup_pb2.POWER_UP_TIMING_ANY_TIME: N_("any time"),
+    powerup_pb2.POWER_UP_TIMING_TRADE_ANSWER: N_("when traded with"),
+    powerup_pb2.POWER_UP_TIMING_BEFORE_DECISION: N_("before deciding"),
+    powerup_pb2.POWER_UP_TIMING_AS_DECISION: N_("as your decision"),
 }
 
 
@@ -66,7 +67,7 @@ def draw_level_card(board: Board, x: float, y: float, w: float, seat: powerup_pb
     if card.castle:
         items.append(board.rounded(x, y, x + w, y + h, 8, fill="#fff8e1", outline="#8d6e63", width=3))
         items.append(board.text(x + w / 2, y + h * 0.42, "♜", int(w * 0.42), "bold", fill="#6d4c41"))
-        items.append(board.text(x + w / 2, y + h * 0.84, "Castle", small, "bold", fill="#6d4c41"))
+        items.append(board.text(x + w / 2, y + h * 0.84, _("Castle"), small, "bold", fill="#6d4c41"))
         return items
     colour = SUIT_COLOURS[card.suit % 4] if card.suit >= 0 else "#888888"
     items.append(board.rounded(x, y, x + w, y + h, 8, fill="white", outline=colour, width=4))
@@ -74,9 +75,9 @@ def draw_level_card(board: Board, x: float, y: float, w: float, seat: powerup_pb
     items.append(board.text(x + w / 2, y + h * 0.42, str(card.value), int(w * 0.4), "bold", fill=colour))
     if value != card.value:  # a ? card changed it: the value that counts, where "LEVEL" would be
         items.append(board.rounded(x + 4, y + h * 0.72, x + w - 4, y + h - 4, 5, fill=GOLD, outline=""))
-        items.append(board.text(x + w / 2, y + h * 0.84, f"now {value}", small, "bold", fill="#222222"))
+        items.append(board.text(x + w / 2, y + h * 0.84, _("now {value}", value=value), small, "bold", fill="#222222"))
     else:
-        items.append(board.text(x + w / 2, y + h * 0.84, "LEVEL", small, "bold", fill="#555555"))
+        items.append(board.text(x + w / 2, y + h * 0.84, _("LEVEL"), small, "bold", fill="#555555"))
     return items
 
 
@@ -100,7 +101,8 @@ def draw_question_card(board: Board, x: float, y: float, w: float, h: float, car
         items.append(board.text(x + w / 2, y + 5 + band / 2, name, 8, "bold", fill="white", width=w - 12,
                                 justify="center"))  # fmt: skip
     top = y + band - 22
-    items.append(board.text(x + w / 2, top + 38, fit(TIMING.get(card.timing, ""), w - 10, 7), 7, "bold",
+    timing = _(TIMING[card.timing]) if card.timing in TIMING else ""
+    items.append(board.text(x + w / 2, top + 38, fit(timing, w - 10, 7), 7, "bold",
                             fill="#7e57c2"))  # fmt: skip
     icon = h >= 150 + (band - 22)
     per_line = max(6, int((w - 14) / 5.6))
@@ -233,8 +235,8 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
     if dealer:
         badge = 44 if pw >= 150 else 16
         board.rounded(x1 - 6 - badge, y0 + 8, x1 - 6, y0 + 24, 7, fill="#ffffff", outline="")
-        board.text(x1 - 6 - badge / 2, y0 + 16, "dealer" if pw >= 150 else "D", 7, "bold", fill="#1a2657")
-    name = board.seat_name(seat.seat) + (" (you)" if seat.seat == board.you else "")
+        board.text(x1 - 6 - badge / 2, y0 + 16, _("dealer") if pw >= 150 else _("D"), 7, "bold", fill="#1a2657")
+    name = _("{name} (you)", name=board.seat_name(seat.seat)) if seat.seat == board.you else board.seat_name(seat.seat)
     board.text(x0 + 28, y0 + 16, fit(name, x1 - x0 - 40 - badge, 10), 10, "bold", anchor="w",
                fill=GOLD if turn else "white")  # fmt: skip
     card_h = min(78.0, ph - 36)
@@ -245,7 +247,7 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
     room = x1 - lx - 6
     lives = seat.tokens
     base = y0 + ph - 12
-    label = f"{lives} Extra Li{'fe' if lives == 1 else 'ves'}" if not out else "out of the game"
+    label = n_("{n} Extra Life", "{n} Extra Lives", lives) if not out else _("out of the game")
     if ph >= 110:  # room for a row of 1-Up tokens, and their count below
         per_line = max(1, int(room // 21))
         for index in range(min(lives, 2 * per_line if ph >= 124 else per_line)):
@@ -253,15 +255,15 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
         board.text(lx, base - 30, fit(label, room, 8), 8, "bold", anchor="w", fill="#c5cae9")
     else:  # a small panel: one token and the count beside it
         _one_up(board, lx + 9, y0 + 40, 8)
-        board.text(lx + 22, y0 + 42, fit(f"\u00d7 {lives}" if not out else "out", room - 22, 9), 9, "bold", anchor="w",
-                   fill="#c5cae9")  # fmt: skip
+        count = f"\u00d7 {lives}" if not out else _("out")
+        board.text(lx + 22, y0 + 42, fit(count, room - 22, 9), 9, "bold", anchor="w", fill="#c5cae9")
     notes = [f"{seat.hand_count} ?"]
     if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-        notes.append("decided ✓")
+        notes.append(_("decided ✓"))
     if seat.castle:
-        notes.append("castle ♜")
+        notes.append(_("castle ♜"))
     if not board.connected(seat.seat):
-        notes.append("offline")
+        notes.append(_("offline"))
     board.text(lx, base - 15, fit(" · ".join(notes), room, 8), 8, anchor="w", fill="#9fa8da")
     if seat.HasField("modifier") and seat.modifier.name:
         colour = KIND_COLOURS.get(seat.modifier.kind, "#7e57c2")
@@ -282,28 +284,39 @@ def _draw_centre(board: Board, view: powerup_pb2.PowerUpView, top: float, bottom
     deck_w = deck_h * 0.7
     x = 24.0
     cy = top + (room - 16) / 2
-    for title, count, fill, mark in (("Level", view.level_deck_count, "#c62828", "L"),
+    for title, count, fill, mark in ((_("Level deck"), view.level_deck_count, "#c62828", "L"),
                                      ("?", view.question_deck_count, "#7e57c2", "?")):  # fmt: skip
         for offset in (4, 2, 0):
             board.rounded(x + offset, cy - deck_h / 2 + offset, x + deck_w + offset, cy + deck_h / 2 + offset, 7,
                           fill=fill, outline="white", width=2)  # fmt: skip
         board.text(x + deck_w / 2 + 2, cy + 2, mark, max(10, int(deck_h * 0.26)), "bold", fill=GOLD)
-        board.text(x + deck_w / 2 + 2, cy + deck_h / 2 + 14, f"{title} · {count}", 8, fill="#c5cae9")
-        x += max(deck_w + 20, 62)
+        label = board.text(x + deck_w / 2 + 2, cy + deck_h / 2 + 14, f"{title} · {count}", 8, fill="#c5cae9")
+        box = board.canvas.bbox(label)
+        if box[0] < 4:  # a name wider than its deck stays inside the drawing
+            board.canvas.move(label, 4 - box[0], 0)
+            box = board.canvas.bbox(label)
+        # the next deck starts clear of this one's words, however long
+        x = max(x + max(deck_w + 20, 62), box[2] + 14 - (deck_w / 2 + 2 - (box[2] - box[0]) / 2))
     tx = x + 10
     width = w - tx - 24
-    lines = [(f"Round {view.round} · supply {view.supply} Extra Lives", 10, "bold", "#e8eaf6")]
+    supply = n_("Round {round} · supply {n} Extra Life", "Round {round} · supply {n} Extra Lives", view.supply,
+                round=view.round)  # fmt: skip
+    lines = [(supply, 10, "bold", "#e8eaf6")]
     pending = view.pending if view.HasField("pending") and view.pending.kind else None
     if pending is not None:
-        what = "Warp Pipe" if pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE else "Trade"
-        lines.append((f"{what}? {board.seat_name(pending.from_seat)} → {board.seat_name(pending.to_seat)}", 10,
-                      "bold", GOLD))  # fmt: skip
+        who, whom = board.seat_name(pending.from_seat), board.seat_name(pending.to_seat)
+        if pending.kind == powerup_pb2.POWER_UP_SWAP_KIND_WARP_PIPE:
+            said = _("Warp Pipe? {name} → {target}", name=who, target=whom)
+        else:
+            said = _("Trade? {name} → {target}", name=who, target=whom)
+        lines.append((said, 10, "bold", GOLD))
     if view.played:
         names = ", ".join(safe_text(card.name, 16) for card in view.played[-6:])
-        lines.append((f"Played this round: {names}", 8, "normal", "#c5cae9"))
+        lines.append((_("Played this round: {cards}", cards=names), 8, "normal", "#c5cae9"))
     for peek in view.peeks:
-        seen = "Castle" if peek.card.castle else str(peek.card.value)
-        lines.append((f"Boo showed you {board.seat_name(peek.seat)}'s card: {seen}", 8, "normal", GOLD))
+        seen = _("Castle") if peek.card.castle else str(peek.card.value)
+        said = _("Boo showed you {name}'s card: {card}", name=board.seat_name(peek.seat), card=seen)
+        lines.append((said, 8, "normal", GOLD))
     y = top + 4
     for text, size, weight, colour in lines:
         if y + size * 1.7 > bottom:
@@ -327,7 +340,8 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
         plays.setdefault(payload.card, []).append(legal)
     cards = list(view.hand)
     left, right = 16 + 190 + 16, w - 20
-    board.text(left, top + 8, f"Your ? cards · {len(cards)}" + ("" if cards else " (none yet)"), 10, "bold",
+    said = _("Your ? cards · {n}", n=len(cards)) if cards else _("Your ? cards · 0 (none yet)")
+    board.text(left, top + 8, said, 10, "bold",
                anchor="w", fill=GOLD)  # fmt: skip
     if not cards:
         return
@@ -354,4 +368,4 @@ def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, text
         return None
     start = next((i for i, text in enumerate(texts) if text.startswith(("Final Levels", "Every player"))), None)
     shown = texts[start : start + 6] if start is not None else texts[-6:]
-    return f"Round {previous.round}: the result", shown
+    return _("Round {number}: the result", number=previous.round), shown

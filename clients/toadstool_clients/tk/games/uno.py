@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from toadstool.api.v1 import uno_pb2
+from toadstool_clients.i18n import _, n_
+from toadstool_clients.names import UNO_COLOR_NAMES
 from toadstool_clients.tk.games import Board, fitted, safe_text, score_lines, text_width
 
 COLOURS = {
@@ -18,12 +20,9 @@ COLOURS = {
     uno_pb2.UNO_COLOR_GREEN: "#2f9a1a",
     uno_pb2.UNO_COLOR_BLUE: "#0956bf",
 }
-COLOUR_NAMES = {
-    uno_pb2.UNO_COLOR_RED: "red",
-    uno_pb2.UNO_COLOR_YELLOW: "yellow",
-    uno_pb2.UNO_COLOR_GREEN: "green",
-    uno_pb2.UNO_COLOR_BLUE: "blue",
-}
+#: The colours' names as identifiers of the clickable swatches (English, never shown: `_` of names.py's
+#: UNO_COLOR_NAMES is what a person reads).
+COLOUR_NAMES = UNO_COLOR_NAMES
 SYMBOLS = {
     uno_pb2.UNO_KIND_SKIP: "⊘",
     uno_pb2.UNO_KIND_REVERSE: "⇄",
@@ -109,7 +108,7 @@ def draw(board: Board, view: uno_pb2.UnoView) -> None:
     top = _draw_opponents(board, view, seats)
     bottom = _draw_hand(board, view, you) if you is not None else h - 40
     if you is None:
-        board.text(w / 2, h - 30, "Watching: hands are hidden", 12, "bold", fill="#c8e6c9")
+        board.text(w / 2, h - 30, _("Watching: hands are hidden"), 12, "bold", fill="#c8e6c9")
     _draw_centre(board, view, top, bottom)
 
 
@@ -157,9 +156,10 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
                    fill=GOLD if current else "white")  # fmt: skip
         board.text(x1 - 10, name_y, str(count), size, "bold", anchor="e", fill="white")
         score = view.scores[seat] if seat < len(view.scores) else 0
-        state = "" if board.connected(seat) else " · offline"
+        points = n_("{n} pt", "{n} pts", score)
+        state = points if board.connected(seat) else _("{points} · offline", points=points)
         if not compact:
-            board.text(x0 + 10, y0 + plate_h - 10, f"{score} pts{state}", 8, anchor="w", fill="#c8e6c9")
+            board.text(x0 + 10, y0 + plate_h - 10, state, 8, anchor="w", fill="#c8e6c9")
         shown = min(count, 12)
         card_w = 40.0 if roomy else 20.0 if not compact else 14.0
         flag = compact and (count == 1 or seat in catch)  # UNO! or Catch! beside the fan in a low plate
@@ -175,10 +175,13 @@ def _draw_opponents(board: Board, view: uno_pb2.UnoView, seats: list[int]) -> fl
             bubble_w = 82 if not compact else 58
             bubble = board.rounded(x1 - 4 - bubble_w, flag_y - 9, x1 - 4, flag_y + 9, 9, fill="#ff5252",
                                    outline="white")  # fmt: skip
-            label = board.text(x1 - 4 - bubble_w / 2, flag_y, "Catch! (+2)" if not compact else "Catch!", 8, "bold")
+            label = board.text(x1 - 4 - bubble_w / 2, flag_y, _("Catch! (+2)") if not compact else _("Catch!"), 8,
+                               "bold")  # fmt: skip
             board.clickable([bubble, label], [catch[seat]], f"catch seat {seat}")
         if compact:
-            board.tip(board.since(first), f"{board.seat_name(seat)}: {count} cards · {score} pts{state}")
+            cards = n_("{n} card", "{n} cards", count)
+            board.tip(board.since(first), _("{name}: {cards} · {state}", name=board.seat_name(seat), cards=cards,
+                                            state=state))  # fmt: skip
     return 22 + rows * (plate_h + 6)
 
 
@@ -200,7 +203,7 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
         legal for legal, _ in board.actions("uno", "pass_turn")
     ]
     board.clickable(items, draws, "draw pile")
-    board.text(px + card_w / 2 + 3, label_y, f"Draw · {view.draw_pile_count}", 9, fill="#c8e6c9")
+    board.text(px + card_w / 2 + 3, label_y, _("Draw · {n}", n=view.draw_pile_count), 9, fill="#c8e6c9")
     # the discard pile: the card just played slides in from the hand or seat that played it
     dx = px + max(card_w + 34, 84.0, card_w + w * 0.06)
     if view.HasField("top_card"):
@@ -209,7 +212,7 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
         played = draw_card(board, dx, ct, card_w, view.top_card)
         actor = next((e.seat for e in board.update.events if e.HasField("seat")), None)
         board.moving(f"card {view.top_card.id}", played, f"seat {actor}" if actor is not None else None)
-    board.text(dx + card_w / 2, label_y, f"Discard · {view.discard_count}", 9, fill="#c8e6c9")
+    board.text(dx + card_w / 2, label_y, _("Discard · {n}", n=view.discard_count), 9, fill="#c8e6c9")
     # the active colour, the direction, a pending penalty, the colour to choose
     rx = dx + max(card_w + 30, 84.0, card_w + w * 0.05)
     right = w - 26
@@ -218,16 +221,19 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
     line = cy - card_h / 2 + r
     if colour:
         board.canvas.create_oval(rx, line - r, rx + 2 * r, line + r, fill=colour, outline="white", width=3)
-    text = f"Colour: {COLOUR_NAMES[view.color]}" if colour else "Colour to choose"
+    text = _("Colour: {colour}", colour=_(COLOUR_NAMES[view.color])) if colour else _("Colour to choose")
     board.text(rx + 2 * r + 8, line - 8, text, 10, "bold", anchor="w")
     clockwise = view.direction != uno_pb2.UNO_DIRECTION_COUNTER_CLOCKWISE
-    board.text(rx + 2 * r + 8, line + 10, "↻ clockwise" if clockwise else "↺ counter-clockwise", 9, anchor="w",
+    board.text(rx + 2 * r + 8, line + 10, _("↻ clockwise") if clockwise else _("↺ counter-clockwise"), 9, anchor="w",
                fill="#c8e6c9")  # fmt: skip
     y = line + r + 10
     if view.pending_penalty:
-        attacker = board.seat_name(view.attacker) if view.HasField("attacker") else "someone"
+        if view.HasField("attacker"):
+            said = _("+{n} from {name}", n=view.pending_penalty, name=board.seat_name(view.attacker))
+        else:
+            said = _("+{n} to draw", n=view.pending_penalty)
         board.panel(rx, y, min(right, rx + 200), y + 26, 10, fill="#b71c1c", outline="white", width=2)
-        board.text(rx + 8, y + 13, safe_text(f"+{view.pending_penalty} from {attacker}", 22), 10, "bold", anchor="w")
+        board.text(rx + 8, y + 13, safe_text(said, 22), 10, "bold", anchor="w")
         y += 34
     choices = board.actions("uno", "choose_color")
     if choices:
@@ -243,8 +249,12 @@ def _draw_centre(board: Board, view: uno_pb2.UnoView, top: float, bottom: float)
 
 
 def _draw_reveal(board: Board, reveal: uno_pb2.UnoReveal, x: float, y: float, right: float) -> None:
-    verdict = "held" if reveal.held_prior_color else "did not hold"
-    board.text(x, y + 6, safe_text(f"{board.seat_name(reveal.attacker)} {verdict} the colour", 34), 8, anchor="w")
+    name = board.seat_name(reveal.attacker)
+    if reveal.held_prior_color:
+        said = _("{name} held the colour", name=name)
+    else:
+        said = _("{name} did not hold the colour", name=name)
+    board.text(x, y + 6, safe_text(said, 34), 8, anchor="w")
     step = min(20.0, (right - x - 30) / max(len(reveal.cards), 1))
     for index, card in enumerate(reveal.cards[:10]):
         draw_card(board, x + index * step, y + 16, 24, card, fanned=step < 24 and index < len(reveal.cards[:10]) - 1)
@@ -262,11 +272,16 @@ def _draw_hand(board: Board, view: uno_pb2.UnoView, you: int) -> float:
     card_w = hand_card_width(board)
     base = h - 22 - card_w * 1.5
     label_y = base - 28
-    label = f"Your hand · {len(cards)} cards · {view.scores[you] if you < len(view.scores) else 0} pts"
+    score = view.scores[you] if you < len(view.scores) else 0
+    label = _("Your hand · {cards} · {points}", cards=n_("{n} card", "{n} cards", len(cards)),
+              points=n_("{n} pt", "{n} pts", score))  # fmt: skip
     board.text(30, label_y, label, 11, "bold", anchor="w", fill=GOLD if current else "white", tags=(HAND_NOTE,))
-    info = f"Hand {view.hand_number} · to {view.target}" + (" (lowest wins)" if view.lowest_wins else "")
+    if view.lowest_wins:
+        info = _("Hand {hand} · to {target} (lowest wins)", hand=view.hand_number, target=view.target)
+    else:
+        info = _("Hand {hand} · to {target}", hand=view.hand_number, target=view.target)
     if view.house_rule:
-        info += f" · {safe_text(view.house_rule, 30)}"
+        info = _("{info} · {rule}", info=info, rule=safe_text(view.house_rule, 30))
     board.text(w - 30, label_y, info, 8, fill="#a5d6a7", anchor="e", width=max(80, w - 300), tags=(HAND_NOTE,))
     if cards:
         step = min(card_w + 10, (w - 80 - card_w) / max(len(cards) - 1, 1))
@@ -330,4 +345,7 @@ def recap(previous: uno_pb2.UnoView, view: uno_pb2.UnoView, texts: list[str], na
         return None
     dealt = next((i for i, text in enumerate(texts) if text.lower().startswith(("hand ", "you were dealt"))), None)
     said = texts[:dealt] if dealt else texts
-    return f"Hand {previous.hand_number}: the result", [*said[-3:], *score_lines(previous.scores, view.scores, names)]
+    return _("Hand {number}: the result", number=previous.hand_number), [
+        *said[-3:],
+        *score_lines(previous.scores, view.scores, names),
+    ]
