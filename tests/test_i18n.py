@@ -254,6 +254,33 @@ async def test_list_games_answers_in_german_when_asked_over_grpc_and_connect(ser
     }
 
 
+async def test_a_default_table_name_is_said_in_each_callers_language_a_given_one_as_written(
+    server: RunningServer,
+) -> None:
+    """A table created without a name is called by its game's title and its id: the title is a text of the
+    server's, said in each caller's language (the lobby's list, the table's own updates); a name a person
+    gave is a value, the same for everyone."""
+    async with _stub(server.address) as stub:
+        unnamed = (await stub.CreateTable(service_pb2.CreateTableRequest(game="kart", players=2))).table
+        named = service_pb2.CreateTableRequest(game="kart", players=2, name="Super Mario Kart (board game)")
+        given = (await stub.CreateTable(named)).table
+        assert unnamed.name == f"{KART['en']} {unnamed.table_id}"
+        for header, language in ((GERMAN, "de"), (None, "en")):
+            listed = await stub.ListTables(service_pb2.ListTablesRequest(), metadata=_language(header))
+            names = {t.table_id: t.name for t in listed.tables}
+            assert names[unnamed.table_id] == f"{KART[language]} {unnamed.table_id}"
+            assert names[given.table_id] == "Super Mario Kart (board game)"
+            got = await stub.GetTable(
+                service_pb2.GetTableRequest(table_id=unnamed.table_id), metadata=_language(header)
+            )
+            assert got.table.name == f"{KART[language]} {unnamed.table_id}"
+            watch = stub.Watch(service_pb2.WatchRequest(table_id=unnamed.table_id), metadata=_language(header))
+            async for response in watch:
+                assert response.update.table_name == f"{KART[language]} {unnamed.table_id}"
+                break
+            watch.cancel()
+
+
 async def test_two_callers_at_once_each_read_their_own_language(server: RunningServer) -> None:
     base = f"http://{server.web_address}"
     callers = [("de", GERMAN), ("en", None), ("de", "de"), ("en", "en-US,en;q=0.9")] * 10

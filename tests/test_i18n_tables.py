@@ -21,7 +21,7 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.api.v1 import kart_pb2, powerup_pb2, service_pb2, table_pb2
 from toadstool.games import get_game
 from toadstool.games.levelup.data import CHARACTER_NAMES
 from toadstool.i18n import from_stored, stored, tr
@@ -212,3 +212,21 @@ def test_a_text_with_a_value_that_cannot_be_hashed_is_made_all_the_same() -> Non
     text = tr("seats {seats} are open", seats=[1, 2])
     assert text == "seats [1, 2] are open"
     assert tr("{p} rolls {value}", p="{p0}", value=3) is tr("{p} rolls {value}", p="{p0}", value=3)
+
+
+def test_only_a_built_in_tracks_title_is_said_in_german_a_persons_title_stays_theirs() -> None:
+    """A track is built-in by its registry name: its title is a text of the catalogue. A title a person wrote
+    for a track of their own is a value, even one that reads like a card's name ("Boo", "Mushroom Loop")."""
+    cases = [
+        ("mushroom-loop", "Mushroom Loop", "Pilz-Rundkurs"),
+        ("my-loop", "Mushroom Loop", "Mushroom Loop"),
+        ("spooky", "Boo", "Boo"),
+        ("goomba-ring", "Goomba", "Goomba"),
+    ]
+    for name, title, german in cases:
+        view = kart_pb2.KartView(track=kart_pb2.KartTrack(name=name, title=title, length=40))
+        messages.say_view_words(view, "de")
+        assert view.track.title == german, name
+    card = powerup_pb2.PowerUpCard(name="Boo", effect="take 1 Extra Life token from the supply")
+    messages.say_view_words(card, "de")
+    assert (card.name, card.effect) == ("Buu Huu", "1 Extraleben-Marke aus dem Vorrat nehmen")

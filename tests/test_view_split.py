@@ -87,6 +87,7 @@ async def test_the_two_parts_join_to_the_whole_view_for_every_viewer_at_every_ve
         for viewer in (None, *range(players)):
             update = joined(ended, viewer)
             assert update == messages._viewer_part(ended, viewer)
+            assert joined(ended, viewer, "de") == messages._viewer_part(ended, viewer, "de"), (game, viewer)
             assert update.phase == "Ended by the host"
             assert not update.to_act
             assert not update.legal_actions

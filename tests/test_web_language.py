@@ -308,3 +308,36 @@ def test_a_games_options_are_labelled_in_german_and_send_their_values(web_url: s
         assert get_table(web_url, table_id).options["track"] == "mini-loop"
     finally:
         driver.quit()
+
+
+def test_the_log_of_a_german_page_in_an_english_browser_names_the_viewer_as_the_server_says(
+    web_url: str, tmp_path: Path
+) -> None:
+    """The page rewrites its viewer's own events into "You ..." in English only: with German chosen on the
+    menu of an English browser, the socket's events are German and stay as the server wrote them (no "You
+    zieht ...")."""
+    request = service_pb2.CreateTableRequest(game="uno", players=2, bots=1, seed=7, name="Abend", bot_delay_ms=300)
+    table_id = create_table(web_url, request).table.table_id
+    driver = browser(tmp_path / "profile", PHONE, language="en-US")
+    try:
+        driver.get(web_url)
+        wait_for(driver, ".game-card")
+        driver.execute_script(
+            "const s = document.getElementById('language'); s.value = 'de'; s.dispatchEvent(new Event('change'))"
+        )
+        _wait_text(driver, ".tables h2", "Tische")
+        type_into(driver, "#name", "Anna")
+        click(driver, f"li.table-item[data-table='{table_id}'] button.join")
+        wait_for(driver, ".table-screen .log li", seconds=30)
+        deadline = time.monotonic() + 30
+        while not any(line.startswith("Anna ") for line in _log_lines(driver)):
+            assert time.monotonic() < deadline, _log_lines(driver)
+            time.sleep(0.1)
+        assert not [line for line in _log_lines(driver) if line.startswith("You")], _log_lines(driver)
+    finally:
+        driver.quit()
+
+
+def _log_lines(driver: Any) -> list[str]:
+    script = "return [...document.querySelectorAll('.table-screen .log li')].map((e) => e.textContent.trim())"
+    return list(driver.execute_script(script))

@@ -178,14 +178,11 @@ def _installed_games() -> list[table_pb2.GameInfo]:
     """Every game installed here (toadstool.games) as the contract describes a game, its title and its
     options' help in the language of whoever runs the command (as ListGames says them): no server needed."""
     from toadstool.games import GAMES
+    from toadstool.i18n import environment_language
     from toadstool.server.messages import game_info
 
-    games = [game_info(spec.engine) for spec in GAMES.values()]
-    for game in games:
-        game.title = _say(game.title)
-        for option in game.options:
-            option.help = _say(option.help)
-    return games
+    language = environment_language()
+    return [game_info(spec.engine, language) for spec in GAMES.values()]
 
 
 def _play_options(parser: argparse.ArgumentParser) -> None:

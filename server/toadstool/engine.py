@@ -453,6 +453,10 @@ class Engine(Protocol[S, A]):
     def describe(self, state: S, seat: int, action: A) -> str: ...
 
 
+#: The members every engine has (`Engine`'s), named in the refusal of a game that lacks some.
+ENGINE_MEMBERS: tuple[str, ...] = tuple(name for name in vars(Engine) if not name.startswith("_"))
+
+
 @runtime_checkable
 class PrivateViews(Protocol[_State]):
     """The optional hook of a game whose views differ between viewers in a few fields (see `Engine`):

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib.metadata import entry_points
 from typing import Any
 
-from toadstool.engine import Bot, Engine
+from toadstool.engine import ENGINE_MEMBERS, Bot, Engine
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,10 @@ def _spec(name: str, module_name: str) -> tuple[int, GameSpec]:
     if engine is None or bot is None:
         raise RuntimeError(f"{module_name} (game {name!r}) exports no ENGINE and BOT")
     if not isinstance(engine, Engine):  # a game from another package, which mypy never saw
-        raise RuntimeError(f"{module_name}'s ENGINE lacks part of toadstool.engine.Engine (see its docstring)")
+        missing = sorted(name for name in ENGINE_MEMBERS if not hasattr(engine, name))
+        raise RuntimeError(
+            f"{module_name}'s ENGINE lacks part of toadstool.engine.Engine: {', '.join(missing)} (see its docstring)"
+        )
     if engine.name != name:
         raise RuntimeError(f"{module_name} registers itself as {engine.name!r}, not {name!r}")
     return int(getattr(module, "ORDER", LAST)), GameSpec(engine=engine, smart_bot=bot)

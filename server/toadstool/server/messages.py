@@ -23,7 +23,6 @@ from toadstool.api.v1 import kart_pb2, powerup_pb2, service_pb2, table_pb2
 from toadstool.bots import BotLevel
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
 from toadstool.games.kart import tracks as kart_tracks
-from toadstool.games.powerup import data as powerup_data
 from toadstool.i18n import ENGLISH, Text, translate, trn
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
@@ -204,12 +203,24 @@ def game_info(engine: Engine[Any, Any], language: str = ENGLISH) -> table_pb2.Ga
     return info
 
 
-def table_info(table: Table) -> table_pb2.TableInfo:
-    """The table as TableInfo (CreateTable, ListTables, GetTable, ... answer with it)."""
+def table_name(table: Table, language: str = ENGLISH) -> str:
+    """The table's name as `language` says it: a name a person gave stays as they wrote it; the default one
+    (the game's title and the table's id, given when none was) has the title in `language`."""
+    name = table.name
+    if language == ENGLISH:
+        return name
+    title = table.engine.title
+    if name == f"{title} {table.table_id}":
+        return f"{translate(language, title)} {table.table_id}"
+    return name
+
+
+def table_info(table: Table, language: str = ENGLISH) -> table_pb2.TableInfo:
+    """The table as TableInfo (CreateTable, ListTables, GetTable, ... answer with it), in `language`."""
     return table_pb2.TableInfo(
         table_id=table.table_id,
         game=table.spec.name,
-        name=table.name,
+        name=table_name(table, language),
         status=table_pb2.TableStatus.ValueType(table.status.value),
         seats=seat_messages(table),
         version=table.version,
@@ -326,7 +337,7 @@ def _table_part(table: Table, language: str = ENGLISH) -> table_pb2.Update:
         status=table_pb2.TableStatus.ValueType(table.status.value),
         seats=seat_messages(table),
         game=table.spec.name,
-        table_name=table.name,
+        table_name=table_name(table, language),
         score_label=said(table.engine.score_label, language),
         turn_seconds=int(table.turn_seconds),
         takeover_seconds=int(table.takeover_seconds),
@@ -397,38 +408,40 @@ def _private_part(table: Table, viewer: int | None, language: str = ENGLISH) -> 
     of its private view (the engine's `private_view`, the very fields its whole view would hold, as fields
     of `GameView.<game>`) and the bytes of its legal actions as fields of an Update."""
     if table.ended is not None:  # a game ended early offers nothing
-        return _private_view_body(table, viewer), b""
+        return _private_view_body(table, viewer, language), b""
     return _private_view_body(table, viewer, language), _legal_actions_bytes(table, viewer, language)
 
 
-#: The fields inside the games' views that may hold words, by the message that holds them: a ? card's name
-#: and effect, a track's title. Every other string in a view is a value (a track's registry name, a
-#: shortcut's label, a person's name).
-VIEW_WORDS: dict[str, tuple[str, ...]] = {
-    powerup_pb2.PowerUpCard.DESCRIPTOR.full_name: ("name", "effect"),
-    kart_pb2.KartTrack.DESCRIPTOR.full_name: ("title",),
+def _card_words(member: Message) -> tuple[str, ...]:
+    """A ? card's name and effect: always the game's words."""
+    return ("name", "effect")
+
+
+def _track_words(member: Message) -> tuple[str, ...]:
+    """A track's title, when the track is a built-in one (known by its registry name): a title a person wrote
+    for a track of their own is a value, never looked up in the catalogue, whatever it says."""
+    builtin = kart_tracks.BUILTIN_TITLES.get(getattr(member, "name", ""))
+    return ("title",) if builtin is not None and builtin == getattr(member, "title", None) else ()
+
+
+#: The fields inside the games' views that hold words, by the message that holds them (which of its fields
+#: do, for this message): a ? card's name and effect, a built-in track's title. Every other string in a view
+#: is a value (a track's registry name, a shortcut's label, a person's name).
+VIEW_WORDS: dict[str, Callable[[Message], tuple[str, ...]]] = {
+    powerup_pb2.PowerUpCard.DESCRIPTOR.full_name: _card_words,
+    kart_pb2.KartTrack.DESCRIPTOR.full_name: _track_words,
 }
-#: The words those fields may hold (each a catalogue msgid, marked with `N_` where it is defined): only these
-#: are said in another language, so a title a person wrote for their own track stays theirs, never read as
-#: a message of the catalogue.
-_WORDS: frozenset[str] = frozenset(
-    (
-        *(card.name for card in powerup_data.QUESTION_CARD_TYPES),
-        *(card.effect for card in powerup_data.QUESTION_CARD_TYPES),
-        *kart_tracks.BUILTIN_TITLES,
-    )
-)
 
 
-@cache
-def _holds_words(descriptor: Descriptor) -> bool:
-    """Whether a message of this type holds, at any depth, a message of `VIEW_WORDS`."""
+def _holds_words(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
+    """Whether a message of this type holds, at any depth, a message of `VIEW_WORDS` (`seen`: the types on the
+    way here, so a type that holds itself, directly or not, ends the search)."""
     if descriptor.full_name in VIEW_WORDS:
         return True
-    return any(
-        field.message_type is not None and field.message_type is not descriptor and _holds_words(field.message_type)
-        for field in descriptor.fields
-    )
+    if descriptor.full_name in seen:
+        return False
+    seen = seen | {descriptor.full_name}
+    return any(field.message_type is not None and _holds_words(field.message_type, seen) for field in descriptor.fields)
 
 
 @cache
@@ -446,15 +459,13 @@ def say_view_words(member: Message, language: str) -> None:
 
     Why after the conversion and not in it: the view's conversion (`wire.to_message`) stays one per view,
     the same for every language, and the few words a view holds are said by the catalogue on the way out,
-    for the readers of another language only. A string the catalogue lacks (a track a person made) stays as
-    it is. Walks only into the fields whose type can hold such words (a UNO view: none)."""
+    for the readers of another language only. Walks only into the fields whose type can hold such words (a UNO
+    view: none)."""
     descriptor = member.DESCRIPTOR
     words = VIEW_WORDS.get(descriptor.full_name)
     if words is not None:
-        for name in words:
-            english = getattr(member, name)
-            if english in _WORDS:
-                setattr(member, name, translate(language, english))
+        for name in words(member):
+            setattr(member, name, translate(language, getattr(member, name)))
     for name, repeated in _paths_to_words(descriptor):
         if repeated:
             for item in getattr(member, name):

@@ -20,12 +20,14 @@ kind and then its payload (docs/custom-clients.md has the full protocol):
 
 The service, its limits and its refusals are the ones gRPC and Connect reach: the seat token and the
 handshake's accept-language (the language of the socket's updates and refusals) reach it as the same
-metadata; a `lang` query parameter (`?lang=de`) stands before that header, as a browser cannot set a
-WebSocket's headers and its person may have chosen another language than the browser's in the page, a
-page of another site is refused at the handshake (uvicorn answers 403), a frame over
-the request limit closes the socket (1009, by uvicorn's `ws_max_size`), a client that stops reading is
-stopped being read from (`socket_protocol`), and uvicorn's pings close the socket of a peer that went away,
-which ends its Watch and gives back its stream.
+metadata. A page of another site is refused at the handshake (uvicorn answers 403), a frame over the request
+limit closes the socket (1009, by uvicorn's `ws_max_size`), a client that stops reading is stopped being read
+from (`socket_protocol`), and uvicorn's pings close the socket of a peer that went away, which ends its Watch
+and gives back its stream.
+
+The language: a browser cannot set a WebSocket's headers, and its person may have chosen another language in
+the page than the browser's, so the URL's `lang` parameter (`?lang=de`) stands before the handshake's
+accept-language when it names a language the server has texts in (`with_chosen_language`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@
 //
 // The language: the one chosen on the lobby's menu (kept in localStorage), else the first of the browser's
 // navigator.languages this client speaks, else English. Connect calls say it in their accept-language
-// header (api.ts); a WebSocket cannot set headers, so the table's socket follows the browser's own
-// Accept-Language (the server reads only the handshake's header).
+// header (api.ts); a WebSocket cannot set headers, so the table's socket says it in its URL (?lang=,
+// socket.ts), which the server puts before the handshake's Accept-Language.
 //
 // English is in the page's script (the source catalogue, and every missing message's fallback); another
 // language's catalogue is a chunk of its own, loaded before the first screen is drawn (loadLanguage), so

@@ -306,7 +306,9 @@ export class LobbyScreen {
         options.set(option.name, () => (box.checked ? "true" : "false"));
       } else if (option.kind === "choice") {
         // Each choice as a person reads it (a track's title), in their language; its value is what is sent.
-        input = h("select", { name: option.name }, ...option.choices.map((c, i) => h("option", { value: c, selected: c === option.defaultValue }, option.choiceLabels[i] || c)));
+        // Labels that do not line up with the choices (an older server), or two that read alike: the values.
+        const labels = option.choiceLabels.length === option.choices.length && new Set(option.choiceLabels).size === option.choices.length ? option.choiceLabels : option.choices;
+        input = h("select", { name: option.name }, ...option.choices.map((c, i) => h("option", { value: c, selected: c === option.defaultValue }, labels[i] || c)));
         const select = input;
         options.set(option.name, () => select.value);
       } else {

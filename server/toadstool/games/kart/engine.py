@@ -57,8 +57,7 @@ from toadstool.games.kart.tracks import (
     Track,
     TrackError,
     broken_track_problem,
-    known_track_names,
-    known_track_titles,
+    known_tracks,
     load_track,
     parse_track,
     track_content,
@@ -679,6 +678,11 @@ def item_uses(state: KartState, seat: int) -> tuple[UseItem, ...]:
     return tuple(UseItem(o) for o, k in enumerate(state.karts) if o != seat and 1 <= k.progress - me <= reach)
 
 
+#: The usable tracks when the server starts, as (name, title): the track option's choices and their labels,
+#: from one look at the files so that the two line up.
+_TRACKS = known_tracks()
+
+
 class KartEngine:
     """Super Mario Kart, the fan-made board game: 2-7 karts, 3 laps, items, coins and shortcuts."""
 
@@ -698,10 +702,10 @@ class KartEngine:
             kind=OptionKind.CHOICE,
             default=DEFAULT_TRACK,
             help=N_("the track to race on (`toadstool tracks` lists them)"),
-            choices=tuple(known_track_names()),
+            choices=tuple(name for name, _ in _TRACKS),
             explain=broken_track_problem,
             label=N_("Track"),
-            choice_labels=tuple(known_track_titles()),
+            choice_labels=tuple(title for _, title in _TRACKS),
         ),
     )
     action_types = ACTION_TYPES

@@ -24,9 +24,10 @@ from toadstool.paths import config_dir
 
 BUILTIN_DIR = Path(__file__).resolve().parent / "tracks"
 DEFAULT_TRACK = "mushroom-loop"
-#: The built-in tracks' titles, marked for the catalogue: each is said in its reader's language. A track a
-#: person made keeps the title they wrote, in every language.
-BUILTIN_TITLES: tuple[str, ...] = (N_("Mini Loop"), N_("Mushroom Loop"))
+#: The built-in tracks' titles by their registry names, marked for the catalogue: each is said in its
+#: reader's language. A track is known as built-in by its name (a user file cannot take a built-in's name);
+#: a track a person made keeps the title they wrote, in every language, whatever it says.
+BUILTIN_TITLES: dict[str, str] = {"mini-loop": N_("Mini Loop"), "mushroom-loop": N_("Mushroom Loop")}
 
 #: The names a file uses for the field types (docs/tracks.md); every other field is plain.
 FIELD_KEYS: dict[str, FieldType] = {
@@ -70,7 +71,7 @@ class Track:
     def said_title(self) -> str:
         """The title as a sentence says it: a built-in one in its reader's language, a person's as written
         (never looked up in the catalogue: a title is a value, `BUILTIN_TITLES` the only words)."""
-        return tr(self.title) if self.title in BUILTIN_TITLES else self.title
+        return tr(self.title) if BUILTIN_TITLES.get(self.name) == self.title else self.title
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,14 +137,14 @@ def list_tracks() -> list[TrackInfo]:
 
 def known_track_names() -> list[str]:
     """The names of every usable track (built-in and valid user tracks)."""
-    return [info.name for info in list_tracks() if info.error is None]
+    return [name for name, _ in known_tracks()]
 
 
-def known_track_titles() -> list[str]:
-    """The titles of the tracks `known_track_names` names, in its order, as a person reads them: a built-in
-    one a message said in its reader's language (`Track.said_title`), a person's as they wrote it."""
+def known_tracks() -> list[tuple[str, str]]:
+    """(name, title) of every usable track, from one look at the files: the title as a person reads it, a
+    built-in one a message said in its reader's language (`Track.said_title`), a person's as they wrote it."""
     return [
-        tr(info.title) if info.builtin and info.title in BUILTIN_TITLES else info.title
+        (info.name, tr(info.title) if info.builtin and BUILTIN_TITLES.get(info.name) == info.title else info.title)
         for info in list_tracks()
         if info.error is None
     ]

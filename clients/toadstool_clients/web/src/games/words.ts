@@ -10,7 +10,7 @@
 import type { Update } from "../gen/toadstool/v1/table_pb";
 import { seatName } from "../names";
 import { KART_ITEM_NAMES } from "./kart";
-import { browserLanguage } from "../i18n";
+import { language } from "../i18n";
 
 /** Verbs of the third person that are not made by dropping an "s". */
 const IRREGULAR: Record<string, string> = { is: "are", has: "have", was: "were", does: "do", goes: "go" };
@@ -109,9 +109,9 @@ function rewritten(found: string, clause0: string, again: RegExp | null, atStart
 /** An event's text as the viewer of `update` reads it; a spectator's, or one not naming the viewer, as is. */
 export function inYourWords(update: Update, event: { text: string; seat?: number }): string {
   const text = event.text;
-  // The rewriting knows English grammar only: the table's socket says its events in the browser's own
-  // language (its handshake's Accept-Language), and a German event is left as the server wrote it.
-  if (update.viewerSeat === undefined || browserLanguage() !== "en") return text;
+  // The rewriting knows English grammar only: the table's socket says its events in the page's language
+  // (its URL's ?lang=, socket.ts), and a German event is left as the server wrote it.
+  if (update.viewerSeat === undefined || language() !== "en") return text;
   const name = seatName(update, update.viewerSeat);
   if (!name || name.toLowerCase() === "you") return text;
   const mine = event.seat !== undefined && event.seat === update.viewerSeat;
