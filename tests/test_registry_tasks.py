@@ -1,5 +1,5 @@
-"""The registry owns its tables' tasks (docs/design.md, principle 7): a table made before any event loop ran gets
-its bots once the registry is entered, and closing the registry cancels and awaits every task."""
+"""The registry owns its tables' tasks (docs/design.md, principle 7): a table made before any event loop ran
+gets its bots once the registry is entered, and closing the registry cancels and awaits every task."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Task scopes: the asyncio.TaskGroup every task of a client is started in (docs/design.md §5.7).
+"""Task scopes: the asyncio.TaskGroup every task of a client starts in (docs/design.md, principle 7).
 
 `TaskScope` is a TaskGroup for a scope that lives until it is left (the bridge, its broker connection, a
 terminal session, a Play stream): leaving it cancels every child still running and waits until each has

@@ -1,4 +1,4 @@
-"""Task scopes: the asyncio.TaskGroup every task of the server is started in (docs/design.md §5.7).
+"""Task scopes: the asyncio.TaskGroup every task of the server starts in (docs/design.md, principle 7).
 
 `TaskScope` is a TaskGroup for a scope that lives until it is left (the server, a table, a connection):
 leaving it cancels every child still running and waits until each has ended, so shutting a scope down

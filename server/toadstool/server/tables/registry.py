@@ -54,11 +54,11 @@ LISTED_FINISHED_SECONDS = 24 * 3600
 class TableRegistry:
     """All tables of one server, the tasks that run their bots and clocks, and their durable store.
 
-    Use it as an async context manager so those tasks end with it: entering it opens the registry's task
-    scope, leaving it cancels every table's scope and waits for them (docs/design.md §5.7). Each table's
-    scope holds its bots and clocks; a runner's failure is logged and ends only that runner (see
-    `_table_tasks`), so one broken table never cancels another's game. Its beat,
-    backlog and tables tell the time by the event loop, or by `clock` if one is given (tests move one by
+    Use it as an async context manager so those tasks end with it: entering it opens the registry's
+    task scope, leaving it cancels every table's scope and waits for them (docs/design.md, principle 7).
+    Each table's scope holds its bots and clocks; a runner's failure is logged and ends only that runner
+    (see `_table_tasks`), so one broken table never cancels another's game. Its beat, backlog and tables
+    tell the time by the event loop, or by `clock` if one is given (tests move one by
     hand; a clock set later is given to the tables created from then on). When a table finished is told by
     `wall_clock` (Unix seconds, kept across restarts; tests give one they move too).
     """
