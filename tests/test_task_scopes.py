@@ -11,9 +11,13 @@ ALLOWED with the reason written beside it.
 from __future__ import annotations
 
 import ast
+import asyncio
+import logging
 from pathlib import Path
 
 import pytest
+
+from toadstool.scopes import TaskScope, logged
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [
@@ -147,3 +151,101 @@ def test_a_bare_start_is_found(source: str) -> None:
 )
 def test_a_start_in_a_group_passes(source: str) -> None:
     assert not bare_starts(source)
+
+
+# -- the scope itself ------------------------------------------------------------------------------------
+
+
+async def _forever() -> None:
+    await asyncio.Event().wait()
+
+
+async def test_leaving_a_scope_cancels_what_still_runs_and_waits_until_it_has_ended() -> None:
+    ended: list[str] = []
+
+    async def child() -> None:
+        try:
+            await _forever()
+        finally:
+            await asyncio.sleep(0)  # ends a step after its cancellation: the scope waits for it
+            ended.append("child")
+
+    async with TaskScope() as tasks:
+        task = tasks.create_task(child())
+        await asyncio.sleep(0)
+    assert task.cancelled()
+    assert ended == ["child"]
+
+
+async def test_the_blocks_own_error_comes_out_as_itself_not_in_a_group() -> None:
+    async def block() -> None:
+        async with TaskScope() as tasks:
+            tasks.create_task(_forever())
+            raise KeyError("the block's")
+
+    with pytest.raises(KeyError):
+        await block()
+
+
+async def test_a_logged_childs_failure_ends_only_that_child() -> None:
+    records: list[logging.LogRecord] = []
+    quiet = logging.getLogger("test_task_scopes.quiet")
+    quiet.propagate = False  # kept from the root's handlers: this ERROR is the one the test expects
+    quiet.addHandler(handler := _Collect(records))
+
+    async def failing() -> None:
+        raise RuntimeError("a broken bot")
+
+    try:
+        async with TaskScope() as tasks:
+            sibling = tasks.create_task(_forever())
+            failed = tasks.create_task(logged(quiet, "task bots-x", failing))
+            await failed
+            assert not sibling.done(), "the sibling runs on"
+    finally:
+        quiet.removeHandler(handler)
+    assert [r.getMessage() for r in records] == ["task bots-x failed"]
+    assert records[0].exc_info is not None
+
+
+async def test_a_task_started_while_the_scope_is_left_is_cancelled_at_once() -> None:
+    started: list[asyncio.Task[None]] = []
+
+    async def late(tasks: TaskScope) -> None:
+        try:
+            await _forever()
+        finally:
+            started.append(tasks.create_task(_forever()))
+
+    async with TaskScope() as tasks:
+        tasks.create_task(late(tasks))
+        await asyncio.sleep(0)
+    assert len(started) == 1
+    assert started[0].cancelled()
+
+
+def test_the_clients_copy_of_the_scope_is_the_servers_code() -> None:
+    def code(path: Path) -> str:
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            first = body[0] if isinstance(body, list) and body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                body.pop(0)  # docstrings may say different things
+        return ast.dump(tree)
+
+    server, clients = ROOT / "server" / "toadstool" / "scopes.py", ROOT / "clients" / "toadstool_clients" / "scopes.py"
+    assert code(server) == code(clients), "toadstool_clients/scopes.py must stay a copy of toadstool/scopes.py"
+
+
+class _Collect(logging.Handler):
+    def __init__(self, records: list[logging.LogRecord]) -> None:
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
