@@ -210,8 +210,13 @@ class Bridge:
             server_link = tasks.create_task(self.server_link.run(stop), name="bridge-broker-server")
             tasks.create_task(self.poll_tables(stop), name="bridge-poll")
             tasks.create_task(self.refresh_awtrix(), name="bridge-awtrix-refresh")
-            await stop.wait()
-            await asyncio.wait([link, server_link], timeout=5)  # saying goodbye and disconnecting is bounded
+            try:
+                await stop.wait()
+                await asyncio.wait([link, server_link], timeout=5)  # saying goodbye and disconnecting is bounded
+            finally:
+                # However the bridge ends, its links see `stop` too: a link whose cancellation aiomqtt's
+                # asyncio.wait_for swallowed (Python 3.11) then still ends, and the scope with it.
+                stop.set()
 
     async def refresh_awtrix(self) -> None:
         """Send every AWTRIX 3 app again every AWTRIX_REFRESH seconds: an app has a `lifetime` (so that a dead
