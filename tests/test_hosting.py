@@ -314,7 +314,7 @@ async def test_without_a_turn_clock_moves_do_not_wake_the_clocks_and_they_stop_w
         await until(lambda: table.status is Status.FINISHED, seconds=60)
         assert table.version > 10
         assert table.people_revision == people + 1, "only the end changed who is at the table"
-        await until(lambda: not any(task.get_name() == f"clocks-{table.table_id}" for task in registry._tasks))
+        await until(lambda: not any(task.get_name() == f"clocks-{table.table_id}" for task in asyncio.all_tasks()))
 
 
 async def test_start_now_has_bots_take_the_open_seats_and_starts_and_is_refused_to_anyone_but_the_host(

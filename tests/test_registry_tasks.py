@@ -1,5 +1,5 @@
-"""The registry owns its tables' tasks (docs/design.md, principle 7): a table made before any event loop ran gets
-its bots once the registry is entered, and closing the registry cancels and awaits every task."""
+"""The registry owns its tables' tasks (docs/design.md, principle 7): a table made before any event loop ran
+gets its bots once the registry is entered, and closing the registry cancels and awaits every task."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_a_table_created_before_the_loop_ran_is_played_by_its_bots_once_the_regi
                 if table.version > 0:
                     break
                 await asyncio.sleep(0)
-            tasks = set(registry._tasks)
+            tasks = {task for task in asyncio.all_tasks() if task.get_name().endswith(table.table_id)}
         assert all(task.done() for task in tasks), "closing the registry awaits every task it started"
         return table.version
 

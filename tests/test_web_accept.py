@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 import uvloop
 
+from toadstool.scopes import TaskScope
 from toadstool.server import web
 from toadstool.server.limits import Limits
 from toadstool.server.service import ToadstoolService
@@ -69,7 +70,9 @@ async def _turns_until_all_accepted(start: Callable[[socket.socket, type[Counted
 
 
 async def _batch_acceptor(sock: socket.socket, protocol: type[Counted]) -> BatchAcceptor:
-    acceptor = BatchAcceptor(sock, protocol, None, asyncio.get_running_loop())
+    tasks = TaskScope()  # the hand-overs' scope: empty again once the acceptor has closed
+    await tasks.__aenter__()
+    acceptor = BatchAcceptor(sock, protocol, None, asyncio.get_running_loop(), tasks)
     acceptor.start()
     return acceptor
 
@@ -102,7 +105,10 @@ async def test_a_tls_client_that_never_finishes_its_handshake_costs_nothing_once
     context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)  # no certificate: no handshake can finish
     made: list[asyncio.BaseTransport] = []
     sock = _listening()
-    acceptor = BatchAcceptor(sock, type("Counting", (Counted,), {"made": made}), context, asyncio.get_running_loop())
+    tasks = TaskScope()
+    await tasks.__aenter__()
+    counting = type("Counting", (Counted,), {"made": made})
+    acceptor = BatchAcceptor(sock, counting, context, asyncio.get_running_loop(), tasks)
     acceptor.start()
     silent = socket.create_connection(sock.getsockname(), timeout=5)  # connects, then never says hello
     try:
@@ -168,7 +174,11 @@ def test_the_servers_web_port_answers_calls_that_piled_up_without_a_turn_for_eac
 async def test_a_connection_accepted_but_not_yet_handed_over_is_closed_with_the_port() -> None:
     made: list[asyncio.BaseTransport] = []
     sock = _listening()
-    acceptor = BatchAcceptor(sock, type("Counting", (Counted,), {"made": made}), None, asyncio.get_running_loop())
+    tasks = TaskScope()
+    await tasks.__aenter__()
+    acceptor = BatchAcceptor(
+        sock, type("Counting", (Counted,), {"made": made}), None, asyncio.get_running_loop(), tasks
+    )
     acceptor.start()
     client = socket.create_connection(sock.getsockname(), timeout=5)
     try:

@@ -10,13 +10,13 @@ never skip), and resolves each act by its request id. Reconnecting is `Client.fo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncIterator
 
 import grpc
 
 from toadstool.api import SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
+from toadstool_clients.scopes import TaskScope
 
 
 class StreamGone(ConnectionError):
@@ -43,7 +43,8 @@ class PlayStream:
         self._first = service_pb2.PlayRequest(watch=watch)
         self._updates: asyncio.Queue[table_pb2.Update | BaseException | None] = asyncio.Queue()
         self._answers: dict[str, asyncio.Future[service_pb2.ActResult]] = {}
-        self._reader: asyncio.Task[None] | None = None
+        #: The stream's scope, from `start` to `close`: its reader.
+        self._scope: TaskScope | None = None
         self._writing = asyncio.Lock()
         self.open = False
 
@@ -51,7 +52,9 @@ class PlayStream:
         """Send the watch request and start reading."""
         await self.call.write(self._first)
         self.open = True
-        self._reader = asyncio.create_task(self._read(), name=f"play {self.table_id}")
+        self._scope = TaskScope()
+        await self._scope.__aenter__()
+        self._scope.create_task(self._read(), name=f"play {self.table_id}")
 
     async def _read(self) -> None:
         ending: BaseException | None = None
@@ -65,6 +68,8 @@ class PlayStream:
                         answer.set_result(response.acted)
         except grpc.aio.AioRpcError as error:
             ending = error
+        except Exception:  # the call ended some other way: the stream ends, and only the stream
+            pass
         finally:
             self.open = False
             for answer in self._answers.values():
@@ -103,10 +108,9 @@ class PlayStream:
         return result.response
 
     async def close(self) -> None:
-        """End the call and its reader."""
+        """End the call and its reader (leaving the stream's scope cancels the reader)."""
         self.open = False
         self.call.cancel()
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._reader
+        scope, self._scope = self._scope, None
+        if scope is not None:
+            await scope.__aexit__(None, None, None)

@@ -35,7 +35,7 @@ import signal
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
@@ -54,9 +54,10 @@ from toadstool_clients.bridge.config import (
     config_from_options,
 )
 from toadstool_clients.bridge.presses import Press, PressRefused, parse_press, request_id_for
-from toadstool_clients.bridge.publisher import BrokerLink, Outbox, cancel_and_wait
+from toadstool_clients.bridge.publisher import BrokerLink, Outbox
 from toadstool_clients.bridge.topics import Topics, safe_level
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
+from toadstool_clients.scopes import TaskScope, logged
 
 log = logging.getLogger(__name__)
 
@@ -188,28 +189,34 @@ class Bridge:
             identifier=f"{self.link.identifier}-server",
         )
         self.client: Client | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        #: The bridge's scope, while it runs (`run`).
+        self._scope: TaskScope | None = None
         #: Tables with a press being handled right now.
         self._pressing: set[str] = set()
 
     # -- running ------------------------------------------------------------------------------------------
 
     async def run(self, stop: asyncio.Event) -> None:
-        """Run until `stop` is set; then say "offline" and end every task."""
-        async with Client(self.config.server, tls_ca=self.config.server_tls_ca) as client:
-            self.client = client
-            link = asyncio.create_task(self.link.run(stop), name="bridge-broker")
-            server_link = asyncio.create_task(self.server_link.run(stop), name="bridge-broker-server")
-            poll = asyncio.create_task(self.poll_tables(stop), name="bridge-poll")
-            refresh = asyncio.create_task(self.refresh_awtrix(), name="bridge-awtrix-refresh")
+        """Run until `stop` is set; then say "offline" and end every task.
+
+        The bridge's scope holds its broker connections, the table listing's poll and the AWTRIX refresh,
+        and per table a watcher, a roll player and a press being handled; leaving it cancels what still
+        runs. A failure of one table's task is logged and ends only that task (the next listing follows
+        the table afresh); a failure of the bridge's own tasks ends the bridge with that error, rather
+        than leaving it running without its broker or its listing."""
+        async with Client(self.config.server, tls_ca=self.config.server_tls_ca) as client, TaskScope() as tasks:
+            self.client, self._scope = client, tasks
+            link = tasks.create_task(self.link.run(stop), name="bridge-broker")
+            server_link = tasks.create_task(self.server_link.run(stop), name="bridge-broker-server")
+            tasks.create_task(self.poll_tables(stop), name="bridge-poll")
+            tasks.create_task(self.refresh_awtrix(), name="bridge-awtrix-refresh")
             try:
                 await stop.wait()
                 await asyncio.wait([link, server_link], timeout=5)  # saying goodbye and disconnecting is bounded
             finally:
-                players = [m.player for m in self.mirrors.values() if m.player is not None]
-                await cancel_and_wait(
-                    [link, server_link, poll, refresh, *self.watchers.values(), *self._tasks, *players]
-                )
+                # However the bridge ends, its links see `stop` too: a link whose cancellation aiomqtt's
+                # asyncio.wait_for swallowed (Python 3.11) then still ends, and the scope with it.
+                stop.set()
 
     async def refresh_awtrix(self) -> None:
         """Send every AWTRIX 3 app again every AWTRIX_REFRESH seconds: an app has a `lifetime` (so that a dead
@@ -223,10 +230,10 @@ class Bridge:
                 if topic.startswith(heads):
                     self.outbox.put(topic, payload, force=True)
 
-    def _spawn(self, coroutine: Any, name: str) -> None:
-        task = asyncio.create_task(coroutine, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, name: str, run: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> asyncio.Task[None]:
+        """Run one table's `run(*args)` in the bridge's scope; its failure is logged and ends only it."""
+        assert self._scope is not None, "the bridge runs (run)"
+        return self._scope.create_task(logged(log, name, run, *args), name=name)
 
     async def poll_tables(self, stop: asyncio.Event) -> None:
         """Follow the wanted tables as they appear; clear those that finished before we saw them or vanished."""
@@ -279,11 +286,11 @@ class Bridge:
                 if not self.broker_settled():
                     continue  # decided at a later listing, once the broker has handed out `clears_at`
                 if self.clear_time_ms(table_id, 0) > time.time() * 1000:
-                    self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
+                    self.watchers[table_id] = self._spawn(f"watch-{table_id}", self.watch_table, table_id)
                 else:
                     self.clear_table(table_id, len(found.seats))
             else:
-                self.watchers[table_id] = asyncio.create_task(self.watch_table(table_id), name=f"watch-{table_id}")
+                self.watchers[table_id] = self._spawn(f"watch-{table_id}", self.watch_table, table_id)
         for table_id in list(self.mirrors):
             if table_id not in listed:
                 log.info("table %s is gone; clearing its topics", table_id)
@@ -428,7 +435,7 @@ class Bridge:
                 if self.spotlight == table_id:
                     self.outbox.event(self.topics.spotlight_roll_event, formats.roll_event(roll, table_id))
         if mirror.rolls and (mirror.player is None or mirror.player.done()):
-            mirror.player = asyncio.create_task(self.play_rolls(mirror), name=f"rolls-{table_id}")
+            mirror.player = self._spawn(f"rolls-{table_id}", self.play_rolls, mirror)
 
     async def play_rolls(self, mirror: TableMirror) -> None:
         """Show a table's rolls one by one, `--roll-pace` apart: a start order's rolls, which arrive in one
@@ -649,7 +656,7 @@ class Bridge:
             log.info("press at table %s dropped: the previous one is still being handled", table_id)
             return
         self._pressing.add(table_id)
-        self._spawn(self.handle_press(table_id, payload), name=f"press-{table_id}")
+        self._spawn(f"press-{table_id}", self.handle_press, table_id, payload)
 
     async def press_result(self, table_id: str, result: dict[str, Any]) -> None:
         """Tell the device (and its owner) what became of a press; not retained: it is an event."""

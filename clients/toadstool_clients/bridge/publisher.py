@@ -15,16 +15,17 @@ import asyncio
 import collections
 import contextlib
 import logging
+import math
 import ssl
 import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 import aiomqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from toadstool_clients.backoff import backoff
+from toadstool_clients.scopes import TaskScope
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +45,9 @@ MQTT_LOG.addFilter(_ConnectionErrorsAreWarnings())
 
 #: The most events kept while they cannot be published (a broker outage).
 MAX_EVENTS = 1000
+
+#: Seconds a publish may wait for the broker's acknowledgement before the connection counts as broken.
+PUBLISH_SECONDS = 10.0
 
 ONLINE = b"online"
 OFFLINE = b"offline"
@@ -328,8 +332,18 @@ class BrokerLink:
                     await stop.wait()
 
     async def _serve(self, client: aiomqtt.Client, stop: asyncio.Event) -> None:
+        """One connection's scope: the outbox's drain, the receiver and the wait for `stop`. The first to end
+        ends the connection: `stop` set (a clean end), or a failure of either of the others (MqttError:
+        the connection broke), which cancels its siblings, as a TaskGroup does, and is raised."""
+
         async def publish(topic: str, payload: bytes, retain: bool) -> None:
-            await client.publish(topic, payload, qos=1, retain=retain, timeout=10)
+            # asyncio.timeout, not aiomqtt's `timeout`: that is asyncio.wait_for, which on 3.11 can swallow a
+            # cancellation racing with the acknowledgement, and the drain would then outlive its scope.
+            try:
+                async with asyncio.timeout(PUBLISH_SECONDS):
+                    await client.publish(topic, payload, qos=1, retain=retain, timeout=math.inf)
+            except TimeoutError:
+                raise aiomqtt.MqttError("publishing timed out") from None
 
         async def receive() -> None:
             async for message in client.messages:
@@ -340,31 +354,15 @@ class BrokerLink:
                 except Exception:
                     log.exception("handling an MQTT message on %s failed", message.topic)
 
-        tasks = [
-            asyncio.create_task(self.outbox.drain(publish), name="mqtt-drain"),
-            asyncio.create_task(receive(), name="mqtt-receive"),
-            asyncio.create_task(stop.wait(), name="mqtt-stop"),
-        ]
         try:
-            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            await cancel_and_wait(tasks)
-        for task in done:
-            if not task.cancelled() and task.exception() is not None:
-                raise task.exception()  # type: ignore[misc]
+            async with TaskScope() as tasks:
+                children = [
+                    tasks.create_task(self.outbox.drain(publish), name="mqtt-drain"),
+                    tasks.create_task(receive(), name="mqtt-receive"),
+                    tasks.create_task(stop.wait(), name="mqtt-stop"),
+                ]
+                await asyncio.wait(children, return_when=asyncio.FIRST_COMPLETED)
+        except* Exception as failed:
+            raise failed.exceptions[0] from None
         if not stop.is_set():
             raise aiomqtt.MqttError("the connection ended")
-
-
-async def cancel_and_wait(tasks: list[asyncio.Task[Any]]) -> None:
-    """Cancel tasks and wait for them, cancelling again those that swallowed it (aiomqtt waits with
-    asyncio.wait_for, which on Python 3.11 can lose a cancellation that races with a completion)."""
-    pending = [task for task in tasks if not task.done()]
-    for _ in range(50):
-        if not pending:
-            return
-        for task in pending:
-            task.cancel()
-        _, still = await asyncio.wait(pending, timeout=0.1)
-        pending = list(still)
-    log.warning("%d tasks did not stop", len(pending))

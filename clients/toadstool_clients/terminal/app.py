@@ -22,7 +22,7 @@ import os
 import sys
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from typing import Any
 
 import grpc
@@ -38,6 +38,7 @@ from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 from toadstool_clients.host_feed import HostFeed
 from toadstool_clients.i18n import _
+from toadstool_clients.scopes import TaskScope, logged
 from toadstool_clients.terminal.events import in_your_words, with_named_scores
 from toadstool_clients.terminal.host import HostCall, HostMenu, controls, perform
 from toadstool_clients.terminal.menu import Menu
@@ -54,6 +55,8 @@ from toadstool_clients.terminal.screen import (
 from toadstool_clients.terminal.track_pick import TrackPick
 
 __all__ = ["STATUS_NAMES", "TerminalClient", "render_update"]
+
+log = logging.getLogger(__name__)
 
 #: What a person reads when the table moved on before their action arrived and it is no longer offered.
 MOVED_ON = "The table moved on before your move arrived: look, and choose again."
@@ -109,7 +112,8 @@ class TerminalClient:
         self.pause: list[Text] | None = None
         self._updated = asyncio.Event()
         self.app: Application[int] = self._application()
-        self._tasks: set[asyncio.Task[Any]] = set()
+        #: The session's scope (`run`): the stream's reader and each act, host call and auto-play.
+        self._scope: TaskScope | None = None
 
     # ---- the screen -------------------------------------------------------------------------------------
 
@@ -293,7 +297,7 @@ class TerminalClient:
     def _host_call(self, call: HostCall) -> None:
         self.host_menu = None
         self.note = f"Host: {call.control.value}…"
-        self._spawn(self._perform(call), "host")
+        self._spawn("host", self._perform, call)
 
     async def _perform(self, call: HostCall) -> None:
         try:
@@ -318,15 +322,16 @@ class TerminalClient:
 
     # ---- acting ----------------------------------------------------------------------------------------
 
-    def _spawn(self, coroutine: Any, name: str) -> None:
-        task = asyncio.get_running_loop().create_task(coroutine, name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
+    def _spawn(self, name: str, run: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
+        """Run `run(*args)` in the session's scope; a failure is logged (kept back until the screen is gone)
+        and ends only that task, never the session."""
+        if self._scope is not None:
+            self._scope.create_task(logged(log, name, run, *args), name=name)
 
     def _send(self, update: table_pb2.Update, action_id: str) -> None:
         self.sent_version = update.version
         self.mine.clear()
-        self._spawn(self._act(update, action_id), "act")
+        self._spawn("act", self._act, update, action_id)
 
     async def _act(self, update: table_pb2.Update, action_id: str, again: int = 3) -> None:
         """Send the action; one the table refuses as stale (it moved on meanwhile: another seat's vote, a
@@ -370,7 +375,7 @@ class TerminalClient:
             return
         leaf = self.menu.auto_playable()
         if leaf is not None and leaf.action is not None and self.sent_version != self.latest.version:
-            self._spawn(self._auto_play(self.latest.version, leaf.action.id), "auto")
+            self._spawn("auto", self._auto_play, self.latest.version, leaf.action.id)
 
     async def _auto_play(self, version: int, action_id: str) -> None:
         await asyncio.sleep(self.auto_delay)
@@ -423,24 +428,17 @@ class TerminalClient:
         """Plays until the game ends (0), the person leaves (0) or the connection is lost for good (1)."""
         if not (sys.stdin.isatty() and sys.stdout.isatty()) or os.environ.get("TERM", "dumb") == "dumb":
             return await self._run_without_screen()
-        reader: asyncio.Task[None] | None = None
-
-        def start_reading() -> None:
-            nonlocal reader
-            reader = asyncio.get_running_loop().create_task(self._read_stream(), name="stream")
-
         stop_listening = self.host_feed.listen(self._on_host_line) if self.host_feed is not None else None
         with _log_held_back() as held:
             try:
-                code = await self.app.run_async(pre_run=start_reading)
-            except (KeyboardInterrupt, EOFError):
-                code = 0
+                # The session's scope: leaving it (the screen gone) cancels the reader and every act.
+                async with TaskScope() as self._scope:
+                    try:
+                        code = await self.app.run_async(pre_run=lambda: self._spawn("stream", self._read_stream))
+                    except (KeyboardInterrupt, EOFError):
+                        code = 0
             finally:
-                for task in [reader, *self._tasks]:
-                    if task is not None:
-                        task.cancel()
-                        with contextlib.suppress(asyncio.CancelledError, Exception):
-                            await task
+                self._scope = None
                 if stop_listening is not None:
                     stop_listening()
         self._print_last_screen()

@@ -26,6 +26,7 @@ from zeroconf import InterfaceChoice, IPVersion, NonUniqueNameException
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from toadstool.api import MDNS_SERVICE_TYPE, TXT_GAMES, TXT_OPEN, TXT_TABLES, TXT_TLS, TXT_VERSION
+from toadstool.scopes import TaskScope
 
 if TYPE_CHECKING:
     from toadstool.server.tables import TableRegistry
@@ -206,17 +207,14 @@ async def announce(
         yield None
         return
     announcement: Announcement | None = None
-    refresher: asyncio.Task[None] | None = None
     try:
-        announcement = await _register(zeroconf, full_name, addresses, port, server, properties, info)
-        if announcement is not None and info is not None:
-            refresher = asyncio.create_task(_keep_fresh(announcement, refresh_seconds), name="announce-refresh")
-        yield announcement
+        # The announcement's scope: its refresher, which ends (cancelled) when the block does.
+        async with TaskScope() as tasks:
+            announcement = await _register(zeroconf, full_name, addresses, port, server, properties, info)
+            if announcement is not None and info is not None:
+                tasks.create_task(_keep_fresh(announcement, refresh_seconds), name="announce-refresh")
+            yield announcement
     finally:
-        if refresher is not None:
-            refresher.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await refresher
         if announcement is not None:
             await announcement.goodbye()
         await zeroconf.async_close()

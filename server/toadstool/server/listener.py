@@ -25,6 +25,8 @@ from typing import Any
 
 import grpc
 
+from toadstool.scopes import TaskScope, logged
+
 log = logging.getLogger(__name__)
 
 #: The coroutines grpcio runs as a server's accept loop, and as each request for the next call inside it.
@@ -124,6 +126,9 @@ class Listener:
     """The server's port, kept open: the current grpc.aio server and the retired ones still finishing calls.
 
     `build` makes a new, unbound server with every service added; `credentials` are TLS or None.
+
+    Its scope, from `start` to `stop`, holds the retired servers' stop() and the task that listens again;
+    each one's failure is logged and ends only it (the current server goes on serving).
     """
 
     def __init__(
@@ -140,15 +145,17 @@ class Listener:
         #: Servers whose accept loop died, each still finishing its open calls in its stop() task.
         self._retired: dict[grpc.aio.Server, asyncio.Task[None]] = {}
         self._replacing: asyncio.Task[None] | None = None
+        self._tasks = TaskScope()
         self._closing = False
         #: How many times the accept loop died and the port was re-opened (for the tests and the log).
         self.restarts = 0
         self._guard: AcceptLoopGuard | None = None
 
     async def start(self, port: int) -> int:
-        """Bind and start the first server; return the port it got."""
+        """Bind and start the first server; return the port it got. `stop` must follow, in the same task."""
         server = self._build()
         self.port = bind(server, self.host, port, self._credentials)
+        await self._tasks.__aenter__()
         await self._start(server)
         return self.port
 
@@ -160,7 +167,9 @@ class Listener:
         await server.start()
         if not self._guard.found:
             log.warning("cannot guard grpcio's accept loop (its internals changed): a malformed request may stop it")
-            self._replacing = asyncio.get_running_loop().create_task(self._watch_unguarded(server))
+            self._replacing = self._tasks.create_task(
+                logged(log, "re-opening the port", self._watch_unguarded, server), name="grpc-unguarded"
+            )
 
     def _crashed(self, server: grpc.aio.Server, error: BaseException) -> None:
         if self._closing or self.server is None or server is not self.server:
@@ -171,12 +180,20 @@ class Listener:
             error,
             self.port,
         )
-        loop = asyncio.get_running_loop()
         # Retire it first, at once: until its socket closes, new connections reach an accept loop nobody runs.
-        retired = loop.create_task(server.stop(RETIRED_GRACE), name="grpc-retired")
-        self._retired[server] = retired
-        retired.add_done_callback(self._forget)
-        self._replacing = loop.create_task(self._replace(), name="grpc-relisten")
+        self._retired[server] = self._tasks.create_task(self._retire(server), name="grpc-retired")
+        self._replacing = self._tasks.create_task(
+            logged(log, "re-opening the port", self._replace), name="grpc-relisten"
+        )
+
+    async def _retire(self, server: grpc.aio.Server) -> None:
+        """Let a retired server finish its open calls (a failure to stop is said, and ends only this)."""
+        try:
+            await server.stop(RETIRED_GRACE)
+        except Exception as error:
+            log.warning("a retired gRPC server failed to stop: %s", error)
+        finally:
+            self._retired.pop(server, None)
 
     async def _watch_unguarded(self, server: grpc.aio.Server) -> None:
         """Fallback for an unguarded server: re-open the port once grpcio has shut the crashed server down."""
@@ -205,13 +222,6 @@ class Listener:
             self.restarts += 1
             return
 
-    def _forget(self, task: asyncio.Task[None]) -> None:
-        for server, retiring in list(self._retired.items()):
-            if retiring is task:
-                del self._retired[server]
-        if not task.cancelled() and task.exception() is not None:
-            log.warning("a retired gRPC server failed to stop: %s", task.exception())
-
     async def stop(self, grace: float) -> None:
         """Stop the current server and every retired one: no new calls, open calls get `grace` seconds."""
         self._closing = True
@@ -220,10 +230,21 @@ class Listener:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._replacing
         servers = [*([] if self.server is None else [self.server]), *self._retired]
-        retiring = list(self._retired.values())
         # A second stop() on a retiring server cuts its long grace short: its open calls are cancelled after
         # `grace`, and the first stop() then returns too.
-        await asyncio.gather(*(server.stop(grace) for server in servers), return_exceptions=True)
-        await asyncio.gather(*retiring, return_exceptions=True)
+        async with asyncio.TaskGroup() as stopping:
+            for server in servers:
+                stopping.create_task(_stopped(server, grace))
+        # The retired servers' first stop() returns once the one above has: waited for, never cancelled
+        # (cancelling a stop() cancels grpcio's own shutdown). Then leaving the scope ends what is left.
+        if self._retired:
+            await asyncio.wait(list(self._retired.values()))
+        await self._tasks.__aexit__(None, None, None)
         if self._guard is not None:
             self._guard.remove()
+
+
+async def _stopped(server: grpc.aio.Server, grace: float) -> None:
+    """`server.stop(grace)`; a failure is ignored, so that every other server stops all the same."""
+    with contextlib.suppress(Exception):
+        await server.stop(grace)

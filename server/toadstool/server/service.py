@@ -26,6 +26,7 @@ from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.i18n import ACCEPT_LANGUAGE, ENGLISH, N_, Text, load_catalogues, negotiate, tr, translate
+from toadstool.scopes import TaskScope
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.store import DiskUnavailable
@@ -529,8 +530,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         yields them, each act answered in-band, in order, by a reader of the stream's requests that runs
         beside the updates and is cancelled when they end. Writes are one at a time (one lock), so an act's
         answer and an update never interleave, and a client that stops reading holds the reader at its
-        next answer: it stops being read from."""
-        reader: asyncio.Task[None] | None = None
+        next answer: it stops being read from. The stream's scope holds the reader; the end of the updates
+        leaves it, which cancels the reader. The reader's errors (the call gone, its writes refused) end
+        only the reader: the updates tell the stream's end."""
         try:
             first = await anext(aiter(requests), None)
             if first is None or first.WhichOneof("kind") != "watch":
@@ -546,30 +548,29 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
                     await context.write(data)
 
             async def read_acts() -> None:
-                async for request in requests:
-                    if request.WhichOneof("kind") != "act":
-                        await write(_bad_play_request(request, language))
-                        continue
-                    await write(await self._play_act(table, seat, request.act, language))
+                with contextlib.suppress(Exception):
+                    async for request in requests:
+                        if request.WhichOneof("kind") != "act":
+                            await write(_bad_play_request(request, language))
+                            continue
+                        await write(await self._play_act(table, seat, request.act, language))
 
             # Watch's own generator: its refusals (bad table, seat gone) and its end (shutdown) are this stream's.
             updates = cast(AsyncGenerator[bytes, None], self.Watch(first.watch, context))
-            try:
-                async for response in updates:
-                    if reader is None:  # after the first update: an act's answer never comes before it
-                        reader = asyncio.create_task(read_acts(), name=f"play {table.table_id} acts")
-                    await write(response)
-            finally:
-                await updates.aclose()
+            reading = False
+            async with TaskScope() as tasks:
+                try:
+                    async for response in updates:
+                        if not reading:  # after the first update: an act's answer never comes before it
+                            reading = True
+                            tasks.create_task(read_acts(), name=f"play {table.table_id} acts")
+                        await write(response)
+                finally:
+                    await updates.aclose()
         except grpc.aio.BaseError:
             raise
         except Exception as error:
             await _answer_failure(error, context, "Play", self.language_of(context))
-        finally:
-            if reader is not None:
-                reader.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await reader
 
 
 def _bad_play_request(request: service_pb2.PlayRequest, language: str) -> bytes:

@@ -21,6 +21,7 @@ from pathlib import Path
 import uvicorn
 
 from toadstool.i18n import ENGLISH, tr
+from toadstool.scopes import TaskScope
 from toadstool.server import web_accept, web_assets, web_http, web_qr, web_socket
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send
@@ -139,27 +140,29 @@ async def web_listener(
         log.info("web port %d is taken (%s): the web client takes a free port instead", port, error)
         sock = _bind(host, 0)
     loop = asyncio.get_running_loop()
-    acceptor: web_accept.BatchAcceptor | None = None
-    try:
-        if web_accept.batch_accept_works(loop):  # connections accepted in batches (web_accept), not one a turn
-            await server.startup(sockets=[])
-            sock.listen(config.backlog)  # as uvicorn's own server does: room for a burst in the kernel's queue
-            acceptor = web_accept.BatchAcceptor(sock, _protocol_factory(server), config.ssl, loop)
-            acceptor.start()
-        else:
-            await server.startup(sockets=[sock])
-        bound = sock.getsockname()[1]
-        yield WebListener(
-            host=host, port=bound, tls=bool(tls_cert), instead_of=port if port not in (0, bound) else None
-        )
-    finally:
+    # The web side's scope: each accepted connection's hand-over (web_accept); left after the port closes.
+    async with TaskScope() as tasks:
+        acceptor: web_accept.BatchAcceptor | None = None
         try:
-            if acceptor is not None:
-                await acceptor.close()
+            if web_accept.batch_accept_works(loop):  # connections accepted in batches (web_accept), not one a turn
+                await server.startup(sockets=[])
+                sock.listen(config.backlog)  # as uvicorn's own server does: room for a burst in the kernel's queue
+                acceptor = web_accept.BatchAcceptor(sock, _protocol_factory(server), config.ssl, loop, tasks)
+                acceptor.start()
+            else:
+                await server.startup(sockets=[sock])
+            bound = sock.getsockname()[1]
+            yield WebListener(
+                host=host, port=bound, tls=bool(tls_cert), instead_of=port if port not in (0, bound) else None
+            )
         finally:
-            if server.started:
-                await server.shutdown(sockets=[sock])
-            sock.close()
+            try:
+                if acceptor is not None:
+                    await acceptor.close()
+            finally:
+                if server.started:
+                    await server.shutdown(sockets=[sock])
+                sock.close()
 
 
 def _protocol_factory(server: uvicorn.Server) -> Callable[[], asyncio.Protocol]:

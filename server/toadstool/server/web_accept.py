@@ -22,6 +22,8 @@ import socket
 import ssl
 from collections.abc import Callable
 
+from toadstool.scopes import TaskScope
+
 log = logging.getLogger(__name__)
 
 #: Connections accepted per wake-up of the port at most (asyncio's loop takes up to its backlog): a flood of
@@ -45,7 +47,9 @@ def batch_accept_works(loop: asyncio.AbstractEventLoop) -> bool:
 
 class BatchAcceptor:
     """Accepts `sock`'s connections in batches for `protocol_factory` (uvicorn's protocol), over TLS with
-    `tls`, from `start` until `close`. The caller owns and closes the socket."""
+    `tls`, from `start` until `close`. The caller owns and closes the socket, and owns `tasks`, the scope
+    each connection's hand-over runs in (the web side's: toadstool.server.web); a hand-over's failure is
+    logged by the hand-over itself and ends only that connection."""
 
     def __init__(
         self,
@@ -53,8 +57,10 @@ class BatchAcceptor:
         protocol_factory: Callable[[], asyncio.Protocol],
         tls: ssl.SSLContext | None,
         loop: asyncio.AbstractEventLoop,
+        tasks: TaskScope,
     ) -> None:
         self.sock, self.protocol_factory, self.tls, self.loop = sock, protocol_factory, tls, loop
+        self.tasks = tasks
         self._fd = sock.fileno()  # kept: a closed socket's fileno() is -1
         self._watching = False
         self._resume: asyncio.TimerHandle | None = None
@@ -94,7 +100,7 @@ class BatchAcceptor:
         conn.setblocking(False)
         with contextlib.suppress(OSError):  # a peer already gone (macOS says EINVAL); its transport will say so
             conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # asyncio's loop skips it on macOS
-        task = self.loop.create_task(self._connect(conn))
+        task = self.tasks.create_task(self._connect(conn))
         self._handing_over[task] = conn
         task.add_done_callback(self._handed_over)
 

@@ -33,8 +33,8 @@ accept-language when it names a language the server has texts in (`with_chosen_l
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
+import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 from urllib.parse import parse_qs
@@ -44,6 +44,7 @@ from google.protobuf.message import DecodeError, Message
 
 from toadstool.api import SEAT_TOKEN_KEY
 from toadstool.i18n import ACCEPT_LANGUAGE, Text, negotiate, tr
+from toadstool.scopes import TaskScope
 from toadstool.server.web_transport import (
     PREFIX,
     Procedure,
@@ -58,6 +59,8 @@ from toadstool.server.web_transport import (
     message_bytes,
     peer_of,
 )
+
+log = logging.getLogger(__name__)
 
 SOCKET_PATH = f"{PREFIX}socket"
 #: Frame kinds, client to server.
@@ -89,18 +92,26 @@ class _Broken(Exception):
 
 
 class SeatSocket:
-    """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own."""
+    """One accepted WebSocket: its frames read in order, its Watch pumped by a task of its own in `tasks`,
+    the socket's scope (`serve_socket`), which is left, the pump cancelled, when the socket ends."""
 
     def __init__(
-        self, act: Procedure, watch: Procedure, headers: dict[str, str], peer: str, send: Send, language: str
+        self,
+        act: Procedure,
+        watch: Procedure,
+        headers: dict[str, str],
+        peer: str,
+        send: Send,
+        language: str,
+        tasks: TaskScope,
     ) -> None:
-        self.act, self.watch, self._send = act, watch, send
+        self.act, self.watch, self._send, self.tasks = act, watch, send, tasks
         self.headers, self.peer = headers, peer
         self.context = WebContext(self.headers, self.peer)
         #: The language of the socket's own refusals (the service's say theirs by the same header).
         self.language = language
         self.frames = 0
-        self.pump: asyncio.Future[None] | None = None
+        self.pump: asyncio.Task[None] | None = None
         #: Held while an Act is handled and answered: the Watch's end waits for it, so an applied Act is
         #: always answered before END, and no Act is applied once the socket is closing.
         self.acting = asyncio.Lock()
@@ -127,7 +138,7 @@ class SeatSocket:
         elif kind == WATCH:
             if self.pump is not None:
                 raise _Broken(tr("a socket carries one Watch; open another socket for another table"))
-            self.pump = asyncio.ensure_future(self._pump(_decode(self.watch, payload)))
+            self.pump = self.tasks.create_task(self._pump(_decode(self.watch, payload)))
         elif kind == HELLO:
             if self.frames != 1:
                 raise _Broken(tr("the HELLO frame (the seat token) can only be the socket's first"))
@@ -156,25 +167,25 @@ class SeatSocket:
                 await self.send_frame(ACTED, message_bytes(response))
 
     async def _pump(self, request: Message) -> None:
-        """The Watch's messages as VIEW frames; its end as an END frame, then the socket closes."""
-        ending: dict[str, Any] = {}
-        responses: AsyncIterator[Any] = self.watch.handler(request, self.context)
+        """The Watch's messages as VIEW frames; its end as an END frame, then the socket closes. A failure
+        ends only the pump, never the socket's reader (it reads on until the peer goes): the peer gone while
+        a frame was sent (uvicorn's ClientDisconnected, an OSError) quietly, anything else logged."""
         try:
-            async for response in responses:
-                await self.send_frame(VIEW, message_bytes(response))
-        except WebAbort as abort:
-            ending["error"] = error_body(abort)
-        finally:
-            await responses.aclose()  # type: ignore[attr-defined]
-        async with self.acting:
-            await self.close_with(END, json.dumps(ending).encode(), 1000)
-
-    async def close(self) -> None:
-        """Stop the Watch (its stream's count and its seat's connection are given back)."""
-        if self.pump is not None:
-            self.pump.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.pump
+            ending: dict[str, Any] = {}
+            responses: AsyncIterator[Any] = self.watch.handler(request, self.context)
+            try:
+                async for response in responses:
+                    await self.send_frame(VIEW, message_bytes(response))
+            except WebAbort as abort:
+                ending["error"] = error_body(abort)
+            finally:
+                await responses.aclose()  # type: ignore[attr-defined]
+            async with self.acting:
+                await self.close_with(END, json.dumps(ending).encode(), 1000)
+        except OSError:
+            pass
+        except Exception:
+            log.exception("the Watch of a WebSocket from %s failed", self.peer)
 
 
 def _decode(procedure: Procedure, payload: bytes) -> Message:
@@ -234,8 +245,18 @@ async def serve_socket(
     await send({"type": "websocket.accept"})
     peer = peer_of(scope)
     language = language_of(WebContext(headers, peer))
-    seat = SeatSocket(procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], headers, peer, send, language)
     watch_by = asyncio.get_running_loop().time() + WATCH_WAIT_SECONDS
+    # The socket's scope: this reader and the Watch's pump. Leaving it (the peer gone, a broken frame, the
+    # Watch's end) cancels the pump: its stream's count and its seat's connection are given back.
+    async with TaskScope() as tasks:
+        seat = SeatSocket(
+            procedures[f"{PREFIX}Act"], procedures[f"{PREFIX}Watch"], headers, peer, send, language, tasks
+        )
+        await _read_frames(seat, receive, watch_by)
+
+
+async def _read_frames(seat: SeatSocket, receive: Receive, watch_by: float) -> None:
+    """The socket's frames in order, until the peer goes or a frame breaks the protocol."""
     try:
         while True:
             try:
@@ -252,8 +273,6 @@ async def serve_socket(
                 return
     except OSError:  # uvicorn's ClientDisconnected: the peer went while an answer was being sent
         return
-    finally:
-        await seat.close()
 
 
 async def _before_watch(receive: Receive, deadline: float) -> Any:

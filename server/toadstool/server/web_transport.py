@@ -20,7 +20,6 @@ would undo Watch's shared pre-serialised views; this adapter is the two call sha
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import struct
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -35,6 +34,7 @@ from google.protobuf.message_factory import GetMessageClass
 from toadstool.api import DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
 from toadstool.api.v1 import service_pb2
 from toadstool.i18n import ACCEPT_LANGUAGE, Text, said, tr
+from toadstool.scopes import TaskScope
 from toadstool.server.service import ToadstoolService
 
 Scope = Mapping[str, Any]
@@ -345,7 +345,9 @@ class ConnectApp:
     ) -> None:
         """A server stream: 200 at once, then one envelope per message, then the end-of-stream envelope.
         The call ends when the client goes away (its disconnect cancels the handler, which lets go of its
-        stream's count and its seat's connection, as a cancelled gRPC stream does)."""
+        stream's count and its seat's connection, as a cancelled gRPC stream does). The call's scope holds
+        the pump and the wait for the disconnect: whichever ends first ends the scope, which cancels the
+        other. A pump that fails ends the call with its error (uvicorn logs it), as before the scope."""
         await send(
             {
                 "type": "http.response.start",
@@ -353,16 +355,13 @@ class ConnectApp:
                 "headers": [(b"content-type", f"application/connect+{codec}".encode()), *API_HEADERS],
             }
         )
-        pump = asyncio.ensure_future(self._pump(procedure, codec, body, context, send))
-        gone = asyncio.ensure_future(_disconnected(receive))
         try:
-            await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            for task in (pump, gone):
-                task.cancel()
-            for task in (pump, gone):
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            async with TaskScope() as tasks:
+                pump = tasks.create_task(self._pump(procedure, codec, body, context, send))
+                gone = tasks.create_task(_disconnected(receive))
+                await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
+        except* Exception as group:
+            raise group.exceptions[0] from None  # the pump's own error, as it was raised
         if pump.cancelled():
             return
         await send({"type": "http.response.body", "body": end_of_stream(pump.result()), "more_body": False})

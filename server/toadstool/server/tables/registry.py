@@ -22,6 +22,7 @@ from toadstool.engine import (
 )
 from toadstool.games import GAMES
 from toadstool.i18n import tr, trn
+from toadstool.scopes import TaskScope, logged
 from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredSeat, StoredTable
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
@@ -53,8 +54,11 @@ LISTED_FINISHED_SECONDS = 24 * 3600
 class TableRegistry:
     """All tables of one server, the tasks that run their bots and clocks, and their durable store.
 
-    Use it as an async context manager so those tasks end with it (structured concurrency). Its beat,
-    backlog and tables tell the time by the event loop, or by `clock` if one is given (tests move one by
+    Use it as an async context manager so those tasks end with it: entering it opens the registry's
+    task scope, leaving it cancels every table's scope and waits for them (docs/design.md, principle 7).
+    Each table's scope holds its bots and clocks; a runner's failure is logged and ends only that runner
+    (see `_table_tasks`), so one broken table never cancels another's game. Its beat, backlog and tables
+    tell the time by the event loop, or by `clock` if one is given (tests move one by
     hand; a clock set later is given to the tables created from then on). When a table finished is told by
     `wall_clock` (Unix seconds, kept across restarts; tests give one they move too).
     """
@@ -81,17 +85,17 @@ class TableRegistry:
         self.moves = GroupCommit()
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
-        #: Each table's bot and clock tasks, owned here: a task's exception is logged (never lost, and an
-        #: ERROR fails any test), and `aclose` cancels and awaits them all. Not a TaskGroup on purpose: one
-        #: table's failure must not cancel every other table's game.
-        self._tasks: set[asyncio.Task[None]] = set()
-        #: Tables created before any event loop ran (synchronous use): their tasks start on `async with`.
+        #: The scope of every table's scope (one task each), open between `async with` and `aclose`.
+        self._scope: TaskScope | None = None
+        #: Tables created before the registry was entered (synchronous use): their tasks start on `async with`.
         self._unstarted: list[Table] = []
         #: A finished table's follow-up (PlayAgain) and its host token, by the finished table's id. In memory
         #: only: after a restart the finished table names none, and the first PlayAgain makes a new one.
         self._next: dict[str, tuple[str, str]] = {}
 
     async def __aenter__(self) -> TableRegistry:
+        self._scope = TaskScope()
+        await self._scope.__aenter__()
         self.load()
         unstarted, self._unstarted = self._unstarted, []
         for table in unstarted:
@@ -102,13 +106,11 @@ class TableRegistry:
         await self.aclose()
 
     async def aclose(self) -> None:
-        """Cancel every bot and clock task and wait until each has really ended."""
-        while self._tasks:
-            pending = list(self._tasks)
-            for task in pending:
-                task.cancel()
-            await asyncio.wait(pending, timeout=1.0)
-            self._tasks.difference_update(t for t in pending if t.done())
+        """Leave the task scope: every table's bot and clock tasks are cancelled, and this waits until each
+        has really ended."""
+        scope, self._scope = self._scope, None
+        if scope is not None:
+            await scope.__aexit__(None, None, None)
         self.moves.close()
 
     def shutting_down(self) -> None:
@@ -382,22 +384,22 @@ class TableRegistry:
                 return table_id
 
     def _spawn_tasks(self, table: Table) -> None:
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:  # no loop yet (the registry used synchronously): start them on `async with`
+        if self._scope is None:  # not entered yet (the registry used synchronously): started on `async with`
             self._unstarted.append(table)
             return
-        if table.status is Status.FINISHED:
-            return
-        runners = [("bots", autoplay.run_bots(table))]
-        if table.turn_seconds or table.takeover_seconds or table.abandon_seconds:
-            runners.append(("clocks", autoplay.run_clocks(table)))
-        for name, runner in runners:
-            task = loop.create_task(runner, name=f"{name}-{table.table_id}")
-            self._tasks.add(task)
-            task.add_done_callback(self._task_done)
+        if table.status is not Status.FINISHED:
+            self._scope.create_task(self._table_tasks(table), name=f"table-{table.table_id}")
 
-    def _task_done(self, task: asyncio.Task[None]) -> None:
-        self._tasks.discard(task)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("task %s failed", task.get_name(), exc_info=task.exception())
+    async def _table_tasks(self, table: Table) -> None:
+        """One table's scope: its bots, and its clocks if it has any, until its game ends or the registry
+        closes. A runner's failure is logged (never lost, and an ERROR fails any test) and ends only that
+        runner: the table's other runner goes on (its clock still ends an abandoned game), as do all the
+        other tables. A plain TaskGroup: it waits for its runners, which end with the game, and the
+        registry's scope, when left, cancels it and with it them."""
+        async with asyncio.TaskGroup() as tasks:
+            runners = [("bots", autoplay.run_bots)]
+            if table.turn_seconds or table.takeover_seconds or table.abandon_seconds:
+                runners.append(("clocks", autoplay.run_clocks))
+            for kind, runner in runners:
+                name = f"{kind}-{table.table_id}"
+                tasks.create_task(logged(log, f"task {name}", runner, table), name=name)
