@@ -25,7 +25,7 @@ from toadstool.api.v1 import kart_pb2, powerup_pb2, service_pb2, table_pb2
 from toadstool.games import get_game
 from toadstool.games.levelup.data import CHARACTER_NAMES
 from toadstool.i18n import from_stored, stored, tr
-from toadstool.server import messages
+from toadstool.server import messages, view_words
 from toadstool.server.app import RunningServer
 from toadstool.server.store import Store
 from toadstool.server.tables import Status, TableRegistry, hosting
@@ -225,8 +225,8 @@ def test_only_a_built_in_tracks_title_is_said_in_german_a_persons_title_stays_th
     ]
     for name, title, german in cases:
         view = kart_pb2.KartView(track=kart_pb2.KartTrack(name=name, title=title, length=40))
-        messages.say_view_words(view, "de")
+        view_words.say_view_words(view, "de")
         assert view.track.title == german, name
     card = powerup_pb2.PowerUpCard(name="Boo", effect="take 1 Extra Life token from the supply")
-    messages.say_view_words(card, "de")
+    view_words.say_view_words(card, "de")
     assert (card.name, card.effect) == ("Buu Huu", "1 Extraleben-Marke aus dem Vorrat nehmen")

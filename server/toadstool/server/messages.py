@@ -16,18 +16,16 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from google.protobuf import json_format
-from google.protobuf.descriptor import Descriptor
-from google.protobuf.message import Message
 
-from toadstool.api.v1 import kart_pb2, powerup_pb2, service_pb2, table_pb2
+from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import BotLevel
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
-from toadstool.games.kart import tracks as kart_tracks
 from toadstool.i18n import ENGLISH, Text, translate, trn
 from toadstool.server import wire
 from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
 from toadstool.server.tables.seats import SeatKind, Status
 from toadstool.server.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
+from toadstool.server.view_words import say_view_words
 
 if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
@@ -410,68 +408,6 @@ def _private_part(table: Table, viewer: int | None, language: str = ENGLISH) -> 
     if table.ended is not None:  # a game ended early offers nothing
         return _private_view_body(table, viewer, language), b""
     return _private_view_body(table, viewer, language), _legal_actions_bytes(table, viewer, language)
-
-
-def _card_words(member: Message) -> tuple[str, ...]:
-    """A ? card's name and effect: always the game's words."""
-    return ("name", "effect")
-
-
-def _track_words(member: Message) -> tuple[str, ...]:
-    """A track's title, when the track is a built-in one (known by its registry name): a title a person wrote
-    for a track of their own is a value, never looked up in the catalogue, whatever it says."""
-    builtin = kart_tracks.BUILTIN_TITLES.get(getattr(member, "name", ""))
-    return ("title",) if builtin is not None and builtin == getattr(member, "title", None) else ()
-
-
-#: The fields inside the games' views that hold words, by the message that holds them (which of its fields
-#: do, for this message): a ? card's name and effect, a built-in track's title. Every other string in a view
-#: is a value (a track's registry name, a shortcut's label, a person's name).
-VIEW_WORDS: dict[str, Callable[[Message], tuple[str, ...]]] = {
-    powerup_pb2.PowerUpCard.DESCRIPTOR.full_name: _card_words,
-    kart_pb2.KartTrack.DESCRIPTOR.full_name: _track_words,
-}
-
-
-def _holds_words(descriptor: Descriptor, seen: frozenset[str] = frozenset()) -> bool:
-    """Whether a message of this type holds, at any depth, a message of `VIEW_WORDS` (`seen`: the types on the
-    way here, so a type that holds itself, directly or not, ends the search)."""
-    if descriptor.full_name in VIEW_WORDS:
-        return True
-    if descriptor.full_name in seen:
-        return False
-    seen = seen | {descriptor.full_name}
-    return any(field.message_type is not None and _holds_words(field.message_type, seen) for field in descriptor.fields)
-
-
-@cache
-def _paths_to_words(descriptor: Descriptor) -> tuple[tuple[str, bool], ...]:
-    """The (name, repeated) of each field of this message type that can hold words, found once per type."""
-    return tuple(
-        (field.name, field.is_repeated)
-        for field in descriptor.fields
-        if field.message_type is not None and _holds_words(field.message_type)
-    )
-
-
-def say_view_words(member: Message, language: str) -> None:
-    """Say the words inside a game's view message (`VIEW_WORDS`) in `language`, in place.
-
-    Why after the conversion and not in it: the view's conversion (`wire.to_message`) stays one per view,
-    the same for every language, and the few words a view holds are said by the catalogue on the way out,
-    for the readers of another language only. Walks only into the fields whose type can hold such words (a UNO
-    view: none)."""
-    descriptor = member.DESCRIPTOR
-    words = VIEW_WORDS.get(descriptor.full_name)
-    if words is not None:
-        for name in words(member):
-            setattr(member, name, translate(language, getattr(member, name)))
-    for name, repeated in _paths_to_words(descriptor):
-        if repeated:
-            for item in getattr(member, name):
-                say_view_words(item, language)
-        elif member.HasField(name):
-            say_view_words(getattr(member, name), language)
 
 
 def _private_view_body(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
