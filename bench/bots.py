@@ -80,7 +80,11 @@ def measure(
             with ProcessPoolExecutor(jobs) as pool:
                 won = list(pool.map(_one, args))
         else:
-            won = [one_game(*a) for a in args]
+            won = []
+            for a in args:
+                won.append(one_game(*a))
+                if len(won) % 10 == 0:  # progress, for runs of many minutes
+                    print(f"{game} {matchup}: {sum(won)}/{len(won)}", file=sys.stderr, flush=True)
         wins = sum(won)
         low, high = wilson(wins, games)
         line[matchup] = {

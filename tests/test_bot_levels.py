@@ -141,6 +141,24 @@ def test_the_hard_bot_keeps_its_time_budget_on_a_clock_the_test_controls(game: s
     assert bot.last_iterations > 0
 
 
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_hard_bot_spends_nothing_on_a_decision_with_one_move(game: str) -> None:
+    """One legal action (or the same action twice), or an optional window: no sample, no rollout, not even
+    a look at the clock."""
+    engine = get_game(game).engine
+    state, seat = _decision_points(game, seed=7, count=1)[0]
+    clock = SteppingClock(0.001)
+    bot = make_bot(game, BotLevel.HARD, Budget(ms=50, clock=clock))
+    assert isinstance(bot, HardBot)
+    only = engine.legal_actions(state, seat)[:1]
+    view = engine.view(state, seat)
+    assert bot.choose(view, only, True, random.Random(1)) == only[0]
+    assert bot.choose(view, only * 2, True, random.Random(1)) == only[0]
+    bot.choose(view, engine.legal_actions(state, seat), False, random.Random(1))
+    assert clock.now == 0.0
+    assert bot.last_iterations == 0
+
+
 def test_the_default_budget_is_150_ms_of_the_bots_own_thinking() -> None:
     bot = make_bot("uno", BotLevel.HARD)
     assert isinstance(bot, HardBot)

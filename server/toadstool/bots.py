@@ -73,7 +73,7 @@ class EasyBot:
 
     needs_view = True
 
-    def __init__(self, normal: Bot, mistake_rate: float = 0.4, optional_rate: float = 0.5) -> None:
+    def __init__(self, normal: Bot, mistake_rate: float = 0.5, optional_rate: float = 0.5) -> None:
         self.normal = normal
         self.mistake_rate = mistake_rate
         self.optional_rate = optional_rate
@@ -169,7 +169,8 @@ class HardBot:
     Each iteration samples a state consistent with the bot's view only (the game's determinizer: the
     others' cards and objectives, the decks' order, the dice), then tries each action still in the race on
     that same sample with the same rollout seed (common random numbers: the actions are compared on equal
-    luck), plays on with every seat choosing as the normal bot would (now and then a random move), and stops
+    luck), plays on with every seat choosing as the normal bot would (`greedy_rollouts`: the share of its
+    moves; by default all, so that on one sample two actions differ only by what they did), and stops
     where the determinizer says the hand/round is over or after its `horizon` of actions. A rollout that ends
     the game scores 1 for a win (shared: split) and 0 otherwise; one cut off scores the seat's `standing`
     against each other seat's through a logistic of the difference in the determinizer's `scale` (a lead
@@ -200,7 +201,7 @@ class HardBot:
         normal: Bot,
         budget: Budget | None = None,
         rollout_limit: int = 400,
-        greedy_rollouts: float = 0.9,
+        greedy_rollouts: float = 1.0,
         margin: float = 0.0,
         confidence: float = 0.5,
     ) -> None:
@@ -271,7 +272,7 @@ class HardBot:
 
     def _rollout(self, start: Any, state: Any, seat: int, rng: random.Random) -> float:
         """Play on from `state` until the determinizer says the hand/round is over (or the limit), each seat
-        playing the normal bot's choice (or now and then a random one), and score `seat` in [0, 1]."""
+        playing the normal bot's choice (or, past `greedy_rollouts`, a random one), and score `seat` in [0, 1]."""
         engine = self.engine
         determinizer = self.determinizer
         players = len(engine.view(start, None).scores)
