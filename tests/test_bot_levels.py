@@ -375,6 +375,25 @@ def test_selfplay_with_levels_prints_its_json_summary(tmp_path: Path) -> None:
     assert "unknown bot level 'expert'" in wrong.stderr
 
 
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("game", ["powerup", "kart", "levelup"])
+def test_selfplay_with_levels_plays_every_game_and_prints_its_json_summary(tmp_path: Path, game: str) -> None:
+    options = get_game(game).engine.quick_options.items()
+    quick = [arg for name, value in options for arg in ("--option", f"{name}={value}")]
+    result = subprocess.run(
+        toadstool_command(
+            "selfplay", game, "--players", "4", "--levels", "hard,normal,easy,normal", "--games", "1",
+            "--budget-ms", "5", *quick,
+        ),
+        capture_output=True, text=True, timeout=280, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["game"], summary["players"], summary["games"]) == (game, 4, 1)
+    assert summary["levels"] == ["hard", "normal", "easy", "normal"]
+    assert sum(summary["wins_by_seat"]) >= 1
+
+
 # -- the hard bots' budget, a table option ----------------------------------------------------------------
 
 
