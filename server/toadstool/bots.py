@@ -203,7 +203,7 @@ class HardBot:
         rollout_limit: int = 400,
         greedy_rollouts: float = 1.0,
         margin: float = 0.0,
-        confidence: float = 0.5,
+        confidence: float | None = None,
     ) -> None:
         self.engine = engine
         self.determinizer = determinizer
@@ -212,7 +212,9 @@ class HardBot:
         self.rollout_limit = rollout_limit
         self.greedy_rollouts = greedy_rollouts
         self.margin = margin
-        self.confidence = confidence
+        #: How many standard errors an action must beat the normal choice by: the determinizer's `confidence`
+        #: where it has one (UNO's normal bot is hard to beat by noise-free margins), else 0.5.
+        self.confidence = confidence if confidence is not None else getattr(determinizer, "confidence", 0.5)
         self.last_iterations = 0
 
     def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random) -> Any | None:
