@@ -1,7 +1,7 @@
 """Bot strength: how often each level beats the level below it, per game, with 95% confidence intervals.
 
 Usage: ``python bench/bots.py [--games N] [--budget-ms MS | --iterations N] [--game GAME ...] [--quick]
-[--jobs J] [--seed S]``
+[--jobs J] [--seed S] [--matchup hard_vs_normal|normal_vs_easy ...]``
 
 For every registered game it plays `--games` four-player games (400 by default, as the issue asks) of one
 hard bot against three normal bots, and as many of one normal bot against three easy bots, the lone bot's
@@ -66,19 +66,25 @@ def one_game(game: str, matchup: str, index: int, seed: int, budget: Budget, qui
     return seat in result.outcome.winners
 
 
-def measure(game: str, games: int, seed: int, budget: Budget, quick: bool, jobs: int) -> dict[str, Any]:
+def measure(
+    game: str, games: int, seed: int, budget: Budget, quick: bool, jobs: int, matchups: list[str] | None = None
+) -> dict[str, Any]:
     """One game's JSON line."""
     line: dict[str, Any] = {"game": game, "players": PLAYERS, "games": games, "quick": quick}
     line["budget_ms"] = budget.ms
     line["iterations"] = budget.iterations
     started = time.perf_counter()
-    for matchup in MATCHUPS:
+    for matchup in matchups or list(MATCHUPS):
         args = [(game, matchup, i, seed, budget, quick) for i in range(games)]
         if jobs > 1:
             with ProcessPoolExecutor(jobs) as pool:
                 won = list(pool.map(_one, args))
         else:
-            won = [one_game(*a) for a in args]
+            won = []
+            for a in args:
+                won.append(one_game(*a))
+                if len(won) % 10 == 0:  # progress, for runs of many minutes
+                    print(f"{game} {matchup}: {sum(won)}/{len(won)}", file=sys.stderr, flush=True)
         wins = sum(won)
         low, high = wilson(wins, games)
         line[matchup] = {
@@ -103,12 +109,13 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="each game's short options (one UNO hand, ...)")
     parser.add_argument("--jobs", type=int, default=1, help="processes playing games (1)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--matchup", action="append", choices=sorted(MATCHUPS), help="only this match-up (repeatable)")
     args = parser.parse_args(argv)
     if args.games < 1:
         parser.error("--games must be at least 1")
     budget = Budget(ms=None, iterations=args.iterations) if args.iterations else Budget(ms=args.budget_ms)
     for game in args.game or list(GAMES):
-        print(json.dumps(measure(game, args.games, args.seed, budget, args.quick, args.jobs)), flush=True)
+        print(json.dumps(measure(game, args.games, args.seed, budget, args.quick, args.jobs, args.matchup)), flush=True)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import pytest
 from conftest import TEST_LIMITS, toadstool_command
 from toadstool.api.v1 import service_pb2
 from toadstool.bots import (
+    BUDGET_OPTION,
     DEFAULT_BUDGET_MS,
     BotLevel,
     Budget,
@@ -138,6 +139,24 @@ def test_the_hard_bot_keeps_its_time_budget_on_a_clock_the_test_controls(game: s
     used = clock.now - 0.001  # the reading that set the deadline
     assert 0.050 <= used <= 0.060
     assert bot.last_iterations > 0
+
+
+@pytest.mark.parametrize("game", GAME_NAMES)
+def test_the_hard_bot_spends_nothing_on_a_decision_with_one_move(game: str) -> None:
+    """One legal action (or the same action twice), or an optional window: no sample, no rollout, not even
+    a look at the clock."""
+    engine = get_game(game).engine
+    state, seat = _decision_points(game, seed=7, count=1)[0]
+    clock = SteppingClock(0.001)
+    bot = make_bot(game, BotLevel.HARD, Budget(ms=50, clock=clock))
+    assert isinstance(bot, HardBot)
+    only = engine.legal_actions(state, seat)[:1]
+    view = engine.view(state, seat)
+    assert bot.choose(view, only, True, random.Random(1)) == only[0]
+    assert bot.choose(view, only * 2, True, random.Random(1)) == only[0]
+    bot.choose(view, engine.legal_actions(state, seat), False, random.Random(1))
+    assert clock.now == 0.0
+    assert bot.last_iterations == 0
 
 
 def test_the_default_budget_is_150_ms_of_the_bots_own_thinking() -> None:
@@ -354,3 +373,89 @@ def test_selfplay_with_levels_prints_its_json_summary(tmp_path: Path) -> None:
     )  # fmt: skip
     assert wrong.returncode == 2
     assert "unknown bot level 'expert'" in wrong.stderr
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("game", ["powerup", "kart", "levelup"])
+def test_selfplay_with_levels_plays_every_game_and_prints_its_json_summary(tmp_path: Path, game: str) -> None:
+    options = get_game(game).engine.quick_options.items()
+    quick = [arg for name, value in options for arg in ("--option", f"{name}={value}")]
+    result = subprocess.run(
+        toadstool_command(
+            "selfplay", game, "--players", "4", "--levels", "hard,normal,easy,normal", "--games", "1",
+            "--budget-ms", "5", *quick,
+        ),
+        capture_output=True, text=True, timeout=280, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["game"], summary["players"], summary["games"]) == (game, 4, 1)
+    assert summary["levels"] == ["hard", "normal", "easy", "normal"]
+    assert sum(summary["wins_by_seat"]) >= 1
+
+
+# -- the hard bots' budget, a table option ----------------------------------------------------------------
+
+
+async def test_the_bot_budget_is_a_table_option_validated_listed_and_kept_across_a_restart(tmp_path: Path) -> None:
+    config = ServerConfig(
+        host="127.0.0.1", port=0, bot_delay=0.0, grace=0.5, limits=TEST_LIMITS, db=str(tmp_path / "t.db")
+    )
+    async with running_server(config) as server, Client(server.address) as client:
+        listed = {g.name: g for g in await client.list_games()}
+        for game in GAME_NAMES:
+            option = next(o for o in listed[game].options if o.name == BUDGET_OPTION.name)
+            assert (option.kind, option.default_value, option.minimum, option.maximum) == ("int", "150", 50, 1000)
+        for value, said in (
+            ("20", "option 'bot_budget_ms' must be at least 50, not 20"),
+            ("5000", "option 'bot_budget_ms' must be at most 1000, not 5000"),
+            ("fast", "option 'bot_budget_ms' must be a whole number, not 'fast'"),
+        ):
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await client.stub.CreateTable(
+                    service_pb2.CreateTableRequest(
+                        game="uno", players=4, bots=3, bot_level=service_pb2.BOT_LEVEL_HARD,
+                        options={"bot_budget_ms": value},
+                    ),
+                    timeout=30,
+                )  # fmt: skip
+            assert refused.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+            assert said in (refused.value.details() or ""), refused.value.details()
+        assert not server.registry.tables  # nothing was made
+        created = await client.stub.CreateTable(
+            service_pb2.CreateTableRequest(
+                game="powerup", players=4, bots=2, manual_start=True, bot_level=service_pb2.BOT_LEVEL_HARD,
+                options={"bot_budget_ms": "300"},
+            ),
+            timeout=30,
+        )  # fmt: skip
+        table_id, host = created.table.table_id, ((HOST_TOKEN_KEY, created.host_token),)
+        assert dict(created.table.options) == {"bot_budget_ms": "300"}
+        table = server.registry.tables[table_id]
+        assert BUDGET_OPTION.name not in table.options  # the game's creation record never sees it
+        for seat in (2, 3):
+            bot = table.seats[seat].bot
+            assert isinstance(bot, HardBot)
+            assert bot.budget.ms == 300
+        hard = service_pb2.BOT_LEVEL_HARD
+        added = await client.stub.AddBot(
+            service_pb2.AddBotRequest(table_id=table_id, bot_level=hard), metadata=host, timeout=30
+        )
+        added_bot = table.seats[added.seat].bot
+        assert isinstance(added_bot, HardBot)
+        assert added_bot.budget.ms == 300
+        default = await client.stub.CreateTable(
+            service_pb2.CreateTableRequest(game="uno", players=2, bots=1, bot_level=service_pb2.BOT_LEVEL_HARD),
+            timeout=30,
+        )
+        default_bot = server.registry.tables[default.table.table_id].seats[1].bot
+        assert isinstance(default_bot, HardBot)
+        assert default_bot.budget.ms == DEFAULT_BUDGET_MS
+    async with running_server(config) as server:
+        table = server.registry.tables[table_id]
+        for seat in (added.seat, 2, 3):
+            bot = table.seats[seat].bot
+            assert isinstance(bot, HardBot)
+            assert bot.budget.ms == 300
+        assert table.raw_options == {"bot_budget_ms": "300"}
+        assert BUDGET_OPTION.name not in table.options

@@ -11,6 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from toadstool.api.v1 import table_pb2
+from toadstool.bots import table_options
 from toadstool.games import GAMES
 from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
@@ -42,7 +43,7 @@ async def test_list_games_shows_every_registered_game_with_its_options(client: C
     for name, spec in GAMES.items():
         assert games[name].min_players == spec.engine.min_players
         assert games[name].max_players == spec.engine.max_players
-        assert [o.name for o in games[name].options] == [o.name for o in spec.engine.options]
+        assert [o.name for o in games[name].options] == [o.name for o in table_options(spec.engine)]
 
 
 async def test_a_manual_table_waits_for_its_host(server: RunningServer, client: Client) -> None:

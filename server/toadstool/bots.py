@@ -14,11 +14,11 @@ import importlib
 import math
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from toadstool.engine import Bot, Engine
+from toadstool.engine import N_, Bot, Engine, OptionKind, OptionSpec
 
 if TYPE_CHECKING:
     from toadstool.games import GameSpec
@@ -73,7 +73,7 @@ class EasyBot:
 
     needs_view = True
 
-    def __init__(self, normal: Bot, mistake_rate: float = 0.4, optional_rate: float = 0.5) -> None:
+    def __init__(self, normal: Bot, mistake_rate: float = 0.5, optional_rate: float = 0.5) -> None:
         self.normal = normal
         self.mistake_rate = mistake_rate
         self.optional_rate = optional_rate
@@ -88,6 +88,13 @@ class EasyBot:
         if len(legal) > 1 and rng.random() < self.mistake_rate:
             return legal[rng.randrange(len(legal))]
         return self.normal.choose(view, legal, True, rng)
+
+
+#: How often the easy bot plays a random legal move instead of the normal choice, where a game needs more
+#: than the default 0.5 for normal to win at least 40% against three easy bots (bench/bots.py, 400 games:
+#: at 0.5 Kart 36.0% and Level Up! 36.2%; at 0.8 42.5% and 52.2%). In Kart the dice decide much: the
+#: normal bot wins only about half its games even against random seats.
+EASY_MISTAKES: dict[str, float] = {"kart": 0.8, "levelup": 0.8}
 
 
 class Determinizer(Protocol):
@@ -111,6 +118,44 @@ class Determinizer(Protocol):
 DEFAULT_BUDGET_MS = 150.0
 
 
+#: The table option that sets how long a table's hard bots think about a move (every game has it: it is the
+#: table's, not the game's, so `engine.new` never sees it). Bounded: below 50 ms the search cannot tell the
+#: moves apart, above 1 s a table of four hard bots is slow to watch.
+BUDGET_OPTION = OptionSpec(
+    "bot_budget_ms",
+    OptionKind.INT,
+    str(int(DEFAULT_BUDGET_MS)),
+    N_("how long a hard bot thinks about a move, in milliseconds"),
+    minimum=50,
+    maximum=1000,
+    label=N_("Hard bots' thinking time (ms)"),
+)
+
+
+def table_options(engine: Engine[Any, Any]) -> tuple[OptionSpec, ...]:
+    """The options a table of `engine` takes: the game's own, then the hard bots' budget (BUDGET_OPTION)."""
+    return (*engine.options, BUDGET_OPTION)
+
+
+def game_options(values: Mapping[str, Any]) -> dict[str, Any]:
+    """`values` (a table's options, raw or parsed) without the table's own ones: what the game is given."""
+    return {name: value for name, value in values.items() if name != BUDGET_OPTION.name}
+
+
+def table_budget(raw: Mapping[str, str]) -> Budget:
+    """The hard bots' budget a table's raw options set (the default without BUDGET_OPTION). The options were
+    validated when the table was made; a stored value out of range (a file edited by hand) is clamped."""
+    given = raw.get(BUDGET_OPTION.name)
+    if given is None:
+        return Budget()
+    try:
+        ms = int(given)
+    except ValueError:
+        return Budget()
+    low, high = BUDGET_OPTION.minimum or 0, BUDGET_OPTION.maximum or ms
+    return Budget(ms=float(min(max(ms, low), high)))
+
+
 @dataclass
 class Budget:
     """How long the hard bot may think about one decision: `ms` on `clock` (seconds), and/or at most
@@ -124,28 +169,30 @@ class Budget:
     iterations: int | None = None
     clock: Callable[[], float] = time.thread_time
 
-    def deadline(self) -> float | None:
-        return None if self.ms is None else self.clock() + self.ms / 1000.0
-
-    def over(self, deadline: float | None, done: int) -> bool:
-        if self.iterations is not None and done >= self.iterations:
-            return True
-        return deadline is not None and self.clock() >= deadline
-
 
 class HardBot:
-    """Plans each decision by determinized Monte Carlo search over the game's own engine.
+    """Plans each decision by determinized Monte Carlo search over the game's own engine: flat
+    information-set Monte Carlo over its own legal actions, its budget spread by sequential halving.
 
     Each iteration samples a state consistent with the bot's view only (the game's determinizer: the
-    others' cards, the decks' order, the dice), then tries every one of its legal actions on that same
-    sample with the same rollout seed (common random numbers: the actions are compared on equal luck, which
-    is what makes a few hundred rollouts decide), plays the rest of the hand/round with the normal bot's
-    rules of thumb (now and then a random move) and scores where the bot then stands against the others.
-    Averaged over many samples, that is planning for the information set, not for one guessed deal. It
-    keeps the normal bot's choice unless another action did better on the same samples by more than
-    `confidence` standard errors (and `margin`): a budget too small to tell never makes it play worse
-    than normal by chasing noise. Optional windows (calling UNO, catching) and
-    forced moves go to the normal bot.
+    others' cards and objectives, the decks' order, the dice), then tries each action still in the race on
+    that same sample with the same rollout seed (common random numbers: the actions are compared on equal
+    luck), plays on with every seat choosing as the normal bot would (`greedy_rollouts`: the share of its
+    moves; by default all, so that on one sample two actions differ only by what they did), and stops
+    where the determinizer says the hand/round is over or after its `horizon` of actions. A rollout that ends
+    the game scores 1 for a win (shared: split) and 0 otherwise; one cut off scores the seat's `standing`
+    against each other seat's through a logistic of the difference in the determinizer's `scale` (a lead
+    of one scale is worth about 73% against that seat), averaged over the others: a smooth value, so a move
+    that gains a little shows even when the seat leads or trails by a lot.
+
+    The budget is spent in rounds (sequential halving, Karnin et al. 2013): every round gives the actions
+    still in the race an equal share of samples, then drops the worse half by mean value, the normal bot's
+    choice always kept. Averaged over the samples, that is planning for the information set, not for one
+    guessed deal (root-parallel determinization as in Cowling, Powley and Whitehouse's ISMCTS). At the end
+    it plays the action whose mean beats the normal bot's choice on the same samples by more than
+    `confidence` standard errors of the paired difference (and `margin`), else the normal choice: a budget
+    too small to tell never makes it worse than normal by chasing noise. Optional windows (calling UNO,
+    catching) and decisions with one distinct legal action go to the normal bot without spending the budget.
 
     An iteration is one rollout; `last_iterations` says how many the last decision used (tests assert the
     budget with it).
@@ -162,9 +209,9 @@ class HardBot:
         normal: Bot,
         budget: Budget | None = None,
         rollout_limit: int = 400,
-        greedy_rollouts: float = 0.9,
+        greedy_rollouts: float = 1.0,
         margin: float = 0.0,
-        confidence: float = 1.0,
+        confidence: float | None = None,
     ) -> None:
         self.engine = engine
         self.determinizer = determinizer
@@ -173,7 +220,9 @@ class HardBot:
         self.rollout_limit = rollout_limit
         self.greedy_rollouts = greedy_rollouts
         self.margin = margin
-        self.confidence = confidence
+        #: How many standard errors an action must beat the normal choice by: the determinizer's `confidence`
+        #: where it has one (UNO's normal bot is hard to beat by noise-free margins), else 0.5.
+        self.confidence = confidence if confidence is not None else getattr(determinizer, "confidence", 0.5)
         self.last_iterations = 0
 
     def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random) -> Any | None:
@@ -181,43 +230,59 @@ class HardBot:
             return None
         usual = self.normal.choose(view, legal, must_act, rng)
         self.last_iterations = 0
-        if not must_act or len(legal) == 1:
+        if not must_act:
             return usual
+        actions = list(dict.fromkeys(legal))  # the distinct actions, in the engine's order
+        if len(actions) == 1:
+            return usual
+        usual_index = actions.index(usual) if usual in actions else 0
         seat = view.you
         search = random.Random(rng.getrandbits(64))
-        #: Per action, its rollout's score on each sample (None where it was not tried on that sample).
-        scores: list[list[float | None]] = [[] for _ in legal]
+        #: Per action, its rollout's value on each sample (None where it was not tried on that sample).
+        scores: list[list[float | None]] = [[] for _ in actions]
+        racing = list(range(len(actions)))
         budget = self.budget
-        deadline = budget.deadline()
+        start = budget.clock() if budget.ms is not None else 0.0
+        rounds = max(1, math.ceil(math.log2(len(actions))))
         done = 0
-        while not budget.over(deadline, done):
-            state = self.determinizer.sample(view, search)
-            available = set(self.engine.legal_actions(state, seat))
-            luck = search.getrandbits(64)
-            tried = False
-            for index, action in enumerate(legal):
-                score: float | None = None
-                if action in available and not (done and budget.over(deadline, done)):
-                    after = self.engine.apply(state, seat, action)
-                    score = self._rollout(state, after, seat, random.Random(luck))
-                    done += 1
-                    tried = True
-                scores[index].append(score)
-            if not tried:
-                done += 1  # a sample where none of its actions could be tried still spends the budget
+        for round_no in range(rounds):
+            share = (round_no + 1) / rounds
+            deadline = None if budget.ms is None else start + share * budget.ms / 1000.0
+            cap = None if budget.iterations is None else max(1, round(share * budget.iterations))
+            while not _spent(budget, deadline, cap, done):
+                state = self.determinizer.sample(view, search)
+                available = set(self.engine.legal_actions(state, seat))
+                luck = search.getrandbits(64)
+                tried = False
+                for index in range(len(actions)):
+                    score: float | None = None
+                    open_ = index in racing and actions[index] in available
+                    if open_ and not (tried and _spent(budget, deadline, cap, done)):
+                        after = self.engine.apply(state, seat, actions[index])
+                        score = self._rollout(state, after, seat, random.Random(luck))
+                        done += 1
+                        tried = True
+                    scores[index].append(score)
+                if not tried:
+                    done += 1  # a sample where none of its actions could be tried still spends the budget
+            if round_no + 1 < rounds and len(racing) > 2:
+                ranked = sorted(racing, key=lambda i: _mean(scores[i]), reverse=True)
+                keep = ranked[: math.ceil(len(racing) / 2)]
+                if usual_index not in keep:
+                    keep.append(usual_index)
+                racing = sorted(keep)
         self.last_iterations = done
-        usual_index = legal.index(usual) if usual in legal else 0
         best, gain = usual_index, 0.0
-        for index in range(len(legal)):
+        for index in racing:
             if index != usual_index:
                 edge = _paired_edge(scores[index], scores[usual_index], self.confidence)
                 if edge > gain:
                     best, gain = index, edge
-        return legal[best] if gain > self.margin else usual
+        return actions[best] if gain > self.margin else usual
 
     def _rollout(self, start: Any, state: Any, seat: int, rng: random.Random) -> float:
         """Play on from `state` until the determinizer says the hand/round is over (or the limit), each seat
-        playing the normal bot's choice (or now and then a random one), and score `seat` in [0, 1]."""
+        playing the normal bot's choice (or, past `greedy_rollouts`, a random one), and score `seat` in [0, 1]."""
         engine = self.engine
         determinizer = self.determinizer
         players = len(engine.view(start, None).scores)
@@ -246,13 +311,7 @@ class HardBot:
             if seat not in outcome.winners:
                 return 0.0
             return 1.0 / len(outcome.winners)
-        mine = determinizer.standing(state, seat)
-        beaten = 0.0
-        for other in range(players):
-            if other != seat:
-                theirs = determinizer.standing(state, other)
-                beaten += 1.0 if mine > theirs else 0.5 if mine == theirs else 0.0
-        return beaten / max(players - 1, 1)
+        return _value(determinizer, state, seat, players)
 
     def _optional(self, state: Any, waiting: Sequence[int], players: int, rng: random.Random) -> tuple[int, Any] | None:
         """An optional window a seat not waited for takes (catching a missed UNO call, calling UNO, an
@@ -267,6 +326,35 @@ class HardBot:
                 if action is not None:
                     return other, action
         return None
+
+
+def _value(determinizer: Determinizer, state: Any, seat: int, players: int) -> float:
+    """Where `seat` stands in a rollout cut off before the game's end, in [0, 1]: its `standing` against each
+    other seat's through a logistic of the difference in the determinizer's `scale` (a game without one:
+    1 ahead, 0.5 level, 0 behind), averaged over the others."""
+    scale: float | None = getattr(determinizer, "scale", None)
+    mine = determinizer.standing(state, seat)
+    total = 0.0
+    for other in range(players):
+        if other != seat:
+            diff = mine - determinizer.standing(state, other)
+            if scale:
+                total += 1.0 / (1.0 + math.exp(-max(-40.0, min(40.0, diff / scale))))
+            else:
+                total += 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0
+    return total / max(players - 1, 1)
+
+
+def _spent(budget: Budget, deadline: float | None, cap: int | None, done: int) -> bool:
+    """Whether a round of the search is over: `cap` rollouts done, or `deadline` passed on the budget's clock."""
+    if cap is not None and done >= cap:
+        return True
+    return deadline is not None and budget.clock() >= deadline
+
+
+def _mean(values: list[float | None]) -> float:
+    tried = [v for v in values if v is not None]
+    return sum(tried) / len(tried) if tried else -1.0
 
 
 def _paired_edge(theirs: list[float | None], ours: list[float | None], confidence: float) -> float:
@@ -295,7 +383,7 @@ def level_bot(spec: GameSpec, level: BotLevel | str | int | None = None, budget:
     if chosen is BotLevel.NORMAL:
         return spec.smart_bot()
     if chosen is BotLevel.EASY:
-        return EasyBot(spec.smart_bot())
+        return EasyBot(spec.smart_bot(), EASY_MISTAKES.get(spec.name, 0.5))
     determinizer = determinizer_of(spec)
     if determinizer is None:
         return spec.smart_bot()

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from google.protobuf import json_format
 
 from toadstool.api.v1 import service_pb2, table_pb2
-from toadstool.bots import BotLevel
+from toadstool.bots import BotLevel, table_options
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
 from toadstool.i18n import ENGLISH, Text, translate, trn
 from toadstool.server import wire
@@ -178,7 +178,7 @@ def game_info(engine: Engine[Any, Any], language: str = ENGLISH) -> table_pb2.Ga
     info = table_pb2.GameInfo(
         name=engine.name, title=engine.title, min_players=engine.min_players, max_players=engine.max_players
     )
-    for option in engine.options:
+    for option in table_options(engine):
         message = info.options.add(
             name=option.name,
             kind=option.kind.value,

@@ -11,7 +11,7 @@ import sqlite3
 import time
 from collections.abc import Callable, Mapping
 
-from toadstool.bots import level_bot
+from toadstool.bots import game_options, level_bot, table_budget, table_options
 from toadstool.engine import (
     BadOptions,
     Event,
@@ -163,7 +163,7 @@ class TableRegistry:
             # name) this once; the record is written back below, so it never reads them again.
             options=stored.record
             if stored.record is not None
-            else creation_record(spec.engine, parse_options(spec.engine.options, stored.options)),
+            else creation_record(spec.engine, parse_options(spec.engine.options, game_options(stored.options))),
             seed=stored.seed,
             name=stored.name,
             manual_start=stored.manual_start,
@@ -189,7 +189,7 @@ class TableRegistry:
                 name=seat.name,
                 kind=kind,
                 token_hash=seat.token_hash,
-                bot=level_bot(spec, seat.bot_level) if kind is SeatKind.BOT else None,
+                bot=level_bot(spec, seat.bot_level, table_budget(stored.options)) if kind is SeatKind.BOT else None,
                 away_since=now if kind is SeatKind.HUMAN else None,
                 bot_level=seat.bot_level,
             )
@@ -271,7 +271,7 @@ class TableRegistry:
                 )
         raw = {name: printable(value) for name, value in (options or {}).items()}
         try:
-            record = creation_record(engine, parse_options(engine.options, raw))
+            record = creation_record(engine, game_options(parse_options(table_options(engine), raw)))
         except BadOptions as error:
             raise TableError(ErrorKind.BAD_REQUEST, error.text) from None
         if seed is not None and not 0 <= seed < 2**63:

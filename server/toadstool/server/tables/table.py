@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from toadstool.bots import level_bot
+from toadstool.bots import level_bot, table_budget
 from toadstool.engine import (
     BadOptions,
     Engine,
@@ -327,7 +327,7 @@ class Table:
         old = bot_seat(self.table_id, self.seats, seat, self.status is Status.FINISHED)
         bot_level = checked_level(bot_level)
         if old.bot_level != bot_level:
-            bot = level_bot(self.spec, bot_level)
+            bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
             with self.one_write():
                 self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
             self._touch()
@@ -335,7 +335,7 @@ class Table:
     def _seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
-        bot = level_bot(self.spec, bot_level)
+        bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
         self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
 
     def _set_seat(self, seat: Seat) -> None:
