@@ -128,7 +128,7 @@ BUDGET_OPTION = OptionSpec(
     N_("how long a hard bot thinks about a move, in milliseconds"),
     minimum=50,
     maximum=1000,
-    label=N_("Hard bots' thinking time (ms)"),
+    label=N_("Bot thinking time (ms)"),
 )
 
 
