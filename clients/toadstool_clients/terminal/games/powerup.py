@@ -151,7 +151,7 @@ def render_view(update: table_pb2.Update) -> RenderableType:
         style="dim",
     )
     parts.append(decks)
-    return Panel(Group(*parts), title="Super Mario Bros. Power Up Card Game", border_style="red")
+    return Panel(Group(*parts), title=_("Super Mario Bros. Power Up Card Game"), border_style="red")
 
 
 def render_compact(update: table_pb2.Update) -> RenderableType:
