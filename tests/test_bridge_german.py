@@ -55,7 +55,9 @@ async def test_a_german_bridge_publishes_german_display_text(
         line = json.loads(recorder.latest("wled/lobby/api") or b"")["seg"][0]["n"]
         assert line.split("|")[0] == "Warten", line
         turn_config = TOPICS.ha_config(tid, "turn")
-        await recorder.wait_for(lambda r: bool(r.latest(turn_config)))
+        roll_config = TOPICS.ha_config(tid, "roll")
+        # The entities' configs are separate messages: wait for both that are asserted on.
+        await recorder.wait_for(lambda r: bool(r.latest(turn_config)) and bool(r.latest(roll_config)))
         assert json.loads(recorder.latest(turn_config) or b"")["name"] == "Wer ist am Zug"
         names = [json.loads(m.payload)["name"] for m in recorder.messages if m.topic.startswith("homeassistant/")
                  and m.payload]  # fmt: skip
