@@ -202,11 +202,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         table.require_host(_metadata(context, HOST_TOKEN_KEY))
         return table
 
-    def _info(self, table: Table, context: grpc.aio.ServicerContext | None, language: str = "") -> table_pb2.TableInfo:
-        """The table as listed, in the caller's language (`language`, else the context's: a default table name
-        holds the game's title), naming its follow-up once its people chose to play again (PlayAgain)."""
-        if not language:
-            language = self.language_of(context) if context is not None else ENGLISH
+    def _info(self, table: Table, language: str) -> table_pb2.TableInfo:
+        """The table as listed, in the caller's `language` (a default table name holds the game's title),
+        naming its follow-up once its people chose to play again (PlayAgain)."""
         info = messages.table_info(table, language)
         found = self.registry.next_table(table.table_id)
         if found is not None:
@@ -254,7 +252,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
             bot_level=request.bot_level,
         )
         self.guard.table_created(client, table.table_id)
-        return service_pb2.CreateTableResponse(table=self._info(table, context), host_token=host_token)
+        return service_pb2.CreateTableResponse(
+            table=self._info(table, self.language_of(context)), host_token=host_token
+        )
 
     @_maps_errors
     async def ListTables(
@@ -262,13 +262,13 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.ListTablesResponse:
         # Finished a day ago or more: left out (docs/custom-clients.md); GetTable still finds it.
         language = self.language_of(context)
-        return service_pb2.ListTablesResponse(tables=[self._info(t, None, language) for t in self.registry.listed()])
+        return service_pb2.ListTablesResponse(tables=[self._info(t, language) for t in self.registry.listed()])
 
     @_maps_errors
     async def GetTable(
         self, request: service_pb2.GetTableRequest, context: grpc.aio.ServicerContext
     ) -> service_pb2.GetTableResponse:
-        return service_pb2.GetTableResponse(table=self._info(self._table(request.table_id), context))
+        return service_pb2.GetTableResponse(table=self._info(self._table(request.table_id), self.language_of(context)))
 
     @_maps_errors
     async def JoinTable(
@@ -287,7 +287,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         seat, token = table.join(
             request.name, request.seat if request.HasField("seat") else None, request_id=request.request_id
         )
-        return service_pb2.JoinTableResponse(seat=seat, seat_token=token, table=self._info(table, context))
+        return service_pb2.JoinTableResponse(
+            seat=seat, seat_token=token, table=self._info(table, self.language_of(context))
+        )
 
     @_maps_errors
     async def AddBot(
@@ -295,7 +297,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.AddBotResponse:
         table = self._hosted_table(request.table_id, context)
         seat = table.add_bot(request.seat if request.HasField("seat") else None, request.bot_level)
-        return service_pb2.AddBotResponse(seat=seat, table=self._info(table, context))
+        return service_pb2.AddBotResponse(seat=seat, table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def SetBotLevel(
@@ -303,7 +305,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.SetBotLevelResponse:
         table = self._hosted_table(request.table_id, context)
         table.set_bot_level(request.seat, request.bot_level)
-        return service_pb2.SetBotLevelResponse(table=self._info(table, context))
+        return service_pb2.SetBotLevelResponse(table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def StartTable(
@@ -311,7 +313,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.StartTableResponse:
         table = self._hosted_table(request.table_id, context)
         table.start()
-        return service_pb2.StartTableResponse(table=self._info(table, context))
+        return service_pb2.StartTableResponse(table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def KickSeat(
@@ -319,7 +321,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.KickSeatResponse:
         table = self._hosted_table(request.table_id, context)
         hosting.kick(table, request.seat)
-        return service_pb2.KickSeatResponse(table=self._info(table, context))
+        return service_pb2.KickSeatResponse(table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def HandSeatToBot(
@@ -327,7 +329,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.HandSeatToBotResponse:
         table = self._hosted_table(request.table_id, context)
         hosting.hand_to_bot(table, request.seat)
-        return service_pb2.HandSeatToBotResponse(table=self._info(table, context))
+        return service_pb2.HandSeatToBotResponse(table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def EndTable(
@@ -335,7 +337,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.EndTableResponse:
         table = self._hosted_table(request.table_id, context)
         hosting.end(table, hosting.ENDED_BY_HOST)
-        return service_pb2.EndTableResponse(table=self._info(table, context))
+        return service_pb2.EndTableResponse(table=self._info(table, self.language_of(context)))
 
     @_maps_errors
     async def PlayAgain(
@@ -357,7 +359,9 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
         # Their own seat, unless someone took it meanwhile (from the lobby): then the first open one.
         wanted = seat if table.seats[seat].kind is SeatKind.EMPTY else None
         index, token = table.join(finished.seats[seat].name, wanted, request_id=request_id)
-        response = service_pb2.PlayAgainResponse(table=self._info(table, context), seat=index, seat_token=token)
+        response = service_pb2.PlayAgainResponse(
+            table=self._info(table, self.language_of(context)), seat=index, seat_token=token
+        )
         if finished.is_host(_metadata(context, HOST_TOKEN_KEY)):
             response.host_token = host_token
         return response

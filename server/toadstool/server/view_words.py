@@ -28,8 +28,8 @@ def _card_words(member: Message) -> tuple[str, ...]:
 def _track_words(member: Message) -> tuple[str, ...]:
     """A track's title, when the track is a built-in one (known by its registry name): a title a person wrote
     for a track of their own is a value, never looked up in the catalogue, whatever it says."""
-    builtin = kart_tracks.BUILTIN_TITLES.get(getattr(member, "name", ""))
-    return ("title",) if builtin is not None and builtin == getattr(member, "title", None) else ()
+    builtin = kart_tracks.is_builtin_title(getattr(member, "name", ""), getattr(member, "title", ""))
+    return ("title",) if builtin else ()
 
 
 #: The fields inside the games' views that hold words, by the message that holds them (which of its fields

@@ -71,7 +71,7 @@ class Track:
     def said_title(self) -> str:
         """The title as a sentence says it: a built-in one in its reader's language, a person's as written
         (never looked up in the catalogue: a title is a value, `BUILTIN_TITLES` the only words)."""
-        return tr(self.title) if BUILTIN_TITLES.get(self.name) == self.title else self.title
+        return said_track_title(self.name, self.title)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,6 +135,19 @@ def list_tracks() -> list[TrackInfo]:
     return infos
 
 
+def is_builtin_title(name: str, title: str) -> bool:
+    """Whether `title` is the built-in track `name`'s own (a message of the catalogue): the one test of it. A
+    user file cannot take a built-in's name, so the name tells; the title must match too, so a track stored
+    by an older version under another title is shown as it was stored."""
+    return BUILTIN_TITLES.get(name) == title
+
+
+def said_track_title(name: str, title: str) -> str:
+    """A track's title as a person reads it: a built-in one a message said in its reader's language, a
+    person's as they wrote it (never looked up in the catalogue, whatever it says)."""
+    return tr(title) if is_builtin_title(name, title) else title
+
+
 def known_track_names() -> list[str]:
     """The names of every usable track (built-in and valid user tracks)."""
     return [name for name, _ in known_tracks()]
@@ -143,11 +156,7 @@ def known_track_names() -> list[str]:
 def known_tracks() -> list[tuple[str, str]]:
     """(name, title) of every usable track, from one look at the files: the title as a person reads it, a
     built-in one a message said in its reader's language (`Track.said_title`), a person's as they wrote it."""
-    return [
-        (info.name, tr(info.title) if info.builtin and BUILTIN_TITLES.get(info.name) == info.title else info.title)
-        for info in list_tracks()
-        if info.error is None
-    ]
+    return [(info.name, said_track_title(info.name, info.title)) for info in list_tracks() if info.error is None]
 
 
 def load_track(name_or_path: str | os.PathLike[str]) -> Track:
