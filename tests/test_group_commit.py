@@ -17,7 +17,7 @@ from timing import until
 
 from toadstool.engine import action_id
 from toadstool.server.store import DiskUnavailable, Store, StoredAction
-from toadstool.server.tables import Table, TableRegistry, hosting
+from toadstool.server.tables import Table, TableRegistry, apply_now, hosting
 from toadstool.server.tables.errors import ErrorKind, TableError
 
 
@@ -94,7 +94,7 @@ async def test_a_bot_move_is_applied_only_once_written_and_dropped_if_its_table_
         assert choice is not None
         seat, action = choice
         proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
-        table._apply(seat, action)  # what `act` and the turn clock do: written and applied at once
+        apply_now(table, seat, action)  # what `act` and the turn clock do: written and applied at once
         assert await asyncio.wait_for(proposed, 5) is None, "a move chosen for an old version was applied"
         assert table.version == version + 2
         assert_log_matches(store, [table])

@@ -18,7 +18,7 @@ the rest of the server and the tests use.
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool.server.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
-from toadstool.server.tables.group_commit import GroupCommit
+from toadstool.server.tables.group_commit import GroupCommit, apply_now
 from toadstool.server.tables.pacing import BACKLOG_RECHECK, BEAT_SECONDS, BUSY_LAG, MAX_BOT_WAIT, Beat
 from toadstool.server.tables.registry import KEEP_FINISHED, TableRegistry
 from toadstool.server.tables.seats import (
@@ -58,6 +58,7 @@ __all__ = [
     "TableError",
     "TableRegistry",
     "Waiters",
+    "apply_now",
     "new_token",
     "sanitize_name",
     "token_matches",

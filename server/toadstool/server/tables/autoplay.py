@@ -2,7 +2,7 @@
 takeover of seats whose person is away, as the tasks the registry runs for each playing table.
 
 The rules stay in the engines and the validation ladder in `ladder`: these only choose when, and whose
-move, and hand it to the table (a bot's through the group commit, a clock's through `Table._apply`).
+move, and hand it to the group commit, the one way a move is written and applied.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from toadstool.engine import seat_ref
 from toadstool.i18n import tr
 from toadstool.server.store import DiskUnavailable
 from toadstool.server.tables import hosting
-from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status
 
@@ -49,7 +48,7 @@ def bot_choice(table: Table) -> tuple[int, Any] | None:
         if not legal:
             continue
         view = table.engine.view(state, index) if seat.bot.needs_view else None
-        action = seat.bot.choose(view, legal, index in waiting, table._rng)
+        action = seat.bot.choose(view, legal, index in waiting, table.rng)
         if action is not None:
             return index, action
     return None
@@ -84,7 +83,7 @@ async def run_bots(table: Table) -> None:
             # moves on first: then the bot chooses again).
             await table.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
         except DiskUnavailable as error:  # the store has said so in the log, once: wait quietly
-            table._disk_refused(error)
+            table.disk_refused(error)
             await _wait_for_disk(table)
         except Exception:  # a bug: keep the table alive and try again later
             log.exception("table %s: a bot action could not be applied", table.table_id)
@@ -131,30 +130,28 @@ def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
     ]
 
 
-def check_clocks(table: Table, now: float) -> None:
-    """Make the default move for a timed-out decision, hand away seats to bots, and end a table nobody is
-    at any more (`hosting.abandon_deadline`)."""
+def check_clocks(table: Table, now: float) -> tuple[int, Any] | None:
+    """Hand away seats to bots, end a table nobody is at any more (`hosting.abandon_deadline`), and return
+    the default move for a timed-out decision (seat, action), if one is due, for `run_clocks` to propose."""
     for deadline, index in _takeover_deadlines(table):
         if now >= deadline:
-            away = table.seats[index]
-            away.bot_controlled = True
-            away.bot = table.spec.smart_bot()
-            table._note(tr("{seat} is away; a bot plays for them until they return", seat=seat_ref(index)))
-            tell_host(table, tr("{name} is away: a bot plays for them until they return", name=away.name))
-            table._people_changed()  # the bots' task, waiting for a bot to play, plays it
-            table._touch()
+            table.bot_plays_for(
+                index,
+                tr("{seat} is away; a bot plays for them until they return", seat=seat_ref(index)),
+                tr("{name} is away: a bot plays for them until they return", name=table.seats[index].name),
+            )
     abandon = hosting.abandon_deadline(table)
     if abandon is not None and now >= abandon:
         hosting.end(table, hosting.abandoned_reason(table.abandon_seconds))
-        return
+        return None
     turn = turn_deadline(table)
-    if turn is not None and now >= turn:
-        seat = _waiting_people(table)[0]
-        legal = table.engine.legal_actions(table.state, seat)
-        bot = table.spec.smart_bot()
-        view = table.engine.view(table.state, seat) if bot.needs_view else None
-        action = bot.choose(view, legal, True, table._rng) or legal[0]
-        table._apply(seat, action, note=TIMEOUT_NOTE)
+    if turn is None or now < turn:
+        return None
+    seat = _waiting_people(table)[0]
+    legal = table.engine.legal_actions(table.state, seat)
+    bot = table.spec.smart_bot()
+    view = table.engine.view(table.state, seat) if bot.needs_view else None
+    return seat, bot.choose(view, legal, True, table.rng) or legal[0]
 
 
 async def run_clocks(table: Table) -> None:
@@ -171,8 +168,13 @@ async def run_clocks(table: Table) -> None:
             continue
         await wait_change_until(table, revision, min(deadlines), people)
         try:
-            check_clocks(table, table.now())
-        except DiskUnavailable:  # the table says so (`_apply`); wait quietly and try again
+            timeout = check_clocks(table, table.now())
+            if timeout is not None:  # written with this turn's other moves; dropped if the person acted first
+                seat, action = timeout
+                state = table.engine.apply(table.state, seat, action)
+                await table.moves.propose(table, seat, action, state, "", note=TIMEOUT_NOTE)
+        except DiskUnavailable as error:  # the table says so, once; wait quietly and try again
+            table.disk_refused(error)
             await _wait_for_disk(table)
         except Exception:  # keep the clock alive; the next deadline tries again
             log.exception("table %s: a clock could not act", table.table_id)

@@ -147,8 +147,8 @@ class Replayed(Generic[V]):
     def __get__(self, table: Table | None, owner: type | None = None) -> V | None:
         if table is None:
             return None  # the field's default
-        if table.__dict__.get("_unreplayed"):
-            table._replay_finished()
+        if table.__dict__.get("unreplayed"):
+            table.replay_finished()
         return table.__dict__.get(self.name)  # type: ignore[no-any-return]
 
     if TYPE_CHECKING:  # for the type checker only: assigning a value of the attribute's type is allowed

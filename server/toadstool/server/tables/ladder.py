@@ -42,7 +42,7 @@ def checked(table: Table, seat: int, wanted: str, expected_version: int, request
         raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over", table=table.table_id))
     if table.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
         table.reclaim(table.seats[seat])
-        table._touch()
+        table.touch()
     legal = table.engine.legal_actions(table.state, seat)
     action = next((a for a in legal if id_of(a) == wanted), None)
     if action is None:

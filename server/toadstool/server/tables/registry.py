@@ -117,7 +117,7 @@ class TableRegistry:
         """Tell every open stream that the server is going away."""
         self.closing = True
         for table in self.tables.values():
-            table._touch()
+            table.touch()
 
     def load(self) -> int:
         """Bring back every table from the store (after a restart); returns how many."""
@@ -209,7 +209,7 @@ class TableRegistry:
             # A full table that should have started by itself (stored by a server before joins and starts
             # were one transaction, and killed between the two) starts now, as it would have then.
             try:
-                table._maybe_autostart()
+                table.maybe_autostart()
             except (TableError, DiskUnavailable) as error:  # it waits in the lobby for its host's StartTable
                 log.warning("table %s is full but cannot start by itself (%s)", table.table_id, error)
         return table
@@ -312,16 +312,16 @@ class TableRegistry:
             wall_clock=self.wall_clock,
         )
         for index in range(players - bots, players):
-            table._seat_bot(index, bot_level)
+            table.seat_bot(index, bot_level)
         # The table, its seats and the start they trigger are one transaction: a crash in between would leave
         # a full table nobody can start (its creator never got the host token).
         if self.store is not None:
             table.store = self.store
             with self.store.batch():
                 self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
-                table._maybe_autostart()
+                table.maybe_autostart()
         else:
-            table._maybe_autostart()
+            table.maybe_autostart()
         self.tables[table_id] = table
         self._spawn_tasks(table)
         return table, host_token
