@@ -41,8 +41,9 @@ def test_the_domain_never_imports_generated_code_or_grpc(path: Path) -> None:
 
 @pytest.mark.parametrize("path", DOMAIN, ids=lambda p: str(p.relative_to(SERVER)))
 def test_the_domain_never_imports_the_transport_or_the_clients(path: Path) -> None:
-    # The tables may use the table server's durable log (store) and their own modules, nothing above them.
-    allowed = ("toadstool.server.tables", "toadstool.server.store")
+    # The tables write their log through the store's Protocol and records (records), never a concrete store
+    # (SQLite's or the memory's), and use their own modules, nothing above them.
+    allowed = ("toadstool.server.tables", "toadstool.server.records")
     upward = ("toadstool.server", "toadstool.cli", "toadstool_clients")
     wrong = [name for name in _imports(path) if name.startswith(upward) and not name.startswith(allowed)]
     assert not wrong, f"{path.relative_to(SERVER)} imports {wrong}, which sits above it"

@@ -28,6 +28,8 @@ from toadstool.i18n import ENGLISH, tr
 from toadstool.server.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.server.limits import Limits
 from toadstool.server.listener import Listener
+from toadstool.server.memory_store import MemoryStore
+from toadstool.server.records import TableStore
 from toadstool.server.reflection import enable_reflection
 from toadstool.server.repair import open_store
 from toadstool.server.service import SerialisedWatch, ToadstoolService
@@ -154,7 +156,8 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     Tables come back from the store before the port opens, so no client ever sees a half-loaded server.
     """
     quiet_client_garbage()
-    store = open_store(config.db, config.db_sync)[0] if config.db else None
+    # Without a file (`serve --no-db`) the log is kept in memory: the same tables code, nothing on disk.
+    store: TableStore = open_store(config.db, config.db_sync)[0] if config.db else MemoryStore()
     try:
         registry = TableRegistry(
             bot_delay=config.bot_delay,
@@ -184,8 +187,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
                 registry.shutting_down()  # again, for when the web side failed to start (it is idempotent)
                 await listener.stop(config.grace)
     finally:
-        if store is not None:
-            store.close()
+        store.close()
 
 
 @contextlib.asynccontextmanager

@@ -29,7 +29,7 @@ from toadstool.i18n import ACCEPT_LANGUAGE, ENGLISH, N_, Text, load_catalogues, 
 from toadstool.scopes import TaskScope
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
-from toadstool.server.store import DiskUnavailable
+from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry, hosting
 from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID, SeatKind
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import seat_ref
 from toadstool.i18n import tr
-from toadstool.server.store import DiskUnavailable
+from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables import hosting
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status

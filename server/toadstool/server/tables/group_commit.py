@@ -8,7 +8,7 @@ import asyncio
 from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import action_id
-from toadstool.server.store import DiskUnavailable, Store, StoredAction
+from toadstool.server.records import DiskUnavailable, StoredAction, TableStore
 from toadstool.server.tables.seats import Status
 from toadstool.server.tables.waiters import kept_loop
 
@@ -112,7 +112,7 @@ class GroupCommit:
                 live[move.table.table_id] = move
             elif not move.future.done():
                 move.future.set_result(None)
-        by_store: dict[Store | None, list[_Move]] = {}
+        by_store: dict[TableStore | None, list[_Move]] = {}
         for move in live.values():
             by_store.setdefault(move.table.store, []).append(move)
         for store, proposed in by_store.items():
@@ -149,7 +149,7 @@ def _land(table: Table, seat: int, action: Any, state: Any, request_id: str, not
     table.touch()
 
 
-def _write(store: Store | None, moves: list[_Move]) -> list[_Move]:
+def _write(store: TableStore | None, moves: list[_Move]) -> list[_Move]:
     """Write `moves` to the log and return those now in it: all in one transaction, or, if that fails, each
     in its own, so that one move that cannot be written (or a write that fails once) costs only its own
     table's move. A move not written is failed (its mover is told why) and never applied."""

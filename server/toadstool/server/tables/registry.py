@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
 
@@ -23,7 +22,7 @@ from toadstool.engine import (
 from toadstool.games import GAMES
 from toadstool.i18n import tr, trn
 from toadstool.scopes import TaskScope, logged
-from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredSeat, StoredTable
+from toadstool.server.records import DiskUnavailable, StoredAction, StoredSeat, StoredTable, StoreUnreadable, TableStore
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
 from toadstool.server.tables.errors import ErrorKind, TableError
@@ -67,7 +66,7 @@ class TableRegistry:
         self,
         bot_delay: float = 0.6,
         max_tables: int = 1000,
-        store: Store | None = None,
+        store: TableStore | None = None,
         clock: Clock | None = None,
         abandon_seconds: float = 0.0,
         wall_clock: Callable[[], float] = time.time,
@@ -129,7 +128,7 @@ class TableRegistry:
                 stored, seats, actions, notes = next(stored_tables)
             except StopIteration:
                 break
-            except sqlite3.DatabaseError as error:  # damage the store's check at opening did not see
+            except StoreUnreadable as error:  # damage the store's check at opening did not see
                 log.error(
                     "%s cannot be read past the %d tables restored so far (%s); `toadstool db check` says more",
                     self.store.path,

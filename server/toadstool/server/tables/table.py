@@ -34,7 +34,7 @@ from toadstool.engine import (
 )
 from toadstool.games import GameSpec
 from toadstool.i18n import Text, tr
-from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
+from toadstool.server.records import DiskUnavailable, StoredAction, StoredTable, TableStore
 from toadstool.server.tables import autoplay, ladder
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.autoplay import TIMEOUT_NOTE
@@ -109,7 +109,7 @@ class Table:
     abandon_seconds: float = 0.0
     #: Why the table was ended before its game was over (`hosting.end`); None otherwise.
     ended: str | None = None
-    store: Store | None = None
+    store: TableStore | None = None
     #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
     #: table has its own in tests.
     beat: Beat = field(default_factory=Beat)
@@ -297,7 +297,7 @@ class Table:
 
     @contextlib.contextmanager
     def one_write(self) -> Iterator[None]:
-        """Everything written inside is one transaction (`Store.batch`); if it fails, the table is put back
+        """Everything written inside is one transaction (`TableStore.batch`); if it fails, the table is put back
         as it was before (its seats, status and state), so memory never shows what the disk does not have."""
         saved = (list(self.seats), self.status, self.state, len(self.events), self.decision_started, self.rng)
         try:
