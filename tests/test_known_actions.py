@@ -9,7 +9,7 @@ import pytest
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.server import messages
-from toadstool.server.tables import Status, Table, TableRegistry, action_ids, apply_now
+from toadstool.server.tables import Status, Table, TableRegistry, action_ids, apply_now, ladder
 
 
 def _offered(table: Table, seat: int) -> list[tuple[str, bytes]]:
@@ -73,8 +73,8 @@ async def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_o
         apply_now(table, *choice)
     action = table.engine.legal_actions(table.state, seat)[-1]
     wanted = action_id(action)
-    version, replayed = await table.act(seat, wanted, table.version, "request-1")
+    version, replayed = await ladder.act(table, seat, wanted, table.version, "request-1")
     assert (version, replayed) == (table.version, False)
     assert table.actions[-1] == (seat, action)
     assert table.requests["request-1"].action_id == wanted
-    assert await table.act(seat, wanted, version - 1, "request-1") == (version, True)
+    assert await ladder.act(table, seat, wanted, version - 1, "request-1") == (version, True)

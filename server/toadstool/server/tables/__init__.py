@@ -15,7 +15,6 @@ No protobuf here: toadstool.messages builds every message from a table. This pac
 the rest of the server and the tests use.
 """
 
-from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool.server.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit, apply_now
@@ -31,7 +30,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
     token_matches,
 )
-from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
 from toadstool.server.tables.waiters import Waiters
 
 __all__ = [

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toadstool.engine import seat_ref
 from toadstool.i18n import tr
@@ -17,41 +17,15 @@ from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables import hosting
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status
-
-if TYPE_CHECKING:
-    from toadstool.server.tables.table import Table
+from toadstool.server.tables.table import TIMEOUT_NOTE, Table
 
 log = logging.getLogger(__name__)
 
 #: How long a bot or a clock waits before it tries again a write the disk refused (full, read-only).
 DISK_RETRY_SECONDS = 1.0
 
-#: The store's note on an action made for a person whose turn clock ran out.
-TIMEOUT_NOTE = "timeout"
-
 
 # -- bots ------------------------------------------------------------------------------------------
-
-
-def bot_choice(table: Table) -> tuple[int, Any] | None:
-    """The next bot action at this version, if any bot wants to act: waited-for bots first."""
-    if table.status is not Status.PLAYING:
-        return None
-    state = table.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
-    waiting = table.engine.to_act(state)
-    order = list(waiting) + [s for s in range(table.players) if s not in waiting]
-    for index in order:
-        seat = table.seats[index]
-        if not seat.played_by_bot or seat.bot is None:
-            continue
-        legal = table.engine.legal_actions(state, index)
-        if not legal:
-            continue
-        view = table.engine.view(state, index) if seat.bot.needs_view else None
-        action = seat.bot.choose(view, legal, index in waiting, table.rng)
-        if action is not None:
-            return index, action
-    return None
 
 
 async def run_bots(table: Table) -> None:
@@ -68,9 +42,9 @@ async def run_bots(table: Table) -> None:
         version = table.version
         if any(seat.played_by_bot and getattr(seat.bot, "plans", False) for seat in table.seats):
             # A planning (hard) bot thinks for its budget: in a thread, so other tables' moves go on.
-            choice = await asyncio.to_thread(bot_choice, table)
+            choice = await asyncio.to_thread(table.bot_choice)
         else:
-            choice = bot_choice(table)
+            choice = table.bot_choice()
         if choice is None:
             await table.wait_change(revision)
             continue
@@ -108,18 +82,6 @@ async def _bot_pause(table: Table) -> None:
 # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
 
-def _waiting_people(table: Table) -> list[int]:
-    waiting = table.engine.to_act(table.state)
-    return [s for s in waiting if table.seats[s].kind is SeatKind.HUMAN and not table.seats[s].bot_controlled]
-
-
-def turn_deadline(table: Table) -> float | None:
-    """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-    if not table.turn_seconds or table.status is not Status.PLAYING or not _waiting_people(table):
-        return None
-    return table.decision_started + table.turn_seconds
-
-
 def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
     if not table.takeover_seconds or table.status is not Status.PLAYING:
         return []
@@ -144,10 +106,10 @@ def check_clocks(table: Table, now: float) -> tuple[int, Any] | None:
     if abandon is not None and now >= abandon:
         hosting.end(table, hosting.abandoned_reason(table.abandon_seconds))
         return None
-    turn = turn_deadline(table)
+    turn = table.turn_deadline()
     if turn is None or now < turn:
         return None
-    seat = _waiting_people(table)[0]
+    seat = table.waiting_people()[0]
     legal = table.engine.legal_actions(table.state, seat)
     bot = table.spec.smart_bot()
     view = table.engine.view(table.state, seat) if bot.needs_view else None
@@ -160,7 +122,7 @@ async def run_clocks(table: Table) -> None:
         # Without a turn clock, only who is at the table moves a deadline: a move need not wake this task.
         revision, people = table.revision, None if table.turn_seconds else table.people_revision
         deadlines = [d for d, _ in _takeover_deadlines(table)]
-        for deadline in (turn_deadline(table), hosting.abandon_deadline(table)):
+        for deadline in (table.turn_deadline(), hosting.abandon_deadline(table)):
             if deadline is not None:
                 deadlines.append(deadline)
         if not deadlines:

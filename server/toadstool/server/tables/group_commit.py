@@ -5,15 +5,35 @@ transaction and applied only once it has committed; a move whose table moved on 
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from toadstool.engine import action_id
+from toadstool.engine import Engine, action_id
 from toadstool.server.records import DiskUnavailable, StoredAction, TableStore
-from toadstool.server.tables.seats import Status
+from toadstool.server.tables.seats import Seat, Status
 from toadstool.server.tables.waiters import kept_loop
 
-if TYPE_CHECKING:
-    from toadstool.server.tables.table import Table
+
+class Table(Protocol):
+    """What the group commit needs of a table (toadstool.server.tables.table.Table is one): to tell whether
+    a move is still current, write it to the table's store, and land it."""
+
+    table_id: str
+    version: int
+    status: Status
+    seats: list[Seat]
+    store: TableStore | None
+
+    @property
+    def engine(self) -> Engine[Any, Any]: ...
+
+    @property
+    def state(self) -> Any: ...
+
+    def advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None: ...
+
+    def touch(self) -> None: ...
+
+    def disk_refused(self, error: DiskUnavailable) -> None: ...
 
 
 class _Move:

@@ -317,7 +317,7 @@ class TableRegistry:
         if self.store is not None:
             table.store = self.store
             with self.store.batch():
-                self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
+                self.store.add_table(_stored(table), [seat.stored() for seat in table.seats])
                 table.maybe_autostart()
         else:
             table.maybe_autostart()
@@ -402,3 +402,23 @@ class TableRegistry:
             for kind, runner in runners:
                 name = f"{kind}-{table.table_id}"
                 tasks.create_task(logged(log, f"task {name}", runner, table), name=name)
+
+
+def _stored(table: Table) -> StoredTable:
+    """What the store keeps of a table's setup (the rest is its seats and its log)."""
+    return StoredTable(
+        table_id=table.table_id,
+        game=table.spec.name,
+        players=table.players,
+        options=table.raw_options,
+        record=table.options,
+        seed=table.seed,
+        name=table.name,
+        manual_start=table.manual_start,
+        bot_delay=table.bot_delay,
+        turn_seconds=table.turn_seconds,
+        takeover_seconds=table.takeover_seconds,
+        host_token_hash=table.host_token_hash,
+        device_token_hash=table.device_token_hash,
+        started=table.status is not Status.LOBBY,
+    )

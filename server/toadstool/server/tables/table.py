@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import time
@@ -34,13 +35,11 @@ from toadstool.engine import (
 )
 from toadstool.games import GameSpec
 from toadstool.i18n import Text, tr
-from toadstool.server.records import DiskUnavailable, StoredAction, StoredTable, TableStore
-from toadstool.server.tables import autoplay, ladder
+from toadstool.server.records import DiskUnavailable, StoredAction, TableStore
 from toadstool.server.tables.action_ids import id_of
-from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
-from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
+from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window
 from toadstool.server.tables.host_log import tell_connection, tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
@@ -76,9 +75,8 @@ MAX_CLOCK_SECONDS = 86_400
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
 
-#: How many times `Table.act` proposes one move whose group commit dropped it with the table unchanged (each
-#: time another move of the table, written first, failed): a bound that a live table never reaches.
-MAX_PROPOSALS = 8
+#: The store's note on an action made for a person whose turn clock ran out.
+TIMEOUT_NOTE = "timeout"
 
 
 @dataclass
@@ -167,8 +165,29 @@ class Table:
         def stored() -> bool:
             return self.store is not None
 
-        self.events = Window(KEEP_EVENTS, lambda: list(whole_log(self).events), stored)
-        self.actions = Window(KEEP_ACTIONS, lambda: list(whole_log(self).actions), stored)
+        self.events = Window(KEEP_EVENTS, lambda: list(self.whole_log().events), stored)
+        self.actions = Window(KEEP_ACTIONS, lambda: list(self.whole_log().actions), stored)
+
+    def whole_log(self) -> Table:
+        """This table's whole history, rebuilt from its store on a copy of it: what its windows dropped (for
+        GetHistory and replays). The copy has no store, so it keeps everything, and is dropped after use."""
+        assert self.store is not None, "a table without a store drops nothing"
+        actions, notes = self.store.history(self.table_id)
+        copy = dataclasses.replace(
+            self,
+            store=None,
+            state=None,
+            events=None,  # windows of its own (the copy's replay must not add to the table's)
+            actions=None,
+            status=Status.LOBBY,
+            version=0,
+            revision=0,
+            requests=OrderedDict(),
+            paused_by_disk=None,
+            seats=[Seat(index=s.index, name=s.name, kind=s.kind) for s in self.seats],
+        )
+        copy.replay(actions, notes)
+        return copy
 
     def restored_finished(self, version: int) -> None:
         """Restore a finished table without replaying it: its status and version now, its state (and its
@@ -460,33 +479,6 @@ class Table:
 
     # -- actions ------------------------------------------------------------------------------------------
 
-    async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
-        """Apply the action with id `wanted` for `seat` if the ladder (`ladder.checked`) accepts it; return (new
-        version, replayed) once it is on disk. It is written with the other moves of its loop turn
-        (`GroupCommit`); if it was dropped there (another move of this table came first, the host ended the
-        table), the ladder answers again as the table now stands: replayed, refused, or (another's move
-        failed to be written, and the table is unchanged) proposed once more."""
-        holder = self.seats[seat]
-        for _ in range(MAX_PROPOSALS):
-            action = ladder.checked(self, seat, wanted, expected_version, request_id)
-            if isinstance(action, AppliedRequest):
-                return action.version, True
-            state = self.engine.apply(self.state, seat, action)
-            try:
-                version = await self.moves.propose(self, seat, action, state, request_id)
-            except DiskUnavailable as error:
-                self.disk_refused(error)
-                raise
-            if version is not None:
-                return version, False
-            if self.seats[seat] is not holder:  # removed by the host, or left, while the move waited
-                raise TableError(
-                    ErrorKind.NOT_YOUR_SEAT, tr("seat {seat} is no longer yours; nothing was played", seat=seat)
-                )
-        raise TableError(
-            ErrorKind.STALE_VERSION, tr("the table kept changing while your action waited; look at the latest view")
-        )
-
     def advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
         """A move now in the log becomes the table's (the group commit's `_land`, and each move of a replay):
         its state, version, recent actions, owed decisions, request id and events."""
@@ -564,35 +556,43 @@ class Table:
             self.paused_by_disk = None
             self.note(tr("The server can save again; the game goes on"), durable=False)
 
-    # -- what the server plays by itself (toadstool.server.tables.autoplay) ---------------------------------
+    # -- the decisions of what the server plays by itself (run by toadstool.server.tables.autoplay) -------
 
     def bot_choice(self) -> tuple[int, Any] | None:
         """The next bot action at this version, if any bot wants to act: waited-for bots first."""
-        return autoplay.bot_choice(self)
+        if self.status is not Status.PLAYING:
+            return None
+        state = self.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
+        waiting = self.engine.to_act(state)
+        order = list(waiting) + [s for s in range(self.players) if s not in waiting]
+        for index in order:
+            seat = self.seats[index]
+            if not seat.played_by_bot or seat.bot is None:
+                continue
+            legal = self.engine.legal_actions(state, index)
+            if not legal:
+                continue
+            view = self.engine.view(state, index) if seat.bot.needs_view else None
+            action = seat.bot.choose(view, legal, index in waiting, self.rng)
+            if action is not None:
+                return index, action
+        return None
+
+    def waiting_people(self) -> list[int]:
+        """The seats of people (not played by a bot) the game waits for now."""
+        return [
+            s
+            for s in self.engine.to_act(self.state)
+            if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled
+        ]
 
     def turn_deadline(self) -> float | None:
         """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-        return autoplay.turn_deadline(self)
+        if not self.turn_seconds or self.status is not Status.PLAYING or not self.waiting_people():
+            return None
+        return self.decision_started + self.turn_seconds
 
     # -- what a table keeps ----------------------------------------------------------------------------
 
     def names(self) -> list[str]:
         return [s.name for s in self.seats]
-
-    def stored(self) -> StoredTable:
-        return StoredTable(
-            table_id=self.table_id,
-            game=self.spec.name,
-            players=self.players,
-            options=self.raw_options,
-            record=self.options,
-            seed=self.seed,
-            name=self.name,
-            manual_start=self.manual_start,
-            bot_delay=self.bot_delay,
-            turn_seconds=self.turn_seconds,
-            takeover_seconds=self.takeover_seconds,
-            host_token_hash=self.host_token_hash,
-            device_token_hash=self.device_token_hash,
-            started=self.status is not Status.LOBBY,
-        )
