@@ -22,11 +22,11 @@ from typing import Any, cast
 import grpc
 
 from toadstool.api import DEVICE_ACTION, DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
+from toadstool.api.scopes import TaskScope
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.i18n import ACCEPT_LANGUAGE, ENGLISH, N_, Text, load_catalogues, negotiate, tr, translate
-from toadstool.scopes import TaskScope
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.records import DiskUnavailable

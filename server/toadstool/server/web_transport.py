@@ -32,9 +32,9 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from toadstool.api import DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
+from toadstool.api.scopes import TaskScope
 from toadstool.api.v1 import service_pb2
 from toadstool.i18n import ACCEPT_LANGUAGE, Text, said, tr
-from toadstool.scopes import TaskScope
 from toadstool.server.service import ToadstoolService
 
 Scope = Mapping[str, Any]

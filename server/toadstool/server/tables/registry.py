@@ -10,6 +10,7 @@ import secrets
 import time
 from collections.abc import Callable, Mapping
 
+from toadstool.api.scopes import TaskScope, logged
 from toadstool.bots import game_options, level_bot, table_budget, table_options
 from toadstool.engine import (
     BadOptions,
@@ -21,7 +22,6 @@ from toadstool.engine import (
 )
 from toadstool.games import GAMES
 from toadstool.i18n import tr, trn
-from toadstool.scopes import TaskScope, logged
 from toadstool.server.records import DiskUnavailable, StoredAction, StoredSeat, StoredTable, StoreUnreadable, TableStore
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
