@@ -9,6 +9,7 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from toadstool.api.scopes import TaskScope, logged
 from toadstool.bots import game_options, level_bot, table_budget, table_options
@@ -20,7 +21,7 @@ from toadstool.engine import (
     parse_options,
     preview,
 )
-from toadstool.games import GAMES
+from toadstool.games import GAMES, GameSpec
 from toadstool.i18n import tr, trn
 from toadstool.server.records import DiskUnavailable, StoredAction, StoredSeat, StoredTable, StoreUnreadable, TableStore
 from toadstool.server.tables import autoplay
@@ -147,39 +148,46 @@ class TableRegistry:
             self._spawn_tasks(table)
         return len(self.tables)
 
+    def _table(self, setup: StoredTable, spec: GameSpec, record: dict[str, Any]) -> Table:
+        """The one place a `Table` is built: from its setup as stored (a new table's, made a moment before it
+        is stored, or one read back), its game, its creation record, and what every table of this server
+        shares (its beat, group commit, clocks and abandonment wait). Its seats start empty."""
+        return Table(
+            table_id=setup.table_id,
+            spec=spec,
+            players=setup.players,
+            raw_options=setup.options,
+            options=record,
+            seed=setup.seed,
+            name=setup.name,
+            manual_start=setup.manual_start,
+            bot_delay=setup.bot_delay,
+            host_token_hash=setup.host_token_hash,
+            device_token_hash=setup.device_token_hash,
+            turn_seconds=setup.turn_seconds,
+            takeover_seconds=setup.takeover_seconds,
+            abandon_seconds=self.abandon_seconds,
+            ended=setup.ended,
+            finished_at=setup.finished_at,
+            seats=[Seat(index=i) for i in range(setup.players)],
+            beat=self.beat,
+            moves=self.moves,
+            clock=self.clock,
+            wall_clock=self.wall_clock,
+        )
+
     def _restore(
         self, stored: StoredTable, seats: list[StoredSeat], actions: list[StoredAction], notes: dict[int, list[str]]
     ) -> Table:
         spec = GAMES.get(stored.game)
         if spec is None:
             raise RuntimeError(f"this server does not know the game {stored.game!r}")
-        table = Table(
-            table_id=stored.table_id,
-            spec=spec,
-            players=stored.players,
-            raw_options=stored.options,
-            # A table stored before creation records were kept resolves its options (a Kart track by
-            # name) this once; the record is written back below, so it never reads them again.
-            options=stored.record
-            if stored.record is not None
-            else creation_record(spec.engine, parse_options(spec.engine.options, game_options(stored.options))),
-            seed=stored.seed,
-            name=stored.name,
-            manual_start=stored.manual_start,
-            bot_delay=stored.bot_delay,
-            host_token_hash=stored.host_token_hash,
-            device_token_hash=stored.device_token_hash,
-            turn_seconds=stored.turn_seconds,
-            takeover_seconds=stored.takeover_seconds,
-            abandon_seconds=self.abandon_seconds,
-            ended=stored.ended,
-            finished_at=stored.finished_at,
-            seats=[Seat(index=i) for i in range(stored.players)],
-            beat=self.beat,
-            moves=self.moves,
-            clock=self.clock,
-            wall_clock=self.wall_clock,
-        )
+        # A table stored before creation records were kept resolves its options (a Kart track by name) this
+        # once; the record is written back below, so it never reads them again.
+        record = stored.record
+        if record is None:
+            record = creation_record(spec.engine, parse_options(spec.engine.options, game_options(stored.options)))
+        table = self._table(stored, spec, record)
         now = table.now()
         for seat in seats:
             kind = SeatKind(seat.kind)
@@ -290,26 +298,23 @@ class TableRegistry:
         clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, of_table=True) if name.strip() else ""
         table_id = self._new_id()
         host_token, host_hash = new_token()
-        table = Table(
+        setup = StoredTable(
             table_id=table_id,
-            spec=spec,
+            game=spec.name,
             players=players,
-            raw_options=raw,
-            options=record,
+            options=raw,
+            record=record,
             seed=seed if seed is not None else secrets.randbits(63),
             name=clean_name or f"{engine.title} {table_id}",
             manual_start=manual_start,
             bot_delay=self.bot_delay if bot_delay is None else bot_delay,
-            host_token_hash=host_hash,
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
-            abandon_seconds=self.abandon_seconds,
-            seats=[Seat(index=i) for i in range(players)],
-            beat=self.beat,
-            moves=self.moves,
-            clock=self.clock,
-            wall_clock=self.wall_clock,
+            host_token_hash=host_hash,
+            device_token_hash=None,
+            started=False,
         )
+        table = self._table(setup, spec, record)
         for index in range(players - bots, players):
             table.seat_bot(index, bot_level)
         # The table, its seats and the start they trigger are one transaction: a crash in between would leave
@@ -317,7 +322,7 @@ class TableRegistry:
         if self.store is not None:
             table.store = self.store
             with self.store.batch():
-                self.store.add_table(_stored(table), [seat.stored() for seat in table.seats])
+                self.store.add_table(setup, [seat.stored() for seat in table.seats])
                 table.maybe_autostart()
         else:
             table.maybe_autostart()
@@ -402,23 +407,3 @@ class TableRegistry:
             for kind, runner in runners:
                 name = f"{kind}-{table.table_id}"
                 tasks.create_task(logged(log, f"task {name}", runner, table), name=name)
-
-
-def _stored(table: Table) -> StoredTable:
-    """What the store keeps of a table's setup (the rest is its seats and its log)."""
-    return StoredTable(
-        table_id=table.table_id,
-        game=table.spec.name,
-        players=table.players,
-        options=table.raw_options,
-        record=table.options,
-        seed=table.seed,
-        name=table.name,
-        manual_start=table.manual_start,
-        bot_delay=table.bot_delay,
-        turn_seconds=table.turn_seconds,
-        takeover_seconds=table.takeover_seconds,
-        host_token_hash=table.host_token_hash,
-        device_token_hash=table.device_token_hash,
-        started=table.status is not Status.LOBBY,
-    )
