@@ -14,7 +14,7 @@ path's own. It is not for static files (toadstool.server.web_assets) nor for sta
 
 Written here rather than taken from a library: connect-python 0.9 (beta) re-encoded every message through
 its codec, which would undo Watch's shared pre-serialised views; its successor connectrpc 0.13 can pass them
-through, but served the same calls with 1.3 to 1.5 times the server CPU per move (bench/connectrpc_compare.py,
+through, but served the same calls with 1.1 to 1.5 times the server CPU per move (bench/connectrpc_compare.py,
 docs/design.md §8.1). This adapter is the two call shapes the service uses.
 """
 
