@@ -4,11 +4,11 @@ bot's search (toadstool.bots.HardBot) away from the server's process.
 Why processes: the search is pure Python, so a thread that runs it holds the interpreter's lock for most of its
 budget, and the event loop that serves every other table waits for it (bench/load.py, `--hard-tables`). In a
 worker it holds that worker's lock instead; the thread that asked (autoplay.run_bots' `to_thread`) only waits
-on a pipe for the answer, which releases the lock. Each worker is a fresh interpreter
-(`python -m toadstool.server.tables.thinking`, never a fork of a process running gRPC's threads), started on
-the first hard decision that finds none free, and it ends when its input does: when the registry closes the
-pool (`close`, which waits for it) or when the server dies without closing it (its end of the pipe closes
-with it). No multiprocessing machinery, so no helper process (its resource tracker) outlives the pool.
+on a pipe for the answer, which releases the lock. Each worker is a fresh interpreter (`serve_decisions`,
+never a fork of a process running gRPC's threads), started on the first hard decision that finds none free,
+and it ends when its input does: when the registry closes the pool (`close`, which waits for it) or when the
+server dies without closing it (its end of the pipe closes with it). No multiprocessing machinery, so no
+helper process of its (the resource tracker) outlives the pool.
 
 What travels is the decision, not the bot: the game's name, the bot's budget, its view, the legal actions and
 a seed drawn from the table's generator. The worker builds the hard bot once per game and budget
@@ -61,12 +61,12 @@ class Unavailable(Exception):
 
 
 class _Worker:
-    """One thinking process: `python -m toadstool.server.tables.thinking`, a decision at a time over its pipes."""
+    """One thinking process (`serve_decisions`): a decision at a time over its pipes."""
 
     def __init__(self) -> None:
         path = os.pathsep.join(p for p in sys.path if p)  # what this process imports, as spawn would give it
         self.process = subprocess.Popen(
-            [sys.executable, "-m", __name__],
+            [sys.executable, "-c", f"from {__name__} import serve_decisions; serve_decisions()"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             env={**os.environ, "PYTHONPATH": path},
@@ -259,7 +259,7 @@ def _read_exactly(stream: IO[bytes], size: int) -> bytes:
     return data
 
 
-def _serve_decisions() -> None:
+def serve_decisions() -> None:
     """A worker's life: read decisions on stdin and answer each on stdout, until stdin ends (the server closed
     the pool, or died). Ctrl+C is the server's to handle; whatever the games print goes to stderr."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -279,7 +279,3 @@ def _serve_decisions() -> None:
         reply = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
         answers.write(len(reply).to_bytes(4, "big") + reply)
         answers.flush()
-
-
-if __name__ == "__main__":
-    _serve_decisions()
