@@ -137,7 +137,7 @@ class ThinkingPool:
         worker = self._take()
         try:
             answer = worker.ask(decision)
-        except (EOFError, OSError, pickle.UnpicklingError):
+        except (EOFError, OSError, ValueError, pickle.UnpicklingError):  # ended, or closed meanwhile
             self._lost(worker)
             raise Unavailable("a thinking process ended unexpectedly") from None
         self._give_back(worker)
@@ -159,17 +159,18 @@ class ThinkingPool:
                     self._starting += 1
                     break
                 self._free.wait()
+        started: _Worker | None = None
         try:
-            worker = _Worker()
+            started = _Worker()
         except OSError as error:
             raise Unavailable(f"a thinking process cannot start ({error})") from None
         finally:
             with self._free:
                 self._starting -= 1
+                if started is not None:
+                    self._all.append(started)
                 self._free.notify()
-        with self._free:
-            self._all.append(worker)
-        return worker
+        return started
 
     def _give_back(self, worker: _Worker) -> None:
         with self._free:
