@@ -278,5 +278,8 @@ def serve_decisions() -> None:
         except Exception as error:  # a bug in a search: the server's thread thinks it and says so
             answer = f"the search failed in its process ({error!r})"
         reply = pickle.dumps(answer, pickle.HIGHEST_PROTOCOL)
-        answers.write(len(reply).to_bytes(4, "big") + reply)
-        answers.flush()
+        try:
+            answers.write(len(reply).to_bytes(4, "big") + reply)
+            answers.flush()
+        except BrokenPipeError:  # the server died while this thought: nobody to answer
+            return
