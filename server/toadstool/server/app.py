@@ -35,6 +35,7 @@ from toadstool.server.repair import open_store
 from toadstool.server.service import SerialisedWatch, ToadstoolService
 from toadstool.server.tables import TableRegistry
 from toadstool.server.tables.hosting import DEFAULT_ABANDON_SECONDS
+from toadstool.server.tables.thinking import default_processes
 from toadstool.server.web import DEFAULT_WEB_PORT, WebListener, web_listener, web_urls
 
 log = logging.getLogger(__name__)
@@ -87,6 +88,9 @@ class ServerConfig:
     #: The wall clock (Unix seconds) a table's finish time is told by: the listing leaves out tables finished
     #: a day ago or more (tests give a clock they move by hand).
     wall_clock: Callable[[], float] = time.time
+    #: Worker processes the hard bots think in (toadstool.server.tables.thinking); None: one per core but one;
+    #: 0: none, they think in threads of the server's process (which slows the event loop while they do).
+    bot_processes: int | None = None
 
 
 @dataclass
@@ -165,6 +169,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
             store=store,
             abandon_seconds=config.abandon_seconds,
             wall_clock=config.wall_clock,
+            bot_processes=default_processes() if config.bot_processes is None else config.bot_processes,
         )
         async with registry:
             service = ToadstoolService(registry, config.limits, config.language)

@@ -4,6 +4,7 @@ bots and writes. Each module owns one concept:
 - `table`: one table (lifecycle, seats, applying actions, one transaction for each other request);
 - `ladder`: the validation ladder in front of every person's action;
 - `autoplay`: what the server plays by itself at a table (bots, the turn clock, takeover of away seats);
+- `thinking`: the worker processes the hard bots' searches run in, away from the event loop;
 - `history`: a table's recent events and actions in memory (the rest is read back from the store);
 - `registry`: every table of the server (create, find, restore, forget, shut down);
 - `seats`: statuses, seat kinds, names from the network and the secret tokens;

@@ -40,6 +40,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
 )
 from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.tables.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
 
@@ -71,6 +72,7 @@ class TableRegistry:
         clock: Clock | None = None,
         abandon_seconds: float = 0.0,
         wall_clock: Callable[[], float] = time.time,
+        bot_processes: int = 0,
     ) -> None:
         self.tables: dict[str, Table] = {}
         self.wall_clock = wall_clock
@@ -83,6 +85,9 @@ class TableRegistry:
         self.backlog = Backlog() if clock is None else Backlog(clock=clock.time)
         self.beat = Beat(self.backlog, clock)
         self.moves = GroupCommit()
+        #: The worker processes its hard bots think in (`thinking`: made on the first hard decision, ended by
+        #: `aclose`); None (`bot_processes` 0): they think in threads of this process.
+        self.thinking = ThinkingPool(bot_processes) if bot_processes > 0 else None
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
         #: The scope of every table's scope (one task each), open between `async with` and `aclose`.
@@ -107,11 +112,13 @@ class TableRegistry:
 
     async def aclose(self) -> None:
         """Leave the task scope: every table's bot and clock tasks are cancelled, and this waits until each
-        has really ended."""
+        has really ended, then for the hard bots' worker processes to end."""
         scope, self._scope = self._scope, None
         if scope is not None:
             await scope.__aexit__(None, None, None)
         self.moves.close()
+        if self.thinking is not None:
+            await asyncio.to_thread(self.thinking.close)
 
     def shutting_down(self) -> None:
         """Tell every open stream that the server is going away."""
@@ -151,7 +158,7 @@ class TableRegistry:
     def _table(self, setup: StoredTable, spec: GameSpec, record: dict[str, Any]) -> Table:
         """The one place a `Table` is built: from its setup as stored (a new table's, made a moment before it
         is stored, or one read back), its game, its creation record, and what every table of this server
-        shares (its beat, group commit, clocks and abandonment wait). Its seats start empty."""
+        shares (its beat, group commit, thinking processes, clocks and abandonment wait). Its seats start empty."""
         return Table(
             table_id=setup.table_id,
             spec=spec,
@@ -172,6 +179,7 @@ class TableRegistry:
             seats=[Seat(index=i) for i in range(setup.players)],
             beat=self.beat,
             moves=self.moves,
+            thinking=self.thinking,
             clock=self.clock,
             wall_clock=self.wall_clock,
         )

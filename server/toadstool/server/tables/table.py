@@ -55,6 +55,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
     token_matches,
 )
+from toadstool.server.tables.thinking import ThinkingPool, think
 from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
@@ -113,6 +114,8 @@ class Table:
     beat: Beat = field(default_factory=Beat)
     #: Where this table's moves wait to be written with the other tables' (the server's one).
     moves: GroupCommit = field(default_factory=GroupCommit)
+    #: Where its hard bots think (the server's worker processes: `thinking`); None: in the caller's thread.
+    thinking: ThinkingPool | None = None
     #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
     #: unless given (tests move a clock by hand).
     clock: Clock | None = None
@@ -305,9 +308,7 @@ class Table:
             token, digest = new_token()
         with self.one_write():
             self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
-            tell_host(
-                self, tr("{name} joined (seat {seat})", name=clean, seat=index)
-            )  # before the start it may trigger
+            tell_host(self, tr("{name} joined (seat {seat})", name=clean, seat=index))  # before any start
             self.maybe_autostart()
         self.people_seen = self.now()
         self.people_changed()
@@ -573,7 +574,7 @@ class Table:
             if not legal:
                 continue
             view = self.engine.view(state, index) if seat.bot.needs_view else None
-            action = seat.bot.choose(view, legal, index in waiting, self.rng)
+            action = think(self.thinking, self.spec.name, seat.bot, view, legal, index in waiting, self.rng)
             if action is not None:
                 return index, action
         return None
