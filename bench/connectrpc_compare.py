@@ -269,6 +269,7 @@ def _start_server(side: str) -> Callable[..., subprocess.Popen[bytes]]:
         profile: Path | None,
         server_loop: str | None = None,
         web_port: int | None = None,
+        bot_processes: str = "default",
     ) -> subprocess.Popen[bytes]:
         command = [sys.executable]
         if profile is not None:
@@ -281,6 +282,8 @@ def _start_server(side: str) -> Callable[..., subprocess.Popen[bytes]]:
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
         if web_port is not None:
             command += ["--web-port", str(web_port)]
+        if bot_processes != "default":
+            command += ["--bot-processes", bot_processes]
         env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
         with (Path(state_dir) / "server.log").open("ab") as log:
             return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=die_with_parent)
