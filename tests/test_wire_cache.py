@@ -20,7 +20,7 @@ from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import name_seats, parse_options
 from toadstool.games import discover, get_game
-from toadstool.games.uno.engine import CARD_VIEWS
+from toadstool.games.uno.engine import CARD_VIEWS, PlayCard, UnoColor
 from toadstool.selfplay import PlayoutTooLong, play
 from toadstool.server import message_cache, messages, wire
 from toadstool.server.message_cache import VALUES
@@ -293,4 +293,29 @@ def test_a_cached_value_is_parsed_from_its_bytes_not_converted_again() -> None:
         assert wire.to_message(equal, table_pb2.GameView().uno).hand[0].points == 12345, "read from the cache"
         assert wire.to_message(view, table_pb2.GameView().uno).hand[0].points == 12345
     finally:
+        VALUES.forget()
+
+
+def test_a_hand_and_legal_actions_are_right_when_the_cache_fills_up_midway() -> None:
+    engine = get_game("uno").engine
+    state = engine.new(4, uno_options(), 3)
+    view = engine.view(state, 0)
+    assert len(view.hand) > 3
+    VALUES.forget()
+    old_limit = VALUES.limit
+    VALUES.limit = 3
+    try:
+        for _ in range(2):  # cold, then with the cache emptied while a hand is joined
+            assert wire.to_message(view, table_pb2.GameView().uno) == plain(view, table_pb2.GameView().uno)
+            assert 1 <= len(VALUES) <= 3
+        offered = [(PlayCard(card_id=number, color=UnoColor.RED), f"label {number}") for number in range(8)]
+
+        def build(engine: Any, action: Any, label: str) -> bytes:
+            return table_pb2.LegalAction(id=label, label=label).SerializeToString()
+
+        for _ in range(2):
+            joined = table_pb2.Update.FromString(VALUES.legal_actions(engine, offered, build))
+            assert [legal.label for legal in joined.legal_actions] == [label for _, label in offered]
+    finally:
+        VALUES.limit = old_limit
         VALUES.forget()

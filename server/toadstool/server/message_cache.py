@@ -307,20 +307,27 @@ class ValueBytes:
         game = engine.name
         kept = self._actions
         parts: list[bytes] = []
+        last: type | None = None  # the class of the action before, whose key and entries are at hand
+        key: Callable[[Any], Any] = _NOT_KEPT
+        entries: dict[tuple[Any, str], tuple[str, bytes]] = _NONE
         for action, label in offered:
             cls = type(action)
-            key = _KEYS.get(cls) or _key_of(cls)
+            if cls is not last:
+                last = cls
+                key = _KEYS.get(cls) or _key_of(cls)
+                entries = kept.get(cls, _NONE)
             if key is _NOT_KEPT:
                 data = build(engine, action, label)
             else:
                 fields = (key(action), label)
-                found = kept.get(cls, _NONE).get(fields)
+                found = entries.get(fields)
                 if found is not None and found[0] == game:
                     data = found[1]
                 else:
                     data = build(engine, action, label)
                     self._room()
-                    kept.setdefault(cls, {})[fields] = (game, data)
+                    entries = kept.setdefault(cls, {})
+                    entries[fields] = (game, data)
             size = len(data)
             parts += (_LEGAL_ACTIONS_KEY, _SMALL_VARINTS[size] if size < 0x80 else varint(size), data)
         return b"".join(parts)
