@@ -2,7 +2,10 @@
 grpc.aio fan-out baselines measured in the same run.
 
 Usage: ``python bench/load.py [--quick | --smoke] [--plot] [--tables 10,100,250,500] [--workers N]``,
-and ``python bench/load.py --connect [--quick]``: the browser's transport against gRPC (bench/connect_load.py).
+and ``python bench/load.py --connect [--quick]``: the browser's transport against gRPC (bench/connect_load.py),
+and ``python bench/load.py --hard-tables 0,1,2 [--bot-processes default,0] [--repeats 3] [--quick]``: the
+people's paced p99 beside tables of four hard bots (issue 46), with their thinking in worker processes
+(serve's default) or in the server's threads (0), the runs alternated.
 
 For each table count, five runs, each with a fresh server process and worker processes, and the same
 layout: 4 streams per table, one channel (one TCP connection) each.
@@ -27,6 +30,10 @@ The baselines send a WatchResponse of the mean size our server sent in the run t
 (serialised once per version, shared by the table's streams), so both sides' clients do the same parsing.
 Each phase is split into equal windows; every figure is the median [min..max] over windows. Server CPU per
 action and server memory per connected viewer (its table included) come from /proc.
+
+- hard: `toadstool` beside N tables of four hard bots (UNO, never ending, the server's own bot delay), made
+  before the people's tables, playing through both phases; each run also says how many moves the hard
+  tables made in it (so a run where they did not play shows). Only `toadstool` runs, A B A B.
 
 Not for: asserting speed (tests only check the output shape), or engine speed (bench/engines.py).
 Everything binds 127.0.0.1 only; every process is bounded by time and terminated at the end.
@@ -743,6 +750,7 @@ def start_server(
     profile: Path | None,
     server_loop: str | None = None,
     web_port: int | None = None,
+    bot_processes: str = "default",
 ) -> subprocess.Popen[bytes]:
     """The raw baseline, or `toadstool serve` as deployed (its SQLite store in a throw-away directory,
     or none with store="none"), optionally under cProfile (written when it stops), on `server_loop`
@@ -762,6 +770,8 @@ def start_server(
         command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
         if web_port is not None:
             command += ["--web-port", str(web_port)]
+        if bot_processes != "default":  # serve's --bot-processes (0: the hard bots think in its threads)
+            command += ["--bot-processes", bot_processes]
     # XDG_STATE_HOME too, so nothing of a benchmark ever lands in the user's own state directory.
     env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
     # stderr to a file, never a pipe nobody reads while the server runs (a full pipe would block it).
@@ -777,10 +787,15 @@ def run_point(
     store: str = "temp",
     profile: Path | None = None,
     server_loop: str | None = None,
+    hard_tables: int = 0,
+    bot_processes: str = "default",
 ) -> dict[str, Any]:
-    """One server, its workers, both phases: the raw per-window figures of one table count."""
+    """One server, its workers, both phases: the raw per-window figures of one table count (with
+    `hard_tables` tables of four hard bots beside them, on a server run with `bot_processes`)."""
     with tempfile.TemporaryDirectory(prefix="toadstool-bench-") as state_dir:
-        return _run_point(target, tables, budget, size, state_dir, store, profile, server_loop)
+        return _run_point(
+            target, tables, budget, size, state_dir, store, profile, server_loop, hard_tables, bot_processes
+        )
 
 
 def _run_point(
@@ -792,17 +807,21 @@ def _run_point(
     store: str,
     profile: Path | None,
     server_loop: str | None,
+    hard_tables: int = 0,
+    bot_processes: str = "default",
 ) -> dict[str, Any]:
     port = free_port()
     # Our server's browser side on a port of its own: the connect target's seats use it, and the gRPC runs
     # compared with them serve it too, so both sides run the very same server.
     web_port = free_port() if target in ("toadstool", "play") or target in WEB_TARGETS else None
-    server = start_server(target, port, tables, size, state_dir, store, profile, server_loop, web_port)
+    server = start_server(target, port, tables, size, state_dir, store, profile, server_loop, web_port, bot_processes)
     workers: list[subprocess.Popen[str]] = []
+    hard: list[str] = []
     try:
         wait_for_port(port, server)
         if web_port is not None:
             wait_for_port(web_port, server)
+        hard = _hard_tables(port, hard_tables)
         time.sleep(0.5)
         rss_idle = rss_bytes(server.pid)
         shares = [tables // budget.workers + (1 if i < tables % budget.workers else 0) for i in range(budget.workers)]
@@ -822,6 +841,7 @@ def _run_point(
         print(f"  ({target}: {tables} tables set up in {setup_seconds:.1f} s)", file=sys.stderr, flush=True)
         time.sleep(0.3)
         rss_ready = rss_bytes(server.pid)
+        hard_started = _versions(port, hard)
         start_at = time.time() + 0.5
         paced_windows = budget.windows if target in CLIENTS_ACT else 0
         order = {"paced_windows": paced_windows, "windows": budget.windows, "window": budget.window}
@@ -841,6 +861,7 @@ def _run_point(
             time.sleep(max(0.0, mark - time.time()))
             cpu.append(cpu_seconds(server.pid))
             client_cpu.append(sum(cpu_seconds(w.pid) for w in workers))
+        hard_versions = _versions(port, hard)
         results = []
         for worker in workers:
             line = _read_line(worker, 30.0 + GAP * 2)
@@ -901,8 +922,123 @@ def _run_point(
         "rss_end": rss_end,
         "memory_per_viewer": (rss_ready - rss_idle) / viewers,
         "window": budget.window,
+        "hard_tables": len(hard),
+        # Moves the hard tables made from just before the windows to the end of the last one.
+        "hard_moves": sum(hard_versions) - sum(hard_started),
         **phases,
     }
+
+
+def _hard_tables(port: int, count: int) -> list[str]:
+    """Make `count` UNO tables of four hard bots (never ending; the server's bot delay): they start at once."""
+    if not count:
+        return []
+    import grpc
+
+    from toadstool.api.v1 import service_pb2
+
+    with grpc.insecure_channel(f"{HOST}:{port}") as channel:
+        create = channel.unary_unary(
+            SERVICE + "CreateTable",
+            request_serializer=service_pb2.CreateTableRequest.SerializeToString,
+            response_deserializer=service_pb2.CreateTableResponse.FromString,
+        )
+        request = service_pb2.CreateTableRequest(
+            game="uno", players=SEATS, bots=SEATS, bot_level=service_pb2.BOT_LEVEL_HARD, options=NEVER_ENDING
+        )
+        return [create(request, timeout=30).table.table_id for _ in range(count)]
+
+
+def _versions(port: int, table_ids: list[str]) -> list[int]:
+    """The tables' versions now (GetTable)."""
+    if not table_ids:
+        return []
+    import grpc
+
+    from toadstool.api.v1 import service_pb2
+
+    with grpc.insecure_channel(f"{HOST}:{port}") as channel:
+        get = channel.unary_unary(
+            SERVICE + "GetTable",
+            request_serializer=service_pb2.GetTableRequest.SerializeToString,
+            response_deserializer=service_pb2.GetTableResponse.FromString,
+        )
+        return [get(service_pb2.GetTableRequest(table_id=t), timeout=30).table.version for t in table_ids]
+
+
+def conduct_hard(args: argparse.Namespace, budget: Budget) -> int:
+    """The people's paced latency beside tables of four hard bots, their thinking in worker processes or in
+    the server's threads: every configuration once per repeat, in turn (A B C A B C), at each table count."""
+    counts = [int(n) for n in args.hard_tables.split(",")]
+    processes = args.bot_processes.split(",")
+    configs = [(n, p) for n in counts for p in (processes if n else processes[:1])]  # no hard table: one run
+    started = time.monotonic()
+    runs: list[dict[str, Any]] = []
+    for tables in budget.tables:
+        for repeat in range(args.repeats):
+            for hard, procs in configs:
+                point = run_point(
+                    "toadstool", tables, budget, 0, args.server_store, None, args.server_loop, hard, procs
+                )
+                s = summarise(point)
+                p99, p50 = s["paced"]["latency_p99_ms"], s["paced"]["latency_p50_ms"]
+                run = {
+                    "tables": tables,
+                    "hard_tables": hard,
+                    "bot_processes": procs if hard else "-",
+                    "repeat": repeat,
+                    "paced_p50_ms": p50["median"],
+                    "paced_p99_ms": p99["median"],
+                    "paced_p99_ms_windows": [round(w["latency_p99"] * 1000, 1) for w in point["paced"]],
+                    "saturated_actions_per_s": s["saturated"]["actions_per_s"]["median"],
+                    "hard_moves": point["hard_moves"],
+                }
+                runs.append(run)
+                print(
+                    f"{tables} tables + {hard} hard (bot processes {run['bot_processes']}), run {repeat + 1}:"
+                    f" paced p50 {p50['median']:.1f} ms, p99 {p99['median']:.1f} ms"
+                    f" (windows {run['paced_p99_ms_windows']}); saturated {run['saturated_actions_per_s']:.0f}"
+                    f" actions/s; hard tables' moves {point['hard_moves']}",
+                    flush=True,
+                )
+    summary = []
+    for tables in budget.tables:
+        for hard, procs in configs:
+            mine = [
+                r
+                for r in runs
+                if r["tables"] == tables and r["hard_tables"] == hard and (not hard or r["bot_processes"] == procs)
+            ]
+            p99s = sorted(r["paced_p99_ms"] for r in mine)
+            row = {
+                "tables": tables,
+                "hard_tables": hard,
+                "bot_processes": procs if hard else "-",
+                "paced_p99_ms": spread(p99s),
+                "paced_p50_ms": spread([r["paced_p50_ms"] for r in mine]),
+                "hard_moves": [r["hard_moves"] for r in mine],
+            }
+            summary.append(row)
+            print(
+                f"  {tables} tables + {hard} hard ({row['bot_processes']}):"
+                f" paced p99 {fmt_spread(row['paced_p99_ms'], 1)} ms, p50 {fmt_spread(row['paced_p50_ms'], 1)} ms"
+                f" over {len(mine)} runs; hard moves {row['hard_moves']}",
+                flush=True,
+            )
+    csv_path = write_csv(args.out / "load-hard.csv", runs)
+    final_json(
+        {
+            "benchmark": "load-hard",
+            "machine": machine(),
+            "budget": {"tables": list(budget.tables), "windows": budget.windows, "window": budget.window},
+            "repeats": args.repeats,
+            "runs": runs,
+            "summary": summary,
+            "wall_seconds": round(time.monotonic() - started, 1),
+            "csv": str(csv_path),
+        }
+    )
+    return 0
 
 
 def _read_line(process: subprocess.Popen[str], timeout: float) -> str:
@@ -1062,6 +1198,8 @@ def conduct(args: argparse.Namespace) -> int:
         budget = Budget(tables, budget.windows, budget.window, budget.workers, budget.setup_timeout)
     if args.workers:
         budget = Budget(budget.tables, budget.windows, budget.window, args.workers, budget.setup_timeout)
+    if args.hard_tables:
+        return conduct_hard(args, budget)
     started = time.monotonic()
     points = []
     rows = []
@@ -1242,6 +1380,18 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="browser viewers: people acting over Connect/HTTP against gRPC, A B A B (bench/connect_load.py)",
     )
+    parser.add_argument(
+        "--hard-tables",
+        help="comma-separated counts of tables of four hard bots beside the people's (e.g. 0,1,2): only the"
+        " people's runs, their paced p99 per count (issue 46)",
+    )
+    parser.add_argument(
+        "--bot-processes",
+        default="default,0",
+        help="with --hard-tables: serve's --bot-processes values to compare, comma-separated (default"
+        " 'default,0': worker processes, then the server's threads)",
+    )
+    parser.add_argument("--repeats", type=int, default=3, help="with --hard-tables: runs of each configuration")
     parser.add_argument("--pairs", type=int, help="with --connect: A B pairs per table count (default by mode)")
     parser.add_argument(
         "--http-client",

@@ -78,6 +78,30 @@ def test_load_benchmark_runs_a_real_server_and_both_baselines_and_prints_every_f
     assert (tmp_path / "load.png").stat().st_size > 0
 
 
+@pytest.mark.timeout(300)
+def test_load_benchmark_beside_hard_tables_runs_each_configuration_in_turn(tmp_path: Path) -> None:
+    command = [sys.executable, str(ROOT / "bench" / "load.py"), "--smoke", "--hard-tables", "0,1", "--repeats", "1"]
+    completed = subprocess.run(
+        [*command, "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+        check=False,
+    )
+    assert completed.returncode == 0, completed.stderr[-3000:]
+    figures = json.loads(completed.stdout.strip().splitlines()[-1])
+    assert figures["benchmark"] == "load-hard"
+    # No hard table: one run; one hard table: in worker processes (serve's default), then in its threads.
+    assert [(r["hard_tables"], r["bot_processes"]) for r in figures["runs"]] == [(0, "-"), (1, "default"), (1, "0")]
+    for run in figures["runs"]:
+        assert run["paced_p99_ms"] > 0
+    assert all(run["hard_moves"] > 0 for run in figures["runs"][1:]), figures["runs"]  # the hard tables played
+    assert {"median", "min", "max", "n"} <= set(figures["summary"][0]["paced_p99_ms"])
+    assert (tmp_path / "load-hard.csv").read_text().startswith("tables,hard_tables,")
+
+
 def test_listener_guard_benchmark_runs_both_servers_alternately_and_prints_every_figure(tmp_path: Path) -> None:
     figures = run_bench("listener_guard.py", tmp_path, timeout=90)
     assert figures["benchmark"] == "listener_guard"

@@ -15,7 +15,7 @@ import pytest
 from toadstool.api.v1 import service_pb2
 from toadstool.server import messages
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, Table, TableRegistry
+from toadstool.server.tables import Status, Table, TableRegistry, apply_now
 from toadstool.server.tables import table as table_module
 from toadstool.server.tables.history import Window
 
@@ -58,7 +58,7 @@ def _long_game(registry: TableRegistry, moves: int) -> str:
     for _ in range(moves):
         choice = table.bot_choice()
         assert choice is not None
-        table._apply(*choice)
+        apply_now(table, *choice)
     return table.table_id
 
 
@@ -98,17 +98,17 @@ def test_a_restart_replays_no_finished_table_until_someone_looks_and_then_shows_
     while table.status is Status.PLAYING:
         choice = table.bot_choice()
         assert choice is not None
-        table._apply(*choice)
+        apply_now(table, *choice)
     before = (_seen(table, 0, None, None), list(messages.history_for(table, None)))
     store.close()
     restored = TableRegistry(store=Store(tmp_path / "t.db"))
     restored.load()
     again = restored.get(table.table_id)
-    assert again._unreplayed, "the finished table was replayed at the restart"
+    assert again.unreplayed, "the finished table was replayed at the restart"
     assert again.status is Status.FINISHED
     assert again.version == table.version
     assert (_seen(again, 0, None, None), list(messages.history_for(again, None))) == before
-    assert not again._unreplayed
+    assert not again.unreplayed
 
 
 def test_the_memory_benchmark_prints_every_figure_as_one_json_line(tmp_path: Path) -> None:

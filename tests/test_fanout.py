@@ -143,7 +143,7 @@ def test_a_beat_and_a_table_outlive_their_first_event_loop() -> None:
     async def change_it() -> None:
         waiting = asyncio.create_task(table.wait_change(table.revision))
         await asyncio.sleep(0)
-        table._touch()
+        table.touch()
         await asyncio.wait_for(waiting, 1)
 
     asyncio.run(change_it())

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from toadstool.scopes import TaskScope, logged
+from toadstool.api.scopes import TaskScope, logged
 
 ROOT = Path(__file__).resolve().parents[1]
 SOURCES = [
@@ -27,12 +27,12 @@ SOURCES = [
     if "api/v1" not in path.as_posix()
 ]
 GROUPS = {"TaskGroup", "TaskScope"}
-STARTERS = {"create_task", "ensure_future"}
+#: run_coroutine_threadsafe too: a task started from another thread is still a task outside any group.
+STARTERS = {"create_task", "ensure_future", "run_coroutine_threadsafe"}
 
 #: (path from the repository's root, the receiver as written) -> why it may start a task outside a group.
 ALLOWED: dict[tuple[str, str], str] = {
-    ("server/toadstool/scopes.py", "super()"): "the task scope itself: TaskGroup.create_task, tracked for cancel",
-    ("clients/toadstool_clients/scopes.py", "super()"): "the task scope itself (the clients' copy)",
+    ("server/toadstool/api/scopes.py", "super()"): "the task scope itself: TaskGroup.create_task, tracked for cancel",
 }
 
 
@@ -104,7 +104,7 @@ def test_every_task_starts_in_a_task_group(path: Path) -> None:
     bare = bare_starts(path.read_text(), path.relative_to(ROOT).as_posix())
     assert not bare, (
         f"{path.relative_to(ROOT)} starts tasks outside a TaskGroup at {bare}: start them with the create_task "
-        "of the scope that owns them (toadstool.scopes / toadstool_clients.scopes), or add the place to ALLOWED "
+        "of the scope that owns them (toadstool.api.scopes), or add the place to ALLOWED "
         "with the reason"
     )
 
@@ -222,24 +222,6 @@ async def test_a_task_started_while_the_scope_is_left_is_cancelled_at_once() -> 
         await asyncio.sleep(0)
     assert len(started) == 1
     assert started[0].cancelled()
-
-
-def test_the_clients_copy_of_the_scope_is_the_servers_code() -> None:
-    def code(path: Path) -> str:
-        tree = ast.parse(path.read_text())
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            first = body[0] if isinstance(body, list) and body else None
-            if (
-                isinstance(first, ast.Expr)
-                and isinstance(first.value, ast.Constant)
-                and isinstance(first.value.value, str)
-            ):
-                body.pop(0)  # docstrings may say different things
-        return ast.dump(tree)
-
-    server, clients = ROOT / "server" / "toadstool" / "scopes.py", ROOT / "clients" / "toadstool_clients" / "scopes.py"
-    assert code(server) == code(clients), "toadstool_clients/scopes.py must stay a copy of toadstool/scopes.py"
 
 
 class _Collect(logging.Handler):

@@ -167,7 +167,7 @@ async def test_each_viewer_reads_the_events_as_event_text_tells_them_whoever_ask
                 break
             seat = engine.to_act(table.state)[0]
             action = rng.choice(engine.legal_actions(table.state, seat))
-            table._advance(seat, action, engine.apply(table.state, seat, action), "", "")
+            table.advance(seat, action, engine.apply(table.state, seat, action), "", "")
             since = max(0, len(table.events) - 1 - step % 3)  # a live stream one, two or three events behind
             rng.shuffle(viewers)
             texts: dict[int | None, list[str]] = {}

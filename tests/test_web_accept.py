@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import pytest
 import uvloop
 
-from toadstool.scopes import TaskScope
+from toadstool.api.scopes import TaskScope
 from toadstool.server import web
 from toadstool.server.limits import Limits
 from toadstool.server.service import ToadstoolService

@@ -80,7 +80,7 @@ SHARES: tuple[tuple[str, str, Callable[[str, str], bool]], ...] = (
     ),
     (
         "Act handler",
-        "Act, its validation ladder and the table's bookkeeping of a move (Table.act, _apply, _advance)",
+        "Act, its validation ladder and the table's bookkeeping of a move (Table.act, the group commit, Table.advance)",
         lambda p, f: p.endswith("server/service.py") or "server/tables/" in p,
     ),
     (

@@ -16,16 +16,11 @@ catalogue (`toadstool.i18n`); the words here follow the same glossary (docs/glos
 from __future__ import annotations
 
 import functools
-import io
 import os
 from gettext import NullTranslations
-from importlib import resources
 from typing import Final
 
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
-
+from toadstool.api.catalogues import read_catalogue
 from toadstool_clients.language import accept_language
 
 #: The languages the clients have words in, English first (the msgids: no catalogue).
@@ -54,13 +49,7 @@ def catalogue_of(language: str) -> NullTranslations:
     """The words of `language`, read from its .po file once (English, or a language without one: none)."""
     if language == LANGUAGES[0] or language not in LANGUAGES:
         return NullTranslations()
-    path = resources.files("toadstool_clients") / "locale" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    with path.open("rb") as po:
-        catalogue = read_po(po, locale=language, domain=DOMAIN)
-    compiled = io.BytesIO()
-    write_mo(compiled, catalogue, use_fuzzy=False)  # a fuzzy entry is a guess: English is said instead
-    compiled.seek(0)
-    return Translations(compiled, domain=DOMAIN)
+    return read_catalogue("toadstool_clients", language, DOMAIN)
 
 
 def _(message: str, /, **values: object) -> str:

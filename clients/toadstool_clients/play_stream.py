@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 import grpc
 
 from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.api.scopes import TaskScope
 from toadstool.api.v1 import service_pb2, service_pb2_grpc, table_pb2
-from toadstool_clients.scopes import TaskScope
 
 
 class StreamGone(ConnectionError):

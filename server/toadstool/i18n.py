@@ -27,20 +27,17 @@ Adding a language: its code in `LANGUAGES`, then `scripts/i18n --init CODE` and 
 from __future__ import annotations
 
 import functools
-import io
 import json
 import logging
 import os
 import re
 from collections.abc import Sequence
 from gettext import NullTranslations
-from importlib import resources
 from typing import Final
 
 from babel import Locale
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
-from babel.support import Translations
+
+from toadstool.api.catalogues import read_catalogue
 
 log = logging.getLogger(__name__)
 
@@ -269,13 +266,7 @@ def catalogue_of(language: str) -> NullTranslations:
     """The translations of `language`, read from its .po file once (English, or an unknown language: none)."""
     if language == ENGLISH or language not in LANGUAGES:
         return NullTranslations()
-    path = resources.files("toadstool") / "locale" / language / "LC_MESSAGES" / f"{DOMAIN}.po"
-    with path.open("rb") as po:
-        catalogue = read_po(po, locale=language, domain=DOMAIN)
-    compiled = io.BytesIO()
-    write_mo(compiled, catalogue, use_fuzzy=False)  # a fuzzy entry is a guess: English is said instead
-    compiled.seek(0)
-    return Translations(compiled, domain=DOMAIN)
+    return read_catalogue("toadstool", language, DOMAIN)
 
 
 def load_catalogues() -> None:

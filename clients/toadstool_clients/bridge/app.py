@@ -42,6 +42,7 @@ from typing import Any, Protocol, cast
 import aiomqtt
 import grpc
 
+from toadstool.api.scopes import TaskScope, logged
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.backoff import backoff
 from toadstool_clients.bridge import formats
@@ -57,7 +58,6 @@ from toadstool_clients.bridge.presses import Press, PressRefused, parse_press, r
 from toadstool_clients.bridge.publisher import BrokerLink, Outbox
 from toadstool_clients.bridge.topics import Topics, safe_level
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
-from toadstool_clients.scopes import TaskScope, logged
 
 log = logging.getLogger(__name__)
 

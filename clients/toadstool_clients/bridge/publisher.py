@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import aiomqtt
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
+from toadstool.api.scopes import TaskScope
 from toadstool_clients.backoff import backoff
-from toadstool_clients.scopes import TaskScope
 
 log = logging.getLogger(__name__)
 

@@ -34,11 +34,11 @@ from prompt_toolkit.layout.controls import FormattedTextControl
 from rich.console import Console
 from rich.text import Text
 
+from toadstool.api.scopes import TaskScope, logged
 from toadstool.api.v1 import table_pb2
 from toadstool_clients.connection import Client, StreamState, describe_rpc_error
 from toadstool_clients.host_feed import HostFeed
 from toadstool_clients.i18n import _
-from toadstool_clients.scopes import TaskScope, logged
 from toadstool_clients.terminal.events import in_your_words, with_named_scores
 from toadstool_clients.terminal.host import HostCall, HostMenu, controls, perform
 from toadstool_clients.terminal.menu import Menu

@@ -15,6 +15,8 @@ import threading
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
+from toadstool.api.scopes import TaskScope
+
 T = TypeVar("T")
 
 
@@ -29,21 +31,41 @@ def ignore_spurious_grpc_wakeups(loop: asyncio.AbstractEventLoop, context: dict[
 
 
 class Network:
-    """An asyncio loop on a daemon thread plus the inbox of callbacks for the Tk thread."""
+    """An asyncio loop on a daemon thread, whose every call runs in one task scope, plus the inbox of
+    callbacks for the Tk thread.
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+    The thread runs one `asyncio.run`, whose main coroutine holds a `TaskScope` until `close`: each
+    submitted coroutine is a child of that scope (started from the Tk thread with the loop's
+    `call_soon_threadsafe`), so closing is leaving the scope, which cancels and waits for every call
+    still running. A call's failure is its own: it is handed to the Tk side, never to its siblings.
+    """
+
+    def __init__(self, start_seconds: float = 10.0) -> None:
         self.inbox: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
         #: Submitted calls by number, pruned on the Tk thread once done (see `oldest_pending`).
         self.submitted = 0
         self._pending: dict[int, concurrent.futures.Future[Any]] = {}
-        self._thread = threading.Thread(target=self._run, name="toadstool-tk-network", daemon=True)
+        self._ready = threading.Event()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._scope: TaskScope | None = None
+        self._stop: asyncio.Event | None = None
+        self._thread = threading.Thread(target=asyncio.run, args=(self._main(),), name="toadstool-tk-network")
+        self._thread.daemon = True
         self._thread.start()
+        if not self._ready.wait(start_seconds):
+            raise RuntimeError(f"the network thread did not start within {start_seconds:g} s")
 
-    def _run(self) -> None:
-        asyncio.set_event_loop(self.loop)
-        self.loop.set_exception_handler(ignore_spurious_grpc_wakeups)
-        self.loop.run_forever()
+    async def _main(self) -> None:
+        loop = asyncio.get_running_loop()
+        loop.set_exception_handler(ignore_spurious_grpc_wakeups)
+        self._stop = asyncio.Event()
+        try:
+            async with TaskScope() as scope:
+                self._loop, self._scope = loop, scope
+                self._ready.set()
+                await self._stop.wait()
+        finally:
+            self._scope = None
 
     def submit(
         self,
@@ -51,9 +73,15 @@ class Network:
         on_done: Callable[[T], None] | None = None,
         on_error: Callable[[BaseException], None] | None = None,
     ) -> concurrent.futures.Future[T]:
-        """Run `coroutine` on the network loop; its result or error is handed to the callbacks on the Tk
-        thread (a cancelled call calls neither)."""
-        future = asyncio.run_coroutine_threadsafe(coroutine, self.loop)
+        """Run `coroutine` on the network loop, in its scope; its result or error is handed to the callbacks
+        on the Tk thread (a cancelled call calls neither). The future cancels the call when cancelled; after
+        `close`, the call is not run and the future comes back cancelled."""
+        future: concurrent.futures.Future[T] = concurrent.futures.Future()
+        loop = self._loop
+        if loop is None or self._scope is None or loop.is_closed():
+            coroutine.close()
+            future.cancel()
+            return future
         self.submitted += 1
         self._pending[self.submitted] = future
 
@@ -69,7 +97,28 @@ class Network:
                 self.inbox.put(lambda: on_done(result))
 
         future.add_done_callback(finished)
+        try:
+            loop.call_soon_threadsafe(self._start, coroutine, future)
+        except RuntimeError:  # the loop closed meanwhile
+            coroutine.close()
+            future.cancel()
         return future
+
+    def _start(self, coroutine: Coroutine[Any, Any, T], future: concurrent.futures.Future[T]) -> None:
+        """On the loop: run the call as a child of the scope, unless it was cancelled or the scope is gone."""
+        scope, loop = self._scope, self._loop
+        if future.cancelled() or scope is None or loop is None:
+            coroutine.close()
+            future.cancel()
+            return
+        task = scope.create_task(_settled(coroutine, future))
+
+        def cancelled_from_tk(done: concurrent.futures.Future[T]) -> None:
+            if done.cancelled():
+                with contextlib.suppress(RuntimeError):  # the loop ended already, and the task with it
+                    loop.call_soon_threadsafe(task.cancel)
+
+        future.add_done_callback(cancelled_from_tk)
 
     def oldest_pending(self) -> int | None:
         """The number of the oldest call not yet finished, or None (Tk thread only)."""
@@ -98,17 +147,27 @@ class Network:
         return count
 
     def close(self, seconds: float = 3.0) -> None:
-        """Cancel every task on the loop, stop it and join the thread (bounded by `seconds`)."""
-        if not self.loop.is_running():
+        """Leave the scope (every call still running is cancelled and waited for), end the loop and join
+        the thread (bounded by `seconds`)."""
+        loop, stop = self._loop, self._stop
+        if loop is None or stop is None or not self._thread.is_alive():
             return
-
-        async def cancel_all() -> None:
-            tasks = [t for t in asyncio.all_tasks(self.loop) if t is not asyncio.current_task()]
-            for task in tasks:
-                task.cancel()
-            await asyncio.wait(tasks, timeout=seconds) if tasks else None
-
-        with contextlib.suppress(concurrent.futures.TimeoutError, RuntimeError):
-            asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(seconds + 1)
-        self.loop.call_soon_threadsafe(self.loop.stop)
+        with contextlib.suppress(RuntimeError):  # the loop ended already
+            loop.call_soon_threadsafe(stop.set)
         self._thread.join(seconds)
+
+
+async def _settled(coroutine: Coroutine[Any, Any, T], future: concurrent.futures.Future[T]) -> None:
+    """Await one call and settle its future: its result, its error (kept from the scope: a refused call
+    must not cancel the others), or cancelled."""
+    try:
+        result = await coroutine
+    except asyncio.CancelledError:
+        future.cancel()
+        raise
+    except Exception as error:
+        if future.set_running_or_notify_cancel():
+            future.set_exception(error)
+        return
+    if future.set_running_or_notify_cancel():
+        future.set_result(result)

@@ -28,11 +28,14 @@ from toadstool.i18n import ENGLISH, tr
 from toadstool.server.hardening import RefuseUndecodable, quiet_client_garbage
 from toadstool.server.limits import Limits
 from toadstool.server.listener import Listener
+from toadstool.server.memory_store import MemoryStore
+from toadstool.server.records import TableStore
 from toadstool.server.reflection import enable_reflection
 from toadstool.server.repair import open_store
 from toadstool.server.service import SerialisedWatch, ToadstoolService
 from toadstool.server.tables import TableRegistry
 from toadstool.server.tables.hosting import DEFAULT_ABANDON_SECONDS
+from toadstool.server.tables.thinking import default_processes
 from toadstool.server.web import DEFAULT_WEB_PORT, WebListener, web_listener, web_urls
 
 log = logging.getLogger(__name__)
@@ -85,6 +88,9 @@ class ServerConfig:
     #: The wall clock (Unix seconds) a table's finish time is told by: the listing leaves out tables finished
     #: a day ago or more (tests give a clock they move by hand).
     wall_clock: Callable[[], float] = time.time
+    #: Worker processes the hard bots think in (toadstool.server.tables.thinking); None: one per core but one;
+    #: 0: none, they think in threads of the server's process (which slows the event loop while they do).
+    bot_processes: int | None = None
 
 
 @dataclass
@@ -154,7 +160,8 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
     Tables come back from the store before the port opens, so no client ever sees a half-loaded server.
     """
     quiet_client_garbage()
-    store = open_store(config.db, config.db_sync)[0] if config.db else None
+    # Without a file (`serve --no-db`) the log is kept in memory: the same tables code, nothing on disk.
+    store: TableStore = open_store(config.db, config.db_sync)[0] if config.db else MemoryStore()
     try:
         registry = TableRegistry(
             bot_delay=config.bot_delay,
@@ -162,6 +169,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
             store=store,
             abandon_seconds=config.abandon_seconds,
             wall_clock=config.wall_clock,
+            bot_processes=default_processes() if config.bot_processes is None else config.bot_processes,
         )
         async with registry:
             service = ToadstoolService(registry, config.limits, config.language)
@@ -184,8 +192,7 @@ async def running_server(config: ServerConfig) -> AsyncIterator[RunningServer]:
                 registry.shutting_down()  # again, for when the web side failed to start (it is idempotent)
                 await listener.stop(config.grace)
     finally:
-        if store is not None:
-            store.close()
+        store.close()
 
 
 @contextlib.asynccontextmanager

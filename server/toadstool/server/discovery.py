@@ -26,7 +26,7 @@ from zeroconf import InterfaceChoice, IPVersion, NonUniqueNameException
 from zeroconf.asyncio import AsyncServiceInfo, AsyncZeroconf
 
 from toadstool.api import MDNS_SERVICE_TYPE, TXT_GAMES, TXT_OPEN, TXT_TABLES, TXT_TLS, TXT_VERSION
-from toadstool.scopes import TaskScope
+from toadstool.api.scopes import TaskScope
 
 if TYPE_CHECKING:
     from toadstool.server.tables import TableRegistry

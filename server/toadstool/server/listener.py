@@ -25,7 +25,7 @@ from typing import Any
 
 import grpc
 
-from toadstool.scopes import TaskScope, logged
+from toadstool.api.scopes import TaskScope, logged
 
 log = logging.getLogger(__name__)
 

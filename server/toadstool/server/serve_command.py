@@ -35,6 +35,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--bot-delay", type=float, default=0.6, help=N_("seconds before each bot action (default %(default)s)")
     )
     parser.add_argument(
+        "--bot-processes",
+        type=int,
+        default=None,
+        metavar="N",
+        help=N_(
+            "processes the hard bots think in, beside the server's own (default: one per core but one; 0: "
+            "they think in the server's process, which slows every other table while they do)"
+        ),
+    )
+    parser.add_argument(
         "--max-tables", type=int, default=defaults.max_tables, help=N_("tables in total (default %(default)s)")
     )
     parser.add_argument(
@@ -181,6 +191,7 @@ def run(args: argparse.Namespace) -> int:
         web_port_strict=args.web_port is not None,
         abandon_seconds=max(0.0, args.abandon_hours) * 3600,
         language=args.lang,
+        bot_processes=None if args.bot_processes is None else max(0, args.bot_processes),
     )
     if not args.quiet:
         show_host_lines(language=args.lang)

@@ -27,12 +27,31 @@ import logging
 import sqlite3
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from toadstool.i18n import N_, from_stored, stored
 from toadstool.server.checkpoints import BACKSTOP_PAGES, EVERY, LOG_SIZE_LIMIT, Checkpointer
+from toadstool.server.records import (
+    DiskUnavailable,
+    StoredAction,
+    StoredGame,
+    StoredSeat,
+    StoredTable,
+    StoreError,
+    StoreUnreadable,
+    TableStore,
+)
+
+__all__ = [  # the records are defined in toadstool.server.records; named here too for the store's readers
+    "DiskUnavailable",
+    "Store",
+    "StoreError",
+    "StoreUnreadable",
+    "StoredAction",
+    "StoredSeat",
+    "StoredTable",
+]
 
 #: Marks a database file as Toadstool's (PRAGMA application_id), so a foreign file is never touched.
 APPLICATION_ID = 0x54_4F_41_44  # "TOAD"
@@ -130,15 +149,6 @@ log = logging.getLogger(__name__)
 _INSERT_ACTION = "INSERT INTO actions (table_id, version, seat, action_id, request_id, note) VALUES (?, ?, ?, ?, ?, ?)"
 
 
-class StoreError(Exception):
-    """The database cannot be used; the message says which file and why. Nothing was written to it."""
-
-
-class DiskUnavailable(StoreError):
-    """The disk refused a write (full, read-only, failing): nothing of it was saved, and a later write may
-    work again once the host has seen to the disk. The message is meant for the person who was refused."""
-
-
 #: What a refused write tells the person who asked, by SQLite's primary result code (marked: the service says
 #: it in their language).
 DISK_MESSAGES = {
@@ -155,54 +165,8 @@ DISK_MESSAGES = {
 }
 
 
-@dataclass(frozen=True)
-class StoredTable:
-    table_id: str
-    game: str
-    players: int
-    options: dict[str, str]
-    seed: int
-    name: str
-    manual_start: bool
-    bot_delay: float
-    turn_seconds: float
-    takeover_seconds: float
-    host_token_hash: bytes
-    device_token_hash: bytes | None
-    started: bool
-    #: The game's creation record (`toadstool.engine.creation_record`), JSON data; None for a table stored
-    #: before records were kept.
-    record: dict[str, Any] | None = None
-    #: The version its game ended at, once it has (a restart need not replay it to know); None before.
-    finished_version: int | None = None
-    #: Why the table ended before its game did (its host ended it, nobody was there); None otherwise.
-    ended: str | None = None
-    #: When it finished (Unix seconds, the server's wall clock): the listing leaves it out a day later.
-    finished_at: float | None = None
-
-
-@dataclass(frozen=True)
-class StoredSeat:
-    seat: int
-    name: str
-    kind: int
-    token_hash: bytes | None
-    #: How strong a bot seat's bot plays (toadstool.bots.BotLevel's value; 0: normal). The table's second
-    #: copy does not keep it: a table restored by repair plays its bots at normal.
-    bot_level: int = 0
-
-
-@dataclass(frozen=True)
-class StoredAction:
-    version: int
-    seat: int
-    action_id: str
-    request_id: str
-    note: str
-
-
 class Store:
-    """One SQLite file (or ":memory:") holding every table of one server."""
+    """One SQLite file (or ":memory:") holding every table of one server: the `TableStore` on disk."""
 
     def __init__(self, path: str | Path, sync: str = "normal", checkpoint_every: int = EVERY) -> None:
         """Open (or create) the database at `path`; nothing else (a server opens its file through
@@ -478,11 +442,16 @@ class Store:
             notes.setdefault(version, []).append(from_stored(text))
         return actions, notes
 
-    def tables(
-        self,
-    ) -> Iterator[tuple[StoredTable, list[StoredSeat], list[StoredAction], dict[int, list[str]]]]:
+    def tables(self) -> Iterator[StoredGame]:
         """Every stored table with its seats, actions and notes (by version), oldest table first. A finished
-        table comes without its actions and notes (empty): it is restored without replaying them."""
+        table comes without its actions and notes (empty): it is restored without replaying them. Damage
+        met on the way (that the check at opening did not see) ends it with `StoreUnreadable`."""
+        try:
+            yield from self._tables()
+        except sqlite3.DatabaseError as error:
+            raise StoreUnreadable(str(error)) from error
+
+    def _tables(self) -> Iterator[StoredGame]:
         rows = self.db.execute(
             f"SELECT {TABLE_COLUMNS}, finished_version, ended, finished_at FROM tables ORDER BY rowid"
         )
@@ -585,3 +554,7 @@ def default_db_path() -> Path:
     from toadstool.paths import state_dir
 
     return state_dir() / "toadstool.db"
+
+
+if TYPE_CHECKING:
+    _STORE: TableStore = Store(":memory:")  # mypy checks that the SQLite store is a TableStore

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import uvicorn
 
+from toadstool.api.scopes import TaskScope
 from toadstool.i18n import ENGLISH, tr
-from toadstool.scopes import TaskScope
 from toadstool.server import web_accept, web_assets, web_http, web_qr, web_socket
 from toadstool.server.service import ToadstoolService
 from toadstool.server.web_transport import PREFIX, ConnectApp, Receive, Scope, Send

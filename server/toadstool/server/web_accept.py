@@ -22,7 +22,7 @@ import socket
 import ssl
 from collections.abc import Callable
 
-from toadstool.scopes import TaskScope
+from toadstool.api.scopes import TaskScope
 
 log = logging.getLogger(__name__)
 

@@ -43,8 +43,8 @@ import grpc
 from google.protobuf.message import DecodeError, Message
 
 from toadstool.api import SEAT_TOKEN_KEY
+from toadstool.api.scopes import TaskScope
 from toadstool.i18n import ACCEPT_LANGUAGE, Text, negotiate, tr
-from toadstool.scopes import TaskScope
 from toadstool.server.web_transport import (
     PREFIX,
     Procedure,

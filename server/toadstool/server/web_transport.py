@@ -12,9 +12,10 @@ peer as the limits know it, `abort` as an exception), so the validation ladder, 
 path's own. It is not for static files (toadstool.server.web_assets) nor for starting the HTTP server
 (toadstool.server.web).
 
-Written here rather than taken from connect-python 0.9: that package (beta) imports its Rust HTTP client
-(pyqwest) even to serve, needs its own protoc plugin, and re-encodes every message through its codec, which
-would undo Watch's shared pre-serialised views; this adapter is the two call shapes the service uses.
+Written here rather than taken from a library: connect-python 0.9 (beta) re-encoded every message through
+its codec, which would undo Watch's shared pre-serialised views; its successor connectrpc 0.13 can pass them
+through, but served the same calls with 1.1 to 1.5 times the server CPU per move (bench/connectrpc_compare.py,
+docs/design.md §8.1). This adapter is the two call shapes the service uses.
 """
 
 from __future__ import annotations
@@ -32,9 +33,9 @@ from google.protobuf.message import DecodeError, Message
 from google.protobuf.message_factory import GetMessageClass
 
 from toadstool.api import DEVICE_TOKEN_KEY, HOST_TOKEN_KEY, SEAT_TOKEN_KEY
+from toadstool.api.scopes import TaskScope
 from toadstool.api.v1 import service_pb2
 from toadstool.i18n import ACCEPT_LANGUAGE, Text, said, tr
-from toadstool.scopes import TaskScope
 from toadstool.server.service import ToadstoolService
 
 Scope = Mapping[str, Any]

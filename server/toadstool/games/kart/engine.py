@@ -62,6 +62,7 @@ from toadstool.games.kart.tracks import (
     parse_track,
     track_content,
 )
+from toadstool.games.working_copy import WorkingCopy
 from toadstool.i18n import Text, joined, tr, trn
 
 #: The key of a creation record (`KartEngine.creation_record`) that holds the track's content.
@@ -299,33 +300,35 @@ def ranking(state: KartState) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in keys if other < mine) for mine in keys)
 
 
-class _Race:
-    """A mutable working copy of a state for one `apply` (or `new`); `freeze` gives the next state."""
+class _Race(WorkingCopy[KartState]):
+    """A mutable working copy of a state for one `apply` (or `new`); `freeze` gives the next state. The karts
+    are kept as one list per field; the rest as toadstool.games.working_copy copies them."""
+
+    REBUILT = frozenset({"karts", "bananas", "last_rolls"})
+
+    track: Track
+    start_order: tuple[int, ...]
+    turn: int
+    stage: Stage
+    bank: int
+    deck: list[Item]
+    item_used: bool
+    bundle: int
+    mushroom: bool
+    lightning: bool
+    pending_move: int
+    winner: int | None
 
     def __init__(self, state: KartState) -> None:
-        self.track = state.track
+        super().__init__(state)
         self.n = state.track.length
         self.progress = [k.progress for k in state.karts]
         self.coins = [k.coins for k in state.karts]
         self.items = [k.item for k in state.karts]
         self.skips = [k.skips for k in state.karts]
         self.halving = [k.halving for k in state.karts]
-        self.start_order = state.start_order
-        self.turn = state.turn
-        self.stage = state.stage
-        self.bank = state.bank
-        self.deck = list(state.deck)
         self.bananas = set(state.bananas)
-        self.item_used = state.item_used
-        self.bundle = state.bundle
-        self.mushroom = state.mushroom
-        self.lightning = state.lightning
-        self.pending_move = state.pending_move
         self.rolls = list(state.last_rolls)
-        self.winner = state.winner
-        self.rng_state = state.rng_state
-        self._rng: random.Random | None = None
-        self.events: list[Event] = []
         self.actor: int | None = None  # the seat whose action is being applied
 
     @property
@@ -333,45 +336,21 @@ class _Race:
         return self.start_order[self.turn]
 
     def freeze(self) -> KartState:
-        rng_state = self.rng_state if self._rng is None else self._rng.getrandbits(64)
         karts = tuple(
             Kart(p, c, i, s, h)
             for p, c, i, s, h in zip(self.progress, self.coins, self.items, self.skips, self.halving, strict=True)
         )
-        return KartState(
-            track=self.track,
-            karts=karts,
-            start_order=self.start_order,
-            turn=self.turn,
-            stage=self.stage,
-            bank=self.bank,
-            deck=tuple(self.deck),
-            bananas=tuple(sorted(self.bananas)),
-            item_used=self.item_used,
-            bundle=self.bundle,
-            mushroom=self.mushroom,
-            lightning=self.lightning,
-            pending_move=self.pending_move,
-            last_rolls=tuple(self.rolls[-LAST_ROLLS:]),
-            winner=self.winner,
-            rng_state=rng_state,
-            events=tuple(self.events),
-        )
+        return self.frozen(karts=karts, bananas=tuple(sorted(self.bananas)), last_rolls=tuple(self.rolls[-LAST_ROLLS:]))
 
     # -- small steps
     def say(self, text: Text, seat: int | None = None, roll: DieRoll | None = None) -> None:
         """Record an event; its seat is the seat that acted (the roller for automatic rolls)."""
         self.events.append(Event(text=text, seat=self.actor if seat is None else seat, roll=roll))
 
-    def rng(self) -> random.Random:
-        if self._rng is None:
-            self._rng = random.Random(self.rng_state)
-        return self._rng
-
     def die(self, roller: int, purpose: str, text: str) -> int:
         """Roll the die for `roller` and say it with the message `text` (marked with N_, naming `{p}` and
         `{value}`); a 6 during play earns a coin from the bank while it has any."""
-        value = self.rng().randint(1, DIE_SIDES)
+        value = self.rng.randint(1, DIE_SIDES)
         roll = DieRoll(roller=roller, purpose=purpose, value=value)
         self.rolls.append(roll)
         self.say(tr(text, p=_p(roller), value=value), seat=roller, roll=roll)

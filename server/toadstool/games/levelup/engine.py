@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from toadstool.engine import N_, Engine, Event, OptionSpec, Outcome, PrivateViews
 from toadstool.engine import seat_ref as _p
+from toadstool.games.working_copy import WorkingCopy
 from toadstool.i18n import Text, both, joined, tr, trn
 
 from . import data
@@ -353,86 +354,46 @@ def power_label(power: int) -> Text:
     return tr("{name} (power #{number})", name=_POWER_TEXTS[POWERS[power]], number=power)
 
 
-class _Work:
-    """A mutable copy of the state used while one `apply` resolves; frozen again at the end."""
+class _Work(WorkingCopy[LevelUpState]):
+    """A mutable copy of the state used while one `apply` resolves; frozen again at the end (the fields,
+    typed as it holds them: toadstool.games.working_copy copies and freezes them)."""
 
-    def __init__(self, s: LevelUpState) -> None:
-        self.n = s.players
-        self.rng = random.Random(s.rng_state)
-        self.round = s.round
-        self.first_player = s.first_player
-        self.stage = s.stage
-        self.current = s.current
-        self.levels = [list(x) for x in s.levels]
-        self.face_down = [list(x) for x in s.face_down]
-        self.block_pile = list(s.block_pile)
-        self.block_discard = list(s.block_discard)
-        self.held_blocks = [list(x) for x in s.held_blocks]
-        self.fresh_blocks = list(s.fresh_blocks)
-        self.power_deck = list(s.power_deck)
-        self.power_discard = list(s.power_discard)
-        self.power_hands = [list(x) for x in s.power_hands]
-        self.objective_deck = list(s.objective_deck)
-        self.objectives = list(s.objectives)
-        self.no_cards = list(s.no_cards)
-        self.extra_turns = list(s.extra_turns)
-        self.skips = list(s.skips)
-        self.moved = s.moved
-        self.placements_left = s.placements_left
-        self.reveal_character = s.reveal_character
-        self.reveal_level = s.reveal_level
-        self.warp_character = s.warp_character
-        self.nominee = s.nominee
-        self.window = list(s.window)
-        self.votes = list(s.votes)
-        self.revealed_votes = list(s.revealed_votes)
-        self.cancelled = list(s.cancelled)
-        self.placed = [list(x) for x in s.placed]
-        self.pushed = [list(x) for x in s.pushed]
-        self.round_scores = list(s.round_scores)
-        self.shown_objectives = s.shown_objectives
-        self.outcome = s.outcome
-        self.events: list[Event] = []
+    NEW_SEED_EVERY_APPLY = True
 
-    def freeze(self) -> LevelUpState:
-        return LevelUpState(
-            players=self.n,
-            rng_state=self.rng.getrandbits(64),
-            round=self.round,
-            first_player=self.first_player,
-            stage=self.stage,
-            current=self.current,
-            levels=tuple(tuple(x) for x in self.levels),
-            face_down=tuple(tuple(x) for x in self.face_down),
-            block_pile=tuple(self.block_pile),
-            block_discard=tuple(self.block_discard),
-            held_blocks=tuple(tuple(x) for x in self.held_blocks),
-            fresh_blocks=tuple(self.fresh_blocks),
-            power_deck=tuple(self.power_deck),
-            power_discard=tuple(self.power_discard),
-            power_hands=tuple(tuple(x) for x in self.power_hands),
-            objective_deck=tuple(self.objective_deck),
-            objectives=tuple(self.objectives),
-            no_cards=tuple(self.no_cards),
-            extra_turns=tuple(self.extra_turns),
-            skips=tuple(self.skips),
-            moved=self.moved,
-            placements_left=self.placements_left,
-            reveal_character=self.reveal_character,
-            reveal_level=self.reveal_level,
-            warp_character=self.warp_character,
-            nominee=self.nominee,
-            window=tuple(self.window),
-            votes=tuple(self.votes),
-            revealed_votes=tuple(self.revealed_votes),
-            cancelled=tuple(self.cancelled),
-            placed=tuple(tuple(x) for x in self.placed),
-            pushed=tuple(tuple(x) for x in self.pushed),
-            round_scores=tuple(self.round_scores),
-            shown_objectives=self.shown_objectives,
-            outcome=self.outcome,
-            events=tuple(self.events),
-        )
+    players: int
+    round: int
+    first_player: int
+    stage: Stage
+    current: int
+    levels: list[list[int]]
+    face_down: list[list[int]]
+    block_pile: list[int]
+    block_discard: list[int]
+    held_blocks: list[list[int]]
+    fresh_blocks: list[int]
+    power_deck: list[int]
+    power_discard: list[int]
+    power_hands: list[list[int]]
+    objective_deck: list[int]
+    objectives: list[int]
+    no_cards: list[int]
+    extra_turns: list[int]
+    skips: list[int]
+    moved: bool
+    placements_left: int
+    reveal_character: int
+    reveal_level: int
+    warp_character: int
+    nominee: int
+    window: list[int]
+    votes: list[VoteChoice]
+    revealed_votes: list[VoteChoice]
+    cancelled: list[bool]
+    placed: list[list[int]]
+    pushed: list[list[int]]
+    round_scores: list[tuple[int, ...]]
+    shown_objectives: tuple[int, ...]
+    outcome: Outcome | None
 
     # -------------------------------------------------------------------------------- small helpers
     def say(self, text: Text, private: tuple[tuple[int, Text], ...] = ()) -> None:
@@ -556,10 +517,10 @@ class _Work:
     def nominate(self, c: int) -> None:
         self.nominee = c
         self.warp_character = -1
-        self.revealed_votes = [VoteChoice.UNSPECIFIED] * self.n
-        self.cancelled = [False] * self.n
+        self.revealed_votes = [VoteChoice.UNSPECIFIED] * self.players
+        self.cancelled = [False] * self.players
         self.say(tr("{character} is nominated for champion", character=char_name(c)))
-        order = [(self.current + k) % self.n for k in range(self.n)]
+        order = [(self.current + k) % self.players for k in range(self.players)]
         self.window = [s for s in order if self.may_stop_nominee(s)]
         self.stage = Stage.PRE_VOTE
         if not self.window:
@@ -585,13 +546,13 @@ class _Work:
     def start_vote(self) -> None:
         self.window = []
         self.stage = Stage.VOTE
-        self.votes = [VoteChoice.UNSPECIFIED] * self.n
+        self.votes = [VoteChoice.UNSPECIFIED] * self.players
         self.say(tr("everybody votes on {character}", character=char_name(self.nominee)))
 
     def reveal_votes(self) -> None:
         self.revealed_votes = list(self.votes)
-        self.votes = [VoteChoice.UNSPECIFIED] * self.n
-        self.cancelled = [False] * self.n
+        self.votes = [VoteChoice.UNSPECIFIED] * self.players
+        self.cancelled = [False] * self.players
         for seat, vote in enumerate(self.revealed_votes):
             if vote == VoteChoice.NO:
                 self.no_cards[seat] -= 1
@@ -601,7 +562,7 @@ class _Work:
         self.say(tr("the votes on {character}: {votes}", character=char_name(self.nominee), votes=shown))
         self.stage = Stage.ONE_UP
         if self.open_objections():
-            order = [(self.current + k) % self.n for k in range(self.n)]
+            order = [(self.current + k) % self.players for k in range(self.players)]
             self.window = [s for s in order if self.power_hands[s]]
         else:
             self.window = []
@@ -655,7 +616,7 @@ class _Work:
             self.say(tr("{p} takes an extra turn", p=_p(seat)))
             nxt = seat
         else:
-            nxt = (seat + 1) % self.n
+            nxt = (seat + 1) % self.players
         self.begin_turn(nxt)
 
     def begin_turn(self, seat: int) -> None:
@@ -677,7 +638,7 @@ class _Work:
             if self.extra_turns[seat] > 0:
                 self.extra_turns[seat] -= 1
             else:
-                seat = (seat + 1) % self.n
+                seat = (seat + 1) % self.players
         raise RuntimeError("level-up: no seat can take a turn")
 
     def settle(self) -> None:
@@ -694,10 +655,10 @@ class _Work:
 
     # ------------------------------------------------------------------------------------ rounds
     def start_round(self) -> None:
-        per = data.PLACEMENTS_BY_PLAYERS[self.n]
+        per = data.PLACEMENTS_BY_PLAYERS[self.players]
         self.levels = [[] for _ in range(N_LEVELS)]
         pile = self.block_pile + self.block_discard + [b for level in self.face_down for b in level]
-        for seat in range(self.n):
+        for seat in range(self.players):
             thwomps = [b for b in self.held_blocks[seat] if BLOCKS[b] == BlockKind.THWOMP]
             for b in thwomps:
                 self.held_blocks[seat].remove(b)
@@ -706,26 +667,26 @@ class _Work:
         self.block_pile, self.block_discard = pile, []
         self.face_down = [[] for _ in range(N_LEVELS)]
         self.fresh_blocks = []
-        self.objectives = [self.objective_deck.pop() for _ in range(self.n)]
-        self.no_cards = [data.NO_CARDS_BY_PLAYERS[self.n]] * self.n
-        self.extra_turns = [0] * self.n
-        self.skips = [0] * self.n
-        self.votes = [VoteChoice.UNSPECIFIED] * self.n
-        self.revealed_votes = [VoteChoice.UNSPECIFIED] * self.n
-        self.cancelled = [False] * self.n
-        self.placed = [[] for _ in range(self.n)]
-        self.pushed = [[] for _ in range(self.n)]
+        self.objectives = [self.objective_deck.pop() for _ in range(self.players)]
+        self.no_cards = [data.NO_CARDS_BY_PLAYERS[self.players]] * self.players
+        self.extra_turns = [0] * self.players
+        self.skips = [0] * self.players
+        self.votes = [VoteChoice.UNSPECIFIED] * self.players
+        self.revealed_votes = [VoteChoice.UNSPECIFIED] * self.players
+        self.cancelled = [False] * self.players
+        self.placed = [[] for _ in range(self.players)]
+        self.pushed = [[] for _ in range(self.players)]
         self.nominee = self.warp_character = self.reveal_character = self.reveal_level = -1
         self.window = []
         self.moved = False
-        self.placements_left = per * self.n
+        self.placements_left = per * self.players
         self.stage = Stage.PLACEMENT
         self.current = self.first_player
         self.say(
             tr("round {round} begins with {p}; objective cards are dealt", round=self.round, p=_p(self.first_player)),
             tuple(
                 (s, tr("your objective: {characters}", characters=_names(data.OBJECTIVE_CARDS[self.objectives[s]])))
-                for s in range(self.n)
+                for s in range(self.players)
             ),
         )
 
@@ -752,7 +713,7 @@ class _Work:
 
     def score_round(self) -> None:
         scores = []
-        for seat in range(self.n):
+        for seat in range(self.players):
             total = 0
             for c in data.OBJECTIVE_CARDS[self.objectives[seat]]:
                 index = self.level_of(c)
@@ -762,7 +723,7 @@ class _Work:
             scores.append(total)
         self.round_scores.append(tuple(scores))
         self.shown_objectives = tuple(self.objectives)
-        for seat in range(self.n):
+        for seat in range(self.players):
             favs = _names(data.OBJECTIVE_CARDS[self.objectives[seat]])
             self.say(
                 tr(
@@ -775,19 +736,19 @@ class _Work:
             )
         if self.round < data.ROUNDS:
             self.round += 1
-            self.first_player = (self.current + 1) % self.n
+            self.first_player = (self.current + 1) % self.players
             self.start_round()
             return
         totals = []
         coin_points = []
-        for seat in range(self.n):
+        for seat in range(self.players):
             coins = sum(data.COIN_VALUES.get(BLOCKS[b], 0) for b in self.held_blocks[seat])
             coin_points.append(coins)
             totals.append(sum(r[seat] for r in self.round_scores) + coins)
             if coins:
                 self.say(trn("{p} adds {n} coin point", "{p} adds {n} coin points", coins, p=_p(seat)))
         best = max(totals)
-        tied = [s for s in range(self.n) if totals[s] == best]
+        tied = [s for s in range(self.players) if totals[s] == best]
         if len(tied) > 1:
             on_board = {
                 s: sum(1 for c in data.OBJECTIVE_CARDS[self.objectives[s]] if self.level_of(c) >= 0) for s in tied
@@ -982,7 +943,7 @@ class LevelUpEngine:
             if w.placements_left == 0:
                 w.finish_placement()
             else:
-                w.current = (seat + 1) % w.n
+                w.current = (seat + 1) % w.players
             return w.freeze()
         if isinstance(action, Move):
             w.moved = True

@@ -4,8 +4,8 @@ This module is for play: setup, the round (deal, keep or trade, reveal, modify, 
 the end, what each seat may do now, and what each viewer may know. It is not for card data (data.py), the
 wire shapes (views.py) or strategy (bot.py).
 
-The state is an immutable value; `apply` copies it into a small mutable builder, resolves the action and
-everything automatic after it, and freezes the result.
+The state is an immutable value; `apply` copies it into a small mutable builder (a working copy, see
+toadstool.games.working_copy), resolves the action and everything automatic after it, and freezes the result.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from toadstool.games.powerup.views import (
     SwapKind,
     Trade,
 )
+from toadstool.games.working_copy import WorkingCopy
 from toadstool.i18n import Text, both, full_stop, joined, tr, trn
 
 Action = Keep | Trade | DrawNewLevel | PlayCard | AcceptSwap | Pass
@@ -133,78 +134,41 @@ def _level_value(card: int, modifier: int) -> int:
     return LEVEL_VALUE[card] + (kind.delta or 0)
 
 
-class _Builder:
-    """A mutable copy of a state for one `apply` (or the setup)."""
+class _Builder(WorkingCopy[PowerUpState]):
+    """A mutable copy of a state for one `apply` (or the setup): the fields `apply` changes, typed as it
+    holds them (toadstool.games.working_copy copies and freezes them)."""
 
-    def __init__(self, s: PowerUpState) -> None:
-        self.n = s.players
-        self.rng_state = s.rng_state
-        self._rng: random.Random | None = None
-        self.round_no = s.round_no
-        self.dealer = s.dealer
-        self.tokens = list(s.tokens)
-        self.supply = s.supply
-        self.alive = list(s.alive)
-        self.in_round = list(s.in_round)
-        self.level = list(s.level)
-        self.face_up = list(s.face_up)
-        self.knows = [list(row) for row in s.knows]
-        self.modifier = list(s.modifier)
-        self.hands = [list(h) for h in s.hands]
-        self.level_deck = list(s.level_deck)
-        self.level_discard = list(s.level_discard)
-        self.q_deck = list(s.q_deck)
-        self.q_discard = list(s.q_discard)
-        self.q_table = list(s.q_table)
-        self.stage = s.stage
-        self.turn = s.turn
-        self.decided = list(s.decided)
-        self.pending = s.pending
-        self.passes = s.passes
-        self.peeks = list(s.peeks)
-        self.started = s.started
-        self.winners = s.winners
-        self.out_in_round = list(s.out_in_round) or [0] * s.players
-        self.events: list[Event] = []
+    players: int
+    round_no: int
+    dealer: int
+    tokens: list[int]
+    supply: int
+    alive: list[bool]
+    in_round: list[bool]
+    level: list[int]
+    face_up: list[bool]
+    knows: list[list[int]]
+    modifier: list[int]
+    hands: list[list[int]]
+    level_deck: list[int]
+    level_discard: list[int]
+    q_deck: list[int]
+    q_discard: list[int]
+    q_table: list[int]
+    stage: Stage
+    turn: int
+    decided: list[bool]
+    pending: Pending | None
+    passes: int
+    peeks: list[tuple[int, int, int]]
+    started: tuple[int, ...]
+    winners: tuple[int, ...]
+    out_in_round: list[int]
 
-    @property
-    def rng(self) -> random.Random:
-        if self._rng is None:
-            self._rng = random.Random(self.rng_state)
-        return self._rng
-
-    def freeze(self) -> PowerUpState:
-        rng_state = self._rng.getrandbits(64) if self._rng is not None else self.rng_state
-        return PowerUpState(
-            players=self.n,
-            rng_state=rng_state,
-            round_no=self.round_no,
-            dealer=self.dealer,
-            tokens=tuple(self.tokens),
-            supply=self.supply,
-            alive=tuple(self.alive),
-            in_round=tuple(self.in_round),
-            level=tuple(self.level),
-            face_up=tuple(self.face_up),
-            knows=tuple(tuple(row) for row in self.knows),
-            modifier=tuple(self.modifier),
-            hands=tuple(tuple(h) for h in self.hands),
-            level_deck=tuple(self.level_deck),
-            level_discard=tuple(self.level_discard),
-            q_deck=tuple(self.q_deck),
-            q_discard=tuple(self.q_discard),
-            q_table=tuple(self.q_table),
-            stage=self.stage,
-            turn=self.turn,
-            decided=tuple(self.decided),
-            pending=self.pending,
-            passes=self.passes,
-            peeks=tuple(self.peeks),
-            started=self.started,
-            winners=self.winners,
-            events=tuple(self.events),
-            out_in_round=tuple(self.out_in_round),
-        )
+    def __init__(self, state: PowerUpState) -> None:
+        super().__init__(state)
+        if not self.out_in_round:  # a determinized state leaves it empty
+            self.out_in_round = [0] * self.players
 
     # Helpers -----------------------------------------------------------------------------------------
 
@@ -212,8 +176,8 @@ class _Builder:
         self.events.append(Event(text=text, seat=seat, private=tuple(private)))
 
     def next_in_round(self, seat: int) -> int:
-        for step in range(1, self.n + 1):
-            other = (seat + step) % self.n
+        for step in range(1, self.players + 1):
+            other = (seat + step) % self.players
             if self.in_round[other]:
                 return other
         return seat
@@ -221,9 +185,9 @@ class _Builder:
     def round_order(self) -> list[int]:
         """Seats in the round from the dealer's left, the dealer last."""
         return [
-            (self.dealer + step) % self.n
-            for step in range(1, self.n + 1)
-            if self.in_round[(self.dealer + step) % self.n]
+            (self.dealer + step) % self.players
+            for step in range(1, self.players + 1)
+            if self.in_round[(self.dealer + step) % self.players]
         ]
 
     def castle(self, seat: int) -> bool:
@@ -277,13 +241,13 @@ class _Builder:
 
     def start_round(self) -> None:
         self.round_no += 1
-        self.in_round = [self.alive[s] and self.tokens[s] > 0 for s in range(self.n)]
-        self.started = tuple(s for s in range(self.n) if self.in_round[s])
-        self.level = [-1] * self.n
-        self.face_up = [False] * self.n
-        self.knows = [[-1] * self.n for _ in range(self.n)]
-        self.modifier = [-1] * self.n
-        self.decided = [False] * self.n
+        self.in_round = [self.alive[s] and self.tokens[s] > 0 for s in range(self.players)]
+        self.started = tuple(s for s in range(self.players) if self.in_round[s])
+        self.level = [-1] * self.players
+        self.face_up = [False] * self.players
+        self.knows = [[-1] * self.players for _ in range(self.players)]
+        self.modifier = [-1] * self.players
+        self.decided = [False] * self.players
         self.pending = None
         self.passes = 0
         self.peeks = []
@@ -385,7 +349,7 @@ class _Builder:
             self.level_discard.append(self.level[seat])
         self.q_discard.extend(self.q_table)
         self.q_table = []
-        survivors = [s for s in range(self.n) if self.alive[s]]
+        survivors = [s for s in range(self.players) if self.alive[s]]
         if len(survivors) <= 1:
             self.winners = tuple(survivors) if survivors else self.started
             self.stage = Stage.GAME_OVER
@@ -396,7 +360,8 @@ class _Builder:
             else:
                 self.say(tr("Game over: {names} share the win.", names=_names(self.winners)))
             return
-        self.dealer = next(s for s in ((self.dealer + k) % self.n for k in range(1, self.n + 1)) if self.alive[s])
+        n = self.players
+        self.dealer = next(s for s in ((self.dealer + k) % n for k in range(1, n + 1)) if self.alive[s])
         self.start_round()
 
     # Actions -----------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ bots and writes. Each module owns one concept:
 - `table`: one table (lifecycle, seats, applying actions, one transaction for each other request);
 - `ladder`: the validation ladder in front of every person's action;
 - `autoplay`: what the server plays by itself at a table (bots, the turn clock, takeover of away seats);
+- `thinking`: the worker processes the hard bots' searches run in, away from the event loop;
 - `history`: a table's recent events and actions in memory (the rest is read back from the store);
 - `registry`: every table of the server (create, find, restore, forget, shut down);
 - `seats`: statuses, seat kinds, names from the network and the secret tokens;
@@ -15,10 +16,9 @@ No protobuf here: toadstool.messages builds every message from a table. This pac
 the rest of the server and the tests use.
 """
 
-from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.backlog import BACKLOG_FLOOR, STUCK_AFTER, Backlog
 from toadstool.server.tables.errors import MAX_ERROR_LENGTH, ErrorKind, TableError
-from toadstool.server.tables.group_commit import GroupCommit
+from toadstool.server.tables.group_commit import GroupCommit, apply_now
 from toadstool.server.tables.pacing import BACKLOG_RECHECK, BEAT_SECONDS, BUSY_LAG, MAX_BOT_WAIT, Beat
 from toadstool.server.tables.registry import KEEP_FINISHED, TableRegistry
 from toadstool.server.tables.seats import (
@@ -31,7 +31,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
     token_matches,
 )
-from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.tables.table import MAX_CLOCK_SECONDS, TIMEOUT_NOTE, Table
 from toadstool.server.tables.waiters import Waiters
 
 __all__ = [
@@ -58,6 +58,7 @@ __all__ = [
     "TableError",
     "TableRegistry",
     "Waiters",
+    "apply_now",
     "new_token",
     "sanitize_name",
     "token_matches",

@@ -2,57 +2,30 @@
 takeover of seats whose person is away, as the tasks the registry runs for each playing table.
 
 The rules stay in the engines and the validation ladder in `ladder`: these only choose when, and whose
-move, and hand it to the table (a bot's through the group commit, a clock's through `Table._apply`).
+move, and hand it to the group commit, the one way a move is written and applied.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from toadstool.engine import seat_ref
 from toadstool.i18n import tr
-from toadstool.server.store import DiskUnavailable
+from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables import hosting
-from toadstool.server.tables.host_log import tell_host
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status
-
-if TYPE_CHECKING:
-    from toadstool.server.tables.table import Table
+from toadstool.server.tables.table import TIMEOUT_NOTE, Table
 
 log = logging.getLogger(__name__)
 
 #: How long a bot or a clock waits before it tries again a write the disk refused (full, read-only).
 DISK_RETRY_SECONDS = 1.0
 
-#: The store's note on an action made for a person whose turn clock ran out.
-TIMEOUT_NOTE = "timeout"
-
 
 # -- bots ------------------------------------------------------------------------------------------
-
-
-def bot_choice(table: Table) -> tuple[int, Any] | None:
-    """The next bot action at this version, if any bot wants to act: waited-for bots first."""
-    if table.status is not Status.PLAYING:
-        return None
-    state = table.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
-    waiting = table.engine.to_act(state)
-    order = list(waiting) + [s for s in range(table.players) if s not in waiting]
-    for index in order:
-        seat = table.seats[index]
-        if not seat.played_by_bot or seat.bot is None:
-            continue
-        legal = table.engine.legal_actions(state, index)
-        if not legal:
-            continue
-        view = table.engine.view(state, index) if seat.bot.needs_view else None
-        action = seat.bot.choose(view, legal, index in waiting, table._rng)
-        if action is not None:
-            return index, action
-    return None
 
 
 async def run_bots(table: Table) -> None:
@@ -69,9 +42,9 @@ async def run_bots(table: Table) -> None:
         version = table.version
         if any(seat.played_by_bot and getattr(seat.bot, "plans", False) for seat in table.seats):
             # A planning (hard) bot thinks for its budget: in a thread, so other tables' moves go on.
-            choice = await asyncio.to_thread(bot_choice, table)
+            choice = await asyncio.to_thread(table.bot_choice)
         else:
-            choice = bot_choice(table)
+            choice = table.bot_choice()
         if choice is None:
             await table.wait_change(revision)
             continue
@@ -84,7 +57,7 @@ async def run_bots(table: Table) -> None:
             # moves on first: then the bot chooses again).
             await table.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
         except DiskUnavailable as error:  # the store has said so in the log, once: wait quietly
-            table._disk_refused(error)
+            table.disk_refused(error)
             await _wait_for_disk(table)
         except Exception:  # a bug: keep the table alive and try again later
             log.exception("table %s: a bot action could not be applied", table.table_id)
@@ -109,18 +82,6 @@ async def _bot_pause(table: Table) -> None:
 # -- clocks: the turn clock and takeover of seats whose person is away ---------------------------------
 
 
-def _waiting_people(table: Table) -> list[int]:
-    waiting = table.engine.to_act(table.state)
-    return [s for s in waiting if table.seats[s].kind is SeatKind.HUMAN and not table.seats[s].bot_controlled]
-
-
-def turn_deadline(table: Table) -> float | None:
-    """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-    if not table.turn_seconds or table.status is not Status.PLAYING or not _waiting_people(table):
-        return None
-    return table.decision_started + table.turn_seconds
-
-
 def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
     if not table.takeover_seconds or table.status is not Status.PLAYING:
         return []
@@ -131,30 +92,28 @@ def _takeover_deadlines(table: Table) -> list[tuple[float, int]]:
     ]
 
 
-def check_clocks(table: Table, now: float) -> None:
-    """Make the default move for a timed-out decision, hand away seats to bots, and end a table nobody is
-    at any more (`hosting.abandon_deadline`)."""
+def check_clocks(table: Table, now: float) -> tuple[int, Any] | None:
+    """Hand away seats to bots, end a table nobody is at any more (`hosting.abandon_deadline`), and return
+    the default move for a timed-out decision (seat, action), if one is due, for `run_clocks` to propose."""
     for deadline, index in _takeover_deadlines(table):
         if now >= deadline:
-            away = table.seats[index]
-            away.bot_controlled = True
-            away.bot = table.spec.smart_bot()
-            table._note(tr("{seat} is away; a bot plays for them until they return", seat=seat_ref(index)))
-            tell_host(table, tr("{name} is away: a bot plays for them until they return", name=away.name))
-            table._people_changed()  # the bots' task, waiting for a bot to play, plays it
-            table._touch()
+            table.bot_plays_for(
+                index,
+                tr("{seat} is away; a bot plays for them until they return", seat=seat_ref(index)),
+                tr("{name} is away: a bot plays for them until they return", name=table.seats[index].name),
+            )
     abandon = hosting.abandon_deadline(table)
     if abandon is not None and now >= abandon:
         hosting.end(table, hosting.abandoned_reason(table.abandon_seconds))
-        return
-    turn = turn_deadline(table)
-    if turn is not None and now >= turn:
-        seat = _waiting_people(table)[0]
-        legal = table.engine.legal_actions(table.state, seat)
-        bot = table.spec.smart_bot()
-        view = table.engine.view(table.state, seat) if bot.needs_view else None
-        action = bot.choose(view, legal, True, table._rng) or legal[0]
-        table._apply(seat, action, note=TIMEOUT_NOTE)
+        return None
+    turn = table.turn_deadline()
+    if turn is None or now < turn:
+        return None
+    seat = table.waiting_people()[0]
+    legal = table.engine.legal_actions(table.state, seat)
+    bot = table.spec.smart_bot()
+    view = table.engine.view(table.state, seat) if bot.needs_view else None
+    return seat, bot.choose(view, legal, True, table.rng) or legal[0]
 
 
 async def run_clocks(table: Table) -> None:
@@ -163,7 +122,7 @@ async def run_clocks(table: Table) -> None:
         # Without a turn clock, only who is at the table moves a deadline: a move need not wake this task.
         revision, people = table.revision, None if table.turn_seconds else table.people_revision
         deadlines = [d for d, _ in _takeover_deadlines(table)]
-        for deadline in (turn_deadline(table), hosting.abandon_deadline(table)):
+        for deadline in (table.turn_deadline(), hosting.abandon_deadline(table)):
             if deadline is not None:
                 deadlines.append(deadline)
         if not deadlines:
@@ -171,8 +130,13 @@ async def run_clocks(table: Table) -> None:
             continue
         await wait_change_until(table, revision, min(deadlines), people)
         try:
-            check_clocks(table, table.now())
-        except DiskUnavailable:  # the table says so (`_apply`); wait quietly and try again
+            timeout = check_clocks(table, table.now())
+            if timeout is not None:  # written with this turn's other moves; dropped if the person acted first
+                seat, action = timeout
+                state = table.engine.apply(table.state, seat, action)
+                await table.moves.propose(table, seat, action, state, "", note=TIMEOUT_NOTE)
+        except DiskUnavailable as error:  # the table says so, once; wait quietly and try again
+            table.disk_refused(error)
             await _wait_for_disk(table)
         except Exception:  # keep the clock alive; the next deadline tries again
             log.exception("table %s: a clock could not act", table.table_id)

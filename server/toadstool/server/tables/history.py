@@ -7,15 +7,15 @@ It is not the log itself (that is the store's) and it builds no message (that is
 
 from __future__ import annotations
 
-import dataclasses
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Generic, TypeVar, overload
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar, overload
 
-from toadstool.server.tables.seats import Seat, Status
 
-if TYPE_CHECKING:
-    from toadstool.server.tables.table import Table
+class Replaying(Protocol):
+    """What `Replayed` needs of the object it is an attribute of (a `Table`): to replay its game."""
+
+    def replay_finished(self) -> None: ...
+
 
 T = TypeVar("T")
 V = TypeVar("V")
@@ -103,28 +103,6 @@ class Window(Generic[T]):
     __hash__ = None  # type: ignore[assignment]
 
 
-def whole_log(table: Table) -> Table:
-    """`table`'s whole history, rebuilt from its store on a copy of it: what its windows dropped (for
-    GetHistory and replays). The copy has no store, so it keeps everything, and is dropped after use."""
-    assert table.store is not None, "a table without a store drops nothing"
-    actions, notes = table.store.history(table.table_id)
-    copy = dataclasses.replace(
-        table,
-        store=None,
-        state=None,
-        events=None,  # windows of its own (the copy's replay must not add to the table's)
-        actions=None,
-        status=Status.LOBBY,
-        version=0,
-        revision=0,
-        requests=OrderedDict(),
-        paused_by_disk=None,
-        seats=[Seat(index=s.index, name=s.name, kind=s.kind) for s in table.seats],
-    )
-    copy.replay(actions, notes)
-    return copy
-
-
 class Replayed(Generic[V]):
     """A table's attribute that comes from replaying its game (state, events, actions): read from a finished
     table restored unreplayed (`Table.restored_finished`), it replays the game first. A descriptor, so the
@@ -142,15 +120,15 @@ class Replayed(Generic[V]):
     def __get__(self, table: None, owner: type | None = None) -> None: ...
 
     @overload
-    def __get__(self, table: Table, owner: type | None = None) -> V: ...
+    def __get__(self, table: Replaying, owner: type | None = None) -> V: ...
 
-    def __get__(self, table: Table | None, owner: type | None = None) -> V | None:
+    def __get__(self, table: Replaying | None, owner: type | None = None) -> V | None:
         if table is None:
             return None  # the field's default
-        if table.__dict__.get("_unreplayed"):
-            table._replay_finished()
+        if table.__dict__.get("unreplayed"):
+            table.replay_finished()
         return table.__dict__.get(self.name)  # type: ignore[no-any-return]
 
     if TYPE_CHECKING:  # for the type checker only: assigning a value of the attribute's type is allowed
 
-        def __set__(self, table: Table, value: V | None) -> None: ...
+        def __set__(self, table: Replaying, value: V | None) -> None: ...

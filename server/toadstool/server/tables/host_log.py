@@ -10,29 +10,37 @@ and an embedded server that configures nothing shows nothing. Nor the language: 
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from toadstool.i18n import Text, tr
 
-if TYPE_CHECKING:
-    from toadstool.server.tables.table import Table
+
+class Named(Protocol):
+    """What a line needs of its table (a `Table`): how to name it."""
+
+    @property
+    def table_id(self) -> str: ...
+
+    @property
+    def name(self) -> str: ...
+
 
 #: The logger the host's lines are records of.
 HOST_LOG = logging.getLogger("toadstool.host")
 
 
-def table_label(table: Table) -> str:
+def table_label(table: Named) -> str:
     """How a line names its table: its name, with its id when the name does not already carry it."""
     return table.name if table.table_id in table.name else f"{table.name} ({table.table_id})"
 
 
-def tell_host(table: Table, text: Text) -> None:
+def tell_host(table: Named, text: Text) -> None:
     """One line for the host about `table` (cheap when nobody listens: the text is built only then)."""
     if HOST_LOG.isEnabledFor(logging.INFO):
         HOST_LOG.info("%s: %s", table_label(table), text)
 
 
-def tell_connection(table: Table, name: str, *, lost: bool, again: bool) -> None:
+def tell_connection(table: Named, name: str, *, lost: bool, again: bool) -> None:
     """The line for a person whose connection came (`again`: came back) or was `lost`."""
     if lost:
         tell_host(table, tr("{name} lost their connection", name=name))

@@ -44,9 +44,9 @@ def kick(table: Table, seat: int) -> None:
     with table.one_write():
         table.leave(seat, quietly=True)
         if table.seats[seat].name == name:  # a running game: the seat keeps its name, a bot plays it
-            table._note(tr("The host removed {seat} from the table; a bot plays their seat", seat=seat_ref(seat)))
+            table.note(tr("The host removed {seat} from the table; a bot plays their seat", seat=seat_ref(seat)))
         else:  # the lobby: the seat is empty now, so the note names them itself (braces cannot name a seat)
-            table._note(tr("The host removed {name} from the table", name=name.replace("{", "(")))
+            table.note(tr("The host removed {name} from the table", name=name.replace("{", "(")))
     tell_host(table, tr("the host removed {name} (seat {seat})", name=name, seat=seat))
 
 
@@ -68,11 +68,11 @@ def hand_to_bot(table: Table, seat: int) -> None:
         raise TableError(
             ErrorKind.BAD_REQUEST, tr("a bot already plays the seat of {name} until they are back", name=name)
         )
-    table._note(tr("The host let a bot play for {seat} until they are back", seat=seat_ref(seat)))
-    held.bot_controlled, held.bot = True, table.spec.smart_bot()
-    tell_host(table, tr("a bot plays for {name} (seat {seat}) until they are back", name=name, seat=seat))
-    table._people_changed()
-    table._touch()
+    table.bot_plays_for(
+        seat,
+        tr("The host let a bot play for {seat} until they are back", seat=seat_ref(seat)),
+        tr("a bot plays for {name} (seat {seat}) until they are back", name=name, seat=seat),
+    )
 
 
 def end(table: Table, reason: str) -> None:
@@ -85,11 +85,11 @@ def end(table: Table, reason: str) -> None:
         if table.store is not None:
             table.store.set_ended(table.table_id, table.version, reason, at)
         table.status, table.finished_at = Status.FINISHED, at
-        table._note(reason)
+        table.note(reason)
     table.ended = reason
     tell_host(table, tr("ended: {reason}", reason=reason))
-    table._people_changed()
-    table._touch()
+    table.people_changed()
+    table.touch()
 
 
 def abandoned_reason(seconds: float) -> Text:
@@ -129,7 +129,7 @@ def issue_device_token(table: Table) -> str:
     if table.store is not None:
         table.store.set_device_token(table.table_id, digest)
     table.device_token_hash = digest
-    table._touch()
+    table.touch()
     return token
 
 

@@ -1,8 +1,8 @@
-"""The validation ladder in front of every person's action: what `Table.act` checks, in order, before a move
-is proposed for its group commit, and the one answer (or refusal) for each rung.
+"""A person's action at a table: the validation ladder in front of it (what `act` checks, in order, and the
+one answer or refusal for each rung), then its proposal to the group commit, answered once it is written.
 
-Not for applying the move (toadstool.server.tables.table) nor for the table and token, which the caller
-(toadstool.server.service) has checked first.
+Not for applying the move (the group commit lands it on the table: toadstool.server.tables.group_commit)
+nor for the table and token, which the caller (toadstool.server.service) has checked first.
 """
 
 from __future__ import annotations
@@ -11,12 +11,45 @@ from typing import TYPE_CHECKING, Any
 
 from toadstool.engine import listing, name_seats, preview
 from toadstool.i18n import tr
+from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.errors import ErrorKind, TableError
-from toadstool.server.tables.seats import Status
+from toadstool.server.tables.seats import AppliedRequest, Status
 
 if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
+
+#: How many times `act` proposes one move whose group commit dropped it with the table unchanged (each
+#: time another move of the table, written first, failed): a bound that a live table never reaches.
+MAX_PROPOSALS = 8
+
+
+async def act(table: Table, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
+    """Apply the action with id `wanted` for `seat` if the ladder (`checked`) accepts it; return (new
+    version, replayed) once it is on disk. It is written with the other moves of its loop turn
+    (`GroupCommit`); if it was dropped there (another move of this table came first, the host ended the
+    table), the ladder answers again as the table now stands: replayed, refused, or (another's move
+    failed to be written, and the table is unchanged) proposed once more."""
+    holder = table.seats[seat]
+    for _ in range(MAX_PROPOSALS):
+        action = checked(table, seat, wanted, expected_version, request_id)
+        if isinstance(action, AppliedRequest):
+            return action.version, True
+        state = table.engine.apply(table.state, seat, action)
+        try:
+            version = await table.moves.propose(table, seat, action, state, request_id)
+        except DiskUnavailable as error:
+            table.disk_refused(error)
+            raise
+        if version is not None:
+            return version, False
+        if table.seats[seat] is not holder:  # removed by the host, or left, while the move waited
+            raise TableError(
+                ErrorKind.NOT_YOUR_SEAT, tr("seat {seat} is no longer yours; nothing was played", seat=seat)
+            )
+    raise TableError(
+        ErrorKind.STALE_VERSION, tr("the table kept changing while your action waited; look at the latest view")
+    )
 
 
 def checked(table: Table, seat: int, wanted: str, expected_version: int, request_id: str) -> Any:
@@ -42,7 +75,7 @@ def checked(table: Table, seat: int, wanted: str, expected_version: int, request
         raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over", table=table.table_id))
     if table.seats[seat].bot_controlled:  # they act: they are back, so they play their seat again
         table.reclaim(table.seats[seat])
-        table._touch()
+        table.touch()
     legal = table.engine.legal_actions(table.state, seat)
     action = next((a for a in legal if id_of(a) == wanted), None)
     if action is None:

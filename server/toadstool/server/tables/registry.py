@@ -7,10 +7,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import secrets
-import sqlite3
 import time
 from collections.abc import Callable, Mapping
+from typing import Any
 
+from toadstool.api.scopes import TaskScope, logged
 from toadstool.bots import game_options, level_bot, table_budget, table_options
 from toadstool.engine import (
     BadOptions,
@@ -20,10 +21,9 @@ from toadstool.engine import (
     parse_options,
     preview,
 )
-from toadstool.games import GAMES
+from toadstool.games import GAMES, GameSpec
 from toadstool.i18n import tr, trn
-from toadstool.scopes import TaskScope, logged
-from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredSeat, StoredTable
+from toadstool.server.records import DiskUnavailable, StoredAction, StoredSeat, StoredTable, StoreUnreadable, TableStore
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
 from toadstool.server.tables.errors import ErrorKind, TableError
@@ -40,6 +40,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
 )
 from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.tables.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
 
@@ -67,10 +68,11 @@ class TableRegistry:
         self,
         bot_delay: float = 0.6,
         max_tables: int = 1000,
-        store: Store | None = None,
+        store: TableStore | None = None,
         clock: Clock | None = None,
         abandon_seconds: float = 0.0,
         wall_clock: Callable[[], float] = time.time,
+        bot_processes: int = 0,
     ) -> None:
         self.tables: dict[str, Table] = {}
         self.wall_clock = wall_clock
@@ -83,6 +85,9 @@ class TableRegistry:
         self.backlog = Backlog() if clock is None else Backlog(clock=clock.time)
         self.beat = Beat(self.backlog, clock)
         self.moves = GroupCommit()
+        #: The worker processes its hard bots think in (`thinking`: made on the first hard decision, ended by
+        #: `aclose`); None (`bot_processes` 0): they think in threads of this process.
+        self.thinking = ThinkingPool(bot_processes) if bot_processes > 0 else None
         #: Set when the server shuts down, so open streams can say so and end.
         self.closing = False
         #: The scope of every table's scope (one task each), open between `async with` and `aclose`.
@@ -107,17 +112,19 @@ class TableRegistry:
 
     async def aclose(self) -> None:
         """Leave the task scope: every table's bot and clock tasks are cancelled, and this waits until each
-        has really ended."""
+        has really ended, then for the hard bots' worker processes to end."""
         scope, self._scope = self._scope, None
         if scope is not None:
             await scope.__aexit__(None, None, None)
         self.moves.close()
+        if self.thinking is not None:
+            await asyncio.to_thread(self.thinking.close)
 
     def shutting_down(self) -> None:
         """Tell every open stream that the server is going away."""
         self.closing = True
         for table in self.tables.values():
-            table._touch()
+            table.touch()
 
     def load(self) -> int:
         """Bring back every table from the store (after a restart); returns how many."""
@@ -129,7 +136,7 @@ class TableRegistry:
                 stored, seats, actions, notes = next(stored_tables)
             except StopIteration:
                 break
-            except sqlite3.DatabaseError as error:  # damage the store's check at opening did not see
+            except StoreUnreadable as error:  # damage the store's check at opening did not see
                 log.error(
                     "%s cannot be read past the %d tables restored so far (%s); `toadstool db check` says more",
                     self.store.path,
@@ -148,39 +155,47 @@ class TableRegistry:
             self._spawn_tasks(table)
         return len(self.tables)
 
+    def _table(self, setup: StoredTable, spec: GameSpec, record: dict[str, Any]) -> Table:
+        """The one place a `Table` is built: from its setup as stored (a new table's, made a moment before it
+        is stored, or one read back), its game, its creation record, and what every table of this server
+        shares (its beat, group commit, thinking processes, clocks and abandonment wait). Its seats start empty."""
+        return Table(
+            table_id=setup.table_id,
+            spec=spec,
+            players=setup.players,
+            raw_options=setup.options,
+            options=record,
+            seed=setup.seed,
+            name=setup.name,
+            manual_start=setup.manual_start,
+            bot_delay=setup.bot_delay,
+            host_token_hash=setup.host_token_hash,
+            device_token_hash=setup.device_token_hash,
+            turn_seconds=setup.turn_seconds,
+            takeover_seconds=setup.takeover_seconds,
+            abandon_seconds=self.abandon_seconds,
+            ended=setup.ended,
+            finished_at=setup.finished_at,
+            seats=[Seat(index=i) for i in range(setup.players)],
+            beat=self.beat,
+            moves=self.moves,
+            thinking=self.thinking,
+            clock=self.clock,
+            wall_clock=self.wall_clock,
+        )
+
     def _restore(
         self, stored: StoredTable, seats: list[StoredSeat], actions: list[StoredAction], notes: dict[int, list[str]]
     ) -> Table:
         spec = GAMES.get(stored.game)
         if spec is None:
             raise RuntimeError(f"this server does not know the game {stored.game!r}")
-        table = Table(
-            table_id=stored.table_id,
-            spec=spec,
-            players=stored.players,
-            raw_options=stored.options,
-            # A table stored before creation records were kept resolves its options (a Kart track by
-            # name) this once; the record is written back below, so it never reads them again.
-            options=stored.record
-            if stored.record is not None
-            else creation_record(spec.engine, parse_options(spec.engine.options, game_options(stored.options))),
-            seed=stored.seed,
-            name=stored.name,
-            manual_start=stored.manual_start,
-            bot_delay=stored.bot_delay,
-            host_token_hash=stored.host_token_hash,
-            device_token_hash=stored.device_token_hash,
-            turn_seconds=stored.turn_seconds,
-            takeover_seconds=stored.takeover_seconds,
-            abandon_seconds=self.abandon_seconds,
-            ended=stored.ended,
-            finished_at=stored.finished_at,
-            seats=[Seat(index=i) for i in range(stored.players)],
-            beat=self.beat,
-            moves=self.moves,
-            clock=self.clock,
-            wall_clock=self.wall_clock,
-        )
+        # A table stored before creation records were kept resolves its options (a Kart track by name) this
+        # once; the record is written back below, so it never reads them again.
+        record = stored.record
+        if record is None:
+            record = creation_record(spec.engine, parse_options(spec.engine.options, game_options(stored.options)))
+        table = self._table(stored, spec, record)
         now = table.now()
         for seat in seats:
             kind = SeatKind(seat.kind)
@@ -209,7 +224,7 @@ class TableRegistry:
             # A full table that should have started by itself (stored by a server before joins and starts
             # were one transaction, and killed between the two) starts now, as it would have then.
             try:
-                table._maybe_autostart()
+                table.maybe_autostart()
             except (TableError, DiskUnavailable) as error:  # it waits in the lobby for its host's StartTable
                 log.warning("table %s is full but cannot start by itself (%s)", table.table_id, error)
         return table
@@ -291,37 +306,34 @@ class TableRegistry:
         clean_name = sanitize_name(name, MAX_TABLE_NAME_LENGTH, of_table=True) if name.strip() else ""
         table_id = self._new_id()
         host_token, host_hash = new_token()
-        table = Table(
+        setup = StoredTable(
             table_id=table_id,
-            spec=spec,
+            game=spec.name,
             players=players,
-            raw_options=raw,
-            options=record,
+            options=raw,
+            record=record,
             seed=seed if seed is not None else secrets.randbits(63),
             name=clean_name or f"{engine.title} {table_id}",
             manual_start=manual_start,
             bot_delay=self.bot_delay if bot_delay is None else bot_delay,
-            host_token_hash=host_hash,
             turn_seconds=turn_seconds,
             takeover_seconds=takeover_seconds,
-            abandon_seconds=self.abandon_seconds,
-            seats=[Seat(index=i) for i in range(players)],
-            beat=self.beat,
-            moves=self.moves,
-            clock=self.clock,
-            wall_clock=self.wall_clock,
+            host_token_hash=host_hash,
+            device_token_hash=None,
+            started=False,
         )
+        table = self._table(setup, spec, record)
         for index in range(players - bots, players):
-            table._seat_bot(index, bot_level)
+            table.seat_bot(index, bot_level)
         # The table, its seats and the start they trigger are one transaction: a crash in between would leave
         # a full table nobody can start (its creator never got the host token).
         if self.store is not None:
             table.store = self.store
             with self.store.batch():
-                self.store.add_table(table.stored(), [seat.stored() for seat in table.seats])
-                table._maybe_autostart()
+                self.store.add_table(setup, [seat.stored() for seat in table.seats])
+                table.maybe_autostart()
         else:
-            table._maybe_autostart()
+            table.maybe_autostart()
         self.tables[table_id] = table
         self._spawn_tasks(table)
         return table, host_token

@@ -17,7 +17,7 @@ from toadstool.engine import (
     Bot,
 )
 from toadstool.i18n import tr, trn
-from toadstool.server.store import StoredSeat
+from toadstool.server.records import StoredSeat
 from toadstool.server.tables.errors import ErrorKind, TableError, no_such_seat
 
 MAX_NAME_LENGTH = 24

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import random
 import time
@@ -33,14 +34,12 @@ from toadstool.engine import (
     seat_ref,
 )
 from toadstool.games import GameSpec
-from toadstool.i18n import tr
-from toadstool.server.store import DiskUnavailable, Store, StoredAction, StoredTable
-from toadstool.server.tables import autoplay, ladder
+from toadstool.i18n import Text, tr
+from toadstool.server.records import DiskUnavailable, StoredAction, TableStore
 from toadstool.server.tables.action_ids import id_of
-from toadstool.server.tables.autoplay import TIMEOUT_NOTE
 from toadstool.server.tables.errors import ErrorKind, TableError
 from toadstool.server.tables.group_commit import GroupCommit
-from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window, whole_log
+from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window
 from toadstool.server.tables.host_log import tell_connection, tell_host
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
@@ -56,6 +55,7 @@ from toadstool.server.tables.seats import (
     sanitize_name,
     token_matches,
 )
+from toadstool.server.tables.thinking import ThinkingPool, think
 from toadstool.server.tables.waiters import Waiters
 
 log = logging.getLogger(__name__)
@@ -76,9 +76,8 @@ MAX_CLOCK_SECONDS = 86_400
 #: How many request ids a table remembers for idempotent retries.
 REMEMBERED_REQUESTS = 512
 
-#: How many times `Table.act` proposes one move whose group commit dropped it with the table unchanged (each
-#: time another move of the table, written first, failed): a bound that a live table never reaches.
-MAX_PROPOSALS = 8
+#: The store's note on an action made for a person whose turn clock ran out.
+TIMEOUT_NOTE = "timeout"
 
 
 @dataclass
@@ -109,12 +108,14 @@ class Table:
     abandon_seconds: float = 0.0
     #: Why the table was ended before its game was over (`hosting.end`); None otherwise.
     ended: str | None = None
-    store: Store | None = None
+    store: TableStore | None = None
     #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
     #: table has its own in tests.
     beat: Beat = field(default_factory=Beat)
     #: Where this table's moves wait to be written with the other tables' (the server's one).
     moves: GroupCommit = field(default_factory=GroupCommit)
+    #: Where its hard bots think (the server's worker processes: `thinking`); None: in the caller's thread.
+    thinking: ThinkingPool | None = None
     #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
     #: unless given (tests move a clock by hand).
     clock: Clock | None = None
@@ -131,11 +132,11 @@ class Table:
     #: The game's state (None in the lobby). A finished table restored without replaying its game
     #: (`restored_finished`) rebuilds it (and its recent events and actions) the first time it is read.
     state: Replayed[Any] = Replayed()
-    _unreplayed: bool = field(default=False, init=False, repr=False)
+    unreplayed: bool = field(default=False, init=False, repr=False)
     version: int = 0
     #: Raised by every change a watcher should see (actions, seats, connections).
     revision: int = 0
-    #: Raised when who is at the table changes (`_people_changed`): all the takeover and abandonment clocks
+    #: Raised when who is at the table changes (`people_changed`): all the takeover and abandonment clocks
     #: depend on, so they need not wake at every move.
     people_revision: int = 0
     #: (version, event) and (seat, action) of the recent past (`Window`: iterated, the whole game, read back
@@ -154,7 +155,7 @@ class Table:
     #: Each seat that owes a decision now, and the version since which it has owed it without acting: a
     #: simultaneous decision (Level Up!'s vote) stays open while others decide (see `ladder.checked`).
     owing_since: dict[int, int] = field(default_factory=dict, init=False, repr=False)
-    _rng: random.Random = field(default_factory=random.Random)
+    rng: random.Random = field(default_factory=random.Random)
     _replaying: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -167,19 +168,40 @@ class Table:
         def stored() -> bool:
             return self.store is not None
 
-        self.events = Window(KEEP_EVENTS, lambda: list(whole_log(self).events), stored)
-        self.actions = Window(KEEP_ACTIONS, lambda: list(whole_log(self).actions), stored)
+        self.events = Window(KEEP_EVENTS, lambda: list(self.whole_log().events), stored)
+        self.actions = Window(KEEP_ACTIONS, lambda: list(self.whole_log().actions), stored)
+
+    def whole_log(self) -> Table:
+        """This table's whole history, rebuilt from its store on a copy of it: what its windows dropped (for
+        GetHistory and replays). The copy has no store, so it keeps everything, and is dropped after use."""
+        assert self.store is not None, "a table without a store drops nothing"
+        actions, notes = self.store.history(self.table_id)
+        copy = dataclasses.replace(
+            self,
+            store=None,
+            state=None,
+            events=None,  # windows of its own (the copy's replay must not add to the table's)
+            actions=None,
+            status=Status.LOBBY,
+            version=0,
+            revision=0,
+            requests=OrderedDict(),
+            paused_by_disk=None,
+            seats=[Seat(index=s.index, name=s.name, kind=s.kind) for s in self.seats],
+        )
+        copy.replay(actions, notes)
+        return copy
 
     def restored_finished(self, version: int) -> None:
         """Restore a finished table without replaying it: its status and version now, its state (and its
         recent events) only when someone looks (a restart with many finished tables replays none of them)."""
-        self.status, self.version, self._unreplayed = Status.FINISHED, version, True
+        self.status, self.version, self.unreplayed = Status.FINISHED, version, True
         for name in ("state", "events", "actions"):  # read next through `Replayed`, which replays first
             self.__dict__.pop(name, None)
 
-    def _replay_finished(self) -> None:
+    def replay_finished(self) -> None:
         assert self.store is not None
-        self._unreplayed = False
+        self.unreplayed = False
         actions, notes = self.store.history(self.table_id)
         self.version = 0
         self._new_windows()
@@ -197,7 +219,7 @@ class Table:
 
     # -- change notification ---------------------------------------------------------------------------
 
-    def _touch(self) -> None:
+    def touch(self) -> None:
         self.revision += 1
         self._changed.wake_all()
 
@@ -215,7 +237,7 @@ class Table:
         """Let go of a `next_change` future whose stream ended before the change came."""
         self._changed.forget(future)
 
-    def _people_changed(self) -> None:
+    def people_changed(self) -> None:
         """Who is at the table changed (a join, a leave, a connection, a seat a bot gave back, the start,
         the end): its clocks look again."""
         self.people_revision += 1
@@ -286,26 +308,24 @@ class Table:
             token, digest = new_token()
         with self.one_write():
             self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
-            tell_host(
-                self, tr("{name} joined (seat {seat})", name=clean, seat=index)
-            )  # before the start it may trigger
-            self._maybe_autostart()
+            tell_host(self, tr("{name} joined (seat {seat})", name=clean, seat=index))  # before any start
+            self.maybe_autostart()
         self.people_seen = self.now()
-        self._people_changed()
-        self._touch()
+        self.people_changed()
+        self.touch()
         return index, token
 
     @contextlib.contextmanager
     def one_write(self) -> Iterator[None]:
-        """Everything written inside is one transaction (`Store.batch`); if it fails, the table is put back
+        """Everything written inside is one transaction (`TableStore.batch`); if it fails, the table is put back
         as it was before (its seats, status and state), so memory never shows what the disk does not have."""
-        saved = (list(self.seats), self.status, self.state, len(self.events), self.decision_started, self._rng)
+        saved = (list(self.seats), self.status, self.state, len(self.events), self.decision_started, self.rng)
         try:
             with self.store.batch() if self.store is not None else contextlib.nullcontext():
                 yield
         except BaseException:
             self.seats[:] = saved[0]
-            self.status, self.state, self.decision_started, self._rng = saved[1], saved[2], saved[4], saved[5]
+            self.status, self.state, self.decision_started, self.rng = saved[1], saved[2], saved[4], saved[5]
             del self.events[saved[3] :]
             raise
 
@@ -316,9 +336,9 @@ class Table:
             raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has already started", table=self.table_id))
         index = open_seat(self.table_id, self.seats, seat)
         with self.one_write():
-            self._seat_bot(index, bot_level)
-            self._maybe_autostart()
-        self._touch()
+            self.seat_bot(index, bot_level)
+            self.maybe_autostart()
+        self.touch()
         return index
 
     def set_bot_level(self, seat: int, bot_level: int) -> None:
@@ -330,9 +350,9 @@ class Table:
             bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
             with self.one_write():
                 self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
-            self._touch()
+            self.touch()
 
-    def _seat_bot(self, index: int, bot_level: int = 0) -> None:
+    def seat_bot(self, index: int, bot_level: int = 0) -> None:
         taken = {s.name for s in self.seats}
         name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
         bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
@@ -355,12 +375,12 @@ class Table:
                 old = self.seats[seat]
                 self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
                 if not quietly:
-                    self._note(tr("{seat} left the table; a bot plays their seat", seat=seat_ref(seat)))
+                    self.note(tr("{seat} left the table; a bot plays their seat", seat=seat_ref(seat)))
         self.people_seen = self.now()
         if not quietly:
             tell_host(self, tr("{name} left (seat {seat})", name=name, seat=seat))
-        self._people_changed()
-        self._touch()
+        self.people_changed()
+        self.touch()
 
     def set_connected(self, state: Seat, delta: int) -> None:
         """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
@@ -381,18 +401,29 @@ class Table:
             self.reclaim(state)
         elif state.kind is SeatKind.HUMAN:
             state.away_since = self.now()
-        self._people_changed()
-        self._touch()
+        self.people_changed()
+        self.touch()
+
+    def bot_plays_for(self, index: int, note: Text, host_line: Text) -> None:
+        """A bot plays the person's seat `index` until they are back (`reclaim`): the takeover of a seat
+        whose person is away (`autoplay.check_clocks`) and the host's hand-over (`hosting.hand_to_bot`).
+        Their token stays theirs; `note` tells the table, `host_line` the host's log."""
+        held = self.seats[index]
+        held.bot_controlled, held.bot = True, self.spec.smart_bot()
+        self.note(note)
+        tell_host(self, host_line)
+        self.people_changed()  # the bots' task, waiting for a bot to play, plays it
+        self.touch()
 
     def reclaim(self, state: Seat) -> None:
         """A person whose seat a bot plays (taken over, or handed to it by the host) is back: they play it."""
         if state.bot_controlled:
             state.bot_controlled, state.bot = False, None
-            self._people_changed()
-            self._note(tr("{seat} is back and plays again", seat=seat_ref(state.index)))
+            self.people_changed()
+            self.note(tr("{seat} is back and plays again", seat=seat_ref(state.index)))
             tell_host(self, tr("{name} is back and plays again", name=state.name))
 
-    def _note(self, text: str, durable: bool = True) -> None:
+    def note(self, text: str, durable: bool = True) -> None:
         """A table-level event (not from the engine): public, at the current version, and kept in the store
         so history is the same after a restart (notes derived from the action log are not stored twice).
 
@@ -404,10 +435,10 @@ class Table:
             except DiskUnavailable as error:
                 if self.store.in_batch:
                     raise
-                self._disk_refused(error)
+                self.disk_refused(error)
         self.events.append((self.version, Event(text=text)))
 
-    def _maybe_autostart(self) -> None:
+    def maybe_autostart(self) -> None:
         if not self.manual_start and not self.open_seats():
             self.start()
 
@@ -432,13 +463,13 @@ class Table:
             if self.store is not None:
                 self.store.set_started(self.table_id)
         tell_host(self, tr("the game started"))
-        self._people_changed()
-        self._touch()
+        self.people_changed()
+        self.touch()
 
     def _begin(self) -> None:
         self.state = self.engine.new(self.players, self.options, self.seed)
         self.status = Status.PLAYING
-        self._rng = random.Random(self.seed ^ 0xB07)
+        self.rng = random.Random(self.seed ^ 0xB07)
         self.decision_started = self.now()
         for seat in self.seats:  # a person who joined but never connected is away from the start
             if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
@@ -449,53 +480,14 @@ class Table:
 
     # -- actions ------------------------------------------------------------------------------------------
 
-    async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
-        """Apply the action with id `wanted` for `seat` if the ladder (`ladder.checked`) accepts it; return (new
-        version, replayed) once it is on disk. It is written with the other moves of its loop turn
-        (`GroupCommit`); if it was dropped there (another move of this table came first, the host ended the
-        table), the ladder answers again as the table now stands: replayed, refused, or (another's move
-        failed to be written, and the table is unchanged) proposed once more."""
-        holder = self.seats[seat]
-        for _ in range(MAX_PROPOSALS):
-            action = ladder.checked(self, seat, wanted, expected_version, request_id)
-            if isinstance(action, AppliedRequest):
-                return action.version, True
-            state = self.engine.apply(self.state, seat, action)
-            try:
-                version = await self.moves.propose(self, seat, action, state, request_id)
-            except DiskUnavailable as error:
-                self._disk_refused(error)
-                raise
-            if version is not None:
-                return version, False
-            if self.seats[seat] is not holder:  # removed by the host, or left, while the move waited
-                raise TableError(
-                    ErrorKind.NOT_YOUR_SEAT, tr("seat {seat} is no longer yours; nothing was played", seat=seat)
-                )
-        raise TableError(
-            ErrorKind.STALE_VERSION, tr("the table kept changing while your action waited; look at the latest view")
-        )
-
-    def _apply(self, seat: int, action: Any, request_id: str = "", note: str = "") -> None:
-        """Apply a legal action: the next state is computed, made durable, and only then becomes current."""
-        state = self.engine.apply(self.state, seat, action)
-        if self.store is not None:
-            try:
-                self.store.add_action(
-                    self.table_id, StoredAction(self.version + 1, seat, id_of(action), request_id, note)
-                )
-            except DiskUnavailable as error:
-                self._disk_refused(error)
-                raise
-        self._advance(seat, action, state, request_id, note)
-        self._touch()
-
-    def _advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
+    def advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
+        """A move now in the log becomes the table's (the group commit's `_land`, and each move of a replay):
+        its state, version, recent actions, owed decisions, request id and events."""
         self._disk_works()
         self.state = state
         self.version += 1
         if note == TIMEOUT_NOTE:
-            self._note(
+            self.note(
                 tr("{seat} ran out of time; a default move was made for them", seat=seat_ref(seat)), durable=False
             )
         self.decision_started = self.now()
@@ -532,7 +524,7 @@ class Table:
                     "legal on replay (the rules changed since it was played?)"
                 )
             state = self.engine.apply(self.state, entry.seat, action)
-            self._advance(entry.seat, action, state, entry.request_id, entry.note)
+            self.advance(entry.seat, action, state, entry.request_id, entry.note)
             self.events.extend((self.version, Event(text=text)) for text in notes.get(self.version, ()))
 
     def _record_events(self, events: Sequence[Event]) -> None:
@@ -544,7 +536,7 @@ class Table:
             self.status = Status.FINISHED
             if self.finished_at is None:  # a replay of a finished table keeps when it really finished
                 self.finished_at = self.wall_clock()
-            self._people_changed()  # the clocks stop
+            self.people_changed()  # the clocks stop
             if not self._replaying:
                 tell_host(self, tr("game over: {outcome}", outcome=name_seats(outcome.summary, self.names())))
             if self.store is not None:  # so a restart need not replay it; without it, it is replayed
@@ -553,47 +545,55 @@ class Table:
 
     # -- a disk that refuses writes ---------------------------------------------------------------------
 
-    def _disk_refused(self, error: DiskUnavailable) -> None:
+    def disk_refused(self, error: DiskUnavailable) -> None:
         """The store refused this table's write: the table says so, once, until a write of its works again."""
         if self.paused_by_disk is None:
             self.paused_by_disk = str(error)
-            self._note(tr("The game is paused: {error}", error=str(error)), durable=False)
-            self._touch()
+            self.note(tr("The game is paused: {error}", error=str(error)), durable=False)
+            self.touch()
 
     def _disk_works(self) -> None:
         if self.paused_by_disk is not None:
             self.paused_by_disk = None
-            self._note(tr("The server can save again; the game goes on"), durable=False)
+            self.note(tr("The server can save again; the game goes on"), durable=False)
 
-    # -- what the server plays by itself (toadstool.server.tables.autoplay) ---------------------------------
+    # -- the decisions of what the server plays by itself (run by toadstool.server.tables.autoplay) -------
 
     def bot_choice(self) -> tuple[int, Any] | None:
         """The next bot action at this version, if any bot wants to act: waited-for bots first."""
-        return autoplay.bot_choice(self)
+        if self.status is not Status.PLAYING:
+            return None
+        state = self.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
+        waiting = self.engine.to_act(state)
+        order = list(waiting) + [s for s in range(self.players) if s not in waiting]
+        for index in order:
+            seat = self.seats[index]
+            if not seat.played_by_bot or seat.bot is None:
+                continue
+            legal = self.engine.legal_actions(state, index)
+            if not legal:
+                continue
+            view = self.engine.view(state, index) if seat.bot.needs_view else None
+            action = think(self.thinking, self.spec.name, seat.bot, view, legal, index in waiting, self.rng)
+            if action is not None:
+                return index, action
+        return None
+
+    def waiting_people(self) -> list[int]:
+        """The seats of people (not played by a bot) the game waits for now."""
+        return [
+            s
+            for s in self.engine.to_act(self.state)
+            if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled
+        ]
 
     def turn_deadline(self) -> float | None:
         """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-        return autoplay.turn_deadline(self)
+        if not self.turn_seconds or self.status is not Status.PLAYING or not self.waiting_people():
+            return None
+        return self.decision_started + self.turn_seconds
 
     # -- what a table keeps ----------------------------------------------------------------------------
 
     def names(self) -> list[str]:
         return [s.name for s in self.seats]
-
-    def stored(self) -> StoredTable:
-        return StoredTable(
-            table_id=self.table_id,
-            game=self.spec.name,
-            players=self.players,
-            options=self.raw_options,
-            record=self.options,
-            seed=self.seed,
-            name=self.name,
-            manual_start=self.manual_start,
-            bot_delay=self.bot_delay,
-            turn_seconds=self.turn_seconds,
-            takeover_seconds=self.takeover_seconds,
-            host_token_hash=self.host_token_hash,
-            device_token_hash=self.device_token_hash,
-            started=self.status is not Status.LOBBY,
-        )

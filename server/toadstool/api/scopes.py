@@ -1,10 +1,11 @@
-"""Task scopes: the asyncio.TaskGroup every task of a client starts in (docs/design.md, principle 7).
+"""Task scopes: the asyncio.TaskGroup every task of the server and of the clients starts in (docs/design.md,
+principle 7). Here, beside the contract, because both sides use it and a client imports nothing else of
+the server package (tests/test_layout.py).
 
-`TaskScope` is a TaskGroup for a scope that lives until it is left (the bridge, its broker connection, a
-terminal session, a Play stream): leaving it cancels every child still running and waits until each has
-ended, so shutting a scope down is leaving its block. `logged` runs a child whose failure must end only
-itself. The same two parts as the server's `toadstool.scopes`, kept twice because a client imports nothing
-of the server but its contract (tests/test_layout.py).
+`TaskScope` is a TaskGroup for a scope that lives until it is left (the server, a table, a connection, the
+bridge's broker link, a terminal session, a Play stream): leaving it cancels every child still running and
+waits until each has ended, so shutting a scope down is leaving its block. `logged` runs a child whose
+failure must end only itself.
 
 Not for: deciding what a scope's children are, nor when the scope ends (each owner does).
 """
@@ -23,7 +24,7 @@ T = TypeVar("T")
 
 class TaskScope(asyncio.TaskGroup):
     """An asyncio.TaskGroup whose end cancels what still runs: a plain TaskGroup waits at the end of its
-    block for children that here run until told to stop (a table's watcher, a stream's reader).
+    block for children that here run until told to stop (a table's bots, a socket's pump, a stream's reader).
 
     A child's exception cancels its siblings and the block, as in any TaskGroup: a child whose failure
     must not do that runs under `logged`. An exception of the block itself comes out as itself, not in an
