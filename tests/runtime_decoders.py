@@ -30,7 +30,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from conftest import ROOT
 from toadstool.api.v1 import service_pb2
-from toadstool.server.wire import varint
+from toadstool.server.message_cache import varint
 
 WEB = ROOT / "clients" / "toadstool_clients" / "web"
 RUNTIMES = ROOT / "tests" / "runtimes"

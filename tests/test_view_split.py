@@ -21,7 +21,7 @@ from toadstool.engine import action_id, name_seats, view_split
 from toadstool.games import GAMES, get_game
 from toadstool.i18n import ENGLISH
 from toadstool.selfplay import PlayoutTooLong, play
-from toadstool.server import messages
+from toadstool.server import message_cache, messages
 from toadstool.server.tables import Status, Table, TableRegistry
 
 SPLIT_GAMES = sorted(name for name in GAMES if view_split(type(get_game(name).engine)) is not None)
@@ -33,7 +33,7 @@ def joined(table: Table, viewer: int | None, language: str = ENGLISH) -> table_p
     assert split is not None
     public = messages._public_part(table, split[0], language)
     private = messages._private_part(table, viewer, language)
-    data = public[0] + messages.join_split(table.engine.name, public, private)
+    data = public[0] + message_cache.join_split(table.engine.name, public[1], *private)
     assert_singular_fields_once(table_pb2.Update.DESCRIPTOR, data)
     return table_pb2.Update.FromString(data)
 

@@ -1,5 +1,6 @@
 """The view converter's shortcuts (`wire.to_message`) and the remembered seat names (`name_seats`). Nested
-frozen values are parsed from the bytes of an equal value converted before (`wire._CONVERTED`), IntEnum
+frozen values are parsed from the bytes of a value with the same fields converted before
+(`message_cache.VALUES`, keyed by value, never by identity), IntEnum
 members are set as the numbers they are, and a named text is remembered by its text and names. They exist for
 speed (issue #24); what must hold is that every view and action converts to exactly the message a plain
 field-by-field conversion builds, in every game, for every viewer, however warm the cache is."""
@@ -19,9 +20,10 @@ from toadstool.api.v1 import service_pb2, table_pb2
 from toadstool.bots import RandomBot
 from toadstool.engine import name_seats, parse_options
 from toadstool.games import discover, get_game
-from toadstool.games.uno.engine import CARD_VIEWS
+from toadstool.games.uno.engine import CARD_VIEWS, PlayCard, UnoColor
 from toadstool.selfplay import PlayoutTooLong, play
-from toadstool.server import messages, wire
+from toadstool.server import message_cache, messages, wire
+from toadstool.server.message_cache import VALUES
 
 
 def plain(value: Any, message: Message) -> Message:
@@ -87,12 +89,14 @@ def test_uno_cards_are_converted_once_and_then_parsed_from_their_bytes() -> None
     engine = get_game("uno").engine
     state = engine.new(4, uno_options(), 3)
     view = engine.view(state, 0)
-    wire.forget_converted()
+    VALUES.forget()
     wire.to_message(view, table_pb2.GameView().uno)
     card_message = type(table_pb2.GameView().uno.top_card)
     assert view.hand
     for card in view.hand:
-        descriptor, data = wire._CONVERTED[card]
+        known = VALUES.known(card)
+        assert known is not None
+        descriptor, data = known
         assert descriptor is card_message.DESCRIPTOR
         assert card_message.FromString(data) == plain(card, card_message())
 
@@ -111,50 +115,51 @@ class UnhashableCard:
         raise TypeError("unhashable")
 
 
-def test_a_value_whose_class_hashes_its_own_way_is_converted_field_by_field_and_never_hashed() -> None:
+def test_a_value_whose_class_hashes_its_own_way_is_kept_by_its_fields_and_never_hashed() -> None:
     card = UnhashableCard(id=7, color=2, kind=1, number=5, points=5)
-    wire.forget_converted()
-    message = table_pb2.GameView().uno.top_card
-    wire._nested(card, message)
-    assert message == plain(card, type(message)())
-    assert message.number == 5
-    assert not wire._CONVERTED
+    VALUES.forget()
+    for _ in range(2):  # converted, then found by its fields
+        message = table_pb2.GameView().uno.top_card
+        VALUES.fill(message, card, wire._serialised)
+        assert message == plain(card, type(message)())
+        assert message.number == 5
+    assert VALUES.known(card) is not None
 
 
 def test_the_cache_is_bounded() -> None:
     engine = get_game("uno").engine
     cards = {card for seed in range(40) for card in engine.view(engine.new(4, uno_options(), seed), 0).hand}
     assert len(cards) > 5
-    wire.forget_converted()
-    old_limit = wire.MAX_CONVERTED
-    wire.MAX_CONVERTED = 5
+    VALUES.forget()
+    old_limit = VALUES.limit
+    VALUES.limit = 5
     try:
         for card in cards:
-            wire._nested(card, table_pb2.GameView().uno.top_card)
-            assert 1 <= len(wire._CONVERTED) <= 5
-            assert 1 <= len(wire._CONVERTED_OBJECTS) <= 5
+            VALUES.fill(table_pb2.GameView().uno.top_card, card, wire._serialised)
+            assert 1 <= len(VALUES) <= 5
+            assert 1 <= len(VALUES._values) <= 5
     finally:
-        wire.MAX_CONVERTED = old_limit
-        wire.forget_converted()
+        VALUES.limit = old_limit
+        VALUES.forget()
 
 
-def test_an_object_converted_before_is_found_again_and_its_id_never_names_another_object() -> None:
-    # The cache by identity holds each object it names: ids are reused as soon as an object is freed, and a
-    # new card at the old one's address must not take its bytes.
+def test_a_value_is_found_by_its_fields_whatever_object_holds_them_and_never_by_identity() -> None:
+    # Freed objects' addresses are reused at once: a new card at an old one's address must not take its bytes,
+    # and a card made anew with the same fields finds the bytes of the first.
     engine = get_game("uno").engine
     card_type = type(engine.view(engine.new(4, uno_options(), 1), 0).top_card)
     card_message = type(table_pb2.GameView().uno.top_card)
-    wire.forget_converted()
+    VALUES.forget()
     for number in range(200):
         card = dataclasses.replace(engine.view(engine.new(4, uno_options(), 1), 0).top_card, id=1000 + number)
         assert type(card) is card_type
-        for _ in range(2):  # converted, then found by its identity
+        for again in (card, dataclasses.replace(card)):  # converted, then found by its fields
             message = card_message()
-            wire._nested(card, message)
+            VALUES.fill(message, again, wire._serialised)
             assert message == plain(card, card_message()), number
-        assert wire._CONVERTED_OBJECTS[id(card)][0] is card
         del card
-    wire.forget_converted()
+    assert len(VALUES) == 200
+    VALUES.forget()
 
 
 def uno_options() -> dict[str, Any]:
@@ -211,16 +216,28 @@ class Nested:
     card: UnhashableCard
 
 
-def test_only_classes_whose_equal_values_make_equal_messages_are_cached() -> None:
+def test_only_classes_whose_fields_make_their_bytes_are_kept_by_value() -> None:
     engine_card = type(get_game("uno").engine.view(get_game("uno").engine.new(2, uno_options(), 1), 0).top_card)
-    assert wire._cacheable(engine_card)
-    assert not wire._cacheable(SeatShown), "a field left out of the comparison"
-    assert not wire._cacheable(Measured), "a float: -0.0 == 0.0"
-    assert not wire._cacheable(OwnEquality), "an __eq__ and __hash__ of its own"
-    assert not wire._cacheable(ByIdentity), "compared by identity"
-    assert not wire._cacheable(Mutable), "not frozen"
-    assert not wire._cacheable(Nested), "holds a class that may not be"
-    assert not wire._cacheable(SeatsShown)
+    assert message_cache.by_value(engine_card)
+    assert message_cache.keeps_bytes(engine_card)
+    assert not message_cache.by_value(Measured), "a float: -0.0 == 0.0"
+    assert not message_cache.by_value(Mutable), "not frozen"
+    assert not message_cache.by_value(SeatShown), "a field left out of the comparison"
+    assert not message_cache.by_value(ByIdentity), "compared by identity"
+    assert not message_cache.by_value(SeatsShown)
+    # The bytes of values are kept by their fields, never by their class's equality: an __eq__ of its own
+    # changes nothing there.
+    assert message_cache.keeps_bytes(OwnEquality)
+    assert not message_cache.keeps_bytes(Nested), "holds other values: converted each time"
+
+
+def test_values_equal_by_their_own_eq_but_with_other_fields_convert_each_as_it_is() -> None:
+    VALUES.forget()
+    for index in (1, 2, 1):
+        message = table_pb2.Seat()
+        VALUES.fill(message, OwnEquality(index), wire._serialised)
+        assert message.index == index
+    VALUES.forget()
 
 
 def test_values_equal_but_for_a_field_left_out_of_the_comparison_convert_each_as_it_is() -> None:
@@ -249,11 +266,11 @@ def test_the_same_value_in_two_message_types_is_converted_for_each() -> None:
     class SeatNumber:
         seat: int
 
-    wire.forget_converted()
+    VALUES.forget()
     answer = service_pb2.AddBotResponse()  # seat is field 1
-    wire._nested(SeatNumber(3), answer)
+    VALUES.fill(answer, SeatNumber(3), wire._serialised)
     request = service_pb2.AddBotRequest()  # seat is field 2, field 1 the table's id
-    wire._nested(SeatNumber(3), request)
+    VALUES.fill(request, SeatNumber(3), wire._serialised)
     assert answer.seat == 3
     assert request.seat == 3
     assert request.table_id == ""
@@ -262,20 +279,43 @@ def test_the_same_value_in_two_message_types_is_converted_for_each() -> None:
 def test_a_cached_value_is_parsed_from_its_bytes_not_converted_again() -> None:
     engine = get_game("uno").engine
     view = engine.view(engine.new(4, uno_options(), 3), 0)
-    wire.forget_converted()
+    VALUES.forget()
     wire.to_message(view, table_pb2.GameView().uno)
     card = view.hand[0]
-    descriptor, _ = wire._CONVERTED[card]
+    known = VALUES.known(card)
+    assert known is not None
     marked = type(table_pb2.GameView().uno.top_card)(id=card.id, points=12345)
-    wire._CONVERTED[card] = (descriptor, marked.SerializeToString())
+    VALUES.remember(card, known[0], marked.SerializeToString())
     try:
-        # An equal card that is another object: found by its value.
+        # An equal card that is another object: found by its fields.
         equal = dataclasses.replace(view, hand=(dataclasses.replace(card), *view.hand[1:]))
         assert equal.hand[0] is not card
-        again = wire.to_message(equal, table_pb2.GameView().uno)
-        assert again.hand[0].points == 12345, "the second conversion read the cache"
-        # The card itself: found by its identity, before its value is looked up.
-        wire._CONVERTED_OBJECTS[id(card)] = (card, descriptor, marked.SerializeToString() + b"\x28\x02")
-        assert wire.to_message(view, table_pb2.GameView().uno).hand[0].points == 2
+        assert wire.to_message(equal, table_pb2.GameView().uno).hand[0].points == 12345, "read from the cache"
+        assert wire.to_message(view, table_pb2.GameView().uno).hand[0].points == 12345
     finally:
-        wire.forget_converted()
+        VALUES.forget()
+
+
+def test_a_hand_and_legal_actions_are_right_when_the_cache_fills_up_midway() -> None:
+    engine = get_game("uno").engine
+    state = engine.new(4, uno_options(), 3)
+    view = engine.view(state, 0)
+    assert len(view.hand) > 3
+    VALUES.forget()
+    old_limit = VALUES.limit
+    VALUES.limit = 3
+    try:
+        for _ in range(2):  # cold, then with the cache emptied while a hand is joined
+            assert wire.to_message(view, table_pb2.GameView().uno) == plain(view, table_pb2.GameView().uno)
+            assert 1 <= len(VALUES) <= 3
+        offered = [(PlayCard(card_id=number, color=UnoColor.RED), f"label {number}") for number in range(8)]
+
+        def build(engine: Any, action: Any, label: str) -> bytes:
+            return table_pb2.LegalAction(id=label, label=label).SerializeToString()
+
+        for _ in range(2):
+            joined = table_pb2.Update.FromString(VALUES.legal_actions(engine, offered, build))
+            assert [legal.label for legal in joined.legal_actions] == [label for _, label in offered]
+    finally:
+        VALUES.limit = old_limit
+        VALUES.forget()

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import bisect
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from functools import cache
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import json_format
 
-from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.api.v1 import table_pb2
 from toadstool.bots import BotLevel, table_options
 from toadstool.engine import SPECTATOR, Engine, Event, _snake, event_text, name_seats, view_split
 from toadstool.i18n import ENGLISH, Text, translate, trn
-from toadstool.server import wire
-from toadstool.server.tables.action_ids import MAX_KNOWN_IDS, id_of
+from toadstool.server import message_cache, wire
+from toadstool.server.message_cache import VALUES, MessageCache
+from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.seats import SeatKind, Status
 from toadstool.server.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
 from toadstool.server.view_words import say_view_words
@@ -32,42 +33,6 @@ if TYPE_CHECKING:
 
 #: The oneof member of GameView and Action for games without a message of their own.
 GENERIC = "generic"
-
-_Part = TypeVar("_Part")
-
-
-class MessageCache:
-    """The parts of one table's messages, built once and shared by every stream that asks (the table carries
-    it as `Table.message_cache`; only this module reads or writes it)."""
-
-    __slots__ = ("parts", "private_views", "seat_messages", "seats_shown")
-
-    def __init__(self) -> None:
-        #: Parts of updates at one (version, revision): see `part`.
-        self.parts: dict[tuple[Any, ...], Any] = {}
-        #: Each viewer's last private view and its serialised body, by viewer and language
-        #: (`_private_view_body`).
-        self.private_views: dict[tuple[int | None, str], tuple[Any, bytes]] = {}
-        #: What `seat_messages` showed last, and the seats' messages it built for it.
-        self.seats_shown: list[tuple[Any, ...]] = []
-        self.seat_messages: list[table_pb2.Seat] = []
-
-    def part(self, table: Table, key: tuple[Any, ...], build: Callable[[], _Part]) -> _Part:
-        """A part of an update built once per version and revision, however many streams ask for it.
-
-        Every watcher of a table is woken by the same change and asks for the same parts: the table's own
-        part once, each viewer's part once per viewer (every spectator shares one), a live stream's whole
-        message, serialised, once per viewer and event position. Only the current version and revision are
-        ever asked for again, so older parts are dropped. Callers must not change what they get.
-        """
-        full = (table.version, table.revision, *key)
-        parts = self.parts
-        found = parts.get(full)
-        if found is None:
-            if parts and next(iter(parts))[:2] != full[:2]:
-                parts.clear()
-            found = parts[full] = build()
-        return found  # type: ignore[no-any-return]
 
 
 def cache_of(table: Table) -> MessageCache:
@@ -131,25 +96,12 @@ def action_message(engine: Engine[Any, Any], action: Any, into: table_pb2.Action
     return message
 
 
-#: The serialised LegalAction messages of the action objects offered last, by identity (as `action_ids.id_of`)
-#: and label: `(id(action), label)` -> (action, its game, its message).
-_LEGAL_BYTES: dict[tuple[int, str], tuple[Any, str, bytes]] = {}
-
-
-def _legal_action_bytes(engine: Engine[Any, Any], action: Any, label: str) -> bytes:
-    """The serialised LegalAction of `action` (its id, `label` and action message), built once for the same
-    action object and label: the seat to act is sent every legal action after every move, mostly the same
-    objects with the same labels (see `action_ids.id_of`)."""
-    entry = _LEGAL_BYTES.get((id(action), label))
-    if entry is not None and entry[0] is action and entry[1] == engine.name:
-        return entry[2]
-    if len(_LEGAL_BYTES) >= MAX_KNOWN_IDS:
-        _LEGAL_BYTES.clear()
+def _legal_action(engine: Engine[Any, Any], action: Any, label: str) -> bytes:
+    """The serialised LegalAction of `action`: its id, `label` and action message (kept by
+    `ValueBytes.legal_actions`, so built once for the same action and label)."""
     legal = table_pb2.LegalAction(id=id_of(action), label=label)
     action_message(engine, action, into=legal.action)
-    data = legal.SerializeToString()
-    _LEGAL_BYTES[id(action), label] = (action, engine.name, data)
-    return data
+    return legal.SerializeToString()
 
 
 def action_from_message(engine: Engine[Any, Any], message: table_pb2.Action) -> Any:
@@ -412,11 +364,8 @@ def _private_part(table: Table, viewer: int | None, language: str = ENGLISH) -> 
 
 def _private_view_body(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
     """The serialised body of `viewer`'s private view (fields of `GameView.<game>`), converted again only when
-    that view changed.
-
-    Most moves change nothing of most seats' own (the others' hands stay as they were), and equal private
-    views make the same bytes (`wire.converts_by_value`), so the table keeps each viewer's last one.
-    """
+    that view changed (`MessageCache.private_views`): most moves change nothing of most seats' own (the
+    others' hands stay as they were)."""
     engine: Any = table.engine
     private = engine.private_view(table.state, viewer)
     private_views = (table.message_cache or cache_of(table)).private_views
@@ -428,7 +377,7 @@ def _private_view_body(table: Table, viewer: int | None, language: str = ENGLISH
     if language != ENGLISH:
         say_view_words(member, language)
     data: bytes = member.SerializeToString()
-    if wire.converts_by_value(type(private)):
+    if message_cache.by_value(type(private)):
         private_views[(viewer, language)] = (private, data)
     return data
 
@@ -440,24 +389,18 @@ def _add_legal_actions(part: table_pb2.Update, table: Table, viewer: int | None,
 
 def _legal_actions_bytes(table: Table, viewer: int | None, language: str = ENGLISH) -> bytes:
     """`viewer`'s legal actions, each with its id, its label and its action message, as the bytes of an
-    Update holding only them: each LegalAction's own bytes (`_legal_action_bytes`), keyed and length-prefixed
-    as an element of `Update.legal_actions`, joined."""
+    Update holding only them (`ValueBytes.legal_actions`)."""
     if viewer is None:
         return b""
     engine = table.engine
     state = table.state  # read once: it is a descriptor (`table._Replayed`), asked for once per legal action
     names = table.names()
-    parts: list[bytes] = []
     english = language == ENGLISH
+    offered = []
     for action in engine.legal_actions(state, viewer):
         label = engine.describe(state, viewer, action)
-        data = _legal_action_bytes(engine, action, name_seats(label if english else said(label, language), names))
-        parts += (_LEGAL_ACTIONS_KEY, wire.varint(len(data)), data)
-    return b"".join(parts)
-
-
-#: `Update.legal_actions`'s key on the wire: its number, length-delimited.
-_LEGAL_ACTIONS_KEY = wire.varint(table_pb2.Update.LEGAL_ACTIONS_FIELD_NUMBER << 3 | 2)
+        offered.append((action, name_seats(label if english else said(label, language), names)))
+    return VALUES.legal_actions(engine, offered, _legal_action)
 
 
 def update_for(
@@ -468,7 +411,8 @@ def update_for(
     Every byte comes from `Engine.view`, `event_text` and the viewer's own legal actions: this is
     the one door out of the server (docs/design.md, principle 4). It is `watch_response`'s very bytes, parsed.
     """
-    return table_pb2.Update.FromString(b"".join(_update_parts(table, viewer, since_version, None, language)))
+    parts = _update_parts(table, viewer, since_version, None, language)
+    return table_pb2.Update.FromString(message_cache.update(parts))
 
 
 def watch_response(
@@ -484,17 +428,12 @@ def watch_response(
     """
 
     def build() -> bytes:
-        update = b"".join(_update_parts(table, viewer, since_version, since_event, language))
-        return _WATCH_UPDATE_TAG + wire.varint(len(update)) + update
+        return message_cache.watch_response(_update_parts(table, viewer, since_version, since_event, language))
 
     if since_event is None:
         return build()
     cache = table.message_cache or cache_of(table)
     return cache.part(table, ("live", viewer, language, since_event, len(table.events)), build)
-
-
-#: `WatchResponse.update`'s key on the wire: field 1, length-delimited.
-_WATCH_UPDATE_TAG = bytes([service_pb2.WatchResponse.UPDATE_FIELD_NUMBER << 3 | 2])
 
 
 def _update_parts(
@@ -547,34 +486,6 @@ def _update_parts(
     game_part = cache.part(
         table,
         ("viewer", viewer, language),
-        lambda: join_split(table.engine.name, public_part, _private_part(table, viewer, language)),
+        lambda: message_cache.join_split(table.engine.name, public_part[1], *_private_part(table, viewer, language)),
     )
     return table_part, own.SerializeToString(), public_part[0], game_part
-
-
-def join_split(game: str, public: tuple[bytes, bytes], private: tuple[bytes, bytes]) -> bytes:
-    """A viewer's view and legal actions as Update fields (a game with `view_split`), from `_public_part`'s
-    (fields, view body) and `_private_part`'s (view body, legal actions): `Update.view` written once, holding
-    `GameView.<game>` written once, whose body joins the public and the private fields of the view (disjoint
-    sets: `view_split`), then the viewer's legal actions. Built once per viewer and version; the public
-    fields (phase, scores, whose turn: `public[0]`) go beside it, shared by every viewer."""
-    public_body = public[1]
-    private_body, legal = private
-    size = len(public_body) + len(private_body)
-    body_size = wire.varint(size)
-    member = _MEMBER_KEYS.get(game) or _member_key(game)
-    view_size = wire.varint(len(member) + len(body_size) + size)
-    return b"".join((_VIEW_KEY, view_size, member, body_size, public_body, private_body, legal))
-
-
-#: The key of `GameView`'s member for each game on the wire (its number, length-delimited): `_member_key`.
-_MEMBER_KEYS: dict[str, bytes] = {}
-
-
-def _member_key(game: str) -> bytes:
-    key = _MEMBER_KEYS[game] = wire.varint(table_pb2.GameView.DESCRIPTOR.fields_by_name[game].number << 3 | 2)
-    return key
-
-
-#: `Update.view`'s key on the wire: its number, length-delimited.
-_VIEW_KEY = wire.varint(table_pb2.Update.VIEW_FIELD_NUMBER << 3 | 2)

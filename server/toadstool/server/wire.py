@@ -13,6 +13,10 @@ Conventions a game follows so that the converter needs no per-game code:
 
 A game with no message of its own (the `generic` members of GameView and Action) travels as plain data
 instead: `to_plain` and `from_plain` map the same values to and from what a google.protobuf.Struct holds.
+
+It keeps no message bytes: a nested value shown again and again (an UNO card) is parsed from the bytes the
+message cache keeps (`toadstool.server.message_cache`); what it remembers itself is per class (the field
+plans below), bounded by the classes the games define.
 """
 
 from __future__ import annotations
@@ -22,18 +26,15 @@ import enum
 import types
 import typing
 from collections.abc import Mapping
-from functools import cache
 from typing import Any
 
-from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from toadstool.engine import _snake, preview
+from toadstool.server import message_cache
+from toadstool.server.message_cache import VALUES
 
-
-@cache
-def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+_hints = message_cache.type_hints
 
 
 _FIELDS: dict[type, tuple[str, ...]] = {}
@@ -47,48 +48,22 @@ def _fields(cls: type) -> tuple[str, ...]:
 
 
 # How each dataclass field maps to its proto field, worked out once per class from its type hints. A nested
-# value of a class `_cacheable` says may be (`_CACHED`, `_REPEATED_CACHED`) is converted through `_nested`.
+# value of a class keyed by its fields (`message_cache.by_value`, with no nested field of its own) is
+# converted through the message cache (`_CACHED`, `_REPEATED_CACHED`).
 _SCALAR, _ENUM, _MESSAGE, _REPEATED_SCALAR, _REPEATED_ENUM, _REPEATED_MESSAGE, _DYNAMIC = range(7)
 _CACHED, _REPEATED_CACHED = 7, 8
 _SCALAR_TYPES = (int, float, str, bool, bytes)
-#: What a field of a `_cacheable` class may hold: not float (-0.0 equals 0.0 and makes other bytes).
-_EXACT_TYPES = (int, str, bytes)  # (bool and IntEnum are ints)
-
-_CACHEABLE: dict[type, bool] = {}
-
-
-def _cacheable(cls: type) -> bool:
-    """Whether two equal values of the dataclass `cls` always make the same message, so that `_nested` may
-    reuse the bytes of one for the other: it is frozen, compared and hashed on every field by the methods
-    `dataclass` wrote, and holds only whole numbers, text, bytes, IntEnum members, tuples of those and values
-    of other such classes. Not a float (-0.0 == 0.0), a plain Enum, or anything its type hints do not name."""
-    known = _CACHEABLE.get(cls)
-    if known is not None:
-        return known
-    _CACHEABLE[cls] = False  # while deciding: a class that holds itself is converted field by field
-    params = cls.__dataclass_params__  # type: ignore[attr-defined]
-    fields = dataclasses.fields(cls)
-    able = bool(params.frozen and params.eq) and all(f.compare for f in fields)
-    able = able and all(_written_by_dataclass(getattr(cls, name, None)) for name in ("__eq__", "__hash__"))
-    if able:
-        try:
-            hints = _hints(cls)
-        except Exception:
-            hints = {}
-        able = all(_exact(hints.get(f.name, Any)) for f in fields)
-    _CACHEABLE[cls] = able
-    return able
 
 
 def converts_by_value(cls: type) -> bool:
-    """Whether two equal values of the dataclass `cls` always make the same message (see `_cacheable`), so
-    that the bytes of one may be sent for the other."""
-    return _cacheable(cls)
+    """Whether two values of the dataclass `cls` with the same fields always make the same message
+    (`message_cache.by_value`), so that the bytes of one may be sent for the other."""
+    return message_cache.by_value(cls)
 
 
-def _written_by_dataclass(method: Any) -> bool:
-    code = getattr(method, "__code__", None)
-    return code is not None and code.co_filename == "<string>"  # dataclasses makes its methods with exec
+def _keyed(cls: type) -> bool:
+    """Whether the message cache keeps the bytes of `cls`'s values (`ValueBytes.value_bytes`)."""
+    return message_cache.keeps_bytes(cls)
 
 
 def _optional_of(hint: Any) -> Any:
@@ -99,23 +74,6 @@ def _optional_of(hint: Any) -> Any:
     return hint
 
 
-def _exact(hint: Any) -> bool:
-    """Whether a field typed `hint` converts the same for equal values (see `_cacheable`)."""
-    hint = _optional_of(hint)
-    if hint is None:
-        return False
-    if typing.get_origin(hint) is tuple:
-        arguments = typing.get_args(hint)
-        if len(arguments) != 2 or arguments[1] is not Ellipsis:
-            return False
-        hint = arguments[0]
-    if not isinstance(hint, type):
-        return False
-    if dataclasses.is_dataclass(hint):
-        return _cacheable(hint)
-    return issubclass(hint, _EXACT_TYPES) and (not issubclass(hint, enum.Enum) or issubclass(hint, enum.IntEnum))
-
-
 def _kind(hint: Any) -> int:
     hint = _optional_of(hint)
     if hint is None:
@@ -124,7 +82,7 @@ def _kind(hint: Any) -> int:
         element = typing.get_args(hint)[0]
         if isinstance(element, type):
             if dataclasses.is_dataclass(element):
-                return _REPEATED_CACHED if _cacheable(element) else _REPEATED_MESSAGE
+                return _REPEATED_CACHED if _keyed(element) else _REPEATED_MESSAGE
             if issubclass(element, enum.IntEnum):
                 return _REPEATED_SCALAR  # an IntEnum member is its proto number already (no `.value` to look up)
             if issubclass(element, enum.Enum):
@@ -134,7 +92,7 @@ def _kind(hint: Any) -> int:
         return _DYNAMIC
     if isinstance(hint, type):
         if dataclasses.is_dataclass(hint):
-            return _CACHED if _cacheable(hint) else _MESSAGE
+            return _CACHED if _keyed(hint) else _MESSAGE
         if issubclass(hint, enum.IntEnum):
             return _SCALAR
         if issubclass(hint, enum.Enum):
@@ -196,10 +154,10 @@ def to_message(value: Any, message: Message, fields: frozenset[str] | None = Non
             if sub.ListFields():  # filled already (a message given to fill that had it): merged field by field
                 to_message(item, sub)
             else:
-                _nested(item, sub)
+                sub.MergeFromString(VALUES.value_bytes(item, type(sub), _serialised))
         elif kind == _REPEATED_CACHED:
             if item:
-                _extend_cached(message, name, item)
+                VALUES.extend(message, name, item, _serialised)
         elif kind == _REPEATED_SCALAR:
             if item:
                 getattr(message, name).extend(item)
@@ -220,100 +178,9 @@ def to_message(value: Any, message: Message, fields: frozenset[str] | None = Non
     return message
 
 
-#: The serialised message of each nested value converted lately, by value, with its message type, for the
-#: classes `_cacheable` allows. Equal values of them make equal messages, and the same values recur in view
-#: after view (UNO's card objects are constants shown in every hand), so their bytes are parsed into place
-#: (upb, in C) instead of being converted field by field in Python again. Bounded: emptied when full. (A
-#: value of the wrong type, say 7.0 for an int, that equals one converted before takes its bytes instead of
-#: failing: the engines' types are checked by mypy, not here.)
-_CONVERTED: dict[Any, tuple[Any, bytes]] = {}
-MAX_CONVERTED = 4096
-#: The same, by the value's identity, in front of `_CONVERTED`: the same object is shown again and again (a
-#: card constant in every hand), and looking up its id skips hashing it (a dataclass's `__hash__` is Python,
-#: run for every card of every hand after every move). Each entry holds its value, so its id cannot be
-#: reused by another object while the entry lasts; a value found here is the very object converted, which
-#: the `_cacheable` classes' immutability makes safe. Emptied with `_CONVERTED`.
-_CONVERTED_OBJECTS: dict[int, tuple[Any, Any, bytes]] = {}
-
-
-def forget_converted() -> None:
-    """Empty both caches of converted values (tests start from nothing; nothing else needs it)."""
-    _CONVERTED.clear()
-    _CONVERTED_OBJECTS.clear()
-
-
-def _nested(value: Any, message: Message) -> None:
-    """Fill the empty nested `message` from `value` (of a `_cacheable` class), from `_CONVERTED` when it can."""
-    message.MergeFromString(_cached_bytes(value, type(message)))
-
-
-def _cached_bytes(value: Any, message_type: type[Message]) -> bytes:
-    """The serialised `message_type` message of `value` (of a `_cacheable` class): from the caches, or
-    converted and remembered (a value of a class that cannot be cached is converted and not remembered)."""
-    descriptor = message_type.DESCRIPTOR
-    seen = _CONVERTED_OBJECTS.get(id(value))
-    if seen is not None and seen[0] is value and seen[1] is descriptor:
-        return seen[2]
-    if not (_CACHEABLE.get(type(value)) or _cacheable(type(value))):  # a subclass of the field's type
-        return to_message(value, message_type()).SerializeToString()
-    try:
-        cached = _CONVERTED.get(value)
-    except TypeError:  # unhashable after all (a tuple field holding a list): no cache, and no harm
-        return to_message(value, message_type()).SerializeToString()
-    if cached is not None and cached[0] is descriptor:
-        data = cached[1]
-    else:
-        data = to_message(value, message_type()).SerializeToString()
-    if len(_CONVERTED) >= MAX_CONVERTED or len(_CONVERTED_OBJECTS) >= MAX_CONVERTED:
-        forget_converted()
-    _CONVERTED[value] = (descriptor, data)
-    _CONVERTED_OBJECTS[id(value)] = (value, descriptor, data)
-    return data
-
-
-#: Each repeated field of `_cacheable` values, by its message's descriptor and its name: the field's key on
-#: the wire (its number, length-delimited) and its element's message class.
-_REPEATED_FIELDS: dict[tuple[Any, str], tuple[bytes, type[Message]]] = {}
-
-
-def _extend_cached(message: Message, name: str, items: tuple[Any, ...]) -> None:
-    """Append `items` (of a `_cacheable` class) to the repeated field `name` of `message` in one parse.
-
-    Each element's bytes come from the caches (as `_nested`'s), keyed and length-prefixed as protobuf writes
-    an element of a repeated message field, and joined: a hand of cards is one call into upb rather than two
-    per card (adding an element, then parsing into it). Parsing appends to a repeated field, in order.
-    """
-    field = _REPEATED_FIELDS.get((message.DESCRIPTOR, name))
-    if field is None:
-        described = message.DESCRIPTOR.fields_by_name[name]
-        element: Any = described.message_type  # (a message field: never None)
-        field = _REPEATED_FIELDS[message.DESCRIPTOR, name] = (
-            varint(described.number << 3 | 2),
-            message_factory.GetMessageClass(element),
-        )
-    key, element_type = field
-    parts: list[bytes] = []
-    for element in items:
-        data = _cached_bytes(element, element_type)
-        parts += (key, varint(len(data)), data)
-    message.MergeFromString(b"".join(parts))
-
-
-def varint(value: int) -> bytes:
-    """`value` as protobuf's base-128 varint (a field's key, the length before a length-delimited field)."""
-    if value <= 0x7F:
-        return _SMALL_VARINTS[value]
-    if value <= 0x3FFF:  # most lengths of a view's parts: two bytes
-        return bytes((value & 0x7F | 0x80, value >> 7))
-    out = bytearray()
-    while value > 0x7F:
-        out.append(value & 0x7F | 0x80)
-        value >>= 7
-    out.append(value)
-    return bytes(out)
-
-
-_SMALL_VARINTS = tuple(bytes((value,)) for value in range(0x80))
+def _serialised(value: Any, message_type: type[Message]) -> bytes:
+    """`value` converted to a new `message_type` message, serialised (what the message cache keeps)."""
+    return to_message(value, message_type()).SerializeToString()
 
 
 def _set_dynamic(message: Message, name: str, item: Any) -> None:
