@@ -194,6 +194,25 @@ def test_every_level_plays_every_game_to_its_end_legally(game: str, levels: tupl
     assert all(0 <= w < 4 for w in result.outcome.winners)
 
 
+@pytest.mark.parametrize("game", [g for g in GAME_NAMES if hasattr(determinizer_of(get_game(g)), "rollout_view")])
+def test_a_rollout_view_makes_the_normal_bot_choose_as_the_full_view_does(game: str) -> None:
+    """Where a determinizer gives the hard bot's rollouts a cheaper view, the normal bot makes the same
+    choice with it as with the engine's view, at every decision of a few normal games."""
+    spec = get_game(game)
+    determinizer = determinizer_of(spec)
+    rollout_view = determinizer.rollout_view  # type: ignore[union-attr]
+    engine = spec.engine
+    bot = spec.smart_bot()
+    compared = 0
+    for seed in (1, 2, 3):
+        for state, seat in _decision_points(game, seed, 300):
+            compared += 1
+            legal = engine.legal_actions(state, seat)
+            full = bot.choose(engine.view(state, seat), legal, True, random.Random(seed))
+            assert bot.choose(rollout_view(state, seat), legal, True, random.Random(seed)) == full
+    assert compared >= 60
+
+
 def test_the_levels_are_the_bots_they_say() -> None:
     for game in GAME_NAMES:
         assert type(make_bot(game, "normal")) is type(get_game(game).smart_bot())

@@ -100,7 +100,11 @@ EASY_MISTAKES: dict[str, float] = {"kart": 0.8, "levelup": 0.8}
 class Determinizer(Protocol):
     """One game's sampler of hidden information: a full engine state that `view` (of the seat `view.you`)
     could be a view of, with everything that seat cannot see (others' cards and objectives, the decks'
-    order, the dice) drawn from `rng`. It reads the view and the game's public card lists, never a state."""
+    order, the dice) drawn from `rng`. It reads the view and the game's public card lists, never a state.
+
+    Optional attributes the hard bot reads where present: `scale`, `confidence`, `horizon`, and
+    `rollout_view(state, seat)`, a cheaper stand-in for the engine's view with the fields the normal bot
+    reads (its rollouts ask for one at every move)."""
 
     def sample(self, view: Any, rng: random.Random) -> Any: ...
 
@@ -286,6 +290,8 @@ class HardBot:
         engine = self.engine
         determinizer = self.determinizer
         players = len(engine.view(start, None).scores)
+        #: A cheaper view with what the normal bot reads, where the game has one (same choices, less work).
+        view_of = getattr(determinizer, "rollout_view", None) or engine.view
         for _ in range(getattr(determinizer, "horizon", self.rollout_limit)):
             if engine.outcome(state) is not None or determinizer.stop(start, state):
                 break
@@ -301,7 +307,7 @@ class HardBot:
                 if len(legal) == 1:
                     action = legal[0]
                 elif rng.random() < self.greedy_rollouts:
-                    action = self.normal.choose(engine.view(state, actor), legal, True, rng) or legal[0]
+                    action = self.normal.choose(view_of(state, actor), legal, True, rng) or legal[0]
                 else:
                     action = legal[rng.randrange(len(legal))]
                 chosen = (actor, action)
