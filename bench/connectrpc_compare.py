@@ -38,9 +38,7 @@ itself: `toadstool serve` with the chosen handler (internal).
 from __future__ import annotations
 
 import argparse
-import os
 import re
-import subprocess
 import sys
 import time
 from collections.abc import AsyncIterator, Callable
@@ -51,7 +49,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
-from children import die_with_parent
 from common import RESULTS, final_json, fmt, machine, write_csv
 from peers import _ratio, _spread, other_load
 
@@ -256,43 +253,9 @@ def serve_main(side: str, argv: list[str]) -> int:
 # The conductor
 
 
-def _start_server(side: str) -> Callable[..., subprocess.Popen[bytes]]:
-    """load.start_server's `toadstool serve`, run through this script's serve role with `side`'s handler."""
-
-    def start(
-        target: str,
-        port: int,
-        tables: int,
-        size: int,
-        state_dir: str,
-        store: str,
-        profile: Path | None,
-        server_loop: str | None = None,
-        web_port: int | None = None,
-        bot_processes: str = "default",
-    ) -> subprocess.Popen[bytes]:
-        command = [sys.executable]
-        if profile is not None:
-            command += ["-m", "cProfile", "-o", str(profile)]
-        command += [__file__, "--role", "serve", "--side", side, "--"]
-        command += ["serve", "--host", load.HOST, "--port", str(port)]
-        if server_loop == "asyncio":
-            command += ["--asyncio-loop"]
-        command += ["--max-tables", str(tables + 10), *load._unlimited(tables)]
-        command += ["--no-db"] if store == "none" else ["--db", str(Path(state_dir) / "bench.db")]
-        if web_port is not None:
-            command += ["--web-port", str(web_port)]
-        if bot_processes != "default":
-            command += ["--bot-processes", bot_processes]
-        env = {**os.environ, "XDG_STATE_HOME": state_dir, "XDG_CONFIG_HOME": state_dir}
-        with (Path(state_dir) / "server.log").open("ab") as log:
-            return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, preexec_fn=die_with_parent)
-
-    return start
-
-
 def run_side(side: str, tables: int, budget: load.Budget, target: str, profiles: Path | None) -> dict[str, Any]:
-    load.start_server = _start_server(side)
+    # load.start_server's `toadstool serve`, run through this script's serve role with `side`'s handler.
+    load.SERVE_ENTRY = [__file__, "--role", "serve", "--side", side, "--"]
     profile = profiles / f"connectrpc-compare-{side}-{tables}.prof" if profiles is not None else None
     with other_load() as record:
         point = load.run_point(target, tables, budget, 0, "temp", profile)

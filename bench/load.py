@@ -740,6 +740,11 @@ def _unlimited(tables: int) -> list[str]:
     return flags
 
 
+#: What runs the `toadstool` command after `python`: the package's own entry, unless another script serves
+#: the same command its own way (bench/connectrpc_compare.py puts its serve role here).
+SERVE_ENTRY: list[str] = ["-m", "toadstool.cli"]
+
+
 def start_server(
     target: str,
     port: int,
@@ -763,7 +768,7 @@ def start_server(
         command = [sys.executable]
         if profile is not None:
             command += ["-m", "cProfile", "-o", str(profile)]
-        command += ["-m", "toadstool.cli", "serve", "--host", HOST, "--port", str(port)]
+        command += [*SERVE_ENTRY, "serve", "--host", HOST, "--port", str(port)]
         if server_loop == "asyncio":  # serve itself runs on uvloop unless told (None: as deployed)
             command += ["--asyncio-loop"]
         command += ["--max-tables", str(tables + 10), *_unlimited(tables)]

@@ -9,7 +9,6 @@ screenshots of each German board go to test-output/screenshots/ (or $TOADSTOOL_S
 
 from __future__ import annotations
 
-import asyncio
 import os
 import tkinter as tk
 from collections.abc import AsyncIterator
@@ -19,11 +18,10 @@ import pytest
 from test_tk_screens import play_until, window_problems
 
 import tk_helpers
-from tk_helpers import SCREENSHOTS, TkDriver, canvas_layout_problems, close_app, open_app, screen_of
+from tk_helpers import SCREENSHOTS, TkDriver, canvas_layout_problems
 from toadstool.api.v1 import table_pb2
 from toadstool.server.app import RunningServer
 from toadstool_clients.tk.motion import Motion
-from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 
 display = tk_helpers.display
 driver = tk_helpers.driver
@@ -67,21 +65,9 @@ async def sized(
 ) -> AsyncIterator[TkDriver]:
     """A fresh window on the session's 1280x800 screen and on a netbook's 1024x600 (German words are longer
     where room is least)."""
-    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("USER", "tester")
-    monkeypatch.setenv("LOGNAME", "tester")
-    if request.param != "1280x800":
-        screen_of(request.param, monkeypatch)
-    app = open_app()
-    driver = TkDriver(app)
-    driver.watch_network(monkeypatch)
-    try:
-        await driver.pump(lambda: app.root.winfo_ismapped() and app.root.winfo_width() > 1, 10, "the window")
+    size = None if request.param == "1280x800" else request.param
+    async with tk_helpers.shown_window(tmp_path, monkeypatch, size) as driver:
         yield driver
-        driver.assert_never_waited_for_the_network()
-    finally:
-        close_app(app)
 
 
 @pytest.mark.timeout(240)

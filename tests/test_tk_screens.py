@@ -19,7 +19,7 @@ from tkinter import ttk
 import pytest
 
 import tk_helpers
-from tk_helpers import ROOT, TkDriver, canvas_layout_problems, close_app, open_app, screen_of, widget_layout_problems
+from tk_helpers import ROOT, TkDriver, canvas_layout_problems, close_app, open_app, widget_layout_problems
 from toadstool.api.v1 import table_pb2
 from toadstool.server.app import RunningServer
 from toadstool_clients.connection import Client
@@ -27,7 +27,6 @@ from toadstool_clients.tk.app import load_settings
 from toadstool_clients.tk.games import kart
 from toadstool_clients.tk.lobby import LobbyScreen
 from toadstool_clients.tk.motion import Motion
-from toadstool_clients.tk.network import ignore_spurious_grpc_wakeups
 from toadstool_clients.tk.table import TableScreen
 
 display = tk_helpers.display
@@ -40,23 +39,9 @@ async def screen(
     request: pytest.FixtureRequest, display: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> AsyncIterator[TkDriver]:
     """A fresh window on a screen of each size people use (its settings in the test's own directory)."""
-    import asyncio
-
-    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("USER", "tester")
-    monkeypatch.setenv("LOGNAME", "tester")  # the login name comes first (getpass.getuser)
     monkeypatch.setattr(Motion, "frame_ms", 0)
-    screen_of(request.param, monkeypatch)
-    app = open_app()
-    driver = TkDriver(app)
-    driver.watch_network(monkeypatch)
-    try:
-        await driver.pump(lambda: app.root.winfo_ismapped() and app.root.winfo_width() > 1, 10, "the window")
+    async with tk_helpers.shown_window(tmp_path, monkeypatch, request.param) as driver:
         yield driver
-        driver.assert_never_waited_for_the_network()
-    finally:
-        close_app(app)
 
 
 def size_of(driver: TkDriver) -> str:

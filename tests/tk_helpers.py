@@ -18,7 +18,7 @@ import time
 import tkinter as tk
 import traceback
 from collections.abc import AsyncIterator, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -333,6 +333,30 @@ def screen_of(size: str, monkeypatch: pytest.MonkeyPatch) -> str:
     name = f"{display}.{SCREEN_SIZES.index(size) + 1}"
     monkeypatch.setenv("DISPLAY", name)
     return name
+
+
+@asynccontextmanager
+async def shown_window(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, size: str | None = None
+) -> AsyncIterator[TkDriver]:
+    """A fresh window on the session's screen of `size` (None: its first, 1280x800), its settings in the
+    test's own config directory, handed over once it is shown; no turn of its loop may wait for the network
+    (checked as it closes). What the fixtures of sized windows share."""
+    asyncio.get_running_loop().set_exception_handler(ignore_spurious_grpc_wakeups)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("USER", "tester")
+    monkeypatch.setenv("LOGNAME", "tester")  # the login name comes first (getpass.getuser)
+    if size is not None:
+        screen_of(size, monkeypatch)
+    app = open_app()
+    driver = TkDriver(app)
+    driver.watch_network(monkeypatch)
+    try:
+        await driver.pump(lambda: app.root.winfo_ismapped() and app.root.winfo_width() > 1, 10, "the window")
+        yield driver
+        driver.assert_never_waited_for_the_network()
+    finally:
+        close_app(app)
 
 
 def open_app(address: str | None = None, discovery_interfaces: list[str] | None = None) -> App:
