@@ -34,7 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, final_json, fmt, machine, write_csv
 
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, TableRegistry, apply_now
+from toadstool.server.tables import Status, TableRegistry
 
 #: (actions in the long game, finished tables on disk, target points of each finished game) per mode.
 BUDGETS = {"smoke": (3_000, 6, "1"), "quick": (20_000, 100, "100"), "full": (100_000, 1000, "500")}
@@ -51,7 +51,7 @@ def _play(registry: TableRegistry, table_id: str, actions: int, samples: list[tu
         if choice is None:
             break
         seat, action = choice
-        apply_now(table, seat, action)
+        table.apply_now(seat, action)
         played += 1
         if samples is not None and played % every == 0:
             samples.append((played, tracemalloc.get_traced_memory()[0]))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from timing import Clock, turns, until
 
-from toadstool.server.tables import Status, Table, TableRegistry, ladder
+from toadstool.server.tables import Status, Table, TableRegistry
 from toadstool.server.tables.action_ids import id_of
 
 
@@ -83,7 +83,7 @@ async def test_at_a_table_of_people_no_task_wakes_at_a_move_yet_a_bot_takes_over
         while table.status is not Status.FINISHED and ann.index not in table.engine.to_act(table.state):
             seat = table.engine.to_act(table.state)[0]
             action = table.engine.legal_actions(table.state, seat)[0]
-            await ladder.act(table, seat, id_of(action), table.version, f"move-{table.version}")
+            await table.act(seat, id_of(action), table.version, f"move-{table.version}")
         if table.status is not Status.FINISHED:
             version = table.version
             await until(lambda: table.version > version)

@@ -18,7 +18,7 @@ from conftest import TEST_LIMIT_FLAGS, start_serve, stop_process, toadstool_comm
 from toadstool.engine import action_id
 from toadstool.server import repair
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, TableRegistry, ladder
+from toadstool.server.tables import Status, TableRegistry
 from toadstool_clients.connection import Client
 
 PAGE = 4096
@@ -33,7 +33,7 @@ async def _play(table_id: str, registry: TableRegistry, moves: int) -> None:
             return
         seat = table.engine.to_act(table.state)[0]
         wanted = action_id(table.engine.legal_actions(table.state, seat)[0])
-        await ladder.act(table, table.seat_of_token(tokens[seat]), wanted, table.version, f"r{table.version}")
+        await table.act(table.seat_of_token(tokens[seat]), wanted, table.version, f"r{table.version}")
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ import pytest
 from toadstool.api.v1 import service_pb2
 from toadstool.server import messages
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, Table, TableRegistry, apply_now
+from toadstool.server.tables import Status, Table, TableRegistry
 from toadstool.server.tables import table as table_module
 from toadstool.server.tables.history import Window
 
@@ -58,20 +58,20 @@ def _long_game(registry: TableRegistry, moves: int) -> str:
     for _ in range(moves):
         choice = table.bot_choice()
         assert choice is not None
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     return table.table_id
 
 
 def test_a_long_game_keeps_a_window_in_memory_and_the_same_history_streams_and_restart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    everything = TableRegistry()  # windows of the usual size: none of this game is dropped from memory
+    whole = everything.get(_long_game(everything, 1500))
     monkeypatch.setattr(table_module, "KEEP_EVENTS", 100)
     monkeypatch.setattr(table_module, "KEEP_ACTIONS", 50)
     store = Store(tmp_path / "t.db")
     kept = TableRegistry(store=store)
-    everything = TableRegistry()  # no store: nothing can be read back, so everything stays in memory
     windowed = kept.get(_long_game(kept, 1500))
-    whole = everything.get(_long_game(everything, 1500))
     assert windowed.status is Status.PLAYING
     assert len(windowed.events) - windowed.events.start <= 200
     assert len(windowed.actions) - windowed.actions.start <= 100
@@ -98,7 +98,7 @@ def test_a_restart_replays_no_finished_table_until_someone_looks_and_then_shows_
     while table.status is Status.PLAYING:
         choice = table.bot_choice()
         assert choice is not None
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     before = (_seen(table, 0, None, None), list(messages.history_for(table, None)))
     store.close()
     restored = TableRegistry(store=Store(tmp_path / "t.db"))

@@ -10,14 +10,13 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 from timing import until
 
 from toadstool.engine import action_id
 from toadstool.server.store import DiskUnavailable, Store, StoredAction
-from toadstool.server.tables import Table, TableRegistry, apply_now, hosting, ladder
+from toadstool.server.tables import Table, TableRegistry, hosting
 from toadstool.server.tables.errors import ErrorKind, TableError
 
 
@@ -94,7 +93,7 @@ async def test_a_bot_move_is_applied_only_once_written_and_dropped_if_its_table_
         assert choice is not None
         seat, action = choice
         proposed = registry.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
-        apply_now(table, seat, action)  # what `act` and the turn clock do: written and applied at once
+        table.apply_now(seat, action)  # what `act` and the turn clock do: written and applied at once
         assert await asyncio.wait_for(proposed, 5) is None, "a move chosen for an old version was applied"
         assert table.version == version + 2
         assert_log_matches(store, [table])
@@ -156,10 +155,10 @@ async def test_a_bug_while_applying_a_move_reaches_its_bot_and_every_other_move_
         tables = [registry.create("uno", 2, bots=2, seed=i)[0] for i in range(3)]
         await asyncio.sleep(0)
 
-        def buggy(events: object) -> None:
+        def buggy() -> None:
             raise StopIteration  # a bare next() in a game's code: asyncio will not put it in a future
 
-        tables[0]._record_events = buggy  # type: ignore[method-assign]
+        tables[0]._check_finished = buggy  # type: ignore[method-assign]
         versions = [t.version for t in tables]
         results = await written_together(registry, tables)
         assert isinstance(results[0], RuntimeError)
@@ -212,7 +211,7 @@ async def test_peoples_moves_of_many_tables_share_one_transaction_and_are_answer
 
         store.db.set_trace_callback(trace)
         moves.extend(
-            asyncio.create_task(ladder.act(table, seat, wanted, table.version, f"move-{i}"))
+            asyncio.create_task(table.act(seat, wanted, table.version, f"move-{i}"))
             for i, (table, seat, wanted) in enumerate(tables)
         )
         answers = await asyncio.wait_for(asyncio.gather(*moves), 5)
@@ -235,8 +234,8 @@ async def test_the_same_request_twice_in_one_turn_is_applied_once_and_answered_t
         version = table.version
         first, again = await asyncio.wait_for(
             asyncio.gather(
-                ladder.act(table, seat, wanted, version, "the-same-request"),
-                ladder.act(table, seat, wanted, version, "the-same-request"),
+                table.act(seat, wanted, version, "the-same-request"),
+                table.act(seat, wanted, version, "the-same-request"),
             ),
             5,
         )
@@ -255,8 +254,8 @@ async def test_two_moves_of_one_seat_at_one_version_in_one_turn_apply_the_first_
         version = table.version
         first, second = await asyncio.wait_for(
             asyncio.gather(
-                ladder.act(table, seat, wanted, version, "click-1"),
-                ladder.act(table, seat, wanted, version, "click-2"),  # a double click: a fresh id each time
+                table.act(seat, wanted, version, "click-1"),
+                table.act(seat, wanted, version, "click-2"),  # a double click: a fresh id each time
                 return_exceptions=True,
             ),
             5,
@@ -279,7 +278,7 @@ async def test_a_person_taking_their_seat_back_in_the_turn_their_bot_moved_wins_
         assert choice is not None
         assert choice[0] == seat
         # The person's call starts in this loop turn after the bot has proposed its move, before it is written.
-        person = asyncio.ensure_future(ladder.act(table, seat, wanted, version, "i-am-back"))
+        person = asyncio.ensure_future(table.act(seat, wanted, version, "i-am-back"))
         bots = registry.moves.propose(table, seat, choice[1], table.engine.apply(table.state, *choice))
         assert await asyncio.wait_for(bots, 5) is None, "the bot moved for a person who had just acted"
         assert await asyncio.wait_for(person, 5) == (version + 1, False)
@@ -296,13 +295,13 @@ async def test_a_persons_move_the_disk_refuses_changes_nothing_and_says_so(tmp_p
         version = table.version
         store.db.execute("PRAGMA query_only = ON")  # every write now fails, as on a full or read-only disk
         with pytest.raises(DiskUnavailable, match="read-only"):
-            await asyncio.wait_for(ladder.act(table, seat, wanted, version, "refused-by-disk"), 5)
+            await asyncio.wait_for(table.act(seat, wanted, version, "refused-by-disk"), 5)
         assert table.version == version
         assert "refused-by-disk" not in table.requests
         assert table.paused_by_disk is not None
         assert any("The game is paused" in e.text for _, e in table.events)
         store.db.execute("PRAGMA query_only = OFF")
-        assert await asyncio.wait_for(ladder.act(table, seat, wanted, version, "refused-by-disk"), 5) == (
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "refused-by-disk"), 5) == (
             version + 1,
             False,
         )
@@ -321,8 +320,8 @@ async def test_a_double_click_while_the_disk_refuses_is_refused_by_the_disk_twic
         store.db.execute("PRAGMA query_only = ON")
         answers = await asyncio.wait_for(
             asyncio.gather(
-                ladder.act(table, seat, wanted, version, "click-1"),
-                ladder.act(table, seat, wanted, version, "click-2"),
+                table.act(seat, wanted, version, "click-1"),
+                table.act(seat, wanted, version, "click-2"),
                 return_exceptions=True,
             ),
             5,
@@ -339,20 +338,20 @@ async def test_a_bug_applying_the_kept_move_leaves_the_dropped_one_to_be_tried_a
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         table, seat, wanted = _people_table(registry, 6)
         version = table.version
-        record = table._record_events
+        check_finished = table._check_finished
         calls: list[object] = []
 
-        def buggy_once(events: Any) -> None:
-            calls.append(events)
+        def buggy_once() -> None:
+            calls.append(table.version)
             if len(calls) == 1:
                 raise ValueError("a game bug")
-            record(events)
+            check_finished()
 
-        table._record_events = buggy_once  # type: ignore[method-assign]
+        table._check_finished = buggy_once  # type: ignore[method-assign]
         first, second = await asyncio.wait_for(
             asyncio.gather(
-                ladder.act(table, seat, wanted, version, "a-1"),
-                ladder.act(table, seat, wanted, version, "a-2"),
+                table.act(seat, wanted, version, "a-1"),
+                table.act(seat, wanted, version, "a-2"),
                 return_exceptions=True,
             ),
             5,
@@ -381,7 +380,7 @@ async def test_a_move_waiting_when_its_table_or_seat_changes_without_a_new_versi
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         table, seat, wanted = _people_table(registry, 3)
         version = table.version
-        move = asyncio.ensure_future(ladder.act(table, seat, wanted, version, "a-waiting-move"))
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "a-waiting-move"))
         await asyncio.sleep(0)  # the move is checked and proposed; its transaction comes after this turn
         assert not move.done()
         interruption(table, seat)  # handled in the same turn
@@ -400,14 +399,14 @@ async def test_a_cancelled_move_writes_nothing_and_its_retry_is_applied_once(tmp
     async with TableRegistry(bot_delay=3600.0, store=store) as registry:
         table, seat, wanted = _people_table(registry, 3)
         version = table.version
-        move = asyncio.ensure_future(ladder.act(table, seat, wanted, version, "cancelled"))
+        move = asyncio.ensure_future(table.act(seat, wanted, version, "cancelled"))
         await asyncio.sleep(0)
         move.cancel()  # the client went away, or its deadline passed, before the transaction
         await asyncio.gather(move, return_exceptions=True)
         await asyncio.sleep(0)
         assert table.version == version
         assert stored_actions(store)[table.table_id] == []
-        assert await asyncio.wait_for(ladder.act(table, seat, wanted, version, "cancelled"), 5) == (version + 1, False)
-        assert await asyncio.wait_for(ladder.act(table, seat, wanted, version, "cancelled"), 5) == (version + 1, True)
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "cancelled"), 5) == (version + 1, False)
+        assert await asyncio.wait_for(table.act(seat, wanted, version, "cancelled"), 5) == (version + 1, True)
         assert_log_matches(store, [table])
     store.close()

@@ -23,7 +23,7 @@ from conftest import start_serve, stop_process
 from toadstool.api.v1 import table_pb2
 from toadstool.server import messages
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, TableError, TableRegistry, hosting, ladder
+from toadstool.server.tables import Status, TableError, TableRegistry, hosting
 from toadstool.server.tables.host_log import HOST_LOG
 from toadstool_clients.connection import DEFAULT_TAKEOVER_SECONDS, Client
 
@@ -111,7 +111,7 @@ async def test_a_seat_handed_to_a_bot_is_played_by_it_until_the_person_acts_or_c
         await until(lambda: table.version > version + 1)  # the bots play, Ann's too
         assert table.status is Status.PLAYING
         with pytest.raises(TableError):  # any action of hers, even a refused one, says she is back
-            await ladder.act(table, ann_seat, "no-such-action", table.version, "a-request-id-of-ann")
+            await table.act(ann_seat, "no-such-action", table.version, "a-request-id-of-ann")
         assert not ann.bot_controlled
         assert any(line.endswith("Ann is back and plays again") for line in host_lines)
         hosting.hand_to_bot(table, ann_seat)
@@ -150,7 +150,7 @@ def test_a_restarted_server_keeps_ended_and_abandoned_tables_finished_with_their
     played, _ = registry.create("uno", 2, bots=1, seed=2)
     played.join("Bob", None)
     before_move = played.version
-    assert asyncio.run(ladder.act(played, *_first_move(played))) == (before_move + 1, False)
+    assert asyncio.run(played.act(*_first_move(played))) == (before_move + 1, False)
     version = played.version
     hosting.end(played, hosting.abandoned_reason(4 * 3600))
     store.close()

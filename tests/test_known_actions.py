@@ -9,7 +9,7 @@ import pytest
 from toadstool.engine import action_id
 from toadstool.games import GAMES
 from toadstool.server import messages
-from toadstool.server.tables import Status, Table, TableRegistry, action_ids, apply_now, ladder
+from toadstool.server.tables import Status, Table, TableRegistry, action_ids
 
 
 def _offered(table: Table, seat: int) -> list[tuple[str, bytes]]:
@@ -39,7 +39,7 @@ def test_every_update_offers_each_legal_action_with_the_engines_own_id_and_messa
             offered_some += bool(_expected(table, seat))
         choice = table.bot_choice()
         assert choice is not None
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     assert offered_some > 0
 
 
@@ -59,7 +59,7 @@ def test_ids_stay_right_when_the_remembered_ids_start_again_and_for_equal_new_ob
             assert _offered(table, seat) == _expected(table, seat)
         choice = table.bot_choice()
         assert choice is not None
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     assert len(action_ids._IDS) <= 3
 
 
@@ -70,11 +70,11 @@ async def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_o
     while table.state is not None and seat not in table.engine.to_act(table.state):
         choice = table.bot_choice()
         assert choice is not None
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     action = table.engine.legal_actions(table.state, seat)[-1]
     wanted = action_id(action)
-    version, replayed = await ladder.act(table, seat, wanted, table.version, "request-1")
+    version, replayed = await table.act(seat, wanted, table.version, "request-1")
     assert (version, replayed) == (table.version, False)
     assert table.actions[-1] == (seat, action)
     assert table.requests["request-1"].action_id == wanted
-    assert await ladder.act(table, seat, wanted, version - 1, "request-1") == (version, True)
+    assert await table.act(seat, wanted, version - 1, "request-1") == (version, True)

@@ -43,7 +43,8 @@ def test_the_domain_never_imports_generated_code_or_grpc(path: Path) -> None:
 def test_the_domain_never_imports_the_transport_or_the_clients(path: Path) -> None:
     # The tables write their log through the store's Protocol and records (records), never a concrete store
     # (SQLite's or the memory's), and use their own modules, nothing above them.
-    allowed = ("toadstool.server.tables", "toadstool.server.records")
+    # The in-memory store is the registry's default when it is given none (tests, programs embedding it).
+    allowed = ("toadstool.server.tables", "toadstool.server.records", "toadstool.server.memory_store")
     upward = ("toadstool.server", "toadstool.cli", "toadstool_clients")
     wrong = [name for name in _imports(path) if name.startswith(upward) and not name.startswith(allowed)]
     assert not wrong, f"{path.relative_to(SERVER)} imports {wrong}, which sits above it"
@@ -196,7 +197,7 @@ def test_the_cycle_finder_finds_a_cycle_and_no_false_one() -> None:
 
 
 def test_no_import_cycle() -> None:
-    # The table's helpers name the table by a Protocol of what they need (group_commit, host_log, history)
-    # or import it one way (autoplay, ladder, hosting); the Tk screens switch through the app
+    # The core's helpers name it by a Protocol of what they need (host_log, history) or import the table
+    # one way (autoplay, hosting, registry); the Tk screens switch through the app
     # (toadstool_clients.tk.shell); the store no longer repairs a file as it opens it (repair.open_store).
     assert _cycles(_module_graph()) == []

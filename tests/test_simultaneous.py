@@ -1,5 +1,5 @@
 """A decision several seats owe at once (Level Up!'s vote) is never refused because someone else decided first,
-while a seat whose own decision the table moved past is still refused with ABORTED (`ladder._still_deciding`;
+while a seat whose own decision the table moved past is still refused with ABORTED (`TableCore._still_deciding`;
 the rule is said at `ActRequest.version` in service.proto). On a real server over gRPC.
 """
 

@@ -15,7 +15,7 @@ from toadstool.server import messages
 from toadstool.server.memory_store import MemoryStore
 from toadstool.server.records import StoredAction, StoredSeat, StoredTable, StoreError, TableStore
 from toadstool.server.store import Store
-from toadstool.server.tables import Status, TableRegistry, apply_now, hosting
+from toadstool.server.tables import Status, TableRegistry, hosting
 
 
 @pytest.fixture(params=["sqlite", "memory"])
@@ -50,7 +50,7 @@ def _play(registry: TableRegistry, moves: int, seed: int) -> str:
         choice = table.bot_choice()
         if choice is None:
             break
-        apply_now(table, *choice)
+        table.apply_now(*choice)
     return table.table_id
 
 

@@ -14,7 +14,6 @@ from toadstool.selfplay import play
 from toadstool.server import messages
 from toadstool.server.app import RunningServer, ServerConfig, running_server
 from toadstool.server.limits import Limits
-from toadstool.server.tables import apply_now
 from toadstool_clients.connection import Client
 
 
@@ -50,7 +49,7 @@ async def test_get_history_is_streamed_step_by_step_and_counts_as_an_open_stream
         for seat, action in play(table.engine, [RandomBot() for _ in range(4)], 2).log:
             if table.status.name != "PLAYING":
                 break
-            apply_now(table, seat, action)
+            table.apply_now(seat, action)
         assert inspect.isgenerator(messages.history_for(table, None))
         first = client.stub.GetHistory(service_pb2.GetHistoryRequest(table_id=table_id))
         assert (await first.read()).step.version == 0

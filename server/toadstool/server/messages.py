@@ -25,11 +25,16 @@ from toadstool.server import message_cache, wire
 from toadstool.server.message_cache import VALUES, MessageCache
 from toadstool.server.tables.action_ids import id_of
 from toadstool.server.tables.seats import SeatKind, Status
-from toadstool.server.tables.table import HISTORY_ON_JOIN, MAX_RESUME_EVENTS
 from toadstool.server.view_words import say_view_words
 
 if TYPE_CHECKING:
     from toadstool.server.tables.table import Table
+
+#: How many events a first update carries when the client gives no version to resume from.
+HISTORY_ON_JOIN = 30
+
+#: How many missed events a resumed stream carries at most (its view is always complete).
+MAX_RESUME_EVENTS = 2000
 
 #: The oneof member of GameView and Action for games without a message of their own.
 GENERIC = "generic"

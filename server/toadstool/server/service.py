@@ -30,7 +30,7 @@ from toadstool.i18n import ACCEPT_LANGUAGE, ENGLISH, N_, Text, load_catalogues, 
 from toadstool.server import messages
 from toadstool.server.limits import Guard, Limits, client_of
 from toadstool.server.records import DiskUnavailable
-from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry, hosting, ladder
+from toadstool.server.tables import ErrorKind, Status, Table, TableError, TableRegistry, hosting
 from toadstool.server.tables.seats import MIN_JOIN_REQUEST_ID, SeatKind
 
 log = logging.getLogger(__name__)
@@ -395,7 +395,7 @@ class ToadstoolService(service_pb2_grpc.ToadstoolServiceServicer):
     ) -> service_pb2.ActResponse:
         """An authenticated seat's act (`Act`'s, or one on a `Play` stream): its rate, then the table's ladder."""
         self.guard.check_action_rate(table.table_id, seat)
-        version, replayed = await ladder.act(table, seat, wanted, request.version, request.request_id)
+        version, replayed = await table.act(seat, wanted, request.version, request.request_id)
         return service_pb2.ActResponse(version=version, replayed=replayed)
 
     async def _play_act(self, table: Table, seat: int | None, request: service_pb2.ActRequest, language: str) -> bytes:

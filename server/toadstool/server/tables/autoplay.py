@@ -15,9 +15,10 @@ from toadstool.engine import seat_ref
 from toadstool.i18n import tr
 from toadstool.server.records import DiskUnavailable
 from toadstool.server.tables import hosting
+from toadstool.server.tables.core import TIMEOUT_NOTE
 from toadstool.server.tables.pacing import BUSY_LAG, Clock
 from toadstool.server.tables.seats import SeatKind, Status
-from toadstool.server.tables.table import TIMEOUT_NOTE, Table
+from toadstool.server.tables.table import Table
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +58,7 @@ async def run_bots(table: Table) -> None:
             # moves on first: then the bot chooses again).
             await table.moves.propose(table, seat, action, table.engine.apply(table.state, seat, action))
         except DiskUnavailable as error:  # the store has said so in the log, once: wait quietly
-            table.disk_refused(error)
+            table.disk_refused(str(error))
             await _wait_for_disk(table)
         except Exception:  # a bug: keep the table alive and try again later
             log.exception("table %s: a bot action could not be applied", table.table_id)
@@ -136,7 +137,7 @@ async def run_clocks(table: Table) -> None:
                 state = table.engine.apply(table.state, seat, action)
                 await table.moves.propose(table, seat, action, state, "", note=TIMEOUT_NOTE)
         except DiskUnavailable as error:  # the table says so, once; wait quietly and try again
-            table.disk_refused(error)
+            table.disk_refused(str(error))
             await _wait_for_disk(table)
         except Exception:  # keep the clock alive; the next deadline tries again
             log.exception("table %s: a clock could not act", table.table_id)

@@ -78,18 +78,7 @@ def hand_to_bot(table: Table, seat: int) -> None:
 def end(table: Table, reason: str) -> None:
     """End the table now, in the lobby or in play, for `reason` (its outcome says it; nobody wins): it leaves
     the live tables, its history stays, and every stream gets its last update."""
-    if table.status is Status.FINISHED:
-        raise TableError(ErrorKind.GAME_OVER, tr("the game at table {table} is over already", table=table.table_id))
-    with table.one_write():
-        at = table.wall_clock()
-        if table.store is not None:
-            table.store.set_ended(table.table_id, table.version, reason, at)
-        table.status, table.finished_at = Status.FINISHED, at
-        table.note(reason)
-    table.ended = reason
-    tell_host(table, tr("ended: {reason}", reason=reason))
-    table.people_changed()
-    table.touch()
+    table.end(reason)
 
 
 def abandoned_reason(seconds: float) -> Text:
@@ -126,10 +115,7 @@ def abandon_deadline(table: Table) -> float | None:
 def issue_device_token(table: Table) -> str:
     """A new device token for this table (replacing any earlier one): it may only roll dice."""
     token, digest = new_token()
-    if table.store is not None:
-        table.store.set_device_token(table.table_id, digest)
-    table.device_token_hash = digest
-    table.touch()
+    table.set_device_token(digest)
     return token
 
 

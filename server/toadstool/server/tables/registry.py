@@ -23,11 +23,11 @@ from toadstool.engine import (
 )
 from toadstool.games import GAMES, GameSpec
 from toadstool.i18n import tr, trn
+from toadstool.server.memory_store import MemoryStore
 from toadstool.server.records import DiskUnavailable, StoredAction, StoredSeat, StoredTable, StoreUnreadable, TableStore
 from toadstool.server.tables import autoplay
 from toadstool.server.tables.backlog import Backlog
 from toadstool.server.tables.errors import ErrorKind, TableError
-from toadstool.server.tables.group_commit import GroupCommit
 from toadstool.server.tables.pacing import Beat, Clock
 from toadstool.server.tables.seats import (
     MAX_TABLE_NAME_LENGTH,
@@ -39,7 +39,7 @@ from toadstool.server.tables.seats import (
     printable,
     sanitize_name,
 )
-from toadstool.server.tables.table import MAX_CLOCK_SECONDS, Table
+from toadstool.server.tables.table import GroupCommit, Table
 from toadstool.server.tables.thinking import ThinkingPool
 
 log = logging.getLogger(__name__)
@@ -50,6 +50,9 @@ KEEP_FINISHED = 200
 #: How long a finished table stays in the table listing (ListTables) after it finished: a day, so a lobby
 #: shows tonight's results and not last week's (GetTable, Watch and History still find it until forgotten).
 LISTED_FINISHED_SECONDS = 24 * 3600
+
+#: Longest turn clock or takeover grace a table may ask for (a day).
+MAX_CLOCK_SECONDS = 86_400
 
 
 class TableRegistry:
@@ -80,7 +83,8 @@ class TableRegistry:
         self.abandon_seconds = abandon_seconds
         self.bot_delay = bot_delay
         self.max_tables = max_tables
-        self.store = store
+        #: Where every table's log is written: in memory unless a store is given (`serve` gives SQLite's).
+        self.store: TableStore = store if store is not None else MemoryStore()
         self.clock = clock
         self.backlog = Backlog() if clock is None else Backlog(clock=clock.time)
         self.beat = Beat(self.backlog, clock)
@@ -127,9 +131,8 @@ class TableRegistry:
             table.touch()
 
     def load(self) -> int:
-        """Bring back every table from the store (after a restart); returns how many."""
-        if self.store is None:
-            return 0
+        """Bring back every table from the store (after a restart) that this registry does not serve yet;
+        returns how many it serves."""
         stored_tables = self.store.tables()
         while True:
             try:
@@ -144,6 +147,8 @@ class TableRegistry:
                     error,
                 )
                 break
+            if stored.table_id in self.tables:  # made by this registry before it was entered: live already
+                continue
             try:
                 table = self._restore(stored, seats, actions, notes)
             except Exception as error:  # one broken table must not keep every other table away
@@ -177,6 +182,7 @@ class TableRegistry:
             ended=setup.ended,
             finished_at=setup.finished_at,
             seats=[Seat(index=i) for i in range(setup.players)],
+            store=self.store,
             beat=self.beat,
             moves=self.moves,
             thinking=self.thinking,
@@ -208,7 +214,6 @@ class TableRegistry:
                 away_since=now if kind is SeatKind.HUMAN else None,
                 bot_level=seat.bot_level,
             )
-        table.store = self.store  # before the replay: a long game's replay keeps only its recent past in memory
         if stored.started and stored.finished_version is not None:
             table.restored_finished(stored.finished_version)
         elif stored.finished_version is not None:  # ended in the lobby: nothing to replay
@@ -218,7 +223,7 @@ class TableRegistry:
             table.replay(actions, notes)
         else:
             table.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
-        if stored.record is None and self.store is not None:
+        if stored.record is None:
             self.store.set_record(table.table_id, table.options)
         if not stored.started and table.status is Status.LOBBY:
             # A full table that should have started by itself (stored by a server before joins and starts
@@ -323,16 +328,12 @@ class TableRegistry:
             started=False,
         )
         table = self._table(setup, spec, record)
-        for index in range(players - bots, players):
-            table.seat_bot(index, bot_level)
         # The table, its seats and the start they trigger are one transaction: a crash in between would leave
         # a full table nobody can start (its creator never got the host token).
-        if self.store is not None:
-            table.store = self.store
-            with self.store.batch():
-                self.store.add_table(setup, [seat.stored() for seat in table.seats])
-                table.maybe_autostart()
-        else:
+        with table.one_write():
+            self.store.add_table(setup, [seat.stored() for seat in table.seats])
+            for index in range(players - bots, players):
+                table.seat_bot(index, bot_level)
             table.maybe_autostart()
         self.tables[table_id] = table
         self._spawn_tasks(table)
@@ -385,8 +386,7 @@ class TableRegistry:
         finished = [t for t in self.tables.values() if t.status is Status.FINISHED]
         for table in finished[: max(0, len(finished) - KEEP_FINISHED)]:
             del self.tables[table.table_id]
-            if self.store is not None:
-                self.store.delete_table(table.table_id)
+            self.store.delete_table(table.table_id)
 
     def _new_id(self) -> str:
         alphabet = "abcdefghjkmnpqrstuvwxyz23456789"

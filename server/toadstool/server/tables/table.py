@@ -1,195 +1,81 @@
-"""One table: its lifecycle (lobby -> playing -> finished), seats and tokens, applying actions (after the
-validation ladder, `ladder`; written with the other moves of their loop turn, `GroupCommit`), one transaction
-for each other request (join, leave, start...), what it shows while the disk refuses its writes, and the
-cache of update parts its watchers share.
+"""The table's shell: a `TableCore` on the server's event loop. It owns the only write path (each request
+one transaction, `one_write`; every move, people's, bots' and the turn clock's, through the group commit,
+`GroupCommit`), the waiters of everyone who follows the table, and a person's action from its check to its
+answer (`Table.act`).
 
-Everything here runs on one asyncio loop and every mutation is synchronous. A move waits for its group
-commit between check and apply, and is applied only if its table is still as it was checked (the same
-version, still playing, the seat still its mover's: `GroupCommit`), so actions are atomic. Engines decide
-rules; toadstool.messages builds what each viewer is sent from a table; toadstool.service speaks gRPC;
-`autoplay` runs its bots and clocks; `history` keeps its recent past.
+The core decides and says what must be written and told; this writes it through the store's Protocol
+(`TableStore`) before anyone is told, and puts the core back as it was when the disk refuses. A move waits
+for its group commit between check and apply, and is applied only if its table is still as it was checked
+(the same version, still playing, the seat still its mover's), so actions are atomic. toadstool.messages
+builds what each viewer is sent; `autoplay` runs the bots and clocks; the registry makes every table.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
-import logging
-import random
-import time
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from toadstool.bots import level_bot, table_budget
-from toadstool.engine import (
-    BadOptions,
-    Engine,
-    Event,
-    action_id,
-    current_action_id,
-    name_seats,
-    seat_ref,
-)
-from toadstool.games import GameSpec
-from toadstool.i18n import Text, tr
+from toadstool.engine import action_id
+from toadstool.i18n import tr
 from toadstool.server.records import DiskUnavailable, StoredAction, TableStore
-from toadstool.server.tables.action_ids import id_of
+from toadstool.server.tables.core import TableCore
 from toadstool.server.tables.errors import ErrorKind, TableError
-from toadstool.server.tables.group_commit import GroupCommit
-from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Replayed, Window
-from toadstool.server.tables.host_log import tell_connection, tell_host
+from toadstool.server.tables.history import KEEP_ACTIONS, KEEP_EVENTS, Window
 from toadstool.server.tables.pacing import Beat, Clock
-from toadstool.server.tables.seats import (
-    AppliedRequest,
-    Seat,
-    SeatKind,
-    Status,
-    bot_seat,
-    checked_level,
-    join_token,
-    new_token,
-    open_seat,
-    sanitize_name,
-    token_matches,
-)
+from toadstool.server.tables.seats import AppliedRequest, Seat, Status
 from toadstool.server.tables.thinking import ThinkingPool, think
-from toadstool.server.tables.waiters import Waiters
+from toadstool.server.tables.waiters import Waiters, kept_loop
+from toadstool.server.tables.writes import (
+    DeviceTokenWrite,
+    EndWrite,
+    FinishWrite,
+    NoteWrite,
+    SeatWrite,
+    StartWrite,
+    Write,
+)
 
-log = logging.getLogger(__name__)
-
-
-#: How many events a first update carries when the client gives no version to resume from.
-HISTORY_ON_JOIN = 30
-
-
-#: How many missed events a resumed stream carries at most (its view is always complete).
-MAX_RESUME_EVENTS = 2000
-
-
-#: Longest turn clock or takeover grace a table may ask for (a day).
-MAX_CLOCK_SECONDS = 86_400
-
-
-#: How many request ids a table remembers for idempotent retries.
-REMEMBERED_REQUESTS = 512
-
-#: The store's note on an action made for a person whose turn clock ran out.
-TIMEOUT_NOTE = "timeout"
+#: How many times `act` proposes one move whose group commit dropped it with the table unchanged (each
+#: time another move of the table, written first, failed): a bound that a live table never reaches.
+MAX_PROPOSALS = 8
 
 
-@dataclass
-class Table:
-    """One game being played: its seats, its state and everything a watcher needs to follow it."""
+@dataclass(kw_only=True)
+class Table(TableCore):
+    """One table of a running server: its core, its store, and whoever waits for it to change."""
 
-    table_id: str
-    spec: GameSpec
-    players: int
-    #: The options as the person gave them: what clients are shown.
-    raw_options: dict[str, str]
-    #: The game's creation record (`engine.creation_record`), made once at creation and stored: what
-    #: `engine.new` is given, for the start, the history and every replay.
-    options: dict[str, Any]
-    seed: int
-    name: str
-    manual_start: bool
-    bot_delay: float
-    host_token_hash: bytes
-    seats: list[Seat] = field(default_factory=list)
-    #: Hash of the token a host issued for hardware input (a roll button); None until issued.
-    device_token_hash: bytes | None = None
-    #: Seconds per decision before a default move is made for a person (0: no clock).
-    turn_seconds: float = 0.0
-    #: Seconds a disconnected person's seat waits before a bot plays it (0: never).
-    takeover_seconds: float = 0.0
-    #: Seconds a table waits once every person has gone before it ends as abandoned (0: never; the server's).
-    abandon_seconds: float = 0.0
-    #: Why the table was ended before its game was over (`hosting.end`); None otherwise.
-    ended: str | None = None
-    store: TableStore | None = None
-    #: The server's beat that bots' delays end on (held while the server is behind on delivering); each
-    #: table has its own in tests.
+    #: Where its log is written (SQLite's, or the memory's for `--no-db` and tests).
+    store: TableStore
+    #: The server's beat that bots' delays end on (held while the server is behind on delivering).
     beat: Beat = field(default_factory=Beat)
     #: Where this table's moves wait to be written with the other tables' (the server's one).
-    moves: GroupCommit = field(default_factory=GroupCommit)
+    moves: GroupCommit = field(default_factory=lambda: GroupCommit())
     #: Where its hard bots think (the server's worker processes: `thinking`); None: in the caller's thread.
     thinking: ThinkingPool | None = None
-    #: What the turn clock and takeover tell the time and set their timers by (`now`): the event loop's
+    #: The table's time and timers (`now`, the turn clock's and takeover's deadlines): the event loop's
     #: unless given (tests move a clock by hand).
     clock: Clock | None = None
-    #: The server's wall clock (Unix seconds; tests give one they move): `finished_at` is told by it.
-    wall_clock: Callable[[], float] = time.time
-    #: When the table finished (by `wall_clock`; None while it has not): the listing leaves it out a day later.
-    finished_at: float | None = None
-    #: The table's time (`now`) of the last accepted action (or the start): the turn clock runs from here.
-    decision_started: float = 0.0
-    #: The table's time a person last joined, left, connected or disconnected (or it was made): abandonment
-    #: runs from here.
-    people_seen: float = field(default=-1.0)
-    status: Status = Status.LOBBY
-    #: The game's state (None in the lobby). A finished table restored without replaying its game
-    #: (`restored_finished`) rebuilds it (and its recent events and actions) the first time it is read.
-    state: Replayed[Any] = Replayed()
-    unreplayed: bool = field(default=False, init=False, repr=False)
-    version: int = 0
-    #: Raised by every change a watcher should see (actions, seats, connections).
-    revision: int = 0
-    #: Raised when who is at the table changes (`people_changed`): all the takeover and abandonment clocks
-    #: depend on, so they need not wake at every move.
-    people_revision: int = 0
-    #: (version, event) and (seat, action) of the recent past (`Window`: iterated, the whole game, read back
-    #: from the store). None when constructed: a window of the table's own.
-    events: Replayed[Window[tuple[int, Event]]] = Replayed()
-    actions: Replayed[Window[tuple[int, Any]]] = Replayed()
-    requests: OrderedDict[str, AppliedRequest] = field(default_factory=OrderedDict)
-    #: Why the disk refused this table's last write (a person-readable message), until one works again.
-    paused_by_disk: str | None = None
-    #: Whoever waits for the table's next change (its streams, its bots and clocks): see `wait_change`.
-    _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
-    _people: Waiters = field(default_factory=Waiters, init=False, repr=False)
     #: The parts of this table's messages, built and owned by toadstool.server.messages (`MessageCache`):
     #: the table only carries it, so that it lives and goes with the table.
     message_cache: Any = field(default=None, init=False, repr=False)
-    #: Each seat that owes a decision now, and the version since which it has owed it without acting: a
-    #: simultaneous decision (Level Up!'s vote) stays open while others decide (see `ladder.checked`).
-    owing_since: dict[int, int] = field(default_factory=dict, init=False, repr=False)
-    rng: random.Random = field(default_factory=random.Random)
-    _replaying: bool = field(default=False, init=False, repr=False)
+    _changed: Waiters = field(default_factory=Waiters, init=False, repr=False)
+    _people: Waiters = field(default_factory=Waiters, init=False, repr=False)
+    #: Whether a transaction (`one_write`) is open: its changes are written when it closes.
+    _writing: bool = field(default=False, init=False, repr=False)
 
-    def __post_init__(self) -> None:
-        if self.__dict__.get("events") is None or self.__dict__.get("actions") is None:
-            self._new_windows()
-        if self.people_seen < 0:
-            self.people_seen = self.now()
+    def new_windows(self) -> None:
+        """Windows that drop what the store can read back: a long game keeps only its recent past in memory."""
+        self.events = Window(KEEP_EVENTS, lambda: list(self.whole_log().events))
+        self.actions = Window(KEEP_ACTIONS, lambda: list(self.whole_log().actions))
 
-    def _new_windows(self) -> None:
-        def stored() -> bool:
-            return self.store is not None
-
-        self.events = Window(KEEP_EVENTS, lambda: list(self.whole_log().events), stored)
-        self.actions = Window(KEEP_ACTIONS, lambda: list(self.whole_log().actions), stored)
-
-    def whole_log(self) -> Table:
-        """This table's whole history, rebuilt from its store on a copy of it: what its windows dropped (for
-        GetHistory and replays). The copy has no store, so it keeps everything, and is dropped after use."""
-        assert self.store is not None, "a table without a store drops nothing"
-        actions, notes = self.store.history(self.table_id)
-        copy = dataclasses.replace(
-            self,
-            store=None,
-            state=None,
-            events=None,  # windows of its own (the copy's replay must not add to the table's)
-            actions=None,
-            status=Status.LOBBY,
-            version=0,
-            revision=0,
-            requests=OrderedDict(),
-            paused_by_disk=None,
-            seats=[Seat(index=s.index, name=s.name, kind=s.kind) for s in self.seats],
-        )
-        copy.replay(actions, notes)
+    def whole_log(self) -> TableCore:
+        """This table's whole history, replayed from its store on a core of its own (for GetHistory and
+        the windows' past), dropped after use."""
+        copy = self.setup_copy()
+        copy.replay(*self.store.history(self.table_id))
         return copy
 
     def restored_finished(self, version: int) -> None:
@@ -200,28 +86,27 @@ class Table:
             self.__dict__.pop(name, None)
 
     def replay_finished(self) -> None:
-        assert self.store is not None
         self.unreplayed = False
-        actions, notes = self.store.history(self.table_id)
         self.version = 0
-        self._new_windows()
-        self.replay(actions, notes)
+        self.new_windows()
+        self.replay(*self.store.history(self.table_id))
         self.status = Status.FINISHED  # also when it was ended before its game was (`ended`)
 
-    @property
-    def engine(self) -> Engine[Any, Any]:
-        return self.spec.engine
-
-    def now(self) -> float:
-        """The table's time: its clock's, else the event loop's (asyncio's is `time.monotonic()`, read here
-        directly, as when no loop runs yet)."""
-        return self.clock.time() if self.clock is not None else time.monotonic()
-
-    # -- change notification ---------------------------------------------------------------------------
+    # -- telling -----------------------------------------------------------------------------------------
 
     def touch(self) -> None:
-        self.revision += 1
+        """Wake every watcher. Outside a transaction, what the change must write is written first: a note
+        on its own (someone came back) is shown even when the disk refuses it (what happened did happen)."""
+        super().touch()
+        if not self._writing and self.unwritten:
+            self._write_loose()
         self._changed.wake_all()
+
+    def note(self, text: str, durable: bool = True) -> None:
+        """A note on its own is written at once (inside a transaction, with it)."""
+        super().note(text, durable)
+        if not self._writing and self.unwritten:
+            self._write_loose()
 
     async def wait_change(self, seen_revision: int) -> None:
         """Return once the table's revision differs from `seen_revision`."""
@@ -238,9 +123,7 @@ class Table:
         self._changed.forget(future)
 
     def people_changed(self) -> None:
-        """Who is at the table changed (a join, a leave, a connection, a seat a bot gave back, the start,
-        the end): its clocks look again."""
-        self.people_revision += 1
+        super().people_changed()
         self._people.wake_all()
 
     async def wait_people(self, seen: int) -> None:
@@ -248,319 +131,134 @@ class Table:
         while self.people_revision == seen:
             await self._people.wait()
 
-    # -- seats --------------------------------------------------------------------------------------------
-
-    def seat_of_token(self, token: str) -> int:
-        """The seat whose token this is; UNAUTHENTICATED otherwise (tokens never cross tables)."""
-        found = -1
-        for seat in self.seats:
-            if token_matches(token, seat.token_hash):
-                found = seat.index
-        if found < 0:
-            raise TableError(
-                ErrorKind.UNAUTHENTICATED,
-                tr("that seat token is not valid at table {table}; join the table to get one", table=self.table_id),
-            )
-        return found
-
-    def is_host(self, token: str) -> bool:
-        return token_matches(token, self.host_token_hash)
-
-    def require_host(self, token: str) -> None:
-        if not token:
-            raise TableError(
-                ErrorKind.UNAUTHENTICATED,
-                tr("no host token: send the token from CreateTable in the {key} metadata", key="x-host-token"),
-            )
-        if not self.is_host(token):
-            raise TableError(
-                ErrorKind.NOT_YOUR_SEAT,
-                tr("only the host of table {table} may do that (send its host token)", table=self.table_id),
-            )
-
-    def open_seats(self) -> list[int]:
-        return [s.index for s in self.seats if s.kind is SeatKind.EMPTY]
-
-    def join(self, name: str, seat: int | None, request_id: str = "") -> tuple[int, str]:
-        """Seat a person; returns (seat, secret token).
-
-        With a `request_id` the join is idempotent: the token is derived from it (`join_token`), so a retry
-        with the same id after a lost answer (a dropped connection, a server killed after its commit) gets
-        the same seat and token back, even after a restart or once the table has started; no seat is ever
-        held by a token nobody has. Everything the join writes (the seat and the start it triggers) is one
-        transaction.
-        """
-        if request_id:
-            for held in self.seats:
-                if held.kind is SeatKind.HUMAN and held.token_hash is not None:
-                    token, digest = join_token(request_id, self.table_id, held.index, self.host_token_hash)
-                    if token_matches(token, held.token_hash):
-                        return held.index, token
-        clean = sanitize_name(name)
-        if self.status is not Status.LOBBY:
-            raise TableError(
-                ErrorKind.NOT_PLAYING, tr("table {table} has already started; watch it instead", table=self.table_id)
-            )
-        index = open_seat(self.table_id, self.seats, seat)
-        if request_id:
-            token, digest = join_token(request_id, self.table_id, index, self.host_token_hash)
-        else:
-            token, digest = new_token()
-        with self.one_write():
-            self._set_seat(Seat(index=index, name=clean, kind=SeatKind.HUMAN, token_hash=digest))
-            tell_host(self, tr("{name} joined (seat {seat})", name=clean, seat=index))  # before any start
-            self.maybe_autostart()
-        self.people_seen = self.now()
-        self.people_changed()
-        self.touch()
-        return index, token
+    # -- writing -------------------------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def one_write(self) -> Iterator[None]:
-        """Everything written inside is one transaction (`TableStore.batch`); if it fails, the table is put back
-        as it was before (its seats, status and state), so memory never shows what the disk does not have."""
-        saved = (list(self.seats), self.status, self.state, len(self.events), self.decision_started, self.rng)
+        """Everything changed inside is written in one transaction (`TableStore.batch`) when it ends; if
+        that fails, the core is put back as it was (`TableCore.restore`), so memory never shows what the
+        disk does not have. A transaction inside another is part of it."""
+        if self._writing:
+            yield
+            return
+        kept, self._writing = self.saved(), True
         try:
-            with self.store.batch() if self.store is not None else contextlib.nullcontext():
+            with self.store.batch():
                 yield
+                for write in self.take_writes():
+                    self._write(write)
         except BaseException:
-            self.seats[:] = saved[0]
-            self.status, self.state, self.decision_started, self.rng = saved[1], saved[2], saved[4], saved[5]
-            del self.events[saved[3] :]
+            self.restore(kept)
             raise
+        finally:
+            self._writing = False
+
+    def _write_loose(self) -> None:
+        """Write what changes outside a transaction asked for (notes, a game's end), each on its own."""
+        for write in self.take_writes():
+            try:
+                self._write(write)
+            except DiskUnavailable as error:
+                if not isinstance(write, FinishWrite):  # a finish not kept costs a replay after a restart
+                    self.disk_refused(str(error))
+
+    def _write(self, write: Write) -> None:
+        store, table_id = self.store, self.table_id
+        match write:
+            case SeatWrite(seat):
+                store.set_seat(table_id, seat)
+            case NoteWrite(version, text):
+                store.add_note(table_id, version, text)
+            case StartWrite():
+                store.set_started(table_id)
+            case FinishWrite(version, at):
+                store.set_finished(table_id, version, at)
+            case EndWrite(version, reason, at):
+                store.set_ended(table_id, version, reason, at)
+            case DeviceTokenWrite(digest):
+                store.set_device_token(table_id, digest)
+
+    # -- the core's requests, each one transaction --------------------------------------------------------
+
+    def join(self, name: str, seat: int | None, request_id: str = "") -> tuple[int, str]:
+        with self.one_write():
+            return super().join(name, seat, request_id)
 
     def add_bot(self, seat: int | None, bot_level: int = 0) -> int:
-        """Seat a bot playing at `bot_level` (BotLevel's value; 0: normal) in `seat` or the first open one."""
-        bot_level = checked_level(bot_level)
-        if self.status is not Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has already started", table=self.table_id))
-        index = open_seat(self.table_id, self.seats, seat)
         with self.one_write():
-            self.seat_bot(index, bot_level)
-            self.maybe_autostart()
-        self.touch()
-        return index
+            return super().add_bot(seat, bot_level)
 
     def set_bot_level(self, seat: int, bot_level: int) -> None:
-        """Make the bot in `seat` play at `bot_level` from its next decision on, in the lobby or in play
-        (the host's change of mind needs no new table). Stored first, as every seat change is."""
-        old = bot_seat(self.table_id, self.seats, seat, self.status is Status.FINISHED)
-        bot_level = checked_level(bot_level)
-        if old.bot_level != bot_level:
-            bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
-            with self.one_write():
-                self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
-            self.touch()
-
-    def seat_bot(self, index: int, bot_level: int = 0) -> None:
-        taken = {s.name for s in self.seats}
-        name = next(n for n in (f"Bot {i}" for i in range(1, 100)) if n not in taken)
-        bot = level_bot(self.spec, bot_level, table_budget(self.raw_options))
-        self._set_seat(Seat(index=index, name=name, kind=SeatKind.BOT, bot=bot, bot_level=bot_level))
-
-    def _set_seat(self, seat: Seat) -> None:
-        """Replace a seat, durably first."""
-        if self.store is not None:
-            self.store.set_seat(self.table_id, seat.stored())
-        self.seats[seat.index] = seat
+        with self.one_write():
+            super().set_bot_level(seat, bot_level)
 
     def leave(self, seat: int, quietly: bool = False) -> None:
-        """A person gives up their seat: empty in the lobby, played by a bot once the game runs (`quietly`:
-        the caller, `hosting.kick`, says why itself)."""
-        name = self.seats[seat].name
         with self.one_write():
-            if self.status is Status.LOBBY:
-                self._set_seat(Seat(index=seat))
-            elif self.status is Status.PLAYING:
-                old = self.seats[seat]
-                self._set_seat(Seat(index=seat, name=old.name, kind=SeatKind.BOT, bot=self.spec.smart_bot()))
-                if not quietly:
-                    self.note(tr("{seat} left the table; a bot plays their seat", seat=seat_ref(seat)))
-        self.people_seen = self.now()
-        if not quietly:
-            tell_host(self, tr("{name} left (seat {seat})", name=name, seat=seat))
-        self.people_changed()
-        self.touch()
-
-    def set_connected(self, state: Seat, delta: int) -> None:
-        """A stream for the seat `state` opened (+1) or closed (-1); a returning person takes their seat back.
-
-        Takes the Seat object, not its index: a stream opened by someone who has since left or been kicked
-        must not change the connection of whoever holds the seat now.
-        """
-        if self.seats[state.index] is not state:
-            return
-        before = state.connections
-        state.connections = max(0, state.connections + delta)
-        if state.kind is SeatKind.HUMAN and (before == 0) != (state.connections == 0):
-            self.people_seen = self.now()
-            tell_connection(self, state.name, lost=before != 0, again=state.ever_connected)
-            state.ever_connected = True
-        if state.connections > 0:
-            state.away_since = None
-            self.reclaim(state)
-        elif state.kind is SeatKind.HUMAN:
-            state.away_since = self.now()
-        self.people_changed()
-        self.touch()
-
-    def bot_plays_for(self, index: int, note: Text, host_line: Text) -> None:
-        """A bot plays the person's seat `index` until they are back (`reclaim`): the takeover of a seat
-        whose person is away (`autoplay.check_clocks`) and the host's hand-over (`hosting.hand_to_bot`).
-        Their token stays theirs; `note` tells the table, `host_line` the host's log."""
-        held = self.seats[index]
-        held.bot_controlled, held.bot = True, self.spec.smart_bot()
-        self.note(note)
-        tell_host(self, host_line)
-        self.people_changed()  # the bots' task, waiting for a bot to play, plays it
-        self.touch()
-
-    def reclaim(self, state: Seat) -> None:
-        """A person whose seat a bot plays (taken over, or handed to it by the host) is back: they play it."""
-        if state.bot_controlled:
-            state.bot_controlled, state.bot = False, None
-            self.people_changed()
-            self.note(tr("{seat} is back and plays again", seat=seat_ref(state.index)))
-            tell_host(self, tr("{name} is back and plays again", name=state.name))
-
-    def note(self, text: str, durable: bool = True) -> None:
-        """A table-level event (not from the engine): public, at the current version, and kept in the store
-        so history is the same after a restart (notes derived from the action log are not stored twice).
-
-        A note on its own (someone came back, a seat was taken over) is still shown when the disk refuses
-        it: what happened did happen. Inside a request's transaction the refusal fails the request."""
-        if durable and self.store is not None:
-            try:
-                self.store.add_note(self.table_id, self.version, text)
-            except DiskUnavailable as error:
-                if self.store.in_batch:
-                    raise
-                self.disk_refused(error)
-        self.events.append((self.version, Event(text=text)))
-
-    def maybe_autostart(self) -> None:
-        if not self.manual_start and not self.open_seats():
-            self.start()
+            super().leave(seat, quietly)
 
     def start(self) -> None:
-        if self.status is not Status.LOBBY:
-            raise TableError(ErrorKind.NOT_PLAYING, tr("table {table} has already started", table=self.table_id))
-        if self.open_seats():
-            raise TableError(
-                ErrorKind.NOT_PLAYING,
-                tr(
-                    "table {table} still has open seats {open}: fill them or add bots",
-                    table=self.table_id,
-                    open=self.open_seats(),
-                ),
-            )
         with self.one_write():
+            super().start()
+
+    def end(self, reason: str) -> None:
+        with self.one_write():
+            super().end(reason)
+
+    def set_device_token(self, digest: bytes) -> None:
+        with self.one_write():
+            super().set_device_token(digest)
+
+    # -- moves ---------------------------------------------------------------------------------------------
+
+    async def act(self, seat: int, wanted: str, expected_version: int, request_id: str) -> tuple[int, bool]:
+        """A person's action with id `wanted` for `seat`, if the ladder (`TableCore.check`) accepts it;
+        returns (new version, replayed) once it is on disk. It is written with the other moves of its loop
+        turn (`GroupCommit`); if it was dropped there (another move of this table came first, the host ended
+        the table), the ladder answers again as the table now stands: replayed, refused, or (another's move
+        failed to be written, and the table is unchanged) proposed once more. A person whose seat a bot
+        plays takes it back by acting (unless the request is a retry of one already answered)."""
+        holder = self.seats[seat]
+        if holder.bot_controlled and self.status is Status.PLAYING and request_id not in self.requests:
+            self.reclaim(holder)
+        for _ in range(MAX_PROPOSALS):
+            action = self.check(seat, wanted, expected_version, request_id)
+            if isinstance(action, AppliedRequest):
+                return action.version, True
+            state = self.engine.apply(self.state, seat, action)
             try:
-                self._begin()
-            except BadOptions as error:  # a creation record the game no longer accepts
-                self.state, self.status = None, Status.LOBBY
-                raise TableError(ErrorKind.BAD_REQUEST, tr("the table cannot start: {why}", why=error.text)) from None
-            if self.store is not None:
-                self.store.set_started(self.table_id)
-        tell_host(self, tr("the game started"))
-        self.people_changed()
-        self.touch()
-
-    def _begin(self) -> None:
-        self.state = self.engine.new(self.players, self.options, self.seed)
-        self.status = Status.PLAYING
-        self.rng = random.Random(self.seed ^ 0xB07)
-        self.decision_started = self.now()
-        for seat in self.seats:  # a person who joined but never connected is away from the start
-            if seat.kind is SeatKind.HUMAN and seat.connections == 0 and seat.away_since is None:
-                seat.away_since = self.decision_started
-        self.owing_since = dict.fromkeys(self.engine.to_act(self.state), self.version)
-        self._record_events(self.engine.last_events(self.state))
-        self._check_finished()
-
-    # -- actions ------------------------------------------------------------------------------------------
-
-    def advance(self, seat: int, action: Any, state: Any, request_id: str, note: str) -> None:
-        """A move now in the log becomes the table's (the group commit's `_land`, and each move of a replay):
-        its state, version, recent actions, owed decisions, request id and events."""
-        self._disk_works()
-        self.state = state
-        self.version += 1
-        if note == TIMEOUT_NOTE:
-            self.note(
-                tr("{seat} ran out of time; a default move was made for them", seat=seat_ref(seat)), durable=False
-            )
-        self.decision_started = self.now()
-        self.actions.append((seat, action))
-        owing = self.owing_since
-        self.owing_since = {
-            s: owing.get(s, self.version) if s != seat else self.version for s in self.engine.to_act(state)
-        }
-        if request_id:
-            self.requests[request_id] = AppliedRequest(seat, id_of(action), self.version)
-            while len(self.requests) > REMEMBERED_REQUESTS:
-                self.requests.popitem(last=False)
-        self._record_events(self.engine.last_events(self.state))
-        self._check_finished()
-
-    def replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
-        """Rebuild state, events and request ids from the durable log (after a restart)."""
-        self._replaying = True
-        try:
-            self._replay(stored, notes)
-        finally:
-            self._replaying = False
-
-    def _replay(self, stored: list[StoredAction], notes: Mapping[int, list[str]]) -> None:
-        self._begin()
-        self.events.extend((0, Event(text=text)) for text in notes.get(0, ()))
-        for entry in stored:
-            legal = self.engine.legal_actions(self.state, entry.seat)
-            wanted = current_action_id(entry.action_id)
-            action = next((a for a in legal if action_id(a) == wanted), None)
-            if action is None:
-                raise RuntimeError(
-                    f"table {self.table_id}: stored action {entry.action_id!r} at version {entry.version} is not "
-                    "legal on replay (the rules changed since it was played?)"
+                version = await self.moves.propose(self, seat, action, state, request_id)
+            except DiskUnavailable as error:
+                self.disk_refused(str(error))
+                raise
+            if version is not None:
+                return version, False
+            if self.seats[seat] is not holder:  # removed by the host, or left, while the move waited
+                raise TableError(
+                    ErrorKind.NOT_YOUR_SEAT, tr("seat {seat} is no longer yours; nothing was played", seat=seat)
                 )
-            state = self.engine.apply(self.state, entry.seat, action)
-            self.advance(entry.seat, action, state, entry.request_id, entry.note)
-            self.events.extend((self.version, Event(text=text)) for text in notes.get(self.version, ()))
+        raise TableError(
+            ErrorKind.STALE_VERSION, tr("the table kept changing while your action waited; look at the latest view")
+        )
 
-    def _record_events(self, events: Sequence[Event]) -> None:
-        self.events.extend((self.version, e) for e in events)
+    def apply_now(self, seat: int, action: Any, note: str = "") -> int:
+        """Write one legal move in a transaction of its own and apply it at once; return the new version.
 
-    def _check_finished(self) -> None:
-        outcome = self.engine.outcome(self.state) if self.status is not Status.FINISHED else None
-        if outcome is not None:
-            self.status = Status.FINISHED
-            if self.finished_at is None:  # a replay of a finished table keeps when it really finished
-                self.finished_at = self.wall_clock()
-            self.people_changed()  # the clocks stop
-            if not self._replaying:
-                tell_host(self, tr("game over: {outcome}", outcome=name_seats(outcome.summary, self.names())))
-            if self.store is not None:  # so a restart need not replay it; without it, it is replayed
-                with contextlib.suppress(DiskUnavailable) if not self.store.in_batch else contextlib.nullcontext():
-                    self.store.set_finished(self.table_id, self.version, self.finished_at)
-
-    # -- a disk that refuses writes ---------------------------------------------------------------------
-
-    def disk_refused(self, error: DiskUnavailable) -> None:
-        """The store refused this table's write: the table says so, once, until a write of its works again."""
-        if self.paused_by_disk is None:
-            self.paused_by_disk = str(error)
-            self.note(tr("The game is paused: {error}", error=str(error)), durable=False)
-            self.touch()
-
-    def _disk_works(self) -> None:
-        if self.paused_by_disk is not None:
-            self.paused_by_disk = None
-            self.note(tr("The server can save again; the game goes on"), durable=False)
-
-    # -- the decisions of what the server plays by itself (run by toadstool.server.tables.autoplay) -------
+        For tools and tests that drive a table by hand, without an event loop (bench/memory.py, the
+        durability tests); the server's moves all go through `GroupCommit.propose`. Both write a move to
+        the log first and land it the same way (`advance`), so memory never shows what the disk does not
+        have."""
+        state = self.engine.apply(self.state, seat, action)
+        try:
+            self.store.add_action(self.table_id, StoredAction(self.version + 1, seat, action_id(action), "", note))
+        except DiskUnavailable as error:
+            self.disk_refused(str(error))
+            raise
+        self.advance(seat, action, state, "", note)
+        return self.version
 
     def bot_choice(self) -> tuple[int, Any] | None:
-        """The next bot action at this version, if any bot wants to act: waited-for bots first."""
+        """The next bot action at this version, if any bot wants to act: waited-for bots first (a hard bot
+        thinks in the server's worker processes, `thinking`)."""
         if self.status is not Status.PLAYING:
             return None
         state = self.state  # one version throughout, even while the table moves on (a hard bot thinks in a thread)
@@ -579,21 +277,137 @@ class Table:
                 return index, action
         return None
 
-    def waiting_people(self) -> list[int]:
-        """The seats of people (not played by a bot) the game waits for now."""
-        return [
-            s
-            for s in self.engine.to_act(self.state)
-            if self.seats[s].kind is SeatKind.HUMAN and not self.seats[s].bot_controlled
-        ]
 
-    def turn_deadline(self) -> float | None:
-        """The table's time (`now`) the current decision times out, if a turn clock runs and a person must decide."""
-        if not self.turn_seconds or self.status is not Status.PLAYING or not self.waiting_people():
-            return None
-        return self.decision_started + self.turn_seconds
+class _Move:
+    """A move waiting for its transaction: the table, the version it was chosen at, the move and the state
+    it leads to, whose it is (a person's, with their request id and the seat they held, or a bot's), and the
+    mover's future (the new version once applied, None if it was dropped)."""
 
-    # -- what a table keeps ----------------------------------------------------------------------------
+    __slots__ = ("action", "by_person", "future", "holder", "note", "request_id", "seat", "state", "table", "version")
 
-    def names(self) -> list[str]:
-        return [s.name for s in self.seats]
+    def __init__(
+        self,
+        table: Table,
+        seat: int,
+        action: Any,
+        state: Any,
+        request_id: str | None,
+        note: str,
+        future: asyncio.Future[int | None],
+    ) -> None:
+        self.table, self.version, self.seat, self.action, self.state = table, table.version, seat, action, state
+        self.by_person, self.request_id, self.note, self.future = request_id is not None, request_id or "", note, future
+        self.holder: Seat = table.seats[seat]
+
+    def stored(self) -> StoredAction:
+        return StoredAction(self.version + 1, self.seat, action_id(self.action), self.request_id, self.note)
+
+    def still_current(self) -> bool:
+        """The table is where the move was chosen: still playing (its host may have ended it) at the same
+        version, and the seat still its mover's: the same person (not removed, nor gone), or a bot that still
+        plays it. Ending, removing and leaving change no version, so each is checked for itself."""
+        table = self.table
+        if table.version != self.version or table.status is not Status.PLAYING:
+            return False
+        held = table.seats[self.seat]
+        return held is self.holder if self.by_person else held.played_by_bot
+
+
+class GroupCommit:
+    """Moves made in the same turn of the event loop, written to the durable log in one transaction and
+    applied only once it has committed.
+
+    Shared by every table of a server. The beat wakes bots together, and a busy server's people's Act
+    calls arrive many to a loop turn (each from its own table), so moves come in batches; a transaction
+    per move was about a tenth of the server's time (bench/load.py, `--server-store none`), and for
+    people acting, 8 % of a move (issue #24). A move stays a proposal until its transaction commits, so
+    nothing is shown or acknowledged before it is durable and a failed write changes nothing; a move
+    whose table changed meanwhile (another move came first; the host ended the table; the seat changed
+    hands) is dropped, never written: its bot chooses again, and `Table.act` answers its person as the
+    table now stands. Within a turn the first proposal wins: a bot's move proposed before a person's (for
+    another seat of a simultaneous game) makes the person's stale, as does a turn clock's default move
+    proposed first. This is the server's one way a move reaches the log and the table (`Table.apply_now`
+    is the same write for tools and tests that drive a table without an event loop).
+    """
+
+    def __init__(self) -> None:
+        self._moves: list[_Move] = []
+        self._flush_handle: asyncio.Handle | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def propose(
+        self, table: Table, seat: int, action: Any, state: Any, request_id: str | None = None, note: str = ""
+    ) -> asyncio.Future[int | None]:
+        """Queue `table`'s move (leading to `state`) for this turn's transaction: a person's with their
+        request id ("" for one made for them by the turn clock, with its `note`), a bot's with None. The
+        future is the new version once applied, None if the table moved on first (or the seat changed
+        hands), or raises what stopped the write."""
+        loop = kept_loop(self._loop)
+        if loop is not self._loop:  # any moves still queued belonged to a closed loop
+            self._loop, self._moves, self._flush_handle = loop, [], None
+        future: asyncio.Future[int | None] = loop.create_future()
+        self._moves.append(_Move(table, seat, action, state, request_id, note, future))
+        if self._flush_handle is None:
+            self._flush_handle = loop.call_soon(self._flush)
+        return future
+
+    def close(self) -> None:
+        """Drop the moves not yet written (nobody has seen them): the server is stopping."""
+        if self._flush_handle is not None:
+            self._flush_handle.cancel()
+            self._flush_handle = None
+        for move in self._moves:
+            move.future.cancel()
+        self._moves = []
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        moves, self._moves = self._moves, []
+        live: dict[str, _Move] = {}  # by table: one move per table and version
+        for move in moves:
+            current = (
+                move.still_current()
+                and move.table.table_id not in live
+                and not move.future.done()  # its mover went away (a call cancelled, a table forgotten, a stop)
+            )
+            if current:
+                live[move.table.table_id] = move
+            elif not move.future.done():
+                move.future.set_result(None)
+        by_store: dict[TableStore, list[_Move]] = {}
+        for move in live.values():
+            by_store.setdefault(move.table.store, []).append(move)
+        for store, proposed in by_store.items():
+            for move in _write(store, proposed):
+                try:
+                    move.table.advance(move.seat, move.action, move.state, move.request_id, move.note)
+                except Exception as error:  # a bug: its mover is told, and every other move still lands
+                    _fail(move, error)
+                else:
+                    move.future.set_result(move.version + 1)
+
+
+def _write(store: TableStore, moves: list[_Move]) -> list[_Move]:
+    """Write `moves` to the log and return those now in it: all in one transaction, or, if that fails, each
+    in its own, so that one move that cannot be written (or a write that fails once) costs only its own
+    table's move. A move not written is failed (its mover is told why) and never applied."""
+    try:
+        store.add_actions([(m.table.table_id, m.stored()) for m in moves])
+        return moves
+    except Exception:  # e.g. the disk is full: nothing of it was written; find out move by move
+        pass
+    written = []
+    for move in moves:
+        try:
+            store.add_actions([(move.table.table_id, move.stored())])
+        except Exception as error:
+            _fail(move, error)
+        else:
+            written.append(move)
+    return written
+
+
+def _fail(move: _Move, error: Exception) -> None:
+    # A future cannot hold a StopIteration (asyncio refuses it with a TypeError): a game bug raising one
+    # must still reach its bot, and never escape the callback that writes every table's moves.
+    move.future.set_exception(RuntimeError(repr(error)) if isinstance(error, StopIteration) else error)
