@@ -30,7 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
-from common import spread
+from common import ratio, spread
 
 #: The people's transport (`--transport`): bench/load.py's target for each.
 TARGETS = {"grpc": "toadstool", "play": "play", "connect": "connect-raw", "socket": "socket"}
@@ -107,7 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     for label, (before, after) in comparisons.items():
         summary[label] = {}
         for name, _ in FIGURES:
-            values = [r[after][name] / r[before][name] if r[before][name] else float("nan") for r in rounds]
+            values = [ratio(r[after][name], r[before][name]) for r in rounds]
             figure = summary[label][name] = spread(values)
             print(f"{label} {name}: {figure['median']:.2f} [{figure['min']:.2f}..{figure['max']:.2f}]")
     print(

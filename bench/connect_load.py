@@ -36,6 +36,7 @@ import struct
 import sys
 import time
 from collections.abc import AsyncIterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,8 +44,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
 import raw_http
-from common import final_json, fmt, machine, write_csv
-from peers import _ratio, _spread, other_load
+from common import Figure, final_json, fmt, machine, other_load, print_ratio_spreads, run_pairs, spread_known, write_csv
 
 SEATS = load.SEATS
 #: The sides each pair runs, by --http-client: gRPC first, then the HTTP client(s).
@@ -64,7 +64,7 @@ BUDGETS = {
 }
 
 #: (name, what it is, the figure of a summary, True when above 1 is better for Connect)
-FIGURES: tuple[tuple[str, str, Any, bool], ...] = (
+FIGURES: tuple[Figure, ...] = (
     ("paced_p99_ms", "paced p99", lambda s: s["paced"]["latency_p99_ms"]["median"], False),
     ("paced_p50_ms", "paced p50", lambda s: s["paced"]["latency_p50_ms"]["median"], False),
     ("actions_per_s", "saturated actions/s", lambda s: s["saturated"]["actions_per_s"]["median"], True),
@@ -262,6 +262,16 @@ def _side_line(side: str, s: dict[str, Any]) -> str:
     )
 
 
+def _row(side: str, s: dict[str, Any]) -> dict[str, Any]:
+    """A run's CSV columns after its figures."""
+    return {
+        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
+        "other_cores_busy": s["other_load"]["other_cores_busy"],
+        "own_cores_busy": s["other_load"]["own_cores_busy"],
+        "loadavg": s["other_load"]["loadavg_before"],
+    }
+
+
 def _budget(args: argparse.Namespace) -> tuple[str, load.Budget, int]:
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
     budget, pairs = BUDGETS[mode]
@@ -284,47 +294,26 @@ def conduct_pairs(args: argparse.Namespace) -> int:
     for tables in budget.tables:
         names = ", ".join(f"{chr(66 + i)} = {LABEL[side]}" for i, side in enumerate(http))
         print(f"{tables} tables x {SEATS} seats, {pairs} pairs, A = gRPC, {names} (Connect over HTTP/1.1):", flush=True)
-        runs: list[dict[str, Any]] = []
-        for pair in range(pairs):
-            run: dict[str, Any] = {side: run_side(side, tables, budget, args) for side in sides}
-            run["ratios"] = {
-                side: {name: _ratio(get(run[side]), get(run["grpc"])) for name, _, get, _ in FIGURES} for side in http
-            }
-            runs.append(run)
-            print(f"  pair {pair + 1}:", flush=True)
-            for side in sides:
-                print(_side_line(side, run[side]), flush=True)
-            for side in http:
-                ratios = run["ratios"][side]
-                figures = ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES)
-                print(f"    {'ratio' if len(http) == 1 else LABEL[side]:<13} {figures}", flush=True)
-            for side in sides:
-                s = run[side]
-                rows.append(
-                    {
-                        "tables": tables,
-                        "pair": pair + 1,
-                        "side": side,
-                        **{name: round(get(s), 3) for name, _, get, _ in FIGURES},
-                        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
-                        "other_cores_busy": s["other_load"]["other_cores_busy"],
-                        "own_cores_busy": s["other_load"]["own_cores_busy"],
-                        "loadavg": s["other_load"]["loadavg_before"],
-                    }
-                )
-        spreads = {
-            side: {name: _spread([r["ratios"][side][name] for r in runs]) for name, _, _, _ in FIGURES} for side in http
-        }
-        for side in http:
-            for name, label, _, higher in FIGURES:
-                s = spreads[side][name]
-                better = "above 1: HTTP ahead" if higher else "below 1: HTTP ahead"
-                target = f"; target <= {P99_RATIO_TARGET}" if name == "paced_p99_ms" else ""
-                print(
-                    f"  ratio {label} {LABEL[side]} / gRPC: median {fmt(s['median'], 2)} [{fmt(s['min'], 2)}.."
-                    f"{fmt(s['max'], 2)}] over {s['n']} pairs ({better}{target})",
-                    flush=True,
-                )
+        runs, made, spreads = run_pairs(
+            sides,
+            "grpc",
+            pairs,
+            FIGURES,
+            partial(run_side, tables=tables, budget=budget, args=args),
+            side_line=_side_line,
+            ratio_name=lambda side: f"{'ratio' if len(http) == 1 else LABEL[side]:<13}",
+            row=_row,
+            tables=tables,
+        )
+        rows += made
+        print_ratio_spreads(
+            spreads,
+            FIGURES,
+            LABEL.__getitem__,
+            "gRPC",
+            "HTTP",
+            note=lambda name: f"; target <= {P99_RATIO_TARGET}" if name == "paced_p99_ms" else "",
+        )
         points.append({"tables": tables, "runs": runs, "ratios": spreads})
     csv_path = write_csv(args.out / "load-connect.csv", rows)
     print(f"\nCSV: {csv_path}")
@@ -362,7 +351,7 @@ def _targets(points: list[dict[str, Any]], side: str) -> dict[str, Any]:
     reference = next((p for p in points if p["tables"] == 250), max(points, key=lambda p: p["tables"]))
 
     def p99(of: str) -> float:
-        return float(_spread([r[of]["paced"]["latency_p99_ms"]["median"] for r in reference["runs"]])["median"])
+        return float(spread_known([r[of]["paced"]["latency_p99_ms"]["median"] for r in reference["runs"]])["median"])
 
     return {
         "tables": reference["tables"],

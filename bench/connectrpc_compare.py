@@ -41,7 +41,7 @@ import argparse
 import re
 import sys
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -49,8 +49,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import load
-from common import RESULTS, final_json, fmt, machine, write_csv
-from peers import _ratio, _spread, other_load
+from common import RESULTS, Figure, final_json, fmt, machine, other_load, print_ratio_spreads, run_pairs, write_csv
 
 SIDES = ("handmade", "connectrpc", "connectrpc-reencode")
 LABEL = {"handmade": "hand-made", "connectrpc": "connectrpc", "connectrpc-reencode": "connectrpc/re-enc"}
@@ -65,7 +64,7 @@ BUDGETS = {
 }
 
 #: (name, what it is, the figure of a summary, True when above 1 is better for connectrpc)
-FIGURES: tuple[tuple[str, str, Callable[[dict[str, Any]], float], bool], ...] = (
+FIGURES: tuple[Figure, ...] = (
     ("cpu_ms_per_move", "server CPU per move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"], False),
     ("views_per_s", "saturated views/s", lambda s: s["saturated"]["views_per_s"]["median"], True),
     ("paced_p99_ms", "paced p99", lambda s: s["paced"]["latency_p99_ms"]["median"], False),
@@ -275,6 +274,14 @@ def _side_line(side: str, s: dict[str, Any]) -> str:
     )
 
 
+def _row(side: str, s: dict[str, Any]) -> dict[str, Any]:
+    """A run's CSV columns after its figures."""
+    return {
+        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
+        "other_cores_busy": s["other_load"]["other_cores_busy"],
+    }
+
+
 def conduct(args: argparse.Namespace) -> int:
     mode = "smoke" if args.smoke else "quick" if args.quick else "full"
     budget, pairs = BUDGETS[mode]
@@ -296,44 +303,19 @@ def conduct(args: argparse.Namespace) -> int:
     for tables in budget.tables:
         names = ", ".join(f"{chr(66 + i)} = {LABEL[side]}" for i, side in enumerate(others))
         print(f"{tables} tables x {load.SEATS} seats, {pairs} pairs, A = hand-made, {names}:", flush=True)
-        runs: list[dict[str, Any]] = []
-        for pair in range(pairs):
-            run: dict[str, Any] = {side: run_side(side, tables, budget, target, profiles) for side in sides}
-            run["ratios"] = {
-                side: {name: _ratio(get(run[side]), get(run["handmade"])) for name, _, get, _ in FIGURES}
-                for side in others
-            }
-            runs.append(run)
-            print(f"  pair {pair + 1}:", flush=True)
-            for side in sides:
-                print(_side_line(side, run[side]), flush=True)
-                rows.append(
-                    {
-                        "tables": tables,
-                        "pair": pair + 1,
-                        "side": side,
-                        **{name: round(get(run[side]), 3) for name, _, get, _ in FIGURES},
-                        "refused": run[side]["saturated"]["refused"] + run[side]["paced"]["refused"],
-                        "other_cores_busy": run[side]["other_load"]["other_cores_busy"],
-                    }
-                )
-            for side in others:
-                ratios = run["ratios"][side]
-                figures = ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES)
-                print(f"    ratio {LABEL[side]:<12} {figures}", flush=True)
-        spreads = {
-            side: {name: _spread([r["ratios"][side][name] for r in runs]) for name, _, _, _ in FIGURES}
-            for side in others
-        }
-        for side in others:
-            for name, label, _, higher in FIGURES:
-                s = spreads[side][name]
-                better = "above 1: connectrpc ahead" if higher else "below 1: connectrpc ahead"
-                print(
-                    f"  ratio {label} {LABEL[side]} / hand-made: median {fmt(s['median'], 2)}"
-                    f" [{fmt(s['min'], 2)}..{fmt(s['max'], 2)}] over {s['n']} pairs ({better})",
-                    flush=True,
-                )
+        runs, made, spreads = run_pairs(
+            sides,
+            "handmade",
+            pairs,
+            FIGURES,
+            partial(run_side, tables=tables, budget=budget, target=target, profiles=profiles),
+            side_line=_side_line,
+            ratio_name=lambda side: f"ratio {LABEL[side]:<12}",
+            row=_row,
+            tables=tables,
+        )
+        rows += made
+        print_ratio_spreads(spreads, FIGURES, LABEL.__getitem__, "hand-made", "connectrpc")
         points.append({"tables": tables, "runs": runs, "ratios": spreads})
     csv_path = write_csv(args.out / "connectrpc-compare.csv", rows)
     print(f"\nCSV: {csv_path}")

@@ -58,7 +58,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import RESULTS, cpu_seconds, final_json, fmt, fmt_spread, machine, spread, write_csv
+from common import RESULTS, cpu_seconds, final_json, fmt, fmt_spread, machine, ratio, spread, write_csv
 
 HOST = "127.0.0.1"
 SERVICE = "bench.GuardEcho"
@@ -443,10 +443,6 @@ SUMMED = (
 )
 
 
-def _ratio(on: float, off: float) -> float:
-    return on / off if off else float("nan")
-
-
 def print_run(pair: int, run: dict[str, Any]) -> None:
     print(
         f"  pair {pair} guard {run['side']:>3}: {fmt(run['calls'])} calls ({fmt(run['calls_per_s'])}/s,"
@@ -510,11 +506,11 @@ def conduct(args: argparse.Namespace) -> int:
         off, on = sides["off"], sides["on"]
         point = {
             "pair": pair,
-            "unary_ratio": _ratio(on["server_us_per_call"], off["server_us_per_call"]),
-            "message_ratio": _ratio(on["server_us_per_message"], off["server_us_per_message"]),
+            "unary_ratio": ratio(on["server_us_per_call"], off["server_us_per_call"]),
+            "message_ratio": ratio(on["server_us_per_message"], off["server_us_per_message"]),
             "extra_us_per_call": on["server_us_per_call"] - off["server_us_per_call"],
             "extra_us_per_message": on["server_us_per_message"] - off["server_us_per_message"],
-            "calls_per_s_ratio": _ratio(on["calls_per_s"], off["calls_per_s"]),
+            "calls_per_s_ratio": ratio(on["calls_per_s"], off["calls_per_s"]),
         }
         pairs.append(point)
         print(

@@ -33,12 +33,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import os
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -47,15 +46,17 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load
 from children import die_with_parent, start_load_process
 from common import (
-    CLOCK_TICKS,
     RESULTS,
+    Figure,
     cpu_seconds,
     final_json,
     fmt,
     machine,
+    other_load,
     percentile,
+    print_ratio_spreads,
     rss_bytes,
-    spread,
+    run_pairs,
     write_csv,
 )
 
@@ -82,40 +83,6 @@ TOADSTOOL_SIDES = {
     "socket": ("toadstool/socket", "socket"),
 }
 PEER = "boardgame.io"
-
-
-# ----------------------------------------------------------------------------------------------------------
-# The other load on the machine
-
-
-def _machine_busy_seconds() -> float:
-    """CPU seconds every core of the machine has spent busy so far (/proc/stat: all but idle and iowait)."""
-    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
-    return (user + nice + system + irq + softirq + steal) / CLOCK_TICKS
-
-
-def _own_seconds() -> float:
-    """CPU seconds of this process and of its children that have been waited for (servers, load processes)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
-@contextlib.contextmanager
-def other_load() -> Iterator[dict[str, Any]]:
-    """Measures what else ran on the machine during the block: every run's figures are read beside it."""
-    record: dict[str, Any] = {"loadavg_before": round(os.getloadavg()[0], 2)}
-    busy, own, started = _machine_busy_seconds(), _own_seconds(), time.monotonic()
-    yield record
-    wall = max(1e-6, time.monotonic() - started)
-    ours = _own_seconds() - own
-    others = (_machine_busy_seconds() - busy) - ours
-    record["loadavg_after"] = round(os.getloadavg()[0], 2)
-    record["other_cores_busy"] = round(max(0.0, others) / wall, 2)
-    # The benchmark's own share (server, load processes, conductor): on a full machine the two add up to
-    # its cores, so a side whose processes win less of the CPU shows more "other" load.
-    record["own_cores_busy"] = round(ours / wall, 2)
-    record["seconds"] = round(wall, 1)
 
 
 # ----------------------------------------------------------------------------------------------------------
@@ -265,7 +232,7 @@ def _merge(
 
 
 #: (name, what it is, the figure of a summary, True when above 1 is better for Toadstool)
-FIGURES: tuple[tuple[str, str, Callable[[dict[str, Any]], float], bool], ...] = (
+FIGURES: tuple[Figure, ...] = (
     ("views_per_s", "saturated views/s", lambda s: s["saturated"]["views_per_s"]["median"], True),
     ("cpu_ms_per_move", "server CPU per move", lambda s: s["saturated"]["cpu_ms_per_action"]["median"], False),
     ("paced_p99_ms", "paced p99", lambda s: s["paced"]["latency_p99_ms"]["median"], False),
@@ -287,15 +254,6 @@ def run_side(side: str, tables: int, budget: load.Budget, store: str) -> dict[st
     return summary
 
 
-def _ratio(a: float, b: float) -> float:
-    return a / b if b and a == a and b == b else float("nan")
-
-
-def _spread(values: list[float]) -> dict[str, float]:
-    """common.spread of the ratios that could be taken (a side that made no move gives NaN)."""
-    return spread([v for v in values if v == v])
-
-
 def _side_line(side: str, s: dict[str, Any]) -> str:
     q, o = s["saturated"], s["other_load"]
     # On a machine of few cores the load processes share it with the server: when the two fill it, views/s
@@ -310,6 +268,17 @@ def _side_line(side: str, s: dict[str, Any]) -> str:
         f" | other load: {o['other_cores_busy']:.2f} cores busy, loadavg {o['loadavg_before']:.2f}"
         f"->{o['loadavg_after']:.2f} (this run: {o['own_cores_busy']:.2f} cores)"
     )
+
+
+def _row(side: str, s: dict[str, Any]) -> dict[str, Any]:
+    """A run's CSV columns after its figures."""
+    return {
+        "saturated_actions_per_s": round(s["saturated"]["actions_per_s"]["median"], 1),
+        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
+        "other_cores_busy": s["other_load"]["other_cores_busy"],
+        "own_cores_busy": s["other_load"]["own_cores_busy"],
+        "loadavg": s["other_load"]["loadavg_before"],
+    }
 
 
 def conduct(args: argparse.Namespace) -> int:
@@ -331,47 +300,19 @@ def conduct(args: argparse.Namespace) -> int:
     for tables in budget.tables:
         order = ", ".join(f"{'ABCDEFG'[i]} = {side}" for i, side in enumerate(sides))
         print(f"{tables} tables x {SEATS} seats, {pairs} pairs, {order}:", flush=True)
-        runs: list[dict[str, Any]] = []
-        for pair in range(pairs):
-            run: dict[str, Any] = {side: run_side(side, tables, budget, args.server_store) for side in sides}
-            run["ratios"] = {
-                side: {name: _ratio(get(run[side]), get(run[PEER])) for name, _, get, _ in FIGURES} for side in ours
-            }
-            runs.append(run)
-            print(f"  pair {pair + 1}:", flush=True)
-            for side in sides:
-                print(_side_line(side, run[side]), flush=True)
-            for side in ours:
-                ratios = run["ratios"][side]
-                figures = ", ".join(f"{label} {ratios[name]:.2f}" for name, label, _, _ in FIGURES)
-                print(f"    ratio {side:<17} {figures}", flush=True)
-            for side in sides:
-                s = run[side]
-                rows.append(
-                    {
-                        "tables": tables,
-                        "pair": pair + 1,
-                        "side": side,
-                        **{name: round(get(s), 3) for name, _, get, _ in FIGURES},
-                        "saturated_actions_per_s": round(s["saturated"]["actions_per_s"]["median"], 1),
-                        "refused": s["saturated"]["refused"] + s["paced"]["refused"],
-                        "other_cores_busy": s["other_load"]["other_cores_busy"],
-                        "own_cores_busy": s["other_load"]["own_cores_busy"],
-                        "loadavg": s["other_load"]["loadavg_before"],
-                    }
-                )
-        spreads = {
-            side: {name: _spread([r["ratios"][side][name] for r in runs]) for name, _, _, _ in FIGURES} for side in ours
-        }
-        for side in ours:
-            for name, label, _, higher in FIGURES:
-                spread = spreads[side][name]
-                better = "above 1: Toadstool ahead" if higher else "below 1: Toadstool ahead"
-                print(
-                    f"  ratio {label} {side} / {PEER}: median {spread['median']:.2f}"
-                    f" [{spread['min']:.2f}..{spread['max']:.2f}] over {spread['n']} pairs ({better})",
-                    flush=True,
-                )
+        runs, made, spreads = run_pairs(
+            sides,
+            PEER,
+            pairs,
+            FIGURES,
+            partial(run_side, tables=tables, budget=budget, store=args.server_store),
+            side_line=_side_line,
+            ratio_name=lambda side: f"ratio {side:<17}",
+            row=_row,
+            tables=tables,
+        )
+        rows += made
+        print_ratio_spreads(spreads, FIGURES, str, PEER, "Toadstool", lambda value: f"{value:.2f}")
         points.append({"tables": tables, "runs": runs, "ratios": spreads})
     csv_path = write_csv(args.out / "peers.csv", rows)
     print(f"\nCSV: {csv_path}")

@@ -1,13 +1,20 @@
-"""The ids and messages of legal actions, remembered per action object (issue #24's cheaper move): every
-update still offers exactly what the engine's own `action_id` and `messages.action_message` give, in every
-game, however often the remembered entries start again, and a person's action is still matched by its id."""
+"""The ids and messages of legal actions, remembered by value (issue #24's cheaper move; issue #42: nothing
+keyed by `id()`): every update still offers exactly what the engine's own `action_id` and
+`messages.action_message` give, in every game, however often the remembered entries start again, and a
+person's action is still matched by its id."""
 
 from __future__ import annotations
+
+import ast
+import dataclasses
+import enum
+from pathlib import Path
 
 import pytest
 
 from toadstool.engine import action_id
 from toadstool.games import GAMES
+from toadstool.games.uno import engine as uno
 from toadstool.server import messages
 from toadstool.server.tables import Status, Table, TableRegistry, action_ids
 
@@ -78,3 +85,61 @@ async def test_a_persons_action_is_matched_by_its_id_stored_and_answered_again_o
     assert table.actions[-1] == (seat, action)
     assert table.requests["request-1"].action_id == wanted
     assert await table.act(seat, wanted, version - 1, "request-1") == (version, True)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Nudge:
+    by: float
+
+
+class _Side(enum.IntEnum):
+    LEFT = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class _Step:
+    side: _Side
+    path: tuple[int, ...] = ()
+
+
+def test_equal_fields_that_spell_other_ids_are_never_given_one_anothers() -> None:
+    # a float field: -0.0 == 0.0 and 1.0 == 1, but their ids differ, so its ids are built every time
+    for first, second in ((0.0, -0.0), (1, 1.0)):
+        assert action_ids.id_of(_Nudge(first)) == action_id(_Nudge(first))
+        assert action_ids.id_of(_Nudge(second)) == action_id(_Nudge(second)) != action_id(_Nudge(first))
+    # kept by value: an equal action made afresh gets the same id, its own class's
+    assert action_ids.id_of(_Step(_Side.LEFT, (1, 2))) == "__step:side=left,path=1-2"
+    kept = len(action_ids._IDS)
+    assert action_ids.id_of(_Step(_Side.LEFT, (1, 2))) == "__step:side=left,path=1-2"
+    assert len(action_ids._IDS) == kept
+    # a field holding something unhashable (a list where a tuple is declared): built every time
+    unhashable = _Step(_Side.LEFT, [3])  # type: ignore[arg-type]
+    assert action_ids.id_of(unhashable) == action_id(unhashable) == "__step:side=left,path=[3]"
+
+
+def test_unos_labels_of_playing_a_card_are_the_same_for_an_equal_card_made_afresh() -> None:
+    registry = TableRegistry()
+    table, _ = registry.create("uno", 4, bots=4, seed=5)
+    for _ in range(40):
+        for seat in range(4):
+            for action in table.engine.legal_actions(table.state, seat):
+                copy = type(action)(**{f: getattr(action, f) for f in action.__dataclass_fields__})
+                label = table.engine.describe(table.state, seat, action)
+                assert table.engine.describe(table.state, seat, copy) == label
+                if isinstance(action, uno.PlayCard):
+                    answer = table.state.stage in (uno.ANSWER_D2, uno.ANSWER_WD4)
+                    assert label == uno._play_label(action, answer)
+        choice = table.bot_choice()
+        assert choice is not None
+        table.apply_now(*choice)
+
+
+def test_no_module_of_the_server_calls_id() -> None:
+    root = Path(__file__).resolve().parents[1] / "server" / "toadstool"
+    calls = [
+        f"{path.relative_to(root)}:{node.lineno}"
+        for path in sorted(root.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "id"
+    ]
+    assert calls == []

@@ -856,13 +856,12 @@ class UnoEngine:
         kind_of = type(action)
         if kind_of is PlayCard:
             answer = state.stage in (ANSWER_D2, ANSWER_WD4)
-            # By the action's identity (every action object is made once, at import): hashing a frozen
-            # dataclass runs Python, for every card of the hand of every seat after every move.
-            known = _PLAY_LABELS.get((id(action), answer))
-            if known is not None and known[0] is action:
-                return known[1]
-            label = _play_label(action, answer)
-            _PLAY_LABELS[id(action), answer] = (action, label)
+            # By the fields the label is made of (hashing a frozen dataclass itself runs Python, for every
+            # card of the hand of every seat after every move; a tuple of them is hashed in C).
+            key = (action.card_id, action.color, action.uno, answer)
+            label = _PLAY_LABELS.get(key)
+            if label is None:
+                label = _PLAY_LABELS[key] = _play_label(action, answer)
             return label
         if kind_of is Draw:
             return _DRAW_LABEL
@@ -892,9 +891,10 @@ _PHASE_MESSAGES: dict[int, str] = {
     ANSWER_D2: N_("{player} to answer the Draw Two"),
     ANSWER_WD4: N_("{player} to answer the Wild Draw Four"),
 }
-#: `phase`'s texts by (stage, seat), and `describe`'s of playing a card by (action, answering): made once.
+#: `phase`'s texts by (stage, seat), and `describe`'s of playing a card by (card, colour, calling UNO,
+#: answering): made once (at most every card x every colour x 2 x 2).
 _PHASES: dict[tuple[int, int], Text] = {}
-_PLAY_LABELS: dict[tuple[int, bool], tuple[Any, Text]] = {}
+_PLAY_LABELS: dict[tuple[int, int, bool, bool], Text] = {}
 _DRAW_LABEL = tr("Draw a card")
 _KEEP_LABEL = tr("Keep the drawn card")
 _PASS_LABEL = tr("Pass (nothing to play or draw)")
