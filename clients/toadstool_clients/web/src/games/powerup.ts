@@ -151,9 +151,10 @@ function pendingSwap(update: Update, view: PowerUpView): HTMLElement | null {
   return h("div", { class: "pu-pending", role: "status" }, t(key, { from, to }));
 }
 
-/** The round's result, when this update carries it (the scoring deals a new round at once). */
+/** The round's result, when this update carries it (the scoring deals a new round at once): the events the
+ * server marks as the round's result, in whatever language they are said. */
 function result(update: Update): HTMLElement | null {
-  const lines = update.events.map((e) => e.text).filter((t) => /Final Levels|Lowest|Extra Life|nobody loses/.test(t));
+  const lines = update.events.filter((e) => e.roundResult).map((e) => e.text);
   if (!lines.length) return null;
   return h("div", { class: "pu-result", role: "status" }, ...lines.map((t) => h("div", {}, t)));
 }
