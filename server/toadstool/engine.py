@@ -123,13 +123,16 @@ class Event:
 
     `text` is what everybody (spectators included) is told. `private` gives some seats a different text
     instead ("you drew the red 5" where the others read "Luigi drew a card"). Keeping both in one value
-    lets `event_text` be the single rule for who reads what.
+    lets `event_text` be the single rule for who reads what. `round_result` marks the lines of a round's
+    result as the game scored it, so clients find the round's recap without reading the words (which are
+    in each reader's language).
     """
 
     text: str
     seat: int | None = None
     private: tuple[tuple[int, str], ...] = ()
     roll: DieRoll | None = None
+    round_result: bool = False
 
 
 def event_text(event: Event, viewer: int | None) -> str:

@@ -4,7 +4,9 @@ Bots play fast; the events that close a UNO hand, a Level Up! round or a Power U
 a person reads them. When an update starts a new hand or round, the terminal shows, in place of the board,
 first each seat's points or Extra Lives and what changed, then the closing events (in the viewer's words),
 until the person presses a key. It reads only the views (the hand or round number and the scores they
-carry) and the events; it knows no rules. Kart is one race: the game-over screen is its result.
+carry) and the events; it knows no rules. A round's closing events are the ones the server marks as its
+result (`Event.round_result`), never found by their words, which are in the person's language. Kart is one
+race: the game-over screen is its result.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
         return None
     member = update.view.WhichOneof("game")
     said = [in_your_words(update, event) for event in update.events]
+    result = [text for text, event in zip(said, update.events, strict=True) if event.round_result]
     lines: list[Text] = []
     if member == "uno":
         old, new = previous.view.uno, update.view.uno
@@ -79,7 +82,7 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
         old_up, new_up = previous.view.levelup, update.view.levelup
         lines.append(Text(_("Round {number} of 3 is over", number=before), style="bold yellow"))
         lines.extend(_totals(update, list(old_up.scores), list(new_up.scores), _("Points")))
-        closing = [text for text in said if "objective was" in text or "coin point" in text] or said
+        closing = result or said
         lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
     elif member == "powerup":
         old_pu, new_pu = previous.view.powerup, update.view.powerup
@@ -87,6 +90,5 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
         old_lives = {seat.seat: seat.tokens for seat in old_pu.seats}
         lives = [seat.tokens for seat in sorted(new_pu.seats, key=lambda s: s.seat)]
         lines.extend(_totals(update, [old_lives.get(s, 0) for s in range(len(lives))], lives, _("Extra Lives")))
-        start = next((index for index, text in enumerate(said) if "Final Levels" in text), 0)
-        lines.extend(Text(text) for text in said[start:][-MOST_EVENTS:])
+        lines.extend(Text(text) for text in (result[:MOST_EVENTS] if result else said[-MOST_EVENTS:]))
     return lines

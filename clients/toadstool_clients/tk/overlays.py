@@ -195,15 +195,22 @@ def draw_held(screen: TableFace, board: Board) -> None:
     title, lines = screen.held
     w, h = board.width, board.height
     half = min(300.0, w / 2 - 16)
-    line_h = 15
-    height = 44 + line_h * len(lines) + 18
+    left = w / 2 - half
+    # Each line whole, wrapped to the card (a German line is often longer than its English).
+    said = [board.text(left + 14, 0, safe_text(line, 240), 8, anchor="nw", fill="#333333", width=2 * half - 28)
+            for line in lines]  # fmt: skip
+    tall = [board.canvas.bbox(item)[3] - board.canvas.bbox(item)[1] for item in said]
+    height = 36 + sum(tall) + 2 * len(said) + 26
     top = max(10.0, h / 2 - height / 2 - 30)
-    items = [board.panel(w / 2 - half, top, w / 2 + half, top + height, 16, fill="#fffde7", outline="#ffd54a",
-                         width=3)]  # fmt: skip
-    items.append(board.text(w / 2, top + 20, title, 12, "bold", fill="#1a237e"))
-    for index, line in enumerate(lines):
-        items.append(board.text(w / 2 - half + 14, top + 42 + index * line_h, safe_text(line, int(half / 3.4)), 8,
-                                anchor="w", fill="#333333"))  # fmt: skip
+    y = top + 36
+    for item, size in zip(said, tall, strict=True):
+        board.canvas.coords(item, left + 14, y)
+        y += size + 2
+    card = board.panel(left, top, w / 2 + half, top + height, 16, fill="#fffde7", outline="#ffd54a", width=3)
+    items = [card, *said, board.text(w / 2, top + 20, title, 12, "bold", fill="#1a237e")]
     items.append(board.text(w / 2, top + height - 10, _("click to close"), 7, fill="#8d6e63"))
+    board.canvas.tag_raise(card)
+    for item in items[1:]:
+        board.canvas.tag_raise(item)
     for item in items:
         board.canvas.addtag_withtag(HELD, item)

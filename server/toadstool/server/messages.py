@@ -250,6 +250,8 @@ def event_message(
         message.roll.CopyFrom(
             table_pb2.DieRoll(roller=event.roll.roller, purpose=event.roll.purpose, value=event.roll.value)
         )
+    if event.round_result:
+        message.round_result = True
     return message
 
 

@@ -428,8 +428,9 @@ def draw_game(board: Board) -> str:
 
 def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tuple[str, list[str]] | None:
     """What a game wants held on screen a moment after this update (the result of a hand or round just
-    scored): its module's optional `recap(previous_view, view, event_texts, seat_names)`; None when it has
-    none or nothing to hold."""
+    scored): its module's optional `recap(previous_view, view, events, seat_names)`, the update's events as
+    they came (their text in the reader's language, the round's result marked by `round_result`); None when
+    it has none or nothing to hold."""
     if previous is None:
         return None
     member, view = view_of(update)
@@ -445,11 +446,16 @@ def recap_of(previous: table_pb2.Update | None, update: table_pb2.Update) -> tup
         return None
     try:
         names = [safe_text(seat.name or _("Player {number}", number=seat.index + 1), 18) for seat in update.seats]
-        found = recap(before, view, [safe_text(e.text, 120) for e in update.events], names)
+        found = recap(before, view, list(update.events), names)
     except Exception:  # a recap is a nicety: never a reason to fail
         log.warning("the %s recap failed", member, exc_info=True)
         return None
     return found if isinstance(found, tuple) else None
+
+
+def event_line(event: table_pb2.Event) -> str:
+    """An event's text as a recap shows it: plain, and cut to a line."""
+    return safe_text(event.text, 120)
 
 
 def score_lines(before: Iterable[int], after: Iterable[int], names: list[str], per_line: int = 3) -> list[str]:

@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from toadstool.api.v1 import levelup_pb2
+from toadstool.api.v1 import levelup_pb2, table_pb2
 from toadstool_clients.i18n import N_, _, n_
 from toadstool_clients.names import LEVEL_UP_POWER_NAMES
-from toadstool_clients.tk.games import Board, character_colour, safe_text, score_lines, text_colour_on, text_width
+from toadstool_clients.tk.games import (
+    Board,
+    character_colour,
+    event_line,
+    safe_text,
+    score_lines,
+    text_colour_on,
+    text_width,
+)
 
 SKY = "#5c94fc"
 GOLD = "#ffd54a"
@@ -356,16 +364,18 @@ def _draw_side(board: Board, view: levelup_pb2.LevelUpView, board_w: float) -> N
         board.text(x0 + 14, h - 20, safe_text(piles, max(10, int(room / 5))), 7, anchor="w", fill="#c5cae9")
 
 
-def recap(previous: levelup_pb2.LevelUpView, view: levelup_pb2.LevelUpView, texts: list[str], names: list[str]) -> \
-        tuple[str, list[str]] | None:  # fmt: skip
+def recap(previous: levelup_pb2.LevelUpView, view: levelup_pb2.LevelUpView, events: list[table_pb2.Event],
+          names: list[str]) -> tuple[str, list[str]] | None:  # fmt: skip
     """When a round has just been scored (the next begins in the same instant): what it scored for every
-    seat and why (the scoring's own lines), held on screen a moment."""
+    seat and why (the scoring's own lines), held on screen a moment. The lines are the events the server
+    marks as the round's result: those of no seat (the champion) and the viewer's own (their objective),
+    in whatever language they are said."""
     if view.round == previous.round or not previous.round:
         return None
-    begins = next((i for i, text in enumerate(texts) if text.lower().startswith("round ")), len(texts))
-    said = [text for text in texts[:begins] if "objective" not in text][-2:]
-    if view.HasField("you") and view.you < len(names):  # why you scored what you did
-        said += [text for text in texts[:begins] if text.startswith(f"{names[view.you]}'s objective")][:1]
+    result = [e for e in events if e.round_result]
+    said = [event_line(e) for e in result if not e.HasField("seat")][-2:]
+    if view.HasField("you"):  # why you scored what you did
+        said += [event_line(e) for e in result if e.HasField("seat") and e.seat == view.you][:2]
     return _("Round {number}: the result", number=previous.round), [
         *said,
         *score_lines(previous.scores, view.scores, names),

@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from toadstool.api.v1 import powerup_pb2
+from toadstool.api.v1 import powerup_pb2, table_pb2
 from toadstool_clients.i18n import N_, _, n_
-from toadstool_clients.tk.games import Board, safe_text, text_colour_on, text_width
+from toadstool_clients.tk.games import Board, event_line, safe_text, text_colour_on, text_width
 
 FELT = "#2b3f8c"
 PANEL_H = 132
@@ -358,14 +358,15 @@ def _draw_hand(board: Board, view: powerup_pb2.PowerUpView, top: float) -> None:
             board.clickable(items, plays[card.kind], f"? card {card.id}", at=(x + min(step, card_w) / 2, y + 26))
 
 
-def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, texts: list[str],
+def recap(previous: powerup_pb2.PowerUpView, view: powerup_pb2.PowerUpView, events: list[table_pb2.Event],
           names: list[str]) -> tuple[str, list[str]] | None:  # fmt: skip
     """When a round was just scored: its result, to hold on screen a moment (the next round is dealt in the
-    same instant, so otherwise the reveal and "lowest" would exist only in the log)."""
+    same instant, so otherwise the reveal and "lowest" would exist only in the log). The result's lines are
+    the events the server marks as the round's result, in whatever language they are said."""
     if view.round == previous.round and view.stage == previous.stage:
         return None
     if view.round == previous.round and view.stage != powerup_pb2.POWER_UP_STAGE_GAME_OVER:
         return None
-    start = next((i for i, text in enumerate(texts) if text.startswith(("Final Levels", "Every player"))), None)
-    shown = texts[start : start + 6] if start is not None else texts[-6:]
+    result = [event_line(e) for e in events if e.round_result]
+    shown = result[:6] if result else [event_line(e) for e in events][-6:]
     return _("Round {number}: the result", number=previous.round), shown

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from toadstool.api.v1 import uno_pb2
+from toadstool.api.v1 import table_pb2, uno_pb2
 from toadstool_clients.i18n import _, n_
 from toadstool_clients.names import UNO_COLOR_NAMES
-from toadstool_clients.tk.games import Board, fitted, safe_text, score_lines, text_width
+from toadstool_clients.tk.games import Board, event_line, fitted, safe_text, score_lines, text_width
 
 COLOURS = {
     uno_pb2.UNO_COLOR_RED: "#d72600",
@@ -337,12 +337,13 @@ def _draw_swatches(board: Board, cx: float, card_top: float, plays: list[Any]) -
         board.clickable([disc], by_colour[colour], f"swatch {COLOUR_NAMES.get(colour, '?')}")
 
 
-def recap(previous: uno_pb2.UnoView, view: uno_pb2.UnoView, texts: list[str], names: list[str]) -> \
+def recap(previous: uno_pb2.UnoView, view: uno_pb2.UnoView, events: list[table_pb2.Event], names: list[str]) -> \
         tuple[str, list[str]] | None:  # fmt: skip
     """When a hand has just been won (the next is dealt in the same instant): who went out and what every
     seat scored, held on screen a moment so that the end of a hand never scrolls past unseen."""
     if view.hand_number == previous.hand_number or not previous.hand_number:
         return None
+    texts = [event_line(e) for e in events]
     dealt = next((i for i, text in enumerate(texts) if text.lower().startswith(("hand ", "you were dealt"))), None)
     said = texts[:dealt] if dealt else texts
     return _("Hand {number}: the result", number=previous.hand_number), [

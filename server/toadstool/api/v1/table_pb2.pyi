@@ -319,11 +319,18 @@ class Event(_message.Message):
     SEAT_FIELD_NUMBER: _builtins.int
     TEXT_FIELD_NUMBER: _builtins.int
     ROLL_FIELD_NUMBER: _builtins.int
+    ROUND_RESULT_FIELD_NUMBER: _builtins.int
     version: _builtins.int
     """The table version this event led to."""
     seat: _builtins.int
-    """The seat that acted, when there was one."""
+    """The seat that acted, or whose result the event tells, when there was one."""
     text: _builtins.str
+    """In the reader's language (the call's accept-language): a client never finds an event by its words."""
+    round_result: _builtins.bool
+    """One line of the result of a round just scored (a Power Up or Level Up! round: the final Levels and who
+    lost an Extra Life, each seat's objective and points, the game's end), so a client can hold the round's
+    recap on screen. A game that marks none (UNO's hands, so far) leaves it false.
+    """
     @_builtins.property
     def roll(self) -> Global___DieRoll: ...
     def __init__(
@@ -333,10 +340,11 @@ class Event(_message.Message):
         seat: _builtins.int | None = ...,
         text: _builtins.str = ...,
         roll: Global___DieRoll | None = ...,
+        round_result: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_roll", b"_roll", "_seat", b"_seat", "roll", b"roll", "seat", b"seat"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_roll", b"_roll", "_seat", b"_seat", "roll", b"roll", "seat", b"seat", "text", b"text", "version", b"version"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_roll", b"_roll", "_seat", b"_seat", "roll", b"roll", "round_result", b"round_result", "seat", b"seat", "text", b"text", "version", b"version"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__roll: _TypeAlias = _typing.Literal["roll"]  # noqa: Y015
     _WhichOneofArgType__roll: _TypeAlias = _typing.Literal["_roll", b"_roll"]  # noqa: Y015

@@ -396,8 +396,12 @@ class _Work(WorkingCopy[LevelUpState]):
     outcome: Outcome | None
 
     # -------------------------------------------------------------------------------- small helpers
-    def say(self, text: Text, private: tuple[tuple[int, Text], ...] = ()) -> None:
-        self.events.append(Event(text=text, private=private))
+    def say(
+        self, text: Text, private: tuple[tuple[int, Text], ...] = (), seat: int | None = None, result: bool = False
+    ) -> None:
+        """An event; `seat` is whose line it is, `result` marks a line of the round's scoring
+        (Event.round_result)."""
+        self.events.append(Event(text=text, seat=seat, private=private, round_result=result))
 
     def level_of(self, c: int) -> int:
         for i, chars in enumerate(self.levels):
@@ -581,7 +585,7 @@ class _Work(WorkingCopy[LevelUpState]):
         self.window = []
         objections = self.open_objections()
         if not objections:
-            self.say(tr("{character} is elected champion", character=char_name(c)))
+            self.say(tr("{character} is elected champion", character=char_name(c)), result=True)
             self.score_round()
             return
         if any(self.revealed_votes[s] == VoteChoice.THWOMP_VOTE for s in objections):
@@ -732,7 +736,9 @@ class _Work(WorkingCopy[LevelUpState]):
                     characters=favs,
                     points=scores[seat],
                     round=self.round,
-                )
+                ),
+                seat=seat,
+                result=True,
             )
         if self.round < data.ROUNDS:
             self.round += 1
@@ -746,7 +752,8 @@ class _Work(WorkingCopy[LevelUpState]):
             coin_points.append(coins)
             totals.append(sum(r[seat] for r in self.round_scores) + coins)
             if coins:
-                self.say(trn("{p} adds {n} coin point", "{p} adds {n} coin points", coins, p=_p(seat)))
+                added = trn("{p} adds {n} coin point", "{p} adds {n} coin points", coins, p=_p(seat))
+                self.say(added, seat=seat, result=True)
         best = max(totals)
         tied = [s for s in range(self.players) if totals[s] == best]
         if len(tied) > 1:
@@ -775,7 +782,7 @@ class _Work(WorkingCopy[LevelUpState]):
         self.outcome = Outcome(winners=tuple(tied), scores=tuple(totals), summary=summary, details=tuple(details))
         self.stage = Stage.GAME_OVER
         self.window = []
-        self.say(summary)
+        self.say(summary, result=True)
 
 
 def _names(chars: Sequence[int]) -> Text:

@@ -172,8 +172,11 @@ class _Builder(WorkingCopy[PowerUpState]):
 
     # Helpers -----------------------------------------------------------------------------------------
 
-    def say(self, text: Text, seat: int | None = None, private: Sequence[tuple[int, Text]] = ()) -> None:
-        self.events.append(Event(text=text, seat=seat, private=tuple(private)))
+    def say(
+        self, text: Text, seat: int | None = None, private: Sequence[tuple[int, Text]] = (), result: bool = False
+    ) -> None:
+        """An event; `result` marks a line of the round's scoring (Event.round_result)."""
+        self.events.append(Event(text=text, seat=seat, private=tuple(private), round_result=result))
 
     def next_in_round(self, seat: int) -> int:
         for step in range(1, self.players + 1):
@@ -326,25 +329,28 @@ class _Builder(WorkingCopy[PowerUpState]):
         order = self.round_order()
         contenders = [s for s in order if not self.castle(s)]
         if not contenders:
-            self.say(tr("Every player holds a Castle: nobody loses an Extra Life."))
+            self.say(tr("Every player holds a Castle: nobody loses an Extra Life."), result=True)
         else:
             values = {s: self.value(s) for s in contenders}
             lowest = min(values.values())
             losers = [s for s in contenders if values[s] == lowest]
             shown = ", ".join(f"{_p(s)} {values[s]}" for s in contenders)
-            self.say(tr("Final Levels: {shown}. Lowest: {lowest}.", shown=shown, lowest=lowest))
+            self.say(tr("Final Levels: {shown}. Lowest: {lowest}.", shown=shown, lowest=lowest), result=True)
             for seat in losers:
                 if self.lose_token(seat):
-                    self.say(tr("{p} loses an Extra Life ({left} left).", p=_p(seat), left=self.tokens[seat]), seat)
+                    lost = tr("{p} loses an Extra Life ({left} left).", p=_p(seat), left=self.tokens[seat])
+                    self.say(lost, seat, result=True)
                 else:
-                    self.say(tr("{p} has the lowest Level but no Extra Life left to lose.", p=_p(seat)), seat)
+                    self.say(
+                        tr("{p} has the lowest Level but no Extra Life left to lose.", p=_p(seat)), seat, result=True
+                    )
         for seat in order:
             if self.tokens[seat] == 0:
                 self.alive[seat] = False
                 self.out_in_round[seat] = self.round_no
                 self.q_discard.extend(self.hands[seat])
                 self.hands[seat] = []
-                self.say(tr("{p} has no Extra Lives left and is out.", p=_p(seat)), seat)
+                self.say(tr("{p} has no Extra Lives left and is out.", p=_p(seat)), seat, result=True)
         for seat in order:
             self.level_discard.append(self.level[seat])
         self.q_discard.extend(self.q_table)
@@ -356,9 +362,9 @@ class _Builder(WorkingCopy[PowerUpState]):
             self.turn = -1
             self.pending = None
             if len(self.winners) == 1:
-                self.say(tr("Game over: {names} wins.", names=_names(self.winners)))
+                self.say(tr("Game over: {names} wins.", names=_names(self.winners)), result=True)
             else:
-                self.say(tr("Game over: {names} share the win.", names=_names(self.winners)))
+                self.say(tr("Game over: {names} share the win.", names=_names(self.winners)), result=True)
             return
         n = self.players
         self.dealer = next(s for s in ((self.dealer + k) % n for k in range(1, n + 1)) if self.alive[s])

@@ -151,9 +151,17 @@ function pendingSwap(update: Update, view: PowerUpView): HTMLElement | null {
   return h("div", { class: "pu-pending", role: "status" }, t(key, { from, to }));
 }
 
-/** The round's result, when this update carries it (the scoring deals a new round at once). */
+/** The last round result seen, with the table and version it came with: an update of the same version (a
+ * seat connected or left) carries no events, and the result stays until the table moves on. */
+let lastResult: { table: string; version: bigint; lines: string[] } | null = null;
+
+/** The round's result, when the table's last move scored it (the scoring deals a new round at once): the
+ * events the server marks as the round's result, in whatever language they are said. (A stream's first
+ * update carries older events too: an older round's result is not shown.) */
 function result(update: Update): HTMLElement | null {
-  const lines = update.events.map((e) => e.text).filter((t) => /Final Levels|Lowest|Extra Life|nobody loses/.test(t));
+  let lines = update.events.filter((e) => e.roundResult && e.version === update.version).map((e) => e.text);
+  if (lines.length) lastResult = { table: update.tableId, version: update.version, lines };
+  else if (lastResult && lastResult.table === update.tableId && lastResult.version === update.version) lines = lastResult.lines;
   if (!lines.length) return null;
   return h("div", { class: "pu-result", role: "status" }, ...lines.map((t) => h("div", {}, t)));
 }
