@@ -327,9 +327,10 @@ class Event(_message.Message):
     text: _builtins.str
     """In the reader's language (the call's accept-language): a client never finds an event by its words."""
     round_result: _builtins.bool
-    """One line of the result of a round just scored (a Power Up or Level Up! round: the final Levels and who
-    lost an Extra Life, each seat's objective and points, the game's end), so a client can hold the round's
-    recap on screen. A game that marks none (UNO's hands, so far) leaves it false.
+    """One line of the result of a round just scored (a UNO hand, a Power Up or Level Up! round: who went out
+    and the points scored, the final Levels and who lost an Extra Life, each seat's objective and points,
+    the game's end), so a client can hold the round's recap on screen. A game that marks none (Kart, one
+    race) leaves it false.
     """
     @_builtins.property
     def roll(self) -> Global___DieRoll: ...

@@ -1182,7 +1182,9 @@ _NOTHING = tr("nothing")
 
 
 def _event_object(record: Record) -> Event:
-    """The event `record` as every seat is told it (and, where it holds cards, as its own seat is)."""
+    """The event `record` as every seat is told it (and, where it holds cards, as its own seat is). A hand's
+    result (who went out and the points scored, then the game's end with every score) is marked
+    `round_result`, so clients find the hand's recap without reading the words."""
     match record:
         case DealerDraw(seat, card):
             text = tr("{player} drew the {card} to choose the dealer", player=_P[seat], card=CARD_NAMES[card])
@@ -1284,6 +1286,7 @@ def _event_object(record: Record) -> Event:
                     points=points,
                 ),
                 seat=winner,
+                round_result=True,
             )
         case GameOver(winners, scores):
             return Event(
@@ -1291,7 +1294,8 @@ def _event_object(record: Record) -> Event:
                     "Game over: {names} won (scores {scores})",
                     names=_names(winners),
                     scores=", ".join(str(s) for s in scores),
-                )
+                ),
+                round_result=True,
             )
         case TookPenalty(seat, penalty):
             return Event(tr("{player} takes the {n}-card penalty", player=_P[seat], n=penalty), seat=seat)
