@@ -1,7 +1,8 @@
-"""The Tk client's round recap in German: a Power Up or Level Up! round played to its end in a German window
-(TOADSTOOL_LANG=de, so the server says its events in German) holds the round's result on the board, found
-by the events' round_result mark, never by their English words: Power Up's final Levels and who lost an Extra
-Life, Level Up!'s champion and the player's own objective, each seat's score, all in German.
+"""The Tk client's round recap in German: a UNO hand, a Power Up or Level Up! round played to its end in a
+German window (TOADSTOOL_LANG=de, so the server says its events in German) holds the result on the board,
+found by the events' round_result mark, never by their English words: who went out of the UNO hand (and none
+of the next hand's deal), Power Up's final Levels and who lost an Extra Life, Level Up!'s champion and the
+player's own objective, each seat's score, all in German.
 
 A real window under Xvfb against a real server on a loopback port; animations are stepped by the test
 (Motion.frame_ms = None), so the held recap stays until the test lets its frames run out. Screenshots go to
@@ -122,3 +123,41 @@ async def test_a_german_level_up_round_result_is_held_with_the_champion_and_my_o
         assert not any(english in text for text in held), (english, held)
     driver.screenshot("tk-levelup-recap-de", tk_helpers.TK_SCREENSHOTS)
     whole(table)
+
+
+#: What only the next hand's deal says in German: never in the recap of the hand before.
+NEXT_DEAL = ["gibt jedem 7 Karten", "bekommen", "Die erste Karte"]
+
+
+@pytest.mark.timeout(240)
+async def test_a_german_uno_hand_result_is_held_with_who_went_out_not_the_next_deal(
+    driver: TkDriver, server: RunningServer
+) -> None:
+    await driver.connect(server.address)
+    table = await driver.create_table("uno", 3, 2, seed=4)
+    update = await play_to_a_held_recap(driver, table, 4)
+    held = held_texts(table)
+    assert "Runde 1: das Ergebnis" in held, held
+    names = [seat.name for seat in update.seats]
+    went_out = re.compile(rf"({'|'.join(map(re.escape, names))}) ging raus und gewann die Runde "
+                          r"\(\d+ Punkte in anderen Händen\)$")  # fmt: skip
+    assert any(went_out.match(text) for text in held), held
+    # The recap's lines before the scores are the hand's last events, ending with who went out.
+    assert table.held is not None
+    title, lines = table.held
+    assert title == "Runde 1: das Ergebnis", table.held
+    said = [line for line in lines if " = " not in line]
+    assert said, table.held
+    assert went_out.match(said[-1]), table.held
+    for dealt in NEXT_DEAL:
+        assert not any(dealt in text for text in held), (dealt, held)
+    scores = [text for text in held if " = " in text]
+    for name in names:
+        assert any(name in text for text in scores), (name, scores)
+    for english in [*ENGLISH, "went out", "won the hand"]:
+        assert not any(english in text for text in held), (english, held)
+    driver.screenshot("tk-uno-recap-de", tk_helpers.TK_SCREENSHOTS)
+    whole(table)
+    for _ in range(HOLD_FRAMES + 1):
+        table.motion.step()
+    assert table.held is None

@@ -425,15 +425,22 @@ def canvas_layout_problems(canvas: tk.Canvas, width: int, height: int) -> list[s
         for item in items
         if canvas.type(item) in SHAPES and canvas.itemcget(item, "fill") not in ("", "{}")
     ]
-    panels = [(order[item], canvas.bbox(item)) for item in canvas.find_withtag("panel")]
+    panels = [
+        (order[item], canvas.bbox(item), canvas.itemcget(item, "fill") not in ("", "{}"))
+        for item in canvas.find_withtag("panel")
+    ]
     problems = []
     for index, (a, box_a, text_a) in enumerate(texts):
         if not _inside(box_a, (0, 0, width, height), slack=0):
             problems.append(f"{text_a!r} leaves the drawing ({box_a} in {width}x{height})")
         cx, cy = (box_a[0] + box_a[2]) / 2, (box_a[1] + box_a[3]) / 2
         # A panel holds the texts drawn on it; a text drawn before it is under it (a held result card laid
-        # over the board), not in it.
-        holders = [p for at, p in panels if at < order[a] and p[0] <= cx <= p[2] and p[1] <= cy <= p[3]]
+        # over the board), not in it; and a panel a filled one drawn later covers there is under that one (the
+        # board's panel under the held card's text), not holding it.
+        under = [
+            (at, p, filled) for at, p, filled in panels if at < order[a] and p[0] <= cx <= p[2] and p[1] <= cy <= p[3]
+        ]
+        holders = [p for at, p, _ in under if not any(filled and later > at for later, _, filled in under)]
         if holders:
             panel = min(holders, key=lambda p: (p[2] - p[0]) * (p[3] - p[1]))
             if not _inside(box_a, panel, slack=1):

@@ -76,7 +76,7 @@ def round_ended(previous: table_pb2.Update, update: table_pb2.Update) -> list[Te
             else _("Target {target} points (the first to reach it wins)", target=new.target)
         )
         lines.append(Text(target, style="dim"))
-        closing = [text for text in said if "went out" in text or "won the hand" in text] or said
+        closing = result or said
         lines.extend(Text(text) for text in closing[-MOST_EVENTS:])
     elif member == "levelup":
         old_up, new_up = previous.view.levelup, update.view.levelup

@@ -340,12 +340,14 @@ def _draw_swatches(board: Board, cx: float, card_top: float, plays: list[Any]) -
 def recap(previous: uno_pb2.UnoView, view: uno_pb2.UnoView, events: list[table_pb2.Event], names: list[str]) -> \
         tuple[str, list[str]] | None:  # fmt: skip
     """When a hand has just been won (the next is dealt in the same instant): who went out and what every
-    seat scored, held on screen a moment so that the end of a hand never scrolls past unseen."""
+    seat scored, held on screen a moment so that the end of a hand never scrolls past unseen. The hand's
+    lines end with the one the server marks as its result (`round_result`: who went out and the points),
+    in whatever language it is said; what follows it is the next hand's deal."""
     if view.hand_number == previous.hand_number or not previous.hand_number:
         return None
     texts = [event_line(e) for e in events]
-    dealt = next((i for i, text in enumerate(texts) if text.lower().startswith(("hand ", "you were dealt"))), None)
-    said = texts[:dealt] if dealt else texts
+    result = [index for index, event in enumerate(events) if event.round_result]
+    said = texts[: result[-1] + 1] if result else texts
     return _("Hand {number}: the result", number=previous.hand_number), [
         *said[-3:],
         *score_lines(previous.scores, view.scores, names),
