@@ -124,6 +124,45 @@ def _finished(url: str, game: str, players: int, seed: int) -> table_pb2.Update:
     return update
 
 
+FINISHED = """
+const page = document.scrollingElement;
+const box = (s) => { const e = document.querySelector(s); return e ? e.getBoundingClientRect().toJSON() : null; };
+const font = (s) => { const e = document.querySelector(s); return e ? parseFloat(getComputedStyle(e).fontSize) : 0; };
+const bottom = (s) => Math.max(0, ...[...document.querySelectorAll(s)].map((e) => e.getBoundingClientRect().bottom));
+return {
+  scrollHeight: page.scrollHeight, innerHeight, scrollWidth: page.scrollWidth, innerWidth,
+  outcome: box('.outcome'), ranking: bottom('.outcome .ranking li'), rankingFont: font('.outcome .ranking li'),
+  summary: box('.outcome .summary'), details: bottom('.outcome .how-it-went[open] li, .outcome .how-it-went summary'),
+  board: bottom('.board'), track: bottom('.board .track-svg'),
+};
+"""
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("game", list(LARGEST))
+def test_the_finished_display_of_each_game_fits_1920x1080_with_its_result(web_url: str, screen: Any, game: str) -> None:
+    players = LARGEST[game]
+    update = _finished(web_url, game, players, seed=11)
+    screen.get(f"{web_url}#/t/{update.table_id}/display")
+    wait_for(screen, ".mode-display .outcome .ranking li", 20)
+    wait_for(screen, f".mode-display .board .{game}", 20)
+    found: dict[str, Any] = screen.execute_script(FINISHED)
+    screenshot(screen, f"display-{game}-finished-1920x1080")
+    assert found["scrollHeight"] <= found["innerHeight"], f"{game}'s finished display scrolls: {found}"
+    assert found["scrollWidth"] <= found["innerWidth"], f"{game}'s finished display scrolls sideways: {found}"
+    assert len(find(screen, ".outcome .ranking li")) == players
+    # The result is on the screen and readable across a table: the ranking whole, in at least 20 px type,
+    # the game's summary and its account (or the account's heading, folded when it is long) too.
+    assert 0 < found["ranking"] <= found["innerHeight"], found
+    assert found["rankingFont"] >= 20, found
+    assert found["summary"], found
+    assert 0 < found["summary"]["bottom"] <= found["innerHeight"], found
+    assert 0 < found["details"] <= found["innerHeight"], found
+    assert 0 < found["board"] <= found["innerHeight"], f"{game}'s board is not all on the screen: {found}"
+    if game == "kart":
+        assert 0 < found["track"] <= found["innerHeight"], found
+
+
 def _laps_and_places(update: table_pb2.Update) -> tuple[list[int], list[int]]:
     return list(update.scores), list(update.outcome.places)
 
@@ -175,3 +214,22 @@ def test_a_finished_kart_race_is_ranked_by_progress_on_the_display_and_the_tv(we
     rest = texts_of(screen, ".tv-rest")[0]
     at = [rest.index(names[s]) for s in expected[3:]]
     assert at == sorted(at), (rest, places)
+    # The podium fits the screen whole, its summary unclipped (squeezed, it lost its last line).
+    fits = screen.execute_script(TV_FITS)
+    assert fits["scrollHeight"] <= fits["innerHeight"], fits
+    assert fits["top"] >= 0, fits
+    assert fits["bottom"] <= fits["innerHeight"], fits
+    assert fits["summary"][0] <= fits["summary"][1] + 1, f"the TV's summary is clipped: {fits}"
+    assert fits["finalLines"] >= 1, fits
+
+
+TV_FITS = """
+const p = document.querySelector('.tv-podium');
+const s = document.querySelector('.tv-summary');
+const lines = [...document.querySelectorAll('.tv-final li:not(.earlier)')].filter((e) => e.offsetParent);
+return {
+  scrollHeight: document.scrollingElement.scrollHeight, innerHeight,
+  top: p.firstElementChild.getBoundingClientRect().top, bottom: p.lastElementChild.getBoundingClientRect().bottom,
+  summary: [s.scrollHeight, s.clientHeight], finalLines: lines.length,
+};
+"""

@@ -345,21 +345,48 @@ export class TvScreen {
     );
   }
 
-  /** The end of the game's account, at most TV_DETAIL_LINES lines, saying how many earlier ones are left out. */
+  /** The end of the game's account, at most TV_DETAIL_LINES lines, saying how many earlier ones are left out
+   * (fitPodium leaves out more while the podium does not fit the screen). */
   private finalLines(details: string[]): HTMLElement {
     const shown = details.slice(-TV_DETAIL_LINES);
     const hidden = details.length - shown.length;
     return h(
       "ol",
-      { class: "tv-final", "aria-label": t("tv.howItWent") },
-      ...(hidden ? [h("li", { class: "earlier" }, t("tv.earlier", { count: hidden }))] : []),
+      { class: "tv-final", "aria-label": t("tv.howItWent"), "data-hidden": String(hidden) },
+      h("li", { class: "earlier" }, hidden ? t("tv.earlier", { count: hidden }) : ""),
       ...shown.map((line) => h("li", {}, line)),
     );
+  }
+
+  /** The podium's parts never shrink (a squeezed summary lost its last line under the podium): while they do
+   * not fit the screen, the oldest shown lines of the game's account give way, one at a time. */
+  private fitPodium(podium: HTMLElement): void {
+    const final = podium.querySelector<HTMLElement>(".tv-final");
+    const earlier = final?.querySelector<HTMLElement>(".earlier");
+    if (!final || !earlier) return;
+    const lines = [...final.querySelectorAll<HTMLElement>("li:not(.earlier)")];
+    const before = Number(final.dataset.hidden ?? 0);
+    const show = (cut: number): void => {
+      lines.forEach((line, i) => (line.style.display = i < cut ? "none" : ""));
+      earlier.textContent = before + cut ? t("tv.earlier", { count: before + cut }) : "";
+      earlier.style.display = before + cut ? "" : "none";
+    };
+    const fits = (): boolean => {
+      const box = podium.getBoundingClientRect();
+      const first = podium.firstElementChild?.getBoundingClientRect();
+      const last = podium.lastElementChild?.getBoundingClientRect();
+      return !first || !last || (first.top >= box.top - 1 && last.bottom <= box.bottom + 1);
+    };
+    let cut = 0;
+    show(cut);
+    while (cut < lines.length - 1 && !fits()) show(++cut);
   }
 
   /** Zoom the board to the largest size that fits its part of the screen (never scrolls), and show only the
    * newest events that fit whole under the scores. */
   private fit(): void {
+    const podium = this.root.querySelector<HTMLElement>(".tv-podium");
+    if (podium) this.fitPodium(podium);
     const events = this.root.querySelector<HTMLElement>(".tv-events");
     if (events) {
       const items = [...events.children] as HTMLElement[];
