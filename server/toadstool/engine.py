@@ -193,6 +193,9 @@ class Outcome:
     scores: tuple[int, ...] = ()
     summary: str = ""
     details: tuple[str, ...] = ()
+    #: Each seat's final place by the game's rules (1 = first; equal places share), when the scores do not
+    #: tell it (Kart: progress on the track, not laps); empty: rank by the winners, then the scores.
+    places: tuple[int, ...] = ()
 
 
 class OptionKind(enum.Enum):

@@ -314,6 +314,7 @@ def _table_part(table: Table, language: str = ENGLISH) -> table_pb2.Update:
                 scores=outcome.scores,
                 summary=name_seats(said(outcome.summary, language), names),
                 details=[name_seats(said(line, language), names) for line in outcome.details],
+                places=outcome.places,
             )
         )
     return part

@@ -393,7 +393,8 @@ export class TableScreen {
   render(): void {
     const update = this.update;
     const offline = this.update !== null && this.status !== "live" && this.status !== "paused while hidden";
-    this.root.className = `screen table-screen mode-${this.mode}${offline ? " offline" : ""}`;
+    const finished = update?.outcome && !update.outcome.ended ? " finished" : "";
+    this.root.className = `screen table-screen mode-${this.mode}${offline ? " offline" : ""}${finished}`;
     if (!update) {
       replace(this.root, h("p", { class: "status" }, this.problem || t("table.connecting")), h("a", { href: "#/" }, t("table.toLobby")));
       return;

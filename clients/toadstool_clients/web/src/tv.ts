@@ -339,27 +339,40 @@ export class TvScreen {
       // eliminations, Kart's finishing order): the last few lines, large enough to read across the room.
       outcome?.details.length ? this.finalLines(outcome.details) : null,
       rest.length
-        ? h("p", { class: "tv-rest" }, rest.map((p) => t(p.score !== null ? "tv.restPlaceScore" : "tv.restPlace", { place: ordinal(p.place), name: p.name, score: p.score ?? "" })).join(" · "))
+        ? h("p", { class: "tv-rest" }, rest.map((p) => t(p.score !== null ? "tv.restPlaceScore" : "tv.restPlace", { place: ordinal(p.place), name: p.name, score: p.score !== null ? scoreWords(p.score, update.scoreLabel) : "" })).join(" · "))
         : null,
       h("p", { class: "tv-next" }, t("tv.next")),
     );
   }
 
-  /** The end of the game's account, at most TV_DETAIL_LINES lines, saying how many earlier ones are left out. */
+  /** The game's account, a line each, after a line saying how many earlier ones fitPodium leaves out. */
   private finalLines(details: string[]): HTMLElement {
-    const shown = details.slice(-TV_DETAIL_LINES);
-    const hidden = details.length - shown.length;
-    return h(
-      "ol",
-      { class: "tv-final", "aria-label": t("tv.howItWent") },
-      ...(hidden ? [h("li", { class: "earlier" }, t("tv.earlier", { count: hidden }))] : []),
-      ...shown.map((line) => h("li", {}, line)),
-    );
+    return h("ol", { class: "tv-final", "aria-label": t("tv.howItWent") }, h("li", { class: "earlier" }), ...details.map((line) => h("li", {}, line)));
+  }
+
+  /** At most the last TV_DETAIL_LINES lines of the game's account, fewer while the podium's parts (which never
+   * shrink: a squeezed summary lost its last line) do not fit the screen. */
+  private fitPodium(podium: HTMLElement): void {
+    const earlier = podium.querySelector<HTMLElement>(".tv-final .earlier");
+    if (!earlier) return;
+    const lines = [...podium.querySelectorAll<HTMLElement>(".tv-final li:not(.earlier)")];
+    const box = podium.getBoundingClientRect();
+    const over = (): boolean =>
+      podium.firstElementChild!.getBoundingClientRect().top < box.top - 1 || podium.lastElementChild!.getBoundingClientRect().bottom > box.bottom + 1;
+    let cut = Math.max(0, lines.length - TV_DETAIL_LINES) - 1;
+    do {
+      cut++;
+      lines.forEach((line, i) => (line.hidden = i < cut));
+      earlier.textContent = cut ? t("tv.earlier", { count: cut }) : "";
+      earlier.hidden = !cut;
+    } while (cut < lines.length - 1 && over());
   }
 
   /** Zoom the board to the largest size that fits its part of the screen (never scrolls), and show only the
    * newest events that fit whole under the scores. */
   private fit(): void {
+    const podium = this.root.querySelector<HTMLElement>(".tv-podium");
+    if (podium) this.fitPodium(podium);
     const events = this.root.querySelector<HTMLElement>(".tv-events");
     if (events) {
       const items = [...events.children] as HTMLElement[];

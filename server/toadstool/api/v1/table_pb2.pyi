@@ -547,6 +547,7 @@ class Outcome(_message.Message):
     SUMMARY_FIELD_NUMBER: _builtins.int
     ENDED_FIELD_NUMBER: _builtins.int
     DETAILS_FIELD_NUMBER: _builtins.int
+    PLACES_FIELD_NUMBER: _builtins.int
     summary: _builtins.str
     ended: _builtins.str
     """Set when the game did not end by its rules, saying why ("The host ended the game", "Abandoned: ...");
@@ -563,6 +564,13 @@ class Outcome(_message.Message):
         Empty when the game was ended early (`ended`).
         """
 
+    @_builtins.property
+    def places(self) -> _containers.RepeatedScalarFieldContainer[_builtins.int]:
+        """Each seat's final place by the game's rules, one a seat (1 = first; equal places share a rank): Kart
+        ranks by progress on the track, which the laps in `scores` do not tell apart. Empty when the game does
+        not state places (then rank by `winners`, then `scores`) or was ended early (`ended`).
+        """
+
     def __init__(
         self,
         *,
@@ -571,10 +579,11 @@ class Outcome(_message.Message):
         summary: _builtins.str = ...,
         ended: _builtins.str = ...,
         details: _abc.Iterable[_builtins.str] | None = ...,
+        places: _abc.Iterable[_builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["details", b"details", "ended", b"ended", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["details", b"details", "ended", b"ended", "places", b"places", "scores", b"scores", "summary", b"summary", "winners", b"winners"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

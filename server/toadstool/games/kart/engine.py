@@ -916,6 +916,7 @@ class KartEngine:
                 places=places,
             ),
             details=details,
+            places=ranks,
         )
 
     def last_events(self, state: KartState) -> tuple[Event, ...]:
