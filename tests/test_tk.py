@@ -305,13 +305,27 @@ async def test_the_host_waits_for_players_and_can_fill_a_seat_with_a_bot(
 async def test_a_refused_move_is_explained_in_the_status_line(driver: TkDriver, server: RunningServer) -> None:
     await driver.connect(server.address)
     table = await driver.create_table("uno", 2, 1, seed=12, options={"target": "30"})
-    await driver.pump(lambda: bool(table.action_buttons) and table.acting is None, 15, "my turn")
-    assert table.latest is not None
-    taken = table.latest.legal_actions[0]
+    # A card played leaves the hand, so playing it again is refused whoever moved in between (a draw could
+    # be offered again once the bot has moved, and would be accepted): draw until a card can be played.
+    taken = None
+    for _ in range(20):
+        await driver.pump(lambda: bool(table.action_buttons) and table.acting is None, 15, "my turn")
+        assert table.latest is not None
+        taken = next((a for a in table.latest.legal_actions if a.id.startswith("play_card:")), None)
+        if taken is not None:
+            break
+        drawn_at = table.latest.version
+        table.act(table.latest.legal_actions[0])
+        await driver.pump(
+            lambda at=drawn_at: table.latest is not None and table.latest.version > at,
+            15,
+            "the draw",
+        )
+    assert taken is not None, "no card to play in 20 turns"
     version = table.latest.version
     table.act(taken)
     await driver.pump(lambda: table.latest is not None and table.latest.version > version, 15, "the move")
-    table.act(taken)  # the same move again: no longer legal
+    table.act(taken)  # the same card again: no longer legal
     refusals = ("Not accepted", "came too late")  # not legal now, or a bot moved first (stale version)
     await driver.pump(
         lambda: table.acting is None and any(r in table.status.cget("text") for r in refusals), 15, "the refusal"

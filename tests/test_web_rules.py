@@ -38,7 +38,8 @@ def test_the_rules_panel_opens_from_the_table_stays_through_updates_and_closes(
     driver = resize_to(chromium, PHONE_UPRIGHT)
     board, options, players, words = GAMES[game]
     # A table of bots, watched: its updates keep coming while the panel is open.
-    table_id = create(web_url, game, players, seed=3, options=options, bots=players, bot_delay_ms=150)
+    # Slow enough bots that no game ends while the page loads on a busy machine, quick enough to see a move.
+    table_id = create(web_url, game, players, seed=3, options=options, bots=players, bot_delay_ms=1000)
     driver.get(f"{web_url}#/t/{table_id}/watch")
     wait_for(driver, f".table-screen .board {board.split()[0]}", 20)
     click(driver, f".table-header button.rules-open[data-rules='{game}']")
