@@ -40,6 +40,8 @@ from toadstool_clients.certs import make_certificate
 from toadstool_clients.connection import Client
 
 TOPICS = Topics()
+#: Where payloads a person may want to read are kept.
+SHOWN = Path(__file__).resolve().parent.parent / "test-output" / "mqtt"
 
 
 async def retained_until(
@@ -742,3 +744,42 @@ async def test_a_table_its_host_ended_is_published_finished_with_why_and_no_winn
     assert state["outcome"]["ended"] == "The host ended the game"
     assert state["outcome"]["winners"] == []
     assert state["outcome"]["winner_names"] == []
+
+
+async def test_a_finished_kart_race_publishes_each_seats_place_in_its_outcome(
+    server: RunningServer, client: Client, broker: Broker
+) -> None:
+    """A Kart race of four bots run to its end: the retained `state` a late subscriber reads has the outcome's
+    places (Outcome.places), one a seat in seat order, the very places the server gives a spectator, the
+    winner's 1, in the order the summary names them; the existing outcome fields stay as they were."""
+    created = await client.create_table(
+        "kart", 4, bots=4, options={"track": "mini-loop"}, seed=6, manual_start=True, bot_delay_ms=0
+    )
+    tid = created.table.table_id
+    args = bridge_args(server.address, broker, "--tables", tid, "--linger", "60")
+    async with running_bridge(*args):
+        await retained_until(broker.address, lambda f: TOPICS.state(tid) in f)
+        await client.start(tid, created.host_token)
+        await wait_finished(client, tid, 60)
+        found = await retained_until(
+            broker.address, lambda f: b'"status":"finished"' in f.get(TOPICS.state(tid), b""), 30
+        )
+    call = client.watch(tid)
+    try:
+        async with asyncio.timeout(10):
+            final = (await anext(aiter(call))).update
+    finally:
+        call.cancel()
+    SHOWN.mkdir(parents=True, exist_ok=True)  # the payload as published, for a person to read
+    (SHOWN / "kart-finished-state.json").write_bytes(found[TOPICS.state(tid)])
+    outcome = json.loads(found[TOPICS.state(tid)])["outcome"]
+    places = list(final.outcome.places)
+    assert len(places) == 4, "Kart states a place for every seat"
+    assert outcome["places"] == places
+    assert set(outcome) == {"ended", "places", "scores", "summary", "winner_names", "winners"}
+    assert outcome["winners"] == list(final.outcome.winners)
+    assert outcome["scores"] == list(final.outcome.scores)
+    assert [places[w] for w in outcome["winners"]] == [1]
+    names = [seat.name for seat in final.seats]
+    in_order = sorted(range(4), key=lambda seat: (places[seat], outcome["summary"].index(names[seat])))
+    assert outcome["summary"].endswith("(" + ", ".join(f"{places[s]}. {names[s]}" for s in in_order) + ")")

@@ -147,6 +147,9 @@ async def test_a_whole_bot_game_reaches_mqtt_from_spectator_updates_only(
         table = server.registry.tables[table_id]
         outcome = engine.outcome(table.state)
         assert final["outcome"]["winners"] == list(outcome.winners)
+        # Kart states each seat's place; a game that only names its winners publishes none.
+        assert final["outcome"]["places"] == list(outcome.places)
+        assert bool(final["outcome"]["places"]) == (game == "kart")
         assert final["game"] == game
         assert final["turn"] == []
         assert len(final["seats"]) == players

@@ -154,9 +154,12 @@ def test_the_game_over_line_and_a_score_list_name_every_seat() -> None:
     update.outcome.scores.extend([0, 532, 103, 443])
     update.outcome.summary = "Bob won with 532 points"
     assert result_line(update).plain == "Game over: Bob won with 532 points  ·  you 0 · Bob 532 · Cid 103 · Dee 443"
-    said = with_named_scores(update, "Game over: Bob won (scores 0, 532, 103, 443)")
+    result = table_pb2.Event(round_result=True)
+    said = with_named_scores(update, result, "Game over: Bob won (scores 0, 532, 103, 443)")
     assert said == "Game over: Bob won (you 0, Bob 532, Cid 103, Dee 443)"
-    assert with_named_scores(update, "(scores 1, 2)") == "(scores 1, 2)"  # not one per seat: left alone
+    assert with_named_scores(update, result, "(scores 1, 2)") == "(scores 1, 2)"  # not the outcome's: left alone
+    plain = table_pb2.Event()  # an event that marks no result keeps its words, whatever they list
+    assert with_named_scores(update, plain, "(scores 0, 532, 103, 443)") == "(scores 0, 532, 103, 443)"
 
 
 @pytest.mark.parametrize(("width", "height"), SIZES, ids=[f"{w}x{h}" for w, h in SIZES])

@@ -1,7 +1,8 @@
 """The terminal's own words in German (issue #43): with a German locale (or `--lang de`) the screen's chrome
 (the turn line, seats, the events heading, the end screen's account, the footer's keys, the host menu) is
 German from the clients' catalogue, fits 80x24 and 60x20, and none of the English chrome is left. The
-server's texts (phases, events) are the server's, in the language the client asks for.
+server's texts (phases, events) are the server's, in the language the client asks for; the scores the game's
+end lists in them are named by the outcome's numbers, in German as in English (a real game to its end).
 """
 
 from __future__ import annotations
@@ -253,3 +254,75 @@ def test_a_real_german_game_in_a_real_terminal_shows_a_german_board(
     assert all(len(line) <= width for line in lines), screen
     for word in [*BOARD_ENGLISH[game], *ENGLISH]:
         assert word not in screen, (word, screen)
+
+
+def test_the_game_over_events_scores_are_named_in_german_from_the_outcome(german: None) -> None:
+    """The scores a game's end lists are found by the outcome's numbers on an event marking a result, not by
+    the word before them: "(Punkte 0, 532)" reads "(du 0, Ben 532)"."""
+    from toadstool_clients.terminal.events import with_named_scores
+
+    update = _lobby()
+    update.status = table_pb2.TABLE_STATUS_FINISHED
+    update.outcome.scores.extend([0, 532, 103, 443])
+    result = table_pb2.Event(round_result=True)
+    said = with_named_scores(update, result, "Spiel vorbei: Bot 1 gewinnt (Punkte 0, 532, 103, 443)")
+    assert said == "Spiel vorbei: Bot 1 gewinnt (du 0, Bot 1 532, Ben 103, Spieler 4 443)"
+
+
+#: The game-over event's line at the end of a real UNO game, its scores named, per language of the client.
+GAME_OVER_LINE = {
+    "de": re.compile(r"· Spiel vorbei: .+ gewinnt \(du (-?\d+), Bot 1 (-?\d+), Bot 2 (-?\d+)\)"),
+    "en": re.compile(r"· Game over: .+ won \(you (-?\d+), Bot 1 (-?\d+), Bot 2 (-?\d+)\)"),
+}
+#: What a screen that waits for a key says (a choice, the pause after a hand), per language.
+ASKS = {"de": ("Deine Wahl", "zurück zum Spiel"), "en": ("Your choice", "back to the game")}
+#: The result line's scores by name, per language.
+RESULT_SCORES = {
+    "de": re.compile(r"· +du (-?\d+) · Bot 1 (-?\d+) · Bot 2 (-?\d+)$", re.M),
+    "en": re.compile(r"· +you (-?\d+) · Bot 1 (-?\d+) · Bot 2 (-?\d+)$", re.M),
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("language", sorted(GAME_OVER_LINE))
+def test_a_real_uno_game_played_to_its_end_names_the_game_over_scores_in_each_language(
+    tmp_path: Path, language: str
+) -> None:
+    """`toadstool play uno --bots 2 --lang LANG` in tmux, Enter until the game is over: the event log's
+    game-over line names every seat's score ("(du 0, Bot 1 188, Bot 2 0)"), the same scores the result line
+    shows, and keeps no bare list in either language's words."""
+    import time
+
+    from terminal_helpers import EXITED, Tmux, terminal_env
+
+    from conftest import toadstool_command
+
+    command = toadstool_command(
+        "play", "uno", "--bots", "2", "--seed", "5", "--bot-delay", "0.01", "--option", "target=1", "--lang", language
+    )
+    asks = ASKS[language]
+    tmux = Tmux(tmp_path / "tmux.sock", command, 80, 24, terminal_env(tmp_path))
+    try:
+        deadline, last = time.monotonic() + 120, ""
+        while True:  # Enter on each new screen that asks (a key on no such screen would wait for the shell)
+            screen = tmux.wait_for(lambda shown: EXITED in shown or any(ask in shown for ask in asks), timeout=60)
+            if EXITED in screen:
+                break
+            assert time.monotonic() < deadline, f"the game did not end; the screen:\n{screen}"
+            if screen != last:
+                tmux.send("Enter")
+                last = screen
+            time.sleep(0.05)
+        final = tmux.wait_for(lambda shown: EXITED in shown, timeout=10)
+    finally:
+        tmux.close()
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"terminal-uno-game-over-{language}.txt").write_text(final)
+    assert f"{EXITED}0" in final, final
+    over = GAME_OVER_LINE[language].search(final)
+    result = RESULT_SCORES[language].search(final)
+    assert over, final
+    assert result, final
+    assert over.groups() == result.groups(), final
+    for bare in ("(Punkte ", "(scores "):
+        assert bare not in final, final

@@ -1,13 +1,16 @@
-"""The table display (#/t/ID/display, the spectator's view for a shared screen) at 1920x1080 in a real headless
-Chromium against a real `toadstool serve`: for every game at its largest table, bots playing, once the log
-holds a few dozen events the page never scrolls (its scrollHeight is the screen's height), and the whole
-board, Kart's track and every racer of its race order included, is on the screen beside the newest events.
-Kart's race order used to sit under its track and the log grew with every event, so the page was about
-1,700 px tall. Screenshots go to test-output/web/ (display-*-1920x1080.png).
+"""The table display (#/t/ID/display, the spectator's view for a shared screen) at 1920x1080, and at a
+laptop's 1366x768 and 1280x720 standing in for a TV, in a real headless Chromium against a real `toadstool
+serve`: for every game at its largest table, bots playing, once the log holds a few dozen events the page
+never scrolls (its scrollHeight is the screen's height), and the whole board, Kart's track and every racer of
+its race order included, is on the screen beside the newest events. Kart's race order used to sit under its
+track and the log grew with every event, so the page was about 1,700 px tall. On the laptop a board taller
+than the room it has is zoomed down to fit (display.ts fitBoard). Screenshots go to test-output/web/
+(display-GAME-WxH.png).
 
 Once the game is over the same holds with the result on the screen (the ranking, the summary and the game's
 account, readable): a finished Kart display used to add its result above the board and reach about 1,266 px
-(display-*-finished-1920x1080.png). And a finished Kart race is ranked by progress on the track, not laps
+at 1920x1080, and every game's finished display reached 900-1,198 px at 1366x768
+(display-GAME-finished-WxH.png). And a finished Kart race is ranked by progress on the track, not laps
 (docs/rules/kart.md §8): the display's ranking and the TV's podium show the places the server states
 (Outcome.places), where the ranking by laps used to put every racer on the same lap on one shared place in
 seat order.
@@ -29,6 +32,7 @@ from web_helpers import (
     find,
     get_table,
     page_text,
+    resize,
     screenshot,
     texts_of,
     wait_for,
@@ -42,6 +46,17 @@ SIZE = (1920, 1080)
 LARGEST = {"uno": 10, "powerup": 8, "levelup": 6, "kart": 7}
 #: Events in the log before the page is measured (the log keeps the newest 60).
 EVENTS = 30
+
+#: The screens a display is measured on: a TV, and a laptop standing in for one (its usual sizes).
+SIZES = [(1920, 1080), (1366, 768), (1280, 720)]
+#: Two animation frames: a resize's event (the display zooms its board to the new size then) has been handled.
+FRAMES = "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));"
+
+
+def _resized(screen: Any, size: tuple[int, int]) -> None:
+    """The page at `size`, as a window dragged to it, once the page has answered the resize."""
+    resize(screen, size)
+    screen.execute_async_script(FRAMES)
 
 
 @pytest.fixture
@@ -68,13 +83,16 @@ return {
   board: bottom('.board'), track: bottom('.board .track-svg'), racers: bottom('.board .standings .racer'),
   racerCount: document.querySelectorAll('.board .standings .racer').length,
   newest: newest ? newest.getBoundingClientRect().bottom : null, events: document.querySelectorAll('.log li').length,
+  zoom: document.querySelector('.board')?.style.zoom,
 };
 """
 
 
 @pytest.mark.timeout(180)
 @pytest.mark.parametrize("game", list(LARGEST))
-def test_the_table_display_of_each_game_fits_1920x1080_without_scrolling(web_url: str, screen: Any, game: str) -> None:
+def test_the_table_display_of_each_game_fits_a_tv_and_a_laptop_without_scrolling(
+    web_url: str, screen: Any, game: str
+) -> None:
     players = LARGEST[game]
     request = service_pb2.CreateTableRequest(
         game=game, players=players, bots=players, seed=7, name=f"{game} night", bot_delay_ms=150
@@ -87,17 +105,20 @@ def test_the_table_display_of_each_game_fits_1920x1080_without_scrolling(web_url
         assert time.monotonic() < deadline, f"fewer than {EVENTS} events in 90 s:\n{page_text(screen)}"
         time.sleep(0.2)
     assert not find(screen, ".outcome"), "the game ended before the display was measured"
-    found: dict[str, Any] = screen.execute_script(MEASURE)
-    screenshot(screen, f"display-{game}-1920x1080")
-    assert found["scrollHeight"] <= found["innerHeight"], f"{game}'s display scrolls: {found}"
-    assert found["scrollWidth"] <= found["innerWidth"], f"{game}'s display scrolls sideways: {found}"
-    assert 0 < found["board"] <= found["innerHeight"], f"{game}'s board is not all on the screen: {found}"
-    assert found["newest"] is not None, found
-    assert found["newest"] <= found["innerHeight"], found
-    if game == "kart":
-        assert found["racerCount"] == players, found
-        assert 0 < found["track"] <= found["innerHeight"], found
-        assert 0 < found["racers"] <= found["innerHeight"], f"the race order is under the screen's edge: {found}"
+    for width, height in SIZES:  # then dragged to a laptop's sizes: its board zoomed to the room it has
+        _resized(screen, (width, height))
+        found: dict[str, Any] = screen.execute_script(MEASURE)
+        found["size"] = f"{width}x{height}"
+        screenshot(screen, f"display-{game}-{width}x{height}")
+        assert found["scrollHeight"] <= found["innerHeight"], f"{game}'s display scrolls: {found}"
+        assert found["scrollWidth"] <= found["innerWidth"], f"{game}'s display scrolls sideways: {found}"
+        assert 0 < found["board"] <= found["innerHeight"], f"{game}'s board is not all on the screen: {found}"
+        assert found["newest"] is not None, found
+        assert found["newest"] <= found["innerHeight"], found
+        if game == "kart":
+            assert found["racerCount"] == players, found
+            assert 0 < found["track"] <= found["innerHeight"], found
+            assert 0 < found["racers"] <= found["innerHeight"], f"the race order is under the screen's edge: {found}"
 
 
 def _finished(url: str, game: str, players: int, seed: int) -> table_pb2.Update:
@@ -133,24 +154,16 @@ return {
   scrollHeight: page.scrollHeight, innerHeight, scrollWidth: page.scrollWidth, innerWidth,
   outcome: box('.outcome'), ranking: bottom('.outcome .ranking li'), rankingFont: font('.outcome .ranking li'),
   summary: box('.outcome .summary'), details: bottom('.outcome .how-it-went[open] li, .outcome .how-it-went summary'),
-  board: bottom('.board'), track: bottom('.board .track-svg'),
+  board: bottom('.board'), track: bottom('.board .track-svg'), zoom: document.querySelector('.board')?.style.zoom,
 };
 """
 
 
-@pytest.mark.timeout(240)
-@pytest.mark.parametrize("game", list(LARGEST))
-def test_the_finished_display_of_each_game_fits_1920x1080_with_its_result(web_url: str, screen: Any, game: str) -> None:
-    players = LARGEST[game]
-    update = _finished(web_url, game, players, seed=11)
-    screen.get(f"{web_url}#/t/{update.table_id}/display")
-    wait_for(screen, ".mode-display .outcome .ranking li", 20)
-    wait_for(screen, f".mode-display .board .{game}", 20)
+def _finished_fits(screen: Any, game: str, size: str) -> None:
     found: dict[str, Any] = screen.execute_script(FINISHED)
-    screenshot(screen, f"display-{game}-finished-1920x1080")
+    found["size"] = size
     assert found["scrollHeight"] <= found["innerHeight"], f"{game}'s finished display scrolls: {found}"
     assert found["scrollWidth"] <= found["innerWidth"], f"{game}'s finished display scrolls sideways: {found}"
-    assert len(find(screen, ".outcome .ranking li")) == players
     # The result is on the screen and readable across a table: the ranking whole, in at least 20 px type,
     # the game's summary and its account (or the account's heading, folded when it is long) too.
     assert 0 < found["ranking"] <= found["innerHeight"], found
@@ -161,6 +174,31 @@ def test_the_finished_display_of_each_game_fits_1920x1080_with_its_result(web_ur
     assert 0 < found["board"] <= found["innerHeight"], f"{game}'s board is not all on the screen: {found}"
     if game == "kart":
         assert 0 < found["track"] <= found["innerHeight"], found
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize("game", list(LARGEST))
+def test_the_finished_display_of_each_game_fits_a_tv_and_a_laptop_with_its_result(
+    web_url: str, screen: Any, game: str
+) -> None:
+    """At 1920x1080, then dragged to 1366x768 and 1280x720 (a laptop as the TV), and loaded afresh at
+    1280x720: every time the whole result and the whole board on the screen, nothing scrolled. Below 900 px
+    of height the board is zoomed to the room the result leaves it; at 1366x768 the page used to reach 900-1,198 px."""
+    players = LARGEST[game]
+    update = _finished(web_url, game, players, seed=11)
+    screen.get(f"{web_url}#/t/{update.table_id}/display")
+    wait_for(screen, ".mode-display .outcome .ranking li", 20)
+    wait_for(screen, f".mode-display .board .{game}", 20)
+    assert len(find(screen, ".outcome .ranking li")) == players
+    for width, height in SIZES:
+        _resized(screen, (width, height))
+        screenshot(screen, f"display-{game}-finished-{width}x{height}")
+        _finished_fits(screen, game, f"{width}x{height}")
+    screen.refresh()  # drawn first at the laptop's size, not zoomed on a resize
+    wait_for(screen, ".mode-display .outcome .ranking li", 20)
+    wait_for(screen, f".mode-display .board .{game}", 20)
+    screen.execute_async_script(FRAMES)
+    _finished_fits(screen, game, "1280x720, loaded")
 
 
 def _laps_and_places(update: table_pb2.Update) -> tuple[list[int], list[int]]:

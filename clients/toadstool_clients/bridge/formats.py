@@ -87,6 +87,9 @@ def state_payload(update: table_pb2.Update) -> dict[str, Any]:
             "winners": list(update.outcome.winners),
             "winner_names": [seat_name(update, w) for w in update.outcome.winners],
             "scores": list(update.outcome.scores),
+            # Each seat's final place (1 = first; a tie shares its place), for a game that states places (Kart
+            # ranks by progress on the track, which the laps in `scores` do not tell apart); [] otherwise.
+            "places": list(update.outcome.places),
             "summary": with_singular_counts(update.outcome.summary),
             # Why a table ended before its game did (its host ended it, or nobody was at it); "" otherwise.
             "ended": update.outcome.ended,

@@ -406,7 +406,7 @@ class TerminalClient:
     def _on_update(self, update: table_pb2.Update) -> None:
         previous_update = self.latest
         for event in update.events:
-            said = with_named_scores(update, in_your_words(update, event))
+            said = with_named_scores(update, event, in_your_words(update, event))
             self.log_lines.append(said)
             if update.HasField("viewer_seat") and event.HasField("seat") and event.seat == update.viewer_seat:
                 self.mine.append(said)

@@ -28,6 +28,7 @@ from toadstool_clients.names import (
     LEVEL_UP_POWER_NAMES,
     UNO_KIND_NAMES,
     seat_name,
+    you_or_name,
 )
 
 #: Verbs of the third person that are not made by dropping an "s".
@@ -148,23 +149,20 @@ def in_your_words(update: table_pb2.Update, event: table_pb2.Event) -> str:
     return "".join(pieces)
 
 
-#: The scores an event lists in seat order ("Game over: Ann won (scores 0, 532, 103, 443)").
-_SCORES = re.compile(r"\(scores (-?\d+(?:, -?\d+)*)\)")
+def with_named_scores(update: table_pb2.Update, event: table_pb2.Event, text: str) -> str:
+    """`text`, the words of `event`, with the game's final scores named where it lists them in seat order:
+    "(scores 0, 532)" reads "(you 0, Bob 532)", "(Punkte 0, 532)" reads "(du 0, Bob 532)".
 
-
-def with_named_scores(update: table_pb2.Update, text: str) -> str:
-    """`text` with a list of scores in seat order named ("(scores 0, 532)" reads "(you 0, Bob 532)"); a
-    list that is not one score per seat is left as it is."""
-
-    def named(found: re.Match[str]) -> str:
-        scores = found.group(1).split(", ")
-        if len(scores) != len(update.seats):
-            return found.group(0)
-        you = update.viewer_seat if update.HasField("viewer_seat") else None
-        names = ["you" if seat == you else seat_name(update, seat) for seat in range(len(scores))]
-        return "(" + ", ".join(f"{name} {score}" for name, score in zip(names, scores, strict=True)) + ")"
-
-    return _SCORES.sub(named, text)
+    Found by what the update carries, never by the words of a language: only in an event that marks a
+    round's result (`Event.round_result`) at a finished game with one final score a seat (`Outcome.scores`),
+    a parenthesis holding exactly those scores, in seat order, after any words that hold no digit (the
+    reader's word for them). Any other text is left as it is."""
+    scores = [str(score) for score in update.outcome.scores]
+    if not event.round_result or not scores or len(scores) != len(update.seats):
+        return text
+    listed = re.compile(r"\((?:[^()\d]*\s)?" + re.escape(", ".join(scores)) + r"\)")
+    named = ", ".join(f"{you_or_name(update, seat)} {score}" for seat, score in enumerate(scores))
+    return listed.sub(lambda _found: f"({named})", text)
 
 
 def _rewritten(found: str, clause: str, again: re.Pattern[str] | None, at_start: bool) -> str:

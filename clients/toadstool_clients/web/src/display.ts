@@ -2,10 +2,11 @@
 // big die that tumbles to its value, and the events of the newest update sliding into the log. Only what
 // the spectator's own stream carried is drawn (the display watches without any token), and only the
 // classes are set here: the motion itself is CSS (style.css "table display"), switched off under
-// prefers-reduced-motion. Not for deciding anything about the game.
+// prefers-reduced-motion. And the board's zoom on a wide screen that is not tall enough for it (a laptop
+// standing in for a TV). Not for deciding anything about the game.
 
 import type { Update } from "./gen/toadstool/v1/table_pb";
-import { h } from "./dom";
+import { h, largestZoom } from "./dom";
 import { t } from "./i18n";
 import { seatName } from "./names";
 
@@ -41,4 +42,30 @@ export function rollPanel(update: Update, log: LoggedEvent[], rolling: boolean):
 /** How many of the newest log entries to mark as fresh (they slide in): those of the update just received. */
 export function freshCount(update: Update, first: boolean): number {
   return first ? 0 : update.events.length;
+}
+
+/** Where the display is laid out to the screen's height (style.css: "A wide screen ... without scrolling"). */
+const WIDE = "(min-width: 1200px) and (orientation: landscape)";
+
+/** On a wide screen the display never scrolls: a board taller than the room the screen leaves it (a laptop's
+ * 1366x768 or 1280x720 standing in for a TV) is zoomed down, as far as half size, to the largest zoom at
+ * which it ends inside the screen; a board that fits keeps its own size (never zoomed up). */
+export function fitBoard(root: HTMLElement): void {
+  const board = root.querySelector<HTMLElement>(".board");
+  if (!board) return;
+  board.style.removeProperty("zoom");
+  if (!matchMedia(WIDE).matches) return;
+  // The board's rows end a row's gap above the last row (a problem, most often empty) and the screen's padding.
+  const style = getComputedStyle(root);
+  const room = innerHeight - parseFloat(style.paddingBottom) - (parseFloat(style.rowGap) || 0);
+  const fits = (zoom: number): boolean => {
+    board.style.setProperty("zoom", String(zoom));
+    return board.getBoundingClientRect().bottom <= room + 0.5;
+  };
+  // Measured without a scrollbar, at the width the board has once it fits: a scrollbar left from a zoom
+  // tried before would narrow it (Power Up's seats then take a row more at the same zoom).
+  const page = document.documentElement.style;
+  page.setProperty("overflow", "hidden");
+  if (!fits(1)) fits(largestZoom(fits, 0.5, 1) ?? 0.5);
+  page.removeProperty("overflow");
 }

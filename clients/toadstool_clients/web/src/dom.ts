@@ -42,6 +42,19 @@ export function replace(parent: Element, ...children: Child[]): void {
   append(parent, children);
 }
 
+/** The largest zoom from `low` to `high` at which `fits` holds, to within 2 % (bisection: a dozen layouts), or
+ * null if it holds at none (the TV's board, the table display's). */
+export function largestZoom(fits: (zoom: number) => boolean, low = 0.6, high = 2.4): number | null {
+  if (fits(high)) return high;
+  if (!fits(low)) return null;
+  while (high / low > 1.02) {
+    const middle = Math.sqrt(low * high);
+    if (fits(middle)) low = middle;
+    else high = middle;
+  }
+  return low;
+}
+
 function setStyle(element: HTMLElement, rule: string): void {
   const colon = rule.indexOf(":");
   if (colon > 0) element.style.setProperty(rule.slice(0, colon).trim(), rule.slice(colon + 1).trim());

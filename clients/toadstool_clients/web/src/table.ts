@@ -27,7 +27,7 @@ import { botNote, scoreWords, seatName, stepLabel } from "./names";
 import { forgetSeat, holdSeat, hostToken, savedName, savedResume, saveHostToken, saveResume, tabSeat } from "./storage";
 import type { HeldSeat } from "./storage";
 import { HostControls } from "./host";
-import { freshCount, rollPanel } from "./display";
+import { fitBoard, freshCount, rollPanel } from "./display";
 import { TableKeys, keepFocus } from "./keys";
 import { rulesButton } from "./rules";
 import { inYourWords } from "./games/words";
@@ -96,6 +96,8 @@ export class TableScreen {
   /** A drawing may depend on the screen's width class (games/types.ts NARROW): crossing it draws again. */
   private readonly narrow = window.matchMedia(NARROW);
   private readonly onWidth = (): void => this.render();
+  /** The table display fits its board to the screen again when the screen changes size (display.ts). */
+  private readonly onResize = (): void => fitBoard(this.root);
   private readonly onVisibility = (): void => {
     if (document.hidden) this.connection?.abort();
     else this.shown?.();
@@ -130,6 +132,7 @@ export class TableScreen {
   start(): void {
     document.addEventListener("visibilitychange", this.onVisibility);
     this.narrow.addEventListener("change", this.onWidth);
+    if (this.mode === "display") window.addEventListener("resize", this.onResize);
     if (this.mode === "play") this.keys.attach();
     void this.follow();
     void api.getTable({ tableId: this.tableId }).then(
@@ -147,6 +150,7 @@ export class TableScreen {
     window.clearTimeout(this.nextTimer);
     document.removeEventListener("visibilitychange", this.onVisibility);
     this.narrow.removeEventListener("change", this.onWidth);
+    window.removeEventListener("resize", this.onResize);
     this.keys.detach();
     document.documentElement.style.scrollPaddingBottom = "";
     this.connection?.abort();
@@ -443,6 +447,7 @@ export class TableScreen {
       this.problem ? h("div", { class: "problem", role: "alert" }, this.problem) : null,
       this.log.length ? this.events(animate ? this.fresh : 0) : null,
     ));
+    if (display) fitBoard(this.root);
     this.keys.numberChoices();
     // The action bar sticks to the bottom of the screen: whatever is scrolled into view (a focused choice,
     // a standings row) stops above it, not under it.

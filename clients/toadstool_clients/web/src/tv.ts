@@ -9,7 +9,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import type { TableInfo, Update } from "./gen/toadstool/v1/table_pb";
 import { SeatKind, TableStatus } from "./gen/toadstool/v1/table_pb";
 import { api } from "./api";
-import { h, replace } from "./dom";
+import { h, largestZoom, replace } from "./dom";
 import { rendererFor } from "./games/index";
 import type { RenderContext } from "./games/types";
 import { botNote, scoreWords, seatName } from "./names";
@@ -419,20 +419,6 @@ export class TvScreen {
       inner.style.setProperty("width", `${Math.floor((box.clientWidth * width) / zoom)}px`);
     }
   }
-}
-
-/** The largest zoom from 0.6 to 2.4 at which `fits` holds, to within 2 % (bisection: a dozen layouts), or
- * null if it holds at none. */
-function largestZoom(fits: (zoom: number) => boolean): number | null {
-  let [low, high] = [0.6, 2.4];
-  if (fits(high)) return high;
-  if (!fits(low)) return null;
-  while (high / low > 1.02) {
-    const middle = Math.sqrt(low * high);
-    if (fits(middle)) low = middle;
-    else high = middle;
-  }
-  return low;
 }
 
 /** A seat's score as the TV shows it: the number large, its unit ("laps", "1 lap") small beside it, once
