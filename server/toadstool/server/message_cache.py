@@ -30,7 +30,6 @@ from __future__ import annotations
 import dataclasses
 import enum
 import operator
-import types
 import typing
 from collections.abc import Callable, Iterable
 from functools import cache
@@ -40,6 +39,7 @@ from google.protobuf import message_factory
 from google.protobuf.message import Message
 
 from toadstool.api.v1 import service_pb2, table_pb2
+from toadstool.server.tables.action_ids import element_type
 
 _Part = TypeVar("_Part")
 
@@ -173,16 +173,7 @@ def by_value(cls: type) -> bool:
 
 def _exact(hint: Any) -> bool:
     """Whether a field typed `hint` makes the same bytes for equal values (see `by_value`)."""
-    if typing.get_origin(hint) in (typing.Union, types.UnionType):
-        arguments = [a for a in typing.get_args(hint) if a is not type(None)]
-        if len(arguments) != 1:
-            return False
-        hint = arguments[0]
-    if typing.get_origin(hint) is tuple:
-        elements = typing.get_args(hint)
-        if len(elements) != 2 or elements[1] is not Ellipsis:
-            return False
-        hint = elements[0]
+    hint = element_type(hint)
     if not isinstance(hint, type):
         return False
     if dataclasses.is_dataclass(hint):

@@ -83,16 +83,25 @@ def _key_of(cls: type) -> Callable[[Any], Any]:
 _EXACT_TYPES = (int, str, bytes, enum.Enum)  # (bool is an int)
 
 
-def _exact(hint: Any) -> bool:
-    """Whether a field typed `hint` spells the same id for equal values (see `_key_of`)."""
+def element_type(hint: Any) -> Any:
+    """The one type a field typed `hint` holds values of, looking through `X | None` and `tuple[X, ...]`;
+    None when it may hold values of several (a union of two, a tuple of fixed length). Whether equal values
+    of a field give the same id here, and the same bytes in toadstool.server.message_cache, is decided
+    from it."""
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         arguments = [a for a in typing.get_args(hint) if a is not type(None)]
         if len(arguments) != 1:
-            return False
+            return None
         hint = arguments[0]
     if typing.get_origin(hint) is tuple:
         elements = typing.get_args(hint)
         if len(elements) != 2 or elements[1] is not Ellipsis:
-            return False
+            return None
         hint = elements[0]
+    return hint
+
+
+def _exact(hint: Any) -> bool:
+    """Whether a field typed `hint` spells the same id for equal values (see `_key_of`)."""
+    hint = element_type(hint)
     return isinstance(hint, type) and issubclass(hint, _EXACT_TYPES)
