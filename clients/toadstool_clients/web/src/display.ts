@@ -53,7 +53,10 @@ const WIDE = "(min-width: 1200px) and (orientation: landscape)";
 export function fitBoard(root: HTMLElement): void {
   const board = root.querySelector<HTMLElement>(".board");
   if (!board) return;
+  // Kept on the screen's root: each render builds a new board.
+  const previous = parseFloat(root.dataset.boardZoom ?? "1");
   board.style.removeProperty("zoom");
+  delete root.dataset.boardZoom;
   if (!matchMedia(WIDE).matches) return;
   // The board's rows end a row's gap above the last row (a problem, most often empty) and the screen's padding.
   const style = getComputedStyle(root);
@@ -66,6 +69,11 @@ export function fitBoard(root: HTMLElement): void {
   // tried before would narrow it (Power Up's seats then take a row more at the same zoom).
   const page = document.documentElement.style;
   page.setProperty("overflow", "hidden");
-  if (!fits(1)) fits(largestZoom(fits, 0.5, 1) ?? 0.5);
+  // Each update of a busy table fits again: the last zoom, while it still fits and a step larger does not,
+  // costs two layouts where the search costs a dozen (a TV's laptop redraws a fast table of bots).
+  const kept = previous < 1 && fits(previous) && !fits(Math.min(1, previous * 1.02));
+  const zoom = kept ? previous : fits(1) ? 1 : (largestZoom(fits, 0.5, 1) ?? 0.5);
+  fits(zoom);
+  if (zoom < 1) root.dataset.boardZoom = String(zoom);
   page.removeProperty("overflow");
 }
