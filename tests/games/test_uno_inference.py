@@ -12,7 +12,7 @@ from typing import Any
 from uno_support import RED, act, card, play, table
 
 from toadstool.bots import BotLevel, Budget, HardBot, make_bot
-from toadstool.games.uno.data import CARD_RANK, PLAYABLE, UnoColor
+from toadstool.games.uno.data import CARD_COLOR, CARD_RANK, PLAYABLE, UnoColor
 from toadstool.games.uno.determinize import DETERMINIZER, UnoTracker
 from toadstool.games.uno.engine import ENGINE, AcceptPenalty, Draw, Keep
 from toadstool.selfplay import play as play_game
@@ -153,3 +153,28 @@ def test_the_hints_travel_to_a_thinking_process_and_decide_as_in_the_bots_own_pr
     assert chosen == alone.decide(view, legal, True, random.Random(seed), hints)
     assert chosen in legal
     assert view.color == UnoColor.RED
+
+
+def test_a_wild_played_from_the_hand_tells_that_no_coloured_card_fitted() -> None:
+    """Seat 1 draws on seat 0's red 7, seat 2 plays a Wild on it (naming red), seat 3 draws on the Wild: seat 2
+    held no red and no 7, seat 3 nothing playable on a red Wild."""
+    tracker = UnoTracker()
+    hands = [[card(name) for name in MINE]]
+    hands += [[card(name, 1 if seat == 1 else 0) for name in names] for seat, names in enumerate(THEIRS)]
+    hands[2][-1] = card("Wild")
+    state = table(hands, card("red 5"), color=RED, current=0)
+    tracker.see(ENGINE.view(state, 0))
+    state = play(state, 0, "red 7")
+    state = _draw(state, 1)
+    state = play(state, 2, "Wild", RED)
+    state = _draw(state, 3)
+    view = ENGINE.view(state, 0)
+    tracker.see(view)
+    on_red_7 = PLAYABLE[int(RED)][CARD_RANK[card("red 7")]]
+    hints = tracker.hints()
+    assert hints[1] == ((on_red_7, 7),)
+    assert hints[2] == ((frozenset(c for c in on_red_7 if CARD_COLOR[c] != 0), 6),)
+    assert hints[3] == ((PLAYABLE[int(RED)][CARD_RANK[card("Wild")]], 7),)
+    for seat in (1, 2, 3):
+        for excluded, size in hints[seat]:
+            assert sum(c not in excluded for c in state.hands[seat]) >= size

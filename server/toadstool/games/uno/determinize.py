@@ -5,10 +5,10 @@ the state's RNG) is dealt at random from the 112 cards minus its own hand and th
 the view shows. It never reads a real state. Not for choosing moves (`toadstool.bots.HardBot` does that).
 
 What the seat saw before narrows the deal (`UnoTracker`, kept by the seat's HardBot across its views): an
-opponent who drew one card instead of playing holds nothing that was playable then (the normal bot and most
-people draw only then; the rules allow drawing anyway, §4.2, so this is a read of the player, not a rule),
-and the cards they draw afterwards are unknown again. The sampler deals those opponents' constrained cards
-from the cards that fit, as far as the unseen cards allow.
+opponent who drew one card instead of playing holds nothing that was playable then, one who played a wild no
+coloured card that fitted (the normal bot and most people play so; the rules allow otherwise, §4.1 and §4.2,
+so this is a read of the player, not a rule), and the cards they draw afterwards are unknown again. The
+sampler deals those opponents' constrained cards from the cards that fit, as far as the unseen cards allow.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from typing import NamedTuple
 
-from .data import ALL_CARDS, CARD_COLOR, CARD_KIND, CARD_POINTS, CARD_RANK, PLAYABLE, UnoKind
+from .data import ALL_CARDS, CARD_COLOR, CARD_KIND, CARD_POINTS, CARD_RANK, IS_WILD, PLAYABLE, UnoKind
 from .engine import (
     _COLOR_OF,
     _STAGE_OF,
@@ -146,6 +146,7 @@ class UnoDeterminizer:
 Hints = tuple[tuple[tuple[frozenset[int], int], ...], ...]
 
 _NUMBER = int(UnoKind.NUMBER)
+_WILDS = frozenset(c for c in ALL_CARDS if IS_WILD[c])
 
 
 def _deal_constrained(
@@ -204,14 +205,19 @@ class _Group:
 
 class UnoTracker:
     """What one seat learns from its successive views of a hand (the hard bot shows it each view it is
-    given): which opponents drew a single card instead of playing, and on what. The view carries no events,
-    so it compares two views: when no other seat played a card between them (the discards grew only by the
-    seat's own plays, no reshuffle), every opponent who holds one card more drew it on the top card and colour
-    the later view shows; when others played, only the opponent right after the seat is read, and only when
-    the seat had played a number card or kept its turn's top. Such an opponent held nothing playable on it:
-    all their cards but the one drawn avoid that card's playable set (a Wild Draw Four is always playable,
-    so no wild either). A later play may take from any group, so each loses one (the reading stays
-    cautious); a later draw adds unknown cards. A new hand forgets everything.
+    given): which opponents drew a single card instead of playing, or played a wild, and on what. The view
+    carries no events, so it compares two views. When no other seat played a card between them (the discards
+    grew only by the seat's own plays, no reshuffle), every opponent who holds one card more drew it on the
+    top card and colour the later view shows. When others played, and the seat had played a number card or
+    kept its turn's top, it walks the opponents in turn order while each acted once: one card more is a draw
+    on the top it faced, one card fewer a play, and the last play is the top now (a number card or a wild;
+    a play before the last is out of sight, so the walk stops there, as it does at any other count).
+
+    One who drew held nothing playable on what it faced: all its cards but the one drawn avoid that card's
+    playable set (a Wild Draw Four is always playable, so no wild either). One who played a wild held no
+    coloured card that fitted. These are reads of the normal bot and of most people (the rules let anyone
+    draw or play a wild anyway, §4.1 and §4.2). A later play may take from any group, so each loses one
+    (the reading stays cautious); a later draw adds unknown cards. A new hand forgets everything.
 
     `hints()` is what the sampler needs, small and picklable (`Hints`)."""
 
@@ -251,7 +257,7 @@ class UnoTracker:
             if top >= 0:
                 for seat in range(players):
                     if seat != me and grew[seat] == 1:
-                        self._drew_on(seat, PLAYABLE[now.color][CARD_RANK[top]], now.counts[seat])
+                        self._lacks(seat, PLAYABLE[now.color][CARD_RANK[top]], now.counts[seat] - 1)
             return
         if others_played < 1 or last.stage not in (int(UnoStage.PLAY), int(UnoStage.DRAWN)):
             return
@@ -260,10 +266,28 @@ class UnoTracker:
         elif not played and len(now.own) >= len(last.own) and last.top >= 0:
             color, faced = last.color, last.top
         else:
-            return
-        after = (me + (1 if last.direction == int(UnoDirection.CLOCKWISE) else -1)) % players
-        if after != me and grew[after] == 1:
-            self._drew_on(after, PLAYABLE[color][CARD_RANK[faced]], now.counts[after])
+            return  # an action card changes who plays next, a wild's colour is not in the view
+        # The opponents in turn order, each acting once while nobody skips or reverses: one who holds a card
+        # more drew on what it faced; the last card played is the top now, and a wild among it was played
+        # for want of a coloured card that fit.
+        step = 1 if last.direction == int(UnoDirection.CLOCKWISE) else -1
+        plays = 0
+        seat = (me + step) % players
+        while seat != me:
+            if grew[seat] == 1:
+                self._lacks(seat, PLAYABLE[color][CARD_RANK[faced]], now.counts[seat] - 1)
+            elif grew[seat] == -1:
+                plays += 1
+                if plays != others_played:
+                    return  # a card that is no longer in sight: it may have skipped or reversed
+                if IS_WILD[top]:
+                    self._lacks(seat, PLAYABLE[color][CARD_RANK[faced]] - _WILDS, now.counts[seat])
+                elif CARD_KIND[top] != _NUMBER:
+                    return
+                color, faced = now.color, top
+            else:
+                return
+            seat = (seat + step) % players
 
     def _counted(self, seat: int, count: int, played: int) -> None:
         """`seat` holds `count` cards, `played` fewer than before (each may have come from any group: every
@@ -275,15 +299,14 @@ class UnoTracker:
                 kept.append(group)
         self._groups[seat] = kept
 
-    def _drew_on(self, seat: int, playable: frozenset[int], count: int) -> None:
-        """`seat`, now holding `count`, drew one card on a top whose playable cards are `playable`: every card
-        it held before avoids them."""
+    def _lacks(self, seat: int, excluded: frozenset[int], held: int) -> None:
+        """`held` of `seat`'s cards, all it had before the cards it drew since, hold none of `excluded`."""
         groups = self._groups[seat]
         for group in groups:
-            group.excluded = group.excluded | playable
-        free = count - 1 - sum(group.size for group in groups)
+            group.excluded = group.excluded | excluded
+        free = held - sum(group.size for group in groups)
         if free > 0:
-            groups.append(_Group(playable, free))
+            groups.append(_Group(excluded, free))
 
     def hints(self) -> Hints:
         return tuple(tuple((group.excluded, group.size) for group in groups) for groups in self._groups)
