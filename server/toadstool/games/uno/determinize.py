@@ -259,8 +259,8 @@ class UnoTracker:
                     if seat != me and grew[seat] == 1:
                         self._lacks(seat, PLAYABLE[now.color][CARD_RANK[top]], now.counts[seat] - 1)
             return
-        if others_played < 1 or last.stage not in (int(UnoStage.PLAY), int(UnoStage.DRAWN)):
-            return
+        if others_played < 1 or last.current != me or last.stage not in (int(UnoStage.PLAY), int(UnoStage.DRAWN)):
+            return  # the walk starts from the seat's own turn (not from a window in another's)
         if len(played) == 1 and len(now.own) == len(last.own) - 1 and CARD_KIND[played[0]] == _NUMBER:
             color, faced = CARD_COLOR[played[0]], played[0]
         elif not played and len(now.own) >= len(last.own) and last.top >= 0:
