@@ -14,8 +14,8 @@ What travels is the decision, not the bot: the game's name, the bot's budget, it
 a seed drawn from the table's generator and the hints of the seat's memory (`HardBot.remember`: what the seat
 saw in its earlier views, kept by the seat's HardBot here; plain tuples, None for a game without one). The
 worker builds the hard bot once per game and budget (`level_bot`, as the table did) and answers with the index
-of its choice in the legal actions. The seat keeps
-its HardBot (what the table shows, the host changes and tests look at); only where it thinks moves.
+of its choice in the legal actions. The seat keeps its HardBot (what the table shows, the host changes and
+tests look at, and its memory); only where it thinks moves.
 
 Not here: what the bot decides (toadstool.bots) or when it acts (`autoplay`). A pool that cannot answer (a
 worker killed, a view that does not pickle, a game the workers do not know) never stops a table: the decision
