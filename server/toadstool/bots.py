@@ -228,8 +228,29 @@ class HardBot:
         #: where it has one (UNO's normal bot is hard to beat by noise-free margins), else 0.5.
         self.confidence = confidence if confidence is not None else getattr(determinizer, "confidence", 0.5)
         self.last_iterations = 0
+        #: The seat's memory of its views (`remember`), made at the first view.
+        self._tracker: Any = None
+
+    def remember(self, view: Any) -> Any:
+        """Show the seat's memory (the determinizer's `tracker`, where it has one) this view, and return what
+        the sampler needs of it (None for a game without one). The memory stays with this object, the seat's
+        for the whole game; the hints travel with a decision (server/tables/thinking.py)."""
+        if self._tracker is None:
+            make = getattr(self.determinizer, "tracker", None)
+            if make is None:
+                return None
+            self._tracker = make()
+        self._tracker.see(view)
+        return self._tracker.hints()
 
     def choose(self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random) -> Any | None:
+        hints = self.remember(view) if view is not None else None
+        return self.decide(view, legal, must_act, rng, hints)
+
+    def decide(
+        self, view: Any, legal: Sequence[Any], must_act: bool, rng: random.Random, hints: Any = None
+    ) -> Any | None:
+        """`choose` with the seat's memory given (`remember`'s hints): what a thinking process runs."""
         if not legal:
             return None
         usual = self.normal.choose(view, legal, must_act, rng)
@@ -248,13 +269,14 @@ class HardBot:
         budget = self.budget
         start = budget.clock() if budget.ms is not None else 0.0
         rounds = max(1, math.ceil(math.log2(len(actions))))
+        sample: Callable[..., Any] = self.determinizer.sample
         done = 0
         for round_no in range(rounds):
             share = (round_no + 1) / rounds
             deadline = None if budget.ms is None else start + share * budget.ms / 1000.0
             cap = None if budget.iterations is None else max(1, round(share * budget.iterations))
             while not _spent(budget, deadline, cap, done):
-                state = self.determinizer.sample(view, search)
+                state = self.determinizer.sample(view, search) if hints is None else sample(view, search, hints)
                 available = set(self.engine.legal_actions(state, seat))
                 luck = search.getrandbits(64)
                 tried = False

@@ -10,10 +10,12 @@ and it ends when its input does: when the registry closes the pool (`close`, whi
 server dies without closing it (its end of the pipe closes with it). No multiprocessing machinery, so no
 helper process of its (the resource tracker) outlives the pool.
 
-What travels is the decision, not the bot: the game's name, the bot's budget, its view, the legal actions and
-a seed drawn from the table's generator. The worker builds the hard bot once per game and budget
-(`level_bot`, as the table did) and answers with the index of its choice in the legal actions. The seat keeps
-its HardBot (what the table shows, the host changes and tests look at); only where it thinks moves.
+What travels is the decision, not the bot: the game's name, the bot's budget, its view, the legal actions,
+a seed drawn from the table's generator and the hints of the seat's memory (`HardBot.remember`: what the seat
+saw in its earlier views, kept by the seat's HardBot here; plain tuples, None for a game without one). The
+worker builds the hard bot once per game and budget (`level_bot`, as the table did) and answers with the index
+of its choice in the legal actions. The seat keeps its HardBot (what the table shows, the host changes and
+tests look at, and its memory); only where it thinks moves.
 
 Not here: what the bot decides (toadstool.bots) or when it acts (`autoplay`). A pool that cannot answer (a
 worker killed, a view that does not pickle, a game the workers do not know) never stops a table: the decision
@@ -120,18 +122,21 @@ class ThinkingPool:
             return bot.choose(view, legal, must_act, rng)  # no search: nothing to think away
         seed = rng.getrandbits(64)
         budget = bot.budget
+        hints = bot.remember(view)  # the seat's memory stays here, with its bot
         try:
             if budget.clock is not time.thread_time:  # a clock of the caller's (tests): think here
                 raise Unavailable("its budget is on a clock of its own")
-            index = self._think(game, budget, view, list(legal), seed)
+            index = self._think(game, budget, view, list(legal), seed, hints)
         except Unavailable as why:
             self._say_once(str(why))
-            return bot.choose(view, legal, must_act, random.Random(seed))
+            return bot.decide(view, legal, must_act, random.Random(seed), hints)
         return None if index is None else legal[index]
 
-    def _think(self, game: str, budget: Budget, view: Any, legal: list[Any], seed: int) -> int | None:
+    def _think(self, game: str, budget: Budget, view: Any, legal: list[Any], seed: int, hints: Any) -> int | None:
         try:
-            decision = pickle.dumps((game, budget.ms, budget.iterations, view, legal, seed), pickle.HIGHEST_PROTOCOL)
+            decision = pickle.dumps(
+                (game, budget.ms, budget.iterations, view, legal, seed, hints), pickle.HIGHEST_PROTOCOL
+            )
         except Exception as error:  # a view or an action that does not pickle (a plug-in game's)
             raise Unavailable(f"a {game} decision does not pickle ({error})") from None
         worker = self._take()
@@ -229,13 +234,13 @@ def think(
 # -- in the worker -------------------------------------------------------------------------------------------
 
 #: The hard bots this worker has built, by game and budget.
-_bots: dict[tuple[str, float | None, int | None], Bot] = {}
+_bots: dict[tuple[str, float | None, int | None], HardBot] = {}
 
 
 def _think_in_worker(decision: bytes) -> int | str | None:
     """A worker's part: the hard bot's choice for one pickled decision, as its index in the legal actions
     (None: no action), or a string saying why it cannot think it here."""
-    game, ms, iterations, view, legal, seed = pickle.loads(decision)
+    game, ms, iterations, view, legal, seed, hints = pickle.loads(decision)
     legal = list(legal)
     key = (game, ms, iterations)
     bot = _bots.get(key)
@@ -243,8 +248,11 @@ def _think_in_worker(decision: bytes) -> int | str | None:
         spec = GAMES.get(game)
         if spec is None:
             return f"the thinking processes do not know the game {game!r}"
-        bot = _bots[key] = level_bot(spec, BotLevel.HARD, Budget(ms=ms, iterations=iterations))
-    choice = bot.choose(view, legal, True, random.Random(seed))
+        made = level_bot(spec, BotLevel.HARD, Budget(ms=ms, iterations=iterations))
+        if not isinstance(made, HardBot):
+            return f"the thinking processes have no hard bot for {game!r}"
+        bot = _bots[key] = made
+    choice = bot.decide(view, legal, True, random.Random(seed), hints)
     if choice is None:
         return None
     try:
