@@ -250,6 +250,17 @@ function hand(context: RenderContext, view: UnoView): HTMLElement | null {
   );
 }
 
+/** How the last hand ended, from the view (so in the person's language, and still there after bots moved
+ * on): who went out and the points left in the other hands, which the winner scores (or, with lowest
+ * wins, the others are charged). Shown for the whole next hand, under the hand's number. */
+function lastHand(context: RenderContext, view: UnoView): HTMLElement | null {
+  const winner = view.lastHandWinner;
+  if (winner === undefined || view.handNumber < 2) return null;
+  const values = { hand: view.handNumber - 1, name: seatName(context.update, winner), points: view.lastHandPoints };
+  const key = winner === context.update.viewerSeat ? "unoBoard.lastHandYou" : "unoBoard.lastHand";
+  return h("div", { class: "uno-last-hand", role: "status" }, t(key, values));
+}
+
 export const renderUno: GameRenderer = (context) => {
   const game = context.update.view?.game;
   if (game?.case !== "uno") return h("div", {}, "");
@@ -272,5 +283,6 @@ export const renderUno: GameRenderer = (context) => {
     // Below the hand, so that the hand never moves under a finger when the call appears.
     unoCall(context),
     h("div", { class: "hand-info" }, t(view.lowestWins ? "unoBoard.handInfoLowest" : "unoBoard.handInfo", { hand: view.handNumber, target: view.target })),
+    lastHand(context, view),
   );
 };

@@ -31,6 +31,8 @@ export const boardsDe: BoardsCatalogue = {
   "unoBoard.drawTwo": "Auf dich wurde eine Zieh Zwei gelegt.",
   "unoBoard.handInfo": "Runde {hand} · bis {target} Punkte",
   "unoBoard.handInfoLowest": "Runde {hand} · bis {target} Punkte (wenigste gewinnen)",
+  "unoBoard.lastHand": "Runde {hand}: {name} hat alle Karten abgelegt, {points} Punkte in den anderen Händen",
+  "unoBoard.lastHandYou": "Runde {hand}: du hast alle Karten abgelegt, {points} Punkte in den anderen Händen",
   "unoBoard.cards": { one: "{count} Karte", other: "{count} Karten" },
   "kart.fieldItem": "?-Feld: zieh eine Itemkarte",
   "kart.fieldBooster": "Beschleuniger: würfel noch einmal",

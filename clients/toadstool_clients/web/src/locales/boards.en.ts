@@ -34,6 +34,8 @@ export const boardsEn = {
   "unoBoard.drawTwo": "A Draw Two was played on you.",
   "unoBoard.handInfo": "Hand {hand} \u00b7 to {target} points",
   "unoBoard.handInfoLowest": "Hand {hand} \u00b7 to {target} points (lowest wins)",
+  "unoBoard.lastHand": "Hand {hand}: {name} went out, with {points} points in the other hands",
+  "unoBoard.lastHandYou": "Hand {hand}: you went out, with {points} points in the other hands",
   "unoBoard.cards": { one: "{count} card", other: "{count} cards" } as Plural,
   // Kart's board (games/kart.ts)
   "kart.fieldItem": "item: draw an item card",
