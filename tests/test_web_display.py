@@ -1,10 +1,11 @@
 """The table display (#/t/ID/display, the spectator's view for a shared screen) at 1920x1080, and at a
-laptop's 1366x768 and 1280x720 standing in for a TV, in a real headless Chromium against a real `toadstool
+laptop's 1366x768 and 1280x720 and a tablet's or old projector's 1024x768 standing in for a TV, in a real headless Chromium against a real `toadstool
 serve`: for every game at its largest table, bots playing, once the log holds a few dozen events the page
 never scrolls (its scrollHeight is the screen's height), and the whole board, Kart's track and every racer of
 its race order included, is on the screen beside the newest events. Kart's race order used to sit under its
 track and the log grew with every event, so the page was about 1,700 px tall. On the laptop a board taller
-than the room it has is zoomed down to fit (display.ts fitBoard). Screenshots go to test-output/web/
+than the room it has is zoomed down to fit (display.ts fitBoard). Below 1200 px wide the display used to
+be a scrolling page, 1,559-2,398 px tall at 1024x768 with the result above the board. Screenshots go to test-output/web/
 (display-GAME-WxH.png).
 
 Once the game is over the same holds with the result on the screen (the ranking, the summary and the game's
@@ -48,7 +49,7 @@ LARGEST = {"uno": 10, "powerup": 8, "levelup": 6, "kart": 7}
 EVENTS = 30
 
 #: The screens a display is measured on: a TV, and a laptop standing in for one (its usual sizes).
-SIZES = [(1920, 1080), (1366, 768), (1280, 720)]
+SIZES = [(1920, 1080), (1366, 768), (1280, 720), (1024, 768)]
 #: Two animation frames: a resize's event (the display zooms its board to the new size then) has been handled.
 FRAMES = "const done = arguments[0]; requestAnimationFrame(() => requestAnimationFrame(() => done()));"
 

@@ -45,7 +45,7 @@ export function freshCount(update: Update, first: boolean): number {
 }
 
 /** Where the display is laid out to the screen's height (style.css: "A wide screen ... without scrolling"). */
-const WIDE = "(min-width: 1200px) and (orientation: landscape)";
+const WIDE = "(min-width: 1000px) and (orientation: landscape)";
 
 /** On a wide screen the display never scrolls: a board taller than the room the screen leaves it (a laptop's
  * 1366x768 or 1280x720 standing in for a TV) is zoomed down, as far as half size, to the largest zoom at
