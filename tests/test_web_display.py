@@ -1,20 +1,19 @@
-"""The table display (#/t/ID/display, the spectator's view for a shared screen) at 1920x1080, and at a
-laptop's 1366x768 and 1280x720 and a tablet's or old projector's 1024x768 standing in for a TV, in a real headless Chromium against a real `toadstool
-serve`: for every game at its largest table, bots playing, once the log holds a few dozen events the page
-never scrolls (its scrollHeight is the screen's height), and the whole board, Kart's track and every racer of
-its race order included, is on the screen beside the newest events. Kart's race order used to sit under its
-track and the log grew with every event, so the page was about 1,700 px tall. On the laptop a board taller
-than the room it has is zoomed down to fit (display.ts fitBoard). Below 1200 px wide the display used to
-be a scrolling page, 1,559-2,398 px tall at 1024x768 with the result above the board. Screenshots go to test-output/web/
-(display-GAME-WxH.png).
+"""The table display (#/t/ID/display, the spectator's view for a shared screen) at 1920x1080, and at a laptop's
+1366x768 and 1280x720 and a tablet's or old projector's 1024x768 standing in for a TV, in a real headless
+Chromium against a real `toadstool serve`: for every game at its largest table, bots playing, once the log
+holds a few dozen events the page never scrolls (its scrollHeight is the screen's height), and the whole
+board, Kart's track and every racer of its race order included, is on the screen beside the newest events.
+Kart's race order used to sit under its track and the log grew with every event, so the page was about 1,700
+px tall. On the laptop a board taller than the room it has is zoomed down to fit (display.ts fitBoard). Below
+1200 px wide the display used to be a scrolling page, 1,559-2,398 px tall at 1024x768 with the result above
+the board. Screenshots go to test-output/web/ (display-GAME-WxH.png).
 
 Once the game is over the same holds with the result on the screen (the ranking, the summary and the game's
-account, readable): a finished Kart display used to add its result above the board and reach about 1,266 px
-at 1920x1080, and every game's finished display reached 900-1,198 px at 1366x768
-(display-GAME-finished-WxH.png). And a finished Kart race is ranked by progress on the track, not laps
-(docs/rules/kart.md §8): the display's ranking and the TV's podium show the places the server states
-(Outcome.places), where the ranking by laps used to put every racer on the same lap on one shared place in
-seat order.
+account, readable): a finished Kart display used to add its result above the board and reach about 1,266 px at
+1920x1080, and every game's finished display reached 900-1,198 px at 1366x768 (display-GAME-finished-WxH.png).
+And a finished Kart race is ranked by progress on the track, not laps (docs/rules/kart.md §8): the display's
+ranking and the TV's podium show the places the server states (Outcome.places), where the ranking by laps used
+to put every racer on the same lap on one shared place in seat order.
 """
 
 from __future__ import annotations

@@ -56,22 +56,15 @@ def german_chromium(tmp_path: Path) -> Iterator[Any]:
         driver.quit()
 
 
-async def _newest(web: WebClient, table_id: str, token: str, since: int | None = None) -> table_pb2.Update:
-    async for message in web.watch(table_id, token, since=since):
-        if message.HasField("update"):
-            return message.update
-    raise AssertionError("the Watch stream ended without an update")
-
-
 async def _move_or_result(url: str, table_id: str, token: str) -> str:
     """One step of the person: "result" when a round was just scored and it is their turn (the page holds
     the result), "moved" after a move, "waiting" while others play."""
     async with WebClient(url.rstrip("/")) as web:
-        update = await _newest(web, table_id, token)
+        update = await web.newest(table_id, token)
         assert update.status == table_pb2.TABLE_STATUS_PLAYING, "the game ended before a round result was seen"
         if update.viewer_seat not in update.to_act or not update.legal_actions:
             return "waiting"
-        last = await _newest(web, table_id, token, since=update.version - 1)
+        last = await web.newest(table_id, token, since=update.version - 1)
         if last.version == update.version and any(e.round_result for e in last.events):
             return "result"
         acts = list(update.legal_actions)

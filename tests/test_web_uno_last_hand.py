@@ -37,9 +37,9 @@ from toadstool.api.v1 import service_pb2, table_pb2
 
 PHONE = (390, 844)
 TV = (1920, 1080)
-#: The person's kinds of action, in this order of preference: play a card, else draw, else anything.
 #: With seed 11 the person goes out first; with SEED_DE the bot does (both sentences are checked).
 SEED_DE = 14
+#: The person's kinds of action, in this order of preference: play a card, else draw, else anything.
 PREFERRED = ("play_card", "draw", "keep", "accept_penalty", "choose_color")
 
 
@@ -49,17 +49,10 @@ def web_url(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-async def _newest(web: WebClient, table_id: str, token: str) -> table_pb2.Update:
-    async for message in web.watch(table_id, token):
-        if message.HasField("update"):
-            return message.update
-    raise AssertionError("the Watch stream ended without an update")
-
-
 async def _step(url: str, table_id: str, token: str) -> table_pb2.Update | None:
     """The table's update once the second hand is dealt, else None after one move (or none: not their turn)."""
     async with WebClient(url.rstrip("/")) as web:
-        update = await _newest(web, table_id, token)
+        update = await web.newest(table_id, token)
         assert update.status == table_pb2.TABLE_STATUS_PLAYING, "the game ended in its first hand"
         if update.view.uno.hand_number >= 2:
             return update

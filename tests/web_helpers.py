@@ -123,6 +123,14 @@ class WebClient:
                     else:
                         yield service_pb2.WatchResponse.FromString(payload)
 
+    async def newest(self, table_id: str, token: str | None = None, since: int | None = None) -> table_pb2.Update:
+        """The table's update as this token sees it now: the Watch stream's first update (a stream that
+        starts after `since` carries that version's events)."""
+        async for message in self.watch(table_id, token, since=since):
+            if message.HasField("update"):
+                return message.update
+        raise AssertionError("the Watch stream ended without an update")
+
 
 def create_table(url: str, request: service_pb2.CreateTableRequest) -> service_pb2.CreateTableResponse:
     """Create a table over the Connect API in JSON at the page's `url` (the lobby's form has no seed: tests
