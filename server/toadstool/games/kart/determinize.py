@@ -11,7 +11,7 @@ import random
 
 from toadstool.engine import DieRoll
 
-from .data import DECK, Item
+from .data import DECK, LAPS, Item
 from .engine import Kart, KartState, KartView
 
 #: Kart's rollouts stop after this many actions (about two turns of every kart): a race is long, and
@@ -19,6 +19,39 @@ from .engine import Kart, KartState, KartView
 HORIZON = 48
 #: What a coin held is worth in fields where a rollout is cut off (see `KartDeterminizer.standing`).
 COIN_WORTH = 1.25
+
+
+class RolloutRacer:
+    """The fields of a Racer that the normal bot (bot.KartBot) reads."""
+
+    __slots__ = ("coins", "field", "halving", "item", "progress", "seat")
+
+    def __init__(self, seat: int, kart: Kart, length: int) -> None:
+        self.seat = seat
+        self.progress = kart.progress
+        self.field = kart.progress % length
+        self.coins = kart.coins
+        self.item = kart.item
+        self.halving = kart.halving
+
+
+class RolloutView:
+    """The fields of KartView that the normal bot reads, built from a state without `KartEngine.view`'s
+    names, colours, phase text and scores: the hard bot's rollouts ask for one at every move, and the full
+    view was a quarter of a rollout's time. tests/test_bot_levels.py checks that the normal bot chooses the
+    same with it as with the full view."""
+
+    __slots__ = ("banana_fields", "karts", "laps", "mushroom", "pending_move", "track", "you")
+
+    def __init__(self, state: KartState, seat: int) -> None:
+        length = state.track.length
+        self.you = seat
+        self.track = state.track
+        self.laps = LAPS
+        self.karts = tuple(RolloutRacer(i, kart, length) for i, kart in enumerate(state.karts))
+        self.banana_fields = state.bananas
+        self.mushroom = state.mushroom
+        self.pending_move = state.pending_move
 
 
 class KartDeterminizer:
@@ -59,6 +92,9 @@ class KartDeterminizer:
             winner=view.winner,
             rng_state=rng.getrandbits(64),
         )
+
+    def rollout_view(self, state: KartState, seat: int) -> RolloutView:
+        return RolloutView(state, seat)
 
     def standing(self, state: KartState, seat: int) -> float:
         """How far the kart has got, a turn to skip a cost, an item a little, and a coin what it buys: up to
