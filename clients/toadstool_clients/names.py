@@ -38,6 +38,24 @@ def bot_level_name(level: int) -> str:
     return BOT_LEVELS.get(level, "normal")
 
 
+#: How a Power Up seat made its keep-or-trade decision (powerup.proto's PowerUpDecision), as the log says it.
+POWERUP_DECISIONS = {
+    1: N_("kept"),
+    2: N_("traded"),
+    3: N_("drew a new card"),
+    4: N_("played Vine"),
+    5: N_("played Warp Pipe"),
+    6: N_("trade blocked"),
+}
+
+
+def powerup_decision(decision: int) -> str:
+    """A Power Up seat's decision this round in the person's words; "decided" for a number this client does
+    not know (a newer server's)."""
+    words = POWERUP_DECISIONS.get(decision)
+    return _(words) if words is not None else _("decided")
+
+
 def seat_name(update: table_pb2.Update, seat: int) -> str:
     """A seat's name as the update gives it, or "Player N" for an unnamed seat."""
     for entry in update.seats:

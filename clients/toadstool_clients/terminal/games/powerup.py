@@ -15,7 +15,7 @@ from rich.text import Text
 
 from toadstool.api.v1 import powerup_pb2, table_pb2
 from toadstool_clients.i18n import N_, _, n_
-from toadstool_clients.names import seat_name
+from toadstool_clients.names import powerup_decision, seat_name
 from toadstool_clients.terminal.games.compact import one_line_each
 
 _STAGES = {
@@ -121,8 +121,8 @@ def render_view(update: table_pb2.Update) -> RenderableType:
             status.append("◀ " + _("to act"), style="bold cyan")
         if view.HasField("pending") and seat.seat == view.pending.to_seat:
             status.append("◀ " + _("to answer"), style="bold yellow")
-        if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-            status.append(" " + _("decided"), style="dim")
+        if seat.decided and view.stage != powerup_pb2.POWER_UP_STAGE_GAME_OVER:
+            status.append(" " + powerup_decision(seat.decision), style="dim")
         if seat.seat in view.winners:
             status.append(" " + _("winner"), style="bold green")
         seats.add_row(name, lives, _level_text(seat), modifier, value, str(seat.hand_count), status)
@@ -179,8 +179,8 @@ def render_compact(update: table_pb2.Update) -> RenderableType:
         if seat.HasField("value") and not seat.castle and seat.HasField("modifier"):
             line.append(f" = {seat.value}", style="bold")
         line.append(" · " + n_("{n} ? card", "{n} ? cards", seat.hand_count), style="dim")
-        if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-            line.append(" · " + _("decided"), style="dim")
+        if seat.decided and view.stage != powerup_pb2.POWER_UP_STAGE_GAME_OVER:
+            line.append(" · " + powerup_decision(seat.decision), style="dim")
         lines.append(line)
     if view.HasField("pending"):
         lines.append(Text(_aims(update, me), style="yellow"))

@@ -12,6 +12,7 @@ from typing import Any
 
 from toadstool.api.v1 import powerup_pb2, table_pb2
 from toadstool_clients.i18n import N_, _, n_
+from toadstool_clients.names import powerup_decision
 from toadstool_clients.tk.games import Board, event_line, safe_text, text_colour_on, text_width
 
 FELT = "#2b3f8c"
@@ -258,8 +259,8 @@ def _draw_seat(board: Board, view: powerup_pb2.PowerUpView, seat: powerup_pb2.Po
         count = f"\u00d7 {lives}" if not out else _("out")
         board.text(lx + 22, y0 + 42, fit(count, room - 22, 9), 9, "bold", anchor="w", fill="#c5cae9")
     notes = [f"{seat.hand_count} ?"]
-    if seat.decided and view.stage == powerup_pb2.POWER_UP_STAGE_KEEP_OR_TRADE:
-        notes.append(_("decided ✓"))
+    if seat.decided and view.stage != powerup_pb2.POWER_UP_STAGE_GAME_OVER:
+        notes.append(powerup_decision(seat.decision))
     if seat.castle:
         notes.append(_("castle ♜"))
     if not board.connected(seat.seat):

@@ -24,45 +24,47 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/powerup.proto\x12\x0ctoadstool.v1\"K\n\x10PowerUpLevelCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0c\n\x04suit\x18\x03 \x01(\x05\x12\x0e\n\x06\x63\x61stle\x18\x04 \x01(\x08\"\x91\x01\n\x0bPowerUpCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpCardKind\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\t\x12+\n\x06timing\x18\x05 \x01(\x0e\x32\x1b.toadstool.v1.PowerUpTiming\"\xa0\x02\n\x0bPowerUpSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\x10\n\x08in_round\x18\x03 \x01(\x08\x12\x0e\n\x06tokens\x18\x04 \x01(\x05\x12\x11\n\thas_level\x18\x05 \x01(\x08\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x06 \x01(\x08\x12-\n\x05level\x18\x07 \x01(\x0b\x32\x1e.toadstool.v1.PowerUpLevelCard\x12\x0e\n\x06\x63\x61stle\x18\x08 \x01(\x08\x12+\n\x08modifier\x18\t \x01(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x12\n\x05value\x18\n \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nhand_count\x18\x0b \x01(\x05\x12\x0f\n\x07\x64\x65\x63ided\x18\x0c \x01(\x08\x42\x08\n\x06_value\"e\n\x12PowerUpPendingSwap\x12\x11\n\tfrom_seat\x18\x01 \x01(\x05\x12\x0f\n\x07to_seat\x18\x02 \x01(\x05\x12+\n\x04kind\x18\x03 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpSwapKind\"I\n\x0bPowerUpPeek\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.toadstool.v1.PowerUpLevelCard\"\xb5\x04\n\x0bPowerUpView\x12\x10\n\x03you\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12)\n\x05stage\x18\x04 \x01(\x0e\x32\x1a.toadstool.v1.PowerUpStage\x12\r\n\x05round\x18\x05 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x06 \x01(\x05\x12\x11\n\x04turn\x18\x07 \x01(\x05H\x01\x88\x01\x01\x12\x31\n\x07pending\x18\x08 \x01(\x0b\x32 .toadstool.v1.PowerUpPendingSwap\x12(\n\x05seats\x18\t \x03(\x0b\x32\x19.toadstool.v1.PowerUpSeat\x12\'\n\x04hand\x18\n \x03(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x0e\n\x06supply\x18\x0b \x01(\x05\x12\x18\n\x10level_deck_count\x18\x0c \x01(\x05\x12\x1b\n\x13level_discard_count\x18\r \x01(\x05\x12\x1b\n\x13question_deck_count\x18\x0e \x01(\x05\x12\x1e\n\x16question_discard_count\x18\x0f \x01(\x05\x12(\n\x05peeks\x18\x10 \x03(\x0b\x32\x19.toadstool.v1.PowerUpPeek\x12\x17\n\x0fpasses_in_a_row\x18\x11 \x01(\x05\x12)\n\x06played\x18\x12 \x03(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x0f\n\x07winners\x18\x13 \x03(\x05\x42\x06\n\x04_youB\x07\n\x05_turn\"\r\n\x0bPowerUpKeep\"\x1e\n\x0cPowerUpTrade\x12\x0e\n\x06target\x18\x01 \x01(\x05\"\x15\n\x13PowerUpDrawNewLevel\"^\n\x0fPowerUpPlayCard\x12+\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpCardKind\x12\x13\n\x06target\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_target\"\x13\n\x11PowerUpAcceptSwap\"\r\n\x0bPowerUpPass\"\xc3\x02\n\rPowerUpAction\x12)\n\x04keep\x18\x01 \x01(\x0b\x32\x19.toadstool.v1.PowerUpKeepH\x00\x12+\n\x05trade\x18\x02 \x01(\x0b\x32\x1a.toadstool.v1.PowerUpTradeH\x00\x12;\n\x0e\x64raw_new_level\x18\x03 \x01(\x0b\x32!.toadstool.v1.PowerUpDrawNewLevelH\x00\x12\x32\n\tplay_card\x18\x04 \x01(\x0b\x32\x1d.toadstool.v1.PowerUpPlayCardH\x00\x12\x36\n\x0b\x61\x63\x63\x65pt_swap\x18\x05 \x01(\x0b\x32\x1f.toadstool.v1.PowerUpAcceptSwapH\x00\x12)\n\x04pass\x18\x06 \x01(\x0b\x32\x19.toadstool.v1.PowerUpPassH\x00\x42\x06\n\x04kind*\x97\x04\n\x0fPowerUpCardKind\x12\"\n\x1ePOWER_UP_CARD_KIND_UNSPECIFIED\x10\x00\x12!\n\x1dPOWER_UP_CARD_KIND_SUPER_STAR\x10\x01\x12#\n\x1fPOWER_UP_CARD_KIND_KOOPA_TROOPA\x10\x02\x12\x1d\n\x19POWER_UP_CARD_KIND_BOWSER\x10\x03\x12\"\n\x1ePOWER_UP_CARD_KIND_FIRE_FLOWER\x10\x04\x12%\n!POWER_UP_CARD_KIND_SUPER_MUSHROOM\x10\x05\x12\x1d\n\x19POWER_UP_CARD_KIND_GOOMBA\x10\x06\x12\"\n\x1ePOWER_UP_CARD_KIND_GREEN_SHELL\x10\x07\x12 \n\x1cPOWER_UP_CARD_KIND_RED_SHELL\x10\x08\x12\"\n\x1ePOWER_UP_CARD_KIND_HAMMER_BROS\x10\t\x12\x1a\n\x16POWER_UP_CARD_KIND_BOO\x10\n\x12 \n\x1cPOWER_UP_CARD_KIND_WARP_PIPE\x10\x0b\x12\x1b\n\x17POWER_UP_CARD_KIND_VINE\x10\x0c\x12&\n\"POWER_UP_CARD_KIND_ONE_UP_MUSHROOM\x10\r\x12\"\n\x1ePOWER_UP_CARD_KIND_BULLET_BILL\x10\x0e*\xd2\x01\n\rPowerUpTiming\x12\x1f\n\x1bPOWER_UP_TIMING_UNSPECIFIED\x10\x00\x12\x1a\n\x16POWER_UP_TIMING_MODIFY\x10\x01\x12\x1c\n\x18POWER_UP_TIMING_ANY_TIME\x10\x02\x12 \n\x1cPOWER_UP_TIMING_TRADE_ANSWER\x10\x03\x12#\n\x1fPOWER_UP_TIMING_BEFORE_DECISION\x10\x04\x12\x1f\n\x1bPOWER_UP_TIMING_AS_DECISION\x10\x05*\xa4\x01\n\x0cPowerUpStage\x12\x1e\n\x1aPOWER_UP_STAGE_UNSPECIFIED\x10\x00\x12 \n\x1cPOWER_UP_STAGE_KEEP_OR_TRADE\x10\x01\x12\x19\n\x15POWER_UP_STAGE_ANSWER\x10\x02\x12\x19\n\x15POWER_UP_STAGE_MODIFY\x10\x03\x12\x1c\n\x18POWER_UP_STAGE_GAME_OVER\x10\x04*u\n\x0fPowerUpSwapKind\x12\"\n\x1ePOWER_UP_SWAP_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18POWER_UP_SWAP_KIND_TRADE\x10\x01\x12 \n\x1cPOWER_UP_SWAP_KIND_WARP_PIPE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1atoadstool/v1/powerup.proto\x12\x0ctoadstool.v1\"K\n\x10PowerUpLevelCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12\r\n\x05value\x18\x02 \x01(\x05\x12\x0c\n\x04suit\x18\x03 \x01(\x05\x12\x0e\n\x06\x63\x61stle\x18\x04 \x01(\x08\"\x91\x01\n\x0bPowerUpCard\x12\n\n\x02id\x18\x01 \x01(\x05\x12+\n\x04kind\x18\x02 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpCardKind\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0e\n\x06\x65\x66\x66\x65\x63t\x18\x04 \x01(\t\x12+\n\x06timing\x18\x05 \x01(\x0e\x32\x1b.toadstool.v1.PowerUpTiming\"\xd1\x02\n\x0bPowerUpSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x0e\n\x06\x61\x63tive\x18\x02 \x01(\x08\x12\x10\n\x08in_round\x18\x03 \x01(\x08\x12\x0e\n\x06tokens\x18\x04 \x01(\x05\x12\x11\n\thas_level\x18\x05 \x01(\x08\x12\x0f\n\x07\x66\x61\x63\x65_up\x18\x06 \x01(\x08\x12-\n\x05level\x18\x07 \x01(\x0b\x32\x1e.toadstool.v1.PowerUpLevelCard\x12\x0e\n\x06\x63\x61stle\x18\x08 \x01(\x08\x12+\n\x08modifier\x18\t \x01(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x12\n\x05value\x18\n \x01(\x05H\x00\x88\x01\x01\x12\x12\n\nhand_count\x18\x0b \x01(\x05\x12\x0f\n\x07\x64\x65\x63ided\x18\x0c \x01(\x08\x12/\n\x08\x64\x65\x63ision\x18\r \x01(\x0e\x32\x1d.toadstool.v1.PowerUpDecisionB\x08\n\x06_value\"e\n\x12PowerUpPendingSwap\x12\x11\n\tfrom_seat\x18\x01 \x01(\x05\x12\x0f\n\x07to_seat\x18\x02 \x01(\x05\x12+\n\x04kind\x18\x03 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpSwapKind\"I\n\x0bPowerUpPeek\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12,\n\x04\x63\x61rd\x18\x02 \x01(\x0b\x32\x1e.toadstool.v1.PowerUpLevelCard\"\xb5\x04\n\x0bPowerUpView\x12\x10\n\x03you\x18\x01 \x01(\x05H\x00\x88\x01\x01\x12\r\n\x05phase\x18\x02 \x01(\t\x12\x0e\n\x06scores\x18\x03 \x03(\x05\x12)\n\x05stage\x18\x04 \x01(\x0e\x32\x1a.toadstool.v1.PowerUpStage\x12\r\n\x05round\x18\x05 \x01(\x05\x12\x0e\n\x06\x64\x65\x61ler\x18\x06 \x01(\x05\x12\x11\n\x04turn\x18\x07 \x01(\x05H\x01\x88\x01\x01\x12\x31\n\x07pending\x18\x08 \x01(\x0b\x32 .toadstool.v1.PowerUpPendingSwap\x12(\n\x05seats\x18\t \x03(\x0b\x32\x19.toadstool.v1.PowerUpSeat\x12\'\n\x04hand\x18\n \x03(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x0e\n\x06supply\x18\x0b \x01(\x05\x12\x18\n\x10level_deck_count\x18\x0c \x01(\x05\x12\x1b\n\x13level_discard_count\x18\r \x01(\x05\x12\x1b\n\x13question_deck_count\x18\x0e \x01(\x05\x12\x1e\n\x16question_discard_count\x18\x0f \x01(\x05\x12(\n\x05peeks\x18\x10 \x03(\x0b\x32\x19.toadstool.v1.PowerUpPeek\x12\x17\n\x0fpasses_in_a_row\x18\x11 \x01(\x05\x12)\n\x06played\x18\x12 \x03(\x0b\x32\x19.toadstool.v1.PowerUpCard\x12\x0f\n\x07winners\x18\x13 \x03(\x05\x42\x06\n\x04_youB\x07\n\x05_turn\"\r\n\x0bPowerUpKeep\"\x1e\n\x0cPowerUpTrade\x12\x0e\n\x06target\x18\x01 \x01(\x05\"\x15\n\x13PowerUpDrawNewLevel\"^\n\x0fPowerUpPlayCard\x12+\n\x04\x63\x61rd\x18\x01 \x01(\x0e\x32\x1d.toadstool.v1.PowerUpCardKind\x12\x13\n\x06target\x18\x02 \x01(\x05H\x00\x88\x01\x01\x42\t\n\x07_target\"\x13\n\x11PowerUpAcceptSwap\"\r\n\x0bPowerUpPass\"\xc3\x02\n\rPowerUpAction\x12)\n\x04keep\x18\x01 \x01(\x0b\x32\x19.toadstool.v1.PowerUpKeepH\x00\x12+\n\x05trade\x18\x02 \x01(\x0b\x32\x1a.toadstool.v1.PowerUpTradeH\x00\x12;\n\x0e\x64raw_new_level\x18\x03 \x01(\x0b\x32!.toadstool.v1.PowerUpDrawNewLevelH\x00\x12\x32\n\tplay_card\x18\x04 \x01(\x0b\x32\x1d.toadstool.v1.PowerUpPlayCardH\x00\x12\x36\n\x0b\x61\x63\x63\x65pt_swap\x18\x05 \x01(\x0b\x32\x1f.toadstool.v1.PowerUpAcceptSwapH\x00\x12)\n\x04pass\x18\x06 \x01(\x0b\x32\x19.toadstool.v1.PowerUpPassH\x00\x42\x06\n\x04kind*\x97\x04\n\x0fPowerUpCardKind\x12\"\n\x1ePOWER_UP_CARD_KIND_UNSPECIFIED\x10\x00\x12!\n\x1dPOWER_UP_CARD_KIND_SUPER_STAR\x10\x01\x12#\n\x1fPOWER_UP_CARD_KIND_KOOPA_TROOPA\x10\x02\x12\x1d\n\x19POWER_UP_CARD_KIND_BOWSER\x10\x03\x12\"\n\x1ePOWER_UP_CARD_KIND_FIRE_FLOWER\x10\x04\x12%\n!POWER_UP_CARD_KIND_SUPER_MUSHROOM\x10\x05\x12\x1d\n\x19POWER_UP_CARD_KIND_GOOMBA\x10\x06\x12\"\n\x1ePOWER_UP_CARD_KIND_GREEN_SHELL\x10\x07\x12 \n\x1cPOWER_UP_CARD_KIND_RED_SHELL\x10\x08\x12\"\n\x1ePOWER_UP_CARD_KIND_HAMMER_BROS\x10\t\x12\x1a\n\x16POWER_UP_CARD_KIND_BOO\x10\n\x12 \n\x1cPOWER_UP_CARD_KIND_WARP_PIPE\x10\x0b\x12\x1b\n\x17POWER_UP_CARD_KIND_VINE\x10\x0c\x12&\n\"POWER_UP_CARD_KIND_ONE_UP_MUSHROOM\x10\r\x12\"\n\x1ePOWER_UP_CARD_KIND_BULLET_BILL\x10\x0e*\xd2\x01\n\rPowerUpTiming\x12\x1f\n\x1bPOWER_UP_TIMING_UNSPECIFIED\x10\x00\x12\x1a\n\x16POWER_UP_TIMING_MODIFY\x10\x01\x12\x1c\n\x18POWER_UP_TIMING_ANY_TIME\x10\x02\x12 \n\x1cPOWER_UP_TIMING_TRADE_ANSWER\x10\x03\x12#\n\x1fPOWER_UP_TIMING_BEFORE_DECISION\x10\x04\x12\x1f\n\x1bPOWER_UP_TIMING_AS_DECISION\x10\x05*\xa4\x01\n\x0cPowerUpStage\x12\x1e\n\x1aPOWER_UP_STAGE_UNSPECIFIED\x10\x00\x12 \n\x1cPOWER_UP_STAGE_KEEP_OR_TRADE\x10\x01\x12\x19\n\x15POWER_UP_STAGE_ANSWER\x10\x02\x12\x19\n\x15POWER_UP_STAGE_MODIFY\x10\x03\x12\x1c\n\x18POWER_UP_STAGE_GAME_OVER\x10\x04*u\n\x0fPowerUpSwapKind\x12\"\n\x1ePOWER_UP_SWAP_KIND_UNSPECIFIED\x10\x00\x12\x1c\n\x18POWER_UP_SWAP_KIND_TRADE\x10\x01\x12 \n\x1cPOWER_UP_SWAP_KIND_WARP_PIPE\x10\x02*\xea\x01\n\x0fPowerUpDecision\x12!\n\x1dPOWER_UP_DECISION_UNSPECIFIED\x10\x00\x12\x1a\n\x16POWER_UP_DECISION_KEPT\x10\x01\x12\x1c\n\x18POWER_UP_DECISION_TRADED\x10\x02\x12\x1e\n\x1aPOWER_UP_DECISION_DREW_NEW\x10\x03\x12\x1a\n\x16POWER_UP_DECISION_VINE\x10\x04\x12\x1f\n\x1bPOWER_UP_DECISION_WARP_PIPE\x10\x05\x12\x1d\n\x19POWER_UP_DECISION_BLOCKED\x10\x06\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'toadstool.api.v1.powerup_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_POWERUPCARDKIND']._serialized_start=1835
-  _globals['_POWERUPCARDKIND']._serialized_end=2370
-  _globals['_POWERUPTIMING']._serialized_start=2373
-  _globals['_POWERUPTIMING']._serialized_end=2583
-  _globals['_POWERUPSTAGE']._serialized_start=2586
-  _globals['_POWERUPSTAGE']._serialized_end=2750
-  _globals['_POWERUPSWAPKIND']._serialized_start=2752
-  _globals['_POWERUPSWAPKIND']._serialized_end=2869
+  _globals['_POWERUPCARDKIND']._serialized_start=1884
+  _globals['_POWERUPCARDKIND']._serialized_end=2419
+  _globals['_POWERUPTIMING']._serialized_start=2422
+  _globals['_POWERUPTIMING']._serialized_end=2632
+  _globals['_POWERUPSTAGE']._serialized_start=2635
+  _globals['_POWERUPSTAGE']._serialized_end=2799
+  _globals['_POWERUPSWAPKIND']._serialized_start=2801
+  _globals['_POWERUPSWAPKIND']._serialized_end=2918
+  _globals['_POWERUPDECISION']._serialized_start=2921
+  _globals['_POWERUPDECISION']._serialized_end=3155
   _globals['_POWERUPLEVELCARD']._serialized_start=44
   _globals['_POWERUPLEVELCARD']._serialized_end=119
   _globals['_POWERUPCARD']._serialized_start=122
   _globals['_POWERUPCARD']._serialized_end=267
   _globals['_POWERUPSEAT']._serialized_start=270
-  _globals['_POWERUPSEAT']._serialized_end=558
-  _globals['_POWERUPPENDINGSWAP']._serialized_start=560
-  _globals['_POWERUPPENDINGSWAP']._serialized_end=661
-  _globals['_POWERUPPEEK']._serialized_start=663
-  _globals['_POWERUPPEEK']._serialized_end=736
-  _globals['_POWERUPVIEW']._serialized_start=739
-  _globals['_POWERUPVIEW']._serialized_end=1304
-  _globals['_POWERUPKEEP']._serialized_start=1306
-  _globals['_POWERUPKEEP']._serialized_end=1319
-  _globals['_POWERUPTRADE']._serialized_start=1321
-  _globals['_POWERUPTRADE']._serialized_end=1351
-  _globals['_POWERUPDRAWNEWLEVEL']._serialized_start=1353
-  _globals['_POWERUPDRAWNEWLEVEL']._serialized_end=1374
-  _globals['_POWERUPPLAYCARD']._serialized_start=1376
-  _globals['_POWERUPPLAYCARD']._serialized_end=1470
-  _globals['_POWERUPACCEPTSWAP']._serialized_start=1472
-  _globals['_POWERUPACCEPTSWAP']._serialized_end=1491
-  _globals['_POWERUPPASS']._serialized_start=1493
-  _globals['_POWERUPPASS']._serialized_end=1506
-  _globals['_POWERUPACTION']._serialized_start=1509
-  _globals['_POWERUPACTION']._serialized_end=1832
+  _globals['_POWERUPSEAT']._serialized_end=607
+  _globals['_POWERUPPENDINGSWAP']._serialized_start=609
+  _globals['_POWERUPPENDINGSWAP']._serialized_end=710
+  _globals['_POWERUPPEEK']._serialized_start=712
+  _globals['_POWERUPPEEK']._serialized_end=785
+  _globals['_POWERUPVIEW']._serialized_start=788
+  _globals['_POWERUPVIEW']._serialized_end=1353
+  _globals['_POWERUPKEEP']._serialized_start=1355
+  _globals['_POWERUPKEEP']._serialized_end=1368
+  _globals['_POWERUPTRADE']._serialized_start=1370
+  _globals['_POWERUPTRADE']._serialized_end=1400
+  _globals['_POWERUPDRAWNEWLEVEL']._serialized_start=1402
+  _globals['_POWERUPDRAWNEWLEVEL']._serialized_end=1423
+  _globals['_POWERUPPLAYCARD']._serialized_start=1425
+  _globals['_POWERUPPLAYCARD']._serialized_end=1519
+  _globals['_POWERUPACCEPTSWAP']._serialized_start=1521
+  _globals['_POWERUPACCEPTSWAP']._serialized_end=1540
+  _globals['_POWERUPPASS']._serialized_start=1542
+  _globals['_POWERUPPASS']._serialized_end=1555
+  _globals['_POWERUPACTION']._serialized_start=1558
+  _globals['_POWERUPACTION']._serialized_end=1881
 # @@protoc_insertion_point(module_scope)

@@ -141,6 +141,40 @@ POWER_UP_SWAP_KIND_TRADE: PowerUpSwapKind.ValueType  # 1
 POWER_UP_SWAP_KIND_WARP_PIPE: PowerUpSwapKind.ValueType  # 2
 Global___PowerUpSwapKind: _TypeAlias = PowerUpSwapKind  # noqa: Y015
 
+class _PowerUpDecision:
+    ValueType = _typing.NewType("ValueType", _builtins.int)
+    V: _TypeAlias = ValueType  # noqa: Y015
+
+class _PowerUpDecisionEnumTypeWrapper(_enum_type_wrapper._EnumTypeWrapper[_PowerUpDecision.ValueType], _builtins.type):
+    DESCRIPTOR: _descriptor.EnumDescriptor
+    POWER_UP_DECISION_UNSPECIFIED: _PowerUpDecision.ValueType  # 0
+    """Not decided yet this round."""
+    POWER_UP_DECISION_KEPT: _PowerUpDecision.ValueType  # 1
+    POWER_UP_DECISION_TRADED: _PowerUpDecision.ValueType  # 2
+    """Traded Level cards with the next player to the left."""
+    POWER_UP_DECISION_DREW_NEW: _PowerUpDecision.ValueType  # 3
+    """The dealer discarded the revealed card and drew a new one."""
+    POWER_UP_DECISION_VINE: _PowerUpDecision.ValueType  # 4
+    POWER_UP_DECISION_WARP_PIPE: _PowerUpDecision.ValueType  # 5
+    POWER_UP_DECISION_BLOCKED: _PowerUpDecision.ValueType  # 6
+    """Traded or played a Warp Pipe, and the target answered with Hammer Bros.: the cards stayed."""
+
+class PowerUpDecision(_PowerUpDecision, metaclass=_PowerUpDecisionEnumTypeWrapper):
+    """How a seat made its keep-or-trade decision this round (public: the log says it too)."""
+
+POWER_UP_DECISION_UNSPECIFIED: PowerUpDecision.ValueType  # 0
+"""Not decided yet this round."""
+POWER_UP_DECISION_KEPT: PowerUpDecision.ValueType  # 1
+POWER_UP_DECISION_TRADED: PowerUpDecision.ValueType  # 2
+"""Traded Level cards with the next player to the left."""
+POWER_UP_DECISION_DREW_NEW: PowerUpDecision.ValueType  # 3
+"""The dealer discarded the revealed card and drew a new one."""
+POWER_UP_DECISION_VINE: PowerUpDecision.ValueType  # 4
+POWER_UP_DECISION_WARP_PIPE: PowerUpDecision.ValueType  # 5
+POWER_UP_DECISION_BLOCKED: PowerUpDecision.ValueType  # 6
+"""Traded or played a Warp Pipe, and the target answered with Hammer Bros.: the cards stayed."""
+Global___PowerUpDecision: _TypeAlias = PowerUpDecision  # noqa: Y015
+
 @_typing.final
 class PowerUpLevelCard(_message.Message):
     """A Level card (1-12 in four suits, or a Castle)."""
@@ -224,6 +258,7 @@ class PowerUpSeat(_message.Message):
     VALUE_FIELD_NUMBER: _builtins.int
     HAND_COUNT_FIELD_NUMBER: _builtins.int
     DECIDED_FIELD_NUMBER: _builtins.int
+    DECISION_FIELD_NUMBER: _builtins.int
     seat: _builtins.int
     active: _builtins.bool
     """Still in the game (holds Extra Lives, or is in this round)."""
@@ -240,6 +275,8 @@ class PowerUpSeat(_message.Message):
     """Number of ? cards held."""
     decided: _builtins.bool
     """Has made their keep-or-trade decision this round."""
+    decision: Global___PowerUpDecision.ValueType
+    """How they decided (unspecified until they have)."""
     @_builtins.property
     def level(self) -> Global___PowerUpLevelCard:
         """The Level card, set only when the viewer may know it (face up, own, received, or seen with Boo)."""
@@ -263,10 +300,11 @@ class PowerUpSeat(_message.Message):
         value: _builtins.int | None = ...,
         hand_count: _builtins.int = ...,
         decided: _builtins.bool = ...,
+        decision: Global___PowerUpDecision.ValueType = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_value", b"_value", "level", b"level", "modifier", b"modifier", "value", b"value"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_value", b"_value", "active", b"active", "castle", b"castle", "decided", b"decided", "face_up", b"face_up", "hand_count", b"hand_count", "has_level", b"has_level", "in_round", b"in_round", "level", b"level", "modifier", b"modifier", "seat", b"seat", "tokens", b"tokens", "value", b"value"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_value", b"_value", "active", b"active", "castle", b"castle", "decided", b"decided", "decision", b"decision", "face_up", b"face_up", "hand_count", b"hand_count", "has_level", b"has_level", "in_round", b"in_round", "level", b"level", "modifier", b"modifier", "seat", b"seat", "tokens", b"tokens", "value", b"value"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__value: _TypeAlias = _typing.Literal["value"]  # noqa: Y015
     _WhichOneofArgType__value: _TypeAlias = _typing.Literal["_value", b"_value"]  # noqa: Y015

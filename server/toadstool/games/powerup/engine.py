@@ -21,6 +21,7 @@ from toadstool.games.powerup import data
 from toadstool.games.powerup.data import CARD_TYPE, IS_CASTLE, LEVEL_VALUE, QUESTION_CARD_KIND, CardKind, Target, Timing
 from toadstool.games.powerup.views import (
     AcceptSwap,
+    Decision,
     DrawNewLevel,
     Keep,
     Pass,
@@ -79,7 +80,7 @@ class PowerUpState:
     q_table: tuple[int, ...]  # ? cards played this round (to the discard pile at the round's end)
     stage: Stage
     turn: int  # the deciding seat (keep or trade) or the seat whose modify turn it is; -1 when over
-    decided: tuple[bool, ...]
+    decided: tuple[Decision, ...]  # how each seat made its keep-or-trade decision (UNDECIDED: not yet)
     pending: Pending | None
     passes: int
     peeks: tuple[tuple[int, int, int], ...]  # (viewer, seat, card id) Boo showed this round
@@ -157,7 +158,7 @@ class _Builder(WorkingCopy[PowerUpState]):
     q_table: list[int]
     stage: Stage
     turn: int
-    decided: list[bool]
+    decided: list[Decision]
     pending: Pending | None
     passes: int
     peeks: list[tuple[int, int, int]]
@@ -250,7 +251,7 @@ class _Builder(WorkingCopy[PowerUpState]):
         self.face_up = [False] * self.players
         self.knows = [[-1] * self.players for _ in range(self.players)]
         self.modifier = [-1] * self.players
-        self.decided = [False] * self.players
+        self.decided = [Decision.UNDECIDED] * self.players
         self.pending = None
         self.passes = 0
         self.peeks = []
@@ -285,8 +286,8 @@ class _Builder(WorkingCopy[PowerUpState]):
             self.face_up[seat] = True
             self.say(tr("{p} (the dealer) reveals {level}.", p=_p(seat), level=_level_name(self.level[seat])), seat)
 
-    def end_decision(self, seat: int) -> None:
-        self.decided[seat] = True
+    def end_decision(self, seat: int, how: Decision) -> None:
+        self.decided[seat] = how
         self.pending = None
         self.stage = Stage.KEEP_OR_TRADE
         if seat == self.dealer:
@@ -423,7 +424,7 @@ class _Builder(WorkingCopy[PowerUpState]):
             self.say(aimed, actor)
             return
         self.swap(actor, target, kind)
-        self.end_decision(actor)
+        self.end_decision(actor, Decision.TRADED if kind is SwapKind.TRADE else Decision.WARP_PIPE)
 
     def play(self, seat: int, action: PlayCard) -> None:
         kind = action.card
@@ -476,7 +477,7 @@ class _Builder(WorkingCopy[PowerUpState]):
             )
             if IS_CASTLE[new]:
                 self.reveal_castle(seat)
-            self.end_decision(seat)
+            self.end_decision(seat, Decision.VINE)
         elif kind == CardKind.HAMMER_BROS:
             pending = self.pending
             assert pending is not None
@@ -485,7 +486,7 @@ class _Builder(WorkingCopy[PowerUpState]):
             else:
                 message = N_("{p} answers with Hammer Bros.: {actor}'s Warp Pipe is cancelled.")
             self.say(tr(message, p=_p(seat), actor=_p(pending.actor)), seat)
-            self.end_decision(pending.actor)
+            self.end_decision(pending.actor, Decision.BLOCKED)
         elif kind == CardKind.GREEN_SHELL:
             assert target is not None
             hand = self.hands[target]
@@ -668,7 +669,7 @@ class PowerUpEngine:
         b = _Builder(state)
         if isinstance(action, Keep):
             b.say(tr("{p} keeps their Level card.", p=_p(seat)), seat)
-            b.end_decision(seat)
+            b.end_decision(seat, Decision.KEPT)
         elif isinstance(action, Trade):
             b.aim_swap(seat, action.target, SwapKind.TRADE)
         elif isinstance(action, DrawNewLevel):
@@ -682,12 +683,12 @@ class PowerUpEngine:
             )
             if IS_CASTLE[new]:
                 b.reveal_castle(seat)
-            b.end_decision(seat)
+            b.end_decision(seat, Decision.DREW_NEW)
         elif isinstance(action, AcceptSwap):
             pending = b.pending
             assert pending is not None
             b.swap(pending.actor, pending.target, pending.kind)
-            b.end_decision(pending.actor)
+            b.end_decision(pending.actor, Decision.TRADED if pending.kind is SwapKind.TRADE else Decision.WARP_PIPE)
         elif isinstance(action, Pass):
             b.say(tr("{p} passes.", p=_p(seat)), seat)
             b.end_modify_turn(played=False)
@@ -719,7 +720,8 @@ class PowerUpEngine:
                     modifier=_question_card(mod) if mod >= 0 else None,
                     value=value,
                     hand_count=len(state.hands[s]),
-                    decided=state.decided[s],
+                    decided=state.decided[s] != Decision.UNDECIDED,
+                    decision=Decision(state.decided[s]),
                 )
             )
         peeks = tuple(
@@ -911,7 +913,7 @@ def new_game(
         q_table=(),
         stage=Stage.KEEP_OR_TRADE,
         turn=0,
-        decided=(False,) * players,
+        decided=(Decision.UNDECIDED,) * players,
         pending=None,
         passes=0,
         peeks=(),

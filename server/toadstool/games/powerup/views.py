@@ -14,6 +14,7 @@ from toadstool.games.powerup.data import CardKind, Timing
 __all__ = [
     "AcceptSwap",
     "CardKind",
+    "Decision",
     "DrawNewLevel",
     "Keep",
     "Pass",
@@ -40,6 +41,19 @@ class Stage(enum.IntEnum):
     ANSWER = 2  # a trade or Warp Pipe waits for its target's answer (Hammer Bros. or accept)
     MODIFY = 3
     GAME_OVER = 4
+
+
+class Decision(enum.IntEnum):
+    """How a seat made its keep-or-trade decision this round; values equal the proto enum PowerUpDecision.
+    Public (the log says it too): what a seat's decision says about its card is for everyone to read."""
+
+    UNDECIDED = 0
+    KEPT = 1
+    TRADED = 2
+    DREW_NEW = 3
+    VINE = 4
+    WARP_PIPE = 5
+    BLOCKED = 6  # traded or played a Warp Pipe, answered with Hammer Bros.: the cards stayed
 
 
 class SwapKind(enum.IntEnum):
@@ -81,6 +95,7 @@ class PowerUpSeat:
     value: int | None
     hand_count: int
     decided: bool
+    decision: Decision
 
 
 @dataclass(frozen=True, slots=True)

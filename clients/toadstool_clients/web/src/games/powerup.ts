@@ -5,7 +5,7 @@
 // Everything comes from the view: a Level card the viewer may not know is drawn as a back, never guessed.
 
 import type { PowerUpCard, PowerUpLevelCard, PowerUpSeat, PowerUpView } from "../gen/toadstool/v1/powerup_pb";
-import { PowerUpStage, PowerUpSwapKind, PowerUpTiming } from "../gen/toadstool/v1/powerup_pb";
+import { PowerUpDecision, PowerUpStage, PowerUpSwapKind, PowerUpTiming } from "../gen/toadstool/v1/powerup_pb";
 import type { Update } from "../gen/toadstool/v1/table_pb";
 import { h } from "../dom";
 import { seatName } from "../names";
@@ -99,7 +99,7 @@ function seatBox(context: RenderContext, view: PowerUpView, seat: PowerUpSeat, l
       { class: "pu-meta" },
       [
         t("pu.cards", { count: seat.handCount }),
-        seat.decided && view.stage === PowerUpStage.KEEP_OR_TRADE ? t("pu.decided") : "",
+        seat.decided && view.stage !== PowerUpStage.GAME_OVER ? decisionWords(seat.decision) : "",
         seat.active && !seat.inRound ? t("pu.sitsOut") : "",
         seat.active ? "" : t("pu.out"),
       ]
@@ -173,6 +173,21 @@ function peeks(update: Update, view: PowerUpView): HTMLElement | null {
     { class: "pu-peeks" },
     ...view.peeks.map((p) => h("div", {}, t("pu.peek", { name: seatName(update, p.seat), face: p.card ? levelFace(p.card) : "?" }))),
   );
+}
+
+/** How a seat decided this round, as the log says it (public: what it hints is for everyone to read). */
+const DECISION_KEYS: Record<number, Key> = {
+  [PowerUpDecision.KEPT]: "pu.kept",
+  [PowerUpDecision.TRADED]: "pu.traded",
+  [PowerUpDecision.DREW_NEW]: "pu.drewNew",
+  [PowerUpDecision.VINE]: "pu.vine",
+  [PowerUpDecision.WARP_PIPE]: "pu.warped",
+  [PowerUpDecision.BLOCKED]: "pu.blocked",
+};
+
+function decisionWords(decision: PowerUpDecision): string {
+  const key = DECISION_KEYS[decision];
+  return key ? t(key) : t("pu.decided");
 }
 
 export const renderPowerUp: GameRenderer = (context) => {
