@@ -41,18 +41,25 @@ def _draw(state: Any, seat: int) -> Any:
     return state
 
 
-def _dealt(view: Any, hints: Any, seat: int, samples: int = 200) -> list[tuple[int, ...]]:
-    rng = random.Random(3)
-    return [DETERMINIZER.sample(view, rng, hints).hands[seat] for _ in range(samples)]
-
-
-def test_an_opponent_who_drew_on_a_red_7_is_dealt_no_red_no_7_and_no_wild_until_it_draws_again() -> None:
+def _after_three_draws_on_a_red_7() -> tuple[UnoTracker, Any]:
+    """Seat 0 plays a red 7 and seats 1-3 each draw instead of playing: seat 0's memory, which has seen the
+    view before the play, and the state after the draws."""
     tracker = UnoTracker()
     state = _start()
     tracker.see(ENGINE.view(state, 0))
     state = play(state, 0, "red 7")
     for seat in (1, 2, 3):
         state = _draw(state, seat)
+    return tracker, state
+
+
+def _dealt(view: Any, hints: Any, seat: int, samples: int = 200) -> list[tuple[int, ...]]:
+    rng = random.Random(3)
+    return [DETERMINIZER.sample(view, rng, hints).hands[seat] for _ in range(samples)]
+
+
+def test_an_opponent_who_drew_on_a_red_7_is_dealt_no_red_no_7_and_no_wild_until_it_draws_again() -> None:
+    tracker, state = _after_three_draws_on_a_red_7()
     view = ENGINE.view(state, 0)
     assert view.current == 0
     tracker.see(view)
@@ -91,12 +98,7 @@ def test_an_opponent_who_drew_on_a_red_7_is_dealt_no_red_no_7_and_no_wild_until_
 
 
 def test_the_same_view_twice_teaches_nothing_new() -> None:
-    tracker = UnoTracker()
-    state = _start()
-    tracker.see(ENGINE.view(state, 0))
-    state = play(state, 0, "red 7")
-    for seat in (1, 2, 3):
-        state = _draw(state, seat)
+    tracker, state = _after_three_draws_on_a_red_7()
     view = ENGINE.view(state, 0)
     tracker.see(view)
     first = tracker.hints()
