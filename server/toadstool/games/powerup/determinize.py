@@ -17,9 +17,7 @@ sampler keeps to it only as far as the unseen cards allow):
 
 from __future__ import annotations
 
-import functools
 import random
-from collections.abc import Callable
 
 from .bot import LOW
 from .data import IS_CASTLE, LEVEL_DECK_SIZE, LEVEL_VALUE, QUESTION_CARD_KIND, QUESTION_DECK_SIZE, CardKind
@@ -52,13 +50,11 @@ class PowerUpDeterminizer:
             elif seat.level is not None:
                 level.append(seat.level.id)
             else:  # a Castle is always shown: a face-down card is none
-                fits = _fits(reads.get(seat.seat, (0, 99)))
-                card = next(
-                    (i for i in range(len(unseen_levels) - 1, -1, -1) if fits(unseen_levels[i])),
-                    None,
-                )
-                if card is None:  # no unseen card fits the read: any face-down card
-                    card = next(i for i in range(len(unseen_levels) - 1, -1, -1) if not IS_CASTLE[unseen_levels[i]])
+                # The read where the unseen cards allow it, else any card that may lie face down.
+                card = _last_fitting(unseen_levels, reads.get(seat.seat, ANY_LEVEL))
+                if card is None:
+                    card = _last_fitting(unseen_levels, ANY_LEVEL)
+                assert card is not None, "every deal leaves a face-down card to deal"
                 level.append(unseen_levels.pop(card))
         level_deck = tuple(unseen_levels[: view.level_deck_count])
         level_discard = tuple(unseen_levels[view.level_deck_count :][: view.level_discard_count])
@@ -157,15 +153,17 @@ def level_reads(view: PowerUpView) -> dict[int, tuple[int, int]]:
     return reads
 
 
-@functools.cache
-def _fits(bounds: tuple[int, int]) -> Callable[[int], bool]:
-    """The test a read makes of a face-down card: no Castle, its printed value within `bounds`."""
+#: The values a face-down card without a read may have: any (a Castle is always shown, so never one).
+ANY_LEVEL = (0, 99)
+
+
+def _last_fitting(cards: list[int], bounds: tuple[int, int]) -> int | None:
+    """The index of the last of `cards` that is no Castle and whose printed value is within `bounds`."""
     low, high = bounds
-
-    def fits(card: int) -> bool:
-        return not IS_CASTLE[card] and low <= LEVEL_VALUE[card] <= high
-
-    return fits
+    for index in range(len(cards) - 1, -1, -1):
+        if not IS_CASTLE[cards[index]] and low <= LEVEL_VALUE[cards[index]] <= high:
+            return index
+    return None
 
 
 DETERMINIZER = PowerUpDeterminizer()
